@@ -1,0 +1,39 @@
+// What client commands share: flags for the daemon URL and agent, the loaded config and the client.
+import { SignetClient } from "../client/client";
+import { loadConfig } from "../config/load";
+import type { Config } from "../config/schema";
+import { UsageError } from "./errors";
+import { outputArgs } from "./output";
+
+export const clientArgs = {
+  ...outputArgs,
+  url: { type: "string", description: "Daemon URL (origin only); default from SIGNET_DAEMON_URL or config" },
+  agent: { type: "string", description: "Agent id to act as; default from SIGNET_AGENT_ID or agent.id" },
+} as const;
+
+export interface ClientFlags {
+  url?: string;
+  agent?: string;
+}
+
+export function configFromFlags(flags: ClientFlags & { port?: string; bind?: string }): Config {
+  const daemon: Record<string, unknown> = {};
+  if (flags.url !== undefined) daemon.url = flags.url;
+  if (flags.port !== undefined) {
+    if (!/^\d+$/.test(flags.port)) throw new UsageError(`--port ${JSON.stringify(flags.port)} is not a port number`);
+    daemon.port = Number(flags.port);
+  }
+  if (flags.bind !== undefined) daemon.bind = flags.bind;
+  return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } } });
+}
+
+export function clientFor(config: Config, actor = "cli"): SignetClient {
+  return new SignetClient({
+    baseUrl: config.daemon.url,
+    agentId: config.agent.id,
+    token: config.auth.token,
+    actor,
+    actorType: "operator",
+    runtimePath: "cli",
+  });
+}

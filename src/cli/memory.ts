@@ -1,0 +1,211 @@
+// Memory commands for operators and scripts: remember, get, list, modify, forget, recover, history.
+// Flags become the same request bodies the HTTP API takes, validated by the same schemas first.
+import { defineCommand } from "citty";
+import {
+  ForgetRequestSchema,
+  ListQuerySchema,
+  ModifyRequestSchema,
+  RecoverRequestSchema,
+  RememberRequestSchema,
+  type HistoryEntry,
+  type Memory,
+} from "../contracts/memory";
+import { parseInput } from "../contracts/parse";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { UsageError } from "./errors";
+import { emit } from "./output";
+
+function num(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${flag} ${JSON.stringify(value)} is not a number`);
+  return n;
+}
+
+/** Drops undefined keys so `.strict()` schemas and the daemon see only what was given. */
+function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+async function readContent(value: string): Promise<string> {
+  if (value !== "-") return value;
+  return await new Response(Bun.stdin.stream()).text();
+}
+
+function renderMemory(m: Memory): string {
+  const flags = [m.type, `importance ${m.importance}`, m.pinned ? "pinned" : null, m.deletedAt ? `forgotten ${m.deletedAt}` : null]
+    .filter(Boolean)
+    .join(" · ");
+  const meta = [
+    m.tags.length ? `tags: ${m.tags.join(", ")}` : null,
+    m.project ? `project: ${m.project}` : null,
+    m.who ? `by ${m.who}` : null,
+    `created ${m.createdAt}`,
+    `v${m.version}`,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  return `${m.id}  [${flags}]\n  ${m.content.replace(/\n/g, "\n  ")}\n  ${meta}`;
+}
+
+function renderHistory(history: HistoryEntry[]): string {
+  return history
+    .map((h) => {
+      const who = [h.actor, h.actorType].filter(Boolean).join("/") || "unknown actor";
+      const why = h.reason ? ` (${h.reason})` : "";
+      return `v${h.version} ${h.action} by ${who} at ${h.createdAt}${why}\n  ${h.content.replace(/\n/g, "\n  ")}`;
+    })
+    .join("\n");
+}
+
+const idArg = { id: { type: "positional", description: "Memory id", required: true } } as const;
+
+export const remember = defineCommand({
+  meta: { name: "remember", description: "Store a memory (content as an argument, or - to read stdin)" },
+  args: {
+    content: { type: "positional", description: "What to remember, or - to read it from stdin", required: true },
+    type: { type: "string", description: "fact, preference, decision, rule, learning, issue, event, note, ... (default fact)" },
+    importance: { type: "string", description: "Importance 0-1 (default 0.5)" },
+    tags: { type: "string", description: "Comma-separated tags" },
+    pinned: { type: "boolean", description: "Pin it: pinned memories are not forgotten without --force" },
+    who: { type: "string", description: "Author (default: the agent id)" },
+    project: { type: "string", description: "Project path or name it belongs to" },
+    "session-key": { type: "string", description: "Session the memory came from" },
+    hints: { type: "string", description: "Recall hints, separated by |" },
+    "created-at": { type: "string", description: "ISO time it was learned, for imports (not in the future)" },
+    "review-after": { type: "string", description: "ISO time after which to review it" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(
+      RememberRequestSchema,
+      defined({
+        content: await readContent(args.content),
+        type: args.type,
+        importance: num("importance", args.importance),
+        tags: args.tags,
+        pinned: args.pinned,
+        who: args.who,
+        project: args.project,
+        sessionKey: args["session-key"],
+        hints: args.hints?.split("|").map((h) => h.trim()).filter(Boolean),
+        createdAt: args["created-at"],
+        reviewAfter: args["review-after"],
+      }),
+      "memory",
+    );
+    const result = await clientFor(configFromFlags(args)).memory.remember(body);
+    emit(result, args, (m) => `${m.deduped ? "already remembered" : "remembered"}\n${renderMemory(m)}`);
+  },
+});
+
+export const get = defineCommand({
+  meta: { name: "get", description: "Show one memory with its version history" },
+  args: { ...idArg, ...clientArgs },
+  async run({ args }) {
+    const result = await clientFor(configFromFlags(args)).memory.get(args.id);
+    emit(result, args, (m) => `${renderMemory(m)}\n\nhistory:\n${renderHistory(m.history)}`);
+  },
+});
+
+export const history = defineCommand({
+  meta: { name: "history", description: "Show every version of a memory, with who changed it and why" },
+  args: { ...idArg, ...clientArgs },
+  async run({ args }) {
+    const result = await clientFor(configFromFlags(args)).memory.history(args.id);
+    emit(result, args, (h) => renderHistory(h.history));
+  },
+});
+
+export const list = defineCommand({
+  meta: { name: "list", description: "List memories, newest first" },
+  args: {
+    limit: { type: "string", description: "How many (default 100, max 1000)" },
+    offset: { type: "string", description: "Skip this many" },
+    type: { type: "string", description: "Only this type" },
+    tags: { type: "string", description: "Only memories carrying all these comma-separated tags" },
+    project: { type: "string", description: "Only this project" },
+    who: { type: "string", description: "Only this author" },
+    since: { type: "string", description: "Created at or after this ISO time" },
+    until: { type: "string", description: "Created at or before this ISO time" },
+    pinned: { type: "boolean", description: "Only pinned (--pinned) or only unpinned (--no-pinned)" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const query = defined({
+      limit: args.limit,
+      offset: args.offset,
+      type: args.type,
+      tags: args.tags,
+      project: args.project,
+      who: args.who,
+      since: args.since,
+      until: args.until,
+      pinned: args.pinned === undefined ? undefined : String(args.pinned),
+    });
+    parseInput(ListQuerySchema, query, "list filter");
+    const result = await clientFor(configFromFlags(args)).memory.list(query);
+    emit(result, args, (r) =>
+      r.memories.length === 0
+        ? "no memories match"
+        : `${r.memories.map(renderMemory).join("\n\n")}${r.hasMore ? `\n\n(more: --offset ${r.offset + r.limit})` : ""}`,
+    );
+  },
+});
+
+export const modify = defineCommand({
+  meta: { name: "modify", description: "Change a memory; the old version stays in its history" },
+  args: {
+    ...idArg,
+    reason: { type: "string", description: "Why (kept in the history)", required: true },
+    content: { type: "string", description: "New content" },
+    type: { type: "string", description: "New type" },
+    importance: { type: "string", description: "New importance 0-1" },
+    tags: { type: "string", description: "New comma-separated tag set (replaces the old one)" },
+    pinned: { type: "boolean", description: "Pin (--pinned) or unpin (--no-pinned)" },
+    "if-version": { type: "string", description: "Only if the memory is still at this version" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(
+      ModifyRequestSchema,
+      defined({
+        reason: args.reason,
+        content: args.content,
+        type: args.type,
+        importance: num("importance", args.importance),
+        tags: args.tags,
+        pinned: args.pinned,
+        ifVersion: num("if-version", args["if-version"]),
+      }),
+      "modification",
+    );
+    const result = await clientFor(configFromFlags(args)).memory.modify(args.id, body);
+    emit(result, args, (m) => `modified\n${renderMemory(m)}`);
+  },
+});
+
+export const forget = defineCommand({
+  meta: { name: "forget", description: "Forget a memory (soft delete; recoverable for 30 days)" },
+  args: {
+    ...idArg,
+    reason: { type: "string", description: "Why (kept in the history)", required: true },
+    force: { type: "boolean", description: "Forget it even if it is pinned" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(ForgetRequestSchema, defined({ reason: args.reason, force: args.force }), "forget request");
+    const result = await clientFor(configFromFlags(args)).memory.forget(args.id, body);
+    emit(result, args, (m) => `forgotten (recover within 30 days with \`signet recover ${m.id}\`)\n${renderMemory(m)}`);
+  },
+});
+
+export const recover = defineCommand({
+  meta: { name: "recover", description: "Undo a forget (within 30 days)" },
+  args: { ...idArg, reason: { type: "string", description: "Why (kept in the history)" }, ...clientArgs },
+  async run({ args }) {
+    const body = parseInput(RecoverRequestSchema, defined({ reason: args.reason }), "recover request");
+    const result = await clientFor(configFromFlags(args)).memory.recover(args.id, body);
+    emit(result, args, (m) => `recovered\n${renderMemory(m)}`);
+  },
+});

@@ -1,0 +1,151 @@
+// The one typed client for the daemon's API, used by the CLI, signet-mcp and hooks alike: base URL
+// validation, agent and provenance headers, timeouts, and errors mapped back to codes.
+import { loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
+import type { ErrorBody } from "../contracts/errors";
+import type {
+  HistoryResponse,
+  ListResponse,
+  Memory,
+  MemoryWithHistory,
+  RememberResponse,
+} from "../contracts/memory";
+import type { ErrorCode } from "../core/errors";
+import type { HealthResponse } from "../server/routes/health";
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export class DaemonUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    detail: string,
+  ) {
+    super(`daemon not running at ${url} (${detail}): start it with \`signet daemon start\``);
+    this.name = "DaemonUnreachableError";
+  }
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  agentId?: string;
+  token?: string;
+  /** Provenance: who is calling (`cli`, `hook`, `mcp-server`), recorded in version history. */
+  actor?: string;
+  actorType?: string;
+  runtimePath?: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+  timeoutMs?: number;
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined) continue;
+    params.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+export class SignetClient {
+  readonly baseUrl: string;
+  private readonly candidates: string[];
+  private readonly doFetch: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = parseDaemonUrl(options.baseUrl);
+    this.candidates = loopbackCandidates(this.baseUrl);
+    this.doFetch = options.fetch ?? fetch;
+  }
+
+  private headers(hasBody: boolean): Record<string, string> {
+    const h: Record<string, string> = { accept: "application/json" };
+    if (hasBody) h["content-type"] = "application/json";
+    const o = this.options;
+    if (o.agentId) h["x-signet-agent-id"] = o.agentId;
+    if (o.token) h.authorization = `Bearer ${o.token}`;
+    if (o.actor) h["x-signet-actor"] = o.actor;
+    if (o.actorType) h["x-signet-actor-type"] = o.actorType;
+    if (o.runtimePath) h["x-signet-runtime-path"] = o.runtimePath;
+    return h;
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const hasBody = opts.body !== undefined;
+    const init = { method, headers: this.headers(hasBody), body: hasBody ? JSON.stringify(opts.body) : undefined };
+    let lastError = "connection refused";
+    for (const origin of this.candidates) {
+      let response: Response;
+      try {
+        response = await this.doFetch(`${origin}${path}${queryString(opts.query)}`, {
+          ...init,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (err) {
+        const e = err as Error;
+        if (e.name === "TimeoutError" || e.name === "AbortError") {
+          throw new DaemonUnreachableError(this.baseUrl, `no answer within ${timeoutMs} ms`);
+        }
+        lastError = (e as { code?: string }).code === "ECONNREFUSED" ? "connection refused" : e.message || String(err);
+        continue;
+      }
+      return this.decode<T>(response);
+    }
+    throw new DaemonUnreachableError(this.baseUrl, lastError);
+  }
+
+  private async decode<T>(response: Response): Promise<T> {
+    const text = await response.text();
+    let body: unknown = undefined;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    }
+    if (response.ok) return body as T;
+    const err = body as Partial<ErrorBody> | undefined;
+    throw new ApiError(
+      response.status,
+      err?.code ?? `http_${response.status}`,
+      err?.error ?? `the daemon answered ${response.status} ${response.statusText || ""}`.trim(),
+    );
+  }
+
+  health(): Promise<HealthResponse> {
+    return this.request("GET", "/health", { timeoutMs: 2000 });
+  }
+
+  readonly memory = {
+    remember: (body: unknown) => this.request<RememberResponse>("POST", "/api/memory/remember", { body }),
+    note: (body: unknown) => this.request<RememberResponse>("POST", "/api/memory/note", { body }),
+    get: (id: string) => this.request<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`),
+    history: (id: string) => this.request<HistoryResponse>("GET", `/api/memory/${encodeURIComponent(id)}/history`),
+    list: (query: Query) => this.request<ListResponse>("GET", "/api/memories", { query }),
+    modify: (id: string, body: unknown) => this.request<Memory>("PATCH", `/api/memory/${encodeURIComponent(id)}`, { body }),
+    forget: (id: string, body: unknown) => this.request<Memory>("DELETE", `/api/memory/${encodeURIComponent(id)}`, { body }),
+    recover: (id: string, body: unknown) =>
+      this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
+  };
+}

@@ -1,0 +1,137 @@
+// The one configuration loader: flags > environment > agent.yaml > defaults.
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { z } from "zod";
+import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
+import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+type Tree = Record<string, unknown>;
+
+export function resolveDataDir(env: Env = process.env): string {
+  const explicit = env.SIGNET_PATH?.trim();
+  if (explicit) return explicit;
+  return join(env.HOME?.trim() || homedir(), ".agents");
+}
+
+export function configPath(dataDir: string): string {
+  return join(dataDir, "agent.yaml");
+}
+
+function readConfigFile(path: string): Tree {
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = Bun.YAML.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ConfigError(`${path}: not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError(`${path}: expected a mapping of configuration keys at the top level`);
+  }
+  return parsed as Tree;
+}
+
+function envInt(env: Env, name: string): number | undefined {
+  const v = env[name]?.trim();
+  if (!v) return undefined;
+  if (!/^\d+$/.test(v)) throw new ConfigError(`${name}=${JSON.stringify(v)} is not a whole number`);
+  return Number(v);
+}
+
+function envBool(env: Env, name: string): boolean | undefined {
+  const v = env[name]?.trim().toLowerCase();
+  if (!v) return undefined;
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(`${name}=${JSON.stringify(v)} must be true or false`);
+}
+
+function envString(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+/** The environment's layer, shaped like agent.yaml so the same merge applies. */
+function envLayer(env: Env): Tree {
+  const origins = envString(env, "SIGNET_ACP_ALLOWED_ORIGINS");
+  return {
+    daemon: { port: envInt(env, "SIGNET_PORT"), bind: envString(env, "SIGNET_BIND"), autostart: envBool(env, "SIGNET_AUTOSTART") },
+    agent: { id: envString(env, "SIGNET_AGENT_ID") },
+    auth: { mode: envString(env, "SIGNET_AUTH_MODE"), token: envString(env, "SIGNET_TOKEN") },
+    acp: { allowedOrigins: origins?.split(",").map((s) => s.trim()).filter(Boolean) },
+  };
+}
+
+function isTree(v: unknown): v is Tree {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Deep merge where `undefined` in the upper layer never hides a lower value. */
+export function mergeLayers(lower: Tree, upper: Tree): Tree {
+  const out: Tree = { ...lower };
+  for (const [k, v] of Object.entries(upper)) {
+    if (v === undefined) continue;
+    out[k] = isTree(v) && isTree(out[k]) ? mergeLayers(out[k] as Tree, v) : v;
+  }
+  return out;
+}
+
+function describeIssues(source: string, error: z.ZodError): string {
+  const lines = error.issues.map((i) => {
+    const key = i.path.join(".") || "(top level)";
+    if (i.code === "unrecognized_keys") {
+      const prefix = i.path.length ? `${i.path.join(".")}.` : "";
+      return `unknown key ${i.keys.map((k) => prefix + k).join(", ")}`;
+    }
+    return `${key}: ${i.message}`;
+  });
+  return `invalid configuration (${source}): ${lines.join("; ")}`;
+}
+
+export interface LoadConfigOptions {
+  env?: Env;
+  /** Values from command-line flags: the highest layer. */
+  flags?: Tree;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(env);
+  const file = configPath(dataDir);
+  const fileLayer = readConfigFile(file);
+  const merged = mergeLayers(mergeLayers(fileLayer, envLayer(env)), options.flags ?? {});
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new ConfigError(describeIssues(`${file}, environment and flags`, parsed.error));
+  const config = parsed.data as ParsedConfig;
+  return { ...config, daemon: { ...config.daemon, url: resolveDaemonUrl(config, env, options.flags) }, dataDir };
+}
+
+function resolveDaemonUrl(config: ParsedConfig, env: Env, flags: Tree | undefined): string {
+  try {
+    const flagUrl = isTree(flags?.daemon) ? (flags.daemon as Tree).url : undefined;
+    if (typeof flagUrl === "string") return parseDaemonUrl(flagUrl);
+    const envUrl = env.SIGNET_DAEMON_URL;
+    if (envUrl !== undefined && envUrl !== "") return parseDaemonUrl(envUrl);
+    const host = envString(env, "SIGNET_HOST");
+    if (host || envString(env, "SIGNET_PORT")) {
+      return parseDaemonUrl(`http://${host ?? "127.0.0.1"}:${config.daemon.port}`);
+    }
+    if (config.daemon.url) return parseDaemonUrl(config.daemon.url);
+    const bind = config.daemon.bind;
+    const reachable = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
+    return parseDaemonUrl(`http://${reachable}:${config.daemon.port}`);
+  } catch (err) {
+    if (err instanceof DaemonUrlError) throw new ConfigError(err.message);
+    throw err;
+  }
+}

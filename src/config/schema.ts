@@ -1,0 +1,80 @@
+// One schema for every configuration key, with its default. agent.yaml, the environment and
+// command-line flags all pass through it, so every mode sees the same validated shape.
+import { z } from "zod";
+
+const port = z.number().int().min(1).max(65535);
+const agentId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/, "agent ids are 1-128 characters of letters, digits and . _ : @ -");
+
+export const AgentIdSchema = agentId;
+
+export const ConfigSchema = z
+  .object({
+    daemon: z
+      .object({
+        port: port.default(3850),
+        bind: z.string().min(1).default("127.0.0.1"),
+        /** What clients use to reach the daemon; derived from bind/port when absent. */
+        url: z.string().optional(),
+        autostart: z.boolean().default(true),
+        maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+      })
+      .strict()
+      .prefault({}),
+    agent: z.object({ id: agentId.default("default") }).strict().prefault({}),
+    agents: z
+      .record(agentId, z.object({ readPolicy: z.enum(["private", "shared"]).default("private") }).strict())
+      .default({}),
+    auth: z
+      .object({
+        mode: z.enum(["local", "team", "hybrid"]).default("local"),
+        token: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    embedding: z
+      .object({
+        provider: z.enum(["builtin", "ollama", "openai", "none"]).default("builtin"),
+        model: z.string().min(1).optional(),
+        baseUrl: z.string().min(1).optional(),
+        dimensions: z.number().int().min(1).max(8192).optional(),
+      })
+      .strict()
+      .prefault({}),
+    llm: z
+      .object({
+        provider: z.enum(["ollama", "openai", "anthropic"]).optional(),
+        model: z.string().min(1).optional(),
+        baseUrl: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    bridge: z
+      .object({
+        callTimeoutMs: z.number().int().min(1).default(60_000),
+        idleCloseMs: z.number().int().min(0).default(600_000),
+        maxServers: z.number().int().min(1).default(16),
+      })
+      .strict()
+      .prefault({}),
+    analytics: z
+      .object({
+        trackAgentCalls: z.boolean().default(true),
+        retentionDays: z.number().int().min(0).default(30),
+        flushMs: z.number().int().min(10).default(1000),
+        /** p95 latency thresholds in ms, keyed by "server" or "server/tool". */
+        alerts: z.record(z.string(), z.number().positive()).default({}),
+      })
+      .strict()
+      .prefault({}),
+    secrets: z.object({ provider: z.enum(["local", "bitwarden"]).default("local") }).strict().prefault({}),
+    acp: z.object({ allowedOrigins: z.array(z.string()).default([]) }).strict().prefault({}),
+    hooks: z.object({ sessionStartBudgetTokens: z.number().int().min(0).default(2000) }).strict().prefault({}),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type ParsedConfig = z.output<typeof ConfigSchema>;
+/** The resolved configuration: every key present, `daemon.url` always set. */
+export type Config = ParsedConfig & { daemon: ParsedConfig["daemon"] & { url: string }; dataDir: string };

@@ -1,0 +1,195 @@
+// Request and response contracts of the memory API: the HTTP routes, MCP tools and CLI commands
+// all validate with these schemas, so the surfaces cannot drift apart.
+import { z } from "zod";
+import { AgentIdSchema } from "../config/schema";
+
+export const MAX_CONTENT_CHARS = 100_000;
+export const MAX_NOTE_CHARS = 8_000;
+export const MAX_TAGS = 64;
+export const LIST_DEFAULT_LIMIT = 100;
+export const LIST_MAX_LIMIT = 1000;
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** An ISO-8601 date or date-time, normalized to UTC with milliseconds (a zone-less time is UTC). */
+export const TimestampSchema = z
+  .string()
+  .trim()
+  .regex(ISO_TIMESTAMP, "must be an ISO-8601 date or date-time, e.g. 2026-01-31T12:00:00Z")
+  .transform((value, ctx) => {
+    const hasTime = /[T ]\d{2}:\d{2}/i.test(value);
+    const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+    const date = new Date(hasTime && !hasZone ? `${value.replace(" ", "T")}Z` : value);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: "custom", message: "is not a real date" });
+      return z.NEVER;
+    }
+    return date.toISOString();
+  });
+
+const tagString = z
+  .string()
+  .trim()
+  .min(1, "a tag cannot be empty")
+  .max(100, "a tag is at most 100 characters")
+  .refine((t) => !t.includes(","), "a tag cannot contain a comma");
+
+/** A tag set: an array or a comma-separated string in, a de-duplicated array out. */
+export const TagsSchema = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) => (typeof value === "string" ? value.split(",") : value).map((t) => t.trim()).filter((t) => t.length > 0))
+  .pipe(z.array(tagString).max(MAX_TAGS, `at most ${MAX_TAGS} tags`))
+  .transform((tags) => [...new Set(tags)]);
+
+export const MemoryTypeSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be a short lowercase word such as fact, preference, decision, rule, learning, issue, event, note");
+
+const content = z
+  .string()
+  .trim()
+  .min(1, "cannot be empty")
+  .max(MAX_CONTENT_CHARS, `is longer than ${MAX_CONTENT_CHARS} characters`);
+const importance = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
+const shortText = (max: number) => z.string().trim().min(1).max(max);
+
+export const RememberRequestSchema = z
+  .object({
+    content,
+    type: MemoryTypeSchema.optional(),
+    importance: importance.optional(),
+    tags: TagsSchema.optional(),
+    pinned: z.boolean().optional(),
+    who: shortText(200).optional(),
+    project: shortText(1000).optional(),
+    agentId: AgentIdSchema.optional(),
+    sessionKey: shortText(500).optional(),
+    hints: z.array(shortText(1000)).max(50, "at most 50 hints").optional(),
+    transcript: z.string().max(1_000_000).optional(),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    reviewAfter: TimestampSchema.optional(),
+    createdAt: TimestampSchema.optional(),
+  })
+  .strict();
+export type RememberRequest = z.output<typeof RememberRequestSchema>;
+
+export const NoteRequestSchema = z
+  .object({
+    content: z.string().trim().min(1, "cannot be empty").max(MAX_NOTE_CHARS, `is longer than ${MAX_NOTE_CHARS} characters`),
+    title: shortText(200).optional(),
+    tags: TagsSchema.optional(),
+    agentId: AgentIdSchema.optional(),
+  })
+  .strict();
+export type NoteRequest = z.output<typeof NoteRequestSchema>;
+
+const reason = z.string().trim().min(1, "is required: say why").max(2000);
+
+export const ModifyRequestSchema = z
+  .object({
+    reason,
+    content: content.optional(),
+    type: MemoryTypeSchema.optional(),
+    importance: importance.optional(),
+    tags: TagsSchema.optional(),
+    pinned: z.boolean().optional(),
+    ifVersion: z.number().int().min(1).optional(),
+    agentId: AgentIdSchema.optional(),
+  })
+  .strict()
+  .refine(
+    (m) => m.content !== undefined || m.type !== undefined || m.importance !== undefined || m.tags !== undefined || m.pinned !== undefined,
+    { message: "nothing to change: give at least one of content, type, importance, tags, pinned" },
+  );
+export type ModifyRequest = z.output<typeof ModifyRequestSchema>;
+
+export const ForgetRequestSchema = z
+  .object({ reason, force: z.boolean().optional(), agentId: AgentIdSchema.optional() })
+  .strict();
+export type ForgetRequest = z.output<typeof ForgetRequestSchema>;
+
+export const RecoverRequestSchema = z
+  .object({ reason: reason.optional(), agentId: AgentIdSchema.optional() })
+  .strict()
+  .default({});
+export type RecoverRequest = z.output<typeof RecoverRequestSchema>;
+
+const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const intString = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+/** GET /api/memories query parameters (strings, as they arrive). */
+export const ListQuerySchema = z
+  .object({
+    limit: intString(1, LIST_MAX_LIMIT).default(LIST_DEFAULT_LIMIT),
+    offset: intString(0, Number.MAX_SAFE_INTEGER).default(0),
+    type: MemoryTypeSchema.optional(),
+    tags: TagsSchema.optional(),
+    project: z.string().optional(),
+    who: z.string().optional(),
+    since: TimestampSchema.optional(),
+    until: TimestampSchema.optional(),
+    pinned: boolString.optional(),
+    agent_id: AgentIdSchema.optional(),
+  })
+  .strict();
+export type ListQuery = z.output<typeof ListQuerySchema>;
+
+export interface HistoryEntry {
+  version: number;
+  action: "create" | "modify" | "forget" | "recover";
+  content: string;
+  type: string;
+  importance: number;
+  tags: string[];
+  pinned: boolean;
+  agentId: string;
+  actor: string | null;
+  actorType: string | null;
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface Memory {
+  id: string;
+  content: string;
+  type: string;
+  importance: number;
+  tags: string[];
+  pinned: boolean;
+  who: string | null;
+  project: string | null;
+  agentId: string;
+  source: string | null;
+  sessionKey: string | null;
+  hints: string[];
+  transcript: string | null;
+  structured: Record<string, unknown> | null;
+  reviewAfter: string | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  accessCount: number;
+  lastAccessedAt: string | null;
+  deletedAt: string | null;
+  deleteReason: string | null;
+}
+
+export type RememberResponse = Memory & { deduped: boolean };
+export type MemoryWithHistory = Memory & { history: HistoryEntry[] };
+export interface ListResponse {
+  memories: Memory[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+export interface HistoryResponse {
+  memoryId: string;
+  history: HistoryEntry[];
+}

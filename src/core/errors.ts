@@ -1,0 +1,26 @@
+// Domain errors carry a machine code; the adapters (HTTP, MCP, CLI) map it to their own terms.
+export type ErrorCode =
+  | "invalid_input"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "version_conflict"
+  | "deleted"
+  | "pinned"
+  | "too_large"
+  | "rate_limited"
+  | "unavailable"
+  | "queue_full";
+
+export class SignetError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SignetError";
+  }
+}
+
+export const notFound = (what: string) => new SignetError("not_found", `${what} not found`);
+export const invalidInput = (message: string) => new SignetError("invalid_input", message);

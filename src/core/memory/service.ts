@@ -1,0 +1,236 @@
+// The memory domain: scoping, dedupe, versions, soft delete and recovery. Every write is one
+// transaction covering the row, its tags, its history and its keyword index.
+import type { Database } from "bun:sqlite";
+import type {
+  ForgetRequest,
+  HistoryResponse,
+  ListQuery,
+  ListResponse,
+  Memory,
+  MemoryWithHistory,
+  ModifyRequest,
+  NoteRequest,
+  RecoverRequest,
+  RememberRequest,
+  RememberResponse,
+} from "../../contracts/memory";
+import { SignetError, invalidInput, notFound } from "../errors";
+import { contentKey, normalizeContent } from "./normalize";
+import { MemoryStore, toMemory, type HistoryWrite, type MemoryRow } from "./store";
+
+/** Who is calling: the agent whose memories are in scope, and provenance for the history. */
+export interface Caller {
+  agentId: string;
+  actor: string | null;
+  actorType: string | null;
+  runtimePath: string | null;
+}
+
+export const RECOVER_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+export const NOTE_SOURCE = "codex-native-note";
+
+export interface MemoryServiceOptions {
+  /** Agents configured with `readPolicy: shared`: every agent may read their memories. */
+  sharedAgents?: Iterable<string>;
+  now?: () => Date;
+}
+
+export class MemoryService {
+  readonly store: MemoryStore;
+  private readonly shared: Set<string>;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly db: Database,
+    options: MemoryServiceOptions = {},
+  ) {
+    this.store = new MemoryStore(db);
+    this.shared = new Set(options.sharedAgents ?? []);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The agents whose memories this caller may read: its own, then every shared agent. */
+  readableAgents(caller: Caller): string[] {
+    return [caller.agentId, ...[...this.shared].filter((a) => a !== caller.agentId)];
+  }
+
+  remember(caller: Caller, req: RememberRequest, source?: string): RememberResponse {
+    const nowIso = this.now().toISOString();
+    if (req.createdAt !== undefined && req.createdAt > nowIso) {
+      throw invalidInput(`createdAt ${req.createdAt} is in the future; give a past time or leave it out`);
+    }
+    const project = req.project ?? null;
+    const key = contentKey(project, req.content);
+    return this.db
+      .transaction((): RememberResponse => {
+        const existing = this.findDuplicate(caller.agentId, project, key, req.content);
+        if (existing) return { ...toMemory(existing), deduped: true };
+        const row = {
+          id: crypto.randomUUID(),
+          agent_id: caller.agentId,
+          content: req.content,
+          content_key: key,
+          type: req.type ?? "fact",
+          importance: req.importance ?? 0.5,
+          tags: JSON.stringify(req.tags ?? []),
+          pinned: req.pinned ? 1 : 0,
+          who: req.who ?? caller.agentId,
+          project,
+          source: source ?? caller.actor ?? "api",
+          session_key: req.sessionKey ?? null,
+          hints: JSON.stringify(req.hints ?? []),
+          transcript: req.transcript ?? null,
+          structured: req.structured === undefined ? null : JSON.stringify(req.structured),
+          review_after: req.reviewAfter ?? null,
+          created_at: req.createdAt ?? nowIso,
+          updated_at: nowIso,
+        };
+        const seq = this.store.insert(row);
+        const full: MemoryRow = { ...row, seq, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null };
+        this.store.recordHistory(full, this.historyWrite(caller, "create", null, nowIso));
+        return { ...toMemory(full), deduped: false };
+      })
+      .immediate();
+  }
+
+  /** `signet_save_note`: a memory of type `note`, its title kept as the first line. */
+  note(caller: Caller, req: NoteRequest): RememberResponse {
+    const content = req.title ? `${req.title}\n\n${req.content}` : req.content;
+    return this.remember(caller, { content, type: "note", tags: req.tags }, NOTE_SOURCE);
+  }
+
+  get(caller: Caller, id: string): MemoryWithHistory {
+    const row = this.readable(caller, id);
+    return { ...toMemory(row), history: this.store.history(row.id) };
+  }
+
+  history(caller: Caller, id: string): HistoryResponse {
+    const row = this.readable(caller, id);
+    return { memoryId: row.id, history: this.store.history(row.id) };
+  }
+
+  list(caller: Caller, query: ListQuery): ListResponse {
+    const rows = this.store.list({
+      agentIds: this.readableAgents(caller),
+      type: query.type,
+      tags: query.tags,
+      project: query.project,
+      who: query.who,
+      since: query.since,
+      until: query.until,
+      pinned: query.pinned,
+      limit: query.limit + 1,
+      offset: query.offset,
+    });
+    const hasMore = rows.length > query.limit;
+    return { memories: rows.slice(0, query.limit).map(toMemory), limit: query.limit, offset: query.offset, hasMore };
+  }
+
+  modify(caller: Caller, id: string, req: ModifyRequest): Memory {
+    return this.db
+      .transaction((): Memory => {
+        const row = this.writable(caller, id);
+        if (row.deleted_at !== null) {
+          throw new SignetError("deleted", `memory ${id} is forgotten; recover it before modifying it`);
+        }
+        if (req.ifVersion !== undefined && req.ifVersion !== row.version) {
+          throw new SignetError(
+            "version_conflict",
+            `memory ${id} is at version ${row.version}, not ${req.ifVersion}: re-read it and apply your change again`,
+          );
+        }
+        const next: MemoryRow = {
+          ...row,
+          content: req.content ?? row.content,
+          type: req.type ?? row.type,
+          importance: req.importance ?? row.importance,
+          tags: req.tags === undefined ? row.tags : JSON.stringify(req.tags),
+          pinned: req.pinned === undefined ? row.pinned : req.pinned ? 1 : 0,
+        };
+        const changed =
+          next.content !== row.content ||
+          next.type !== row.type ||
+          next.importance !== row.importance ||
+          next.tags !== row.tags ||
+          next.pinned !== row.pinned;
+        if (!changed) return toMemory(row);
+        const nowIso = this.now().toISOString();
+        next.content_key = contentKey(row.project, next.content);
+        next.updated_at = nowIso;
+        next.version = row.version + 1;
+        this.store.update(next);
+        this.store.recordHistory(next, this.historyWrite(caller, "modify", req.reason, nowIso));
+        return toMemory(next);
+      })
+      .immediate();
+  }
+
+  forget(caller: Caller, id: string, req: ForgetRequest): Memory {
+    return this.db
+      .transaction((): Memory => {
+        const row = this.writable(caller, id);
+        if (row.deleted_at !== null) throw new SignetError("deleted", `memory ${id} is already forgotten`);
+        if (row.pinned === 1 && !req.force) {
+          throw new SignetError(
+            "pinned",
+            `memory ${id} is pinned: unpin it first (modify with pinned=false), or pass force=true to forget it anyway`,
+          );
+        }
+        const nowIso = this.now().toISOString();
+        this.store.markDeleted(row, nowIso, req.reason, nowIso);
+        const next: MemoryRow = { ...row, deleted_at: nowIso, delete_reason: req.reason, updated_at: nowIso, version: row.version + 1 };
+        this.store.recordHistory(next, this.historyWrite(caller, "forget", req.reason, nowIso));
+        return toMemory(next);
+      })
+      .immediate();
+  }
+
+  recover(caller: Caller, id: string, req: RecoverRequest): Memory {
+    return this.db
+      .transaction((): Memory => {
+        const row = this.writable(caller, id);
+        if (row.deleted_at === null) return toMemory(row);
+        const now = this.now();
+        if (now.getTime() - Date.parse(row.deleted_at) > RECOVER_WINDOW_MS) {
+          throw new SignetError("deleted", `memory ${id} was forgotten on ${row.deleted_at}, more than 30 days ago; it cannot be recovered`);
+        }
+        const nowIso = now.toISOString();
+        this.store.markDeleted(row, null, null, nowIso);
+        const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
+        this.store.recordHistory(next, this.historyWrite(caller, "recover", req.reason ?? null, nowIso));
+        return toMemory(next);
+      })
+      .immediate();
+  }
+
+  private findDuplicate(agentId: string, project: string | null, key: string, content: string): MemoryRow | null {
+    const normalized = normalizeContent(content);
+    return (
+      this.store.findLiveByKey(agentId, key).find((r) => r.project === project && normalizeContent(r.content) === normalized) ??
+      null
+    );
+  }
+
+  /** A row the caller may read; others' private memories are indistinguishable from missing ones. */
+  private readable(caller: Caller, id: string): MemoryRow {
+    const row = this.store.get(id);
+    if (!row || (row.agent_id !== caller.agentId && !this.shared.has(row.agent_id))) throw notFound(`memory ${id}`);
+    return row;
+  }
+
+  /** A row the caller may change: only its own agent's. */
+  private writable(caller: Caller, id: string): MemoryRow {
+    const row = this.readable(caller, id);
+    if (row.agent_id !== caller.agentId) {
+      throw new SignetError(
+        "forbidden",
+        `memory ${id} belongs to agent ${row.agent_id}; shared memories are read-only for other agents`,
+      );
+    }
+    return row;
+  }
+
+  private historyWrite(caller: Caller, action: HistoryWrite["action"], reason: string | null, at: string): HistoryWrite {
+    return { action, actor: caller.actor, actorType: caller.actorType, runtimePath: caller.runtimePath, reason, at };
+  }
+}

@@ -1,0 +1,262 @@
+// SQL for memories: rows, tag sets, version history and the keyword index, with prepared statements
+// made once. No rules live here; the service decides what to write.
+import type { Database, Statement } from "bun:sqlite";
+import type { HistoryEntry, Memory } from "../../contracts/memory";
+
+export interface MemoryRow {
+  seq: number;
+  id: string;
+  agent_id: string;
+  content: string;
+  content_key: string;
+  type: string;
+  importance: number;
+  tags: string;
+  pinned: number;
+  who: string | null;
+  project: string | null;
+  source: string | null;
+  session_key: string | null;
+  hints: string;
+  transcript: string | null;
+  structured: string | null;
+  review_after: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  access_count: number;
+  last_accessed_at: string | null;
+  deleted_at: string | null;
+  delete_reason: string | null;
+}
+
+interface HistoryRow {
+  version: number;
+  action: HistoryEntry["action"];
+  content: string;
+  type: string;
+  importance: number;
+  tags: string;
+  pinned: number;
+  agent_id: string;
+  actor: string | null;
+  actor_type: string | null;
+  reason: string | null;
+  created_at: string;
+}
+
+export interface HistoryWrite {
+  action: HistoryEntry["action"];
+  actor: string | null;
+  actorType: string | null;
+  runtimePath: string | null;
+  reason: string | null;
+  at: string;
+}
+
+export interface ListFilter {
+  agentIds: string[];
+  type?: string;
+  tags?: string[];
+  project?: string;
+  who?: string;
+  since?: string;
+  until?: string;
+  pinned?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export function toMemory(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    content: row.content,
+    type: row.type,
+    importance: row.importance,
+    tags: JSON.parse(row.tags) as string[],
+    pinned: row.pinned === 1,
+    who: row.who,
+    project: row.project,
+    agentId: row.agent_id,
+    source: row.source,
+    sessionKey: row.session_key,
+    hints: JSON.parse(row.hints) as string[],
+    transcript: row.transcript,
+    structured: row.structured === null ? null : (JSON.parse(row.structured) as Record<string, unknown>),
+    reviewAfter: row.review_after,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+    accessCount: row.access_count,
+    lastAccessedAt: row.last_accessed_at,
+    deletedAt: row.deleted_at,
+    deleteReason: row.delete_reason,
+  };
+}
+
+function toHistoryEntry(row: HistoryRow): HistoryEntry {
+  return {
+    version: row.version,
+    action: row.action,
+    content: row.content,
+    type: row.type,
+    importance: row.importance,
+    tags: JSON.parse(row.tags) as string[],
+    pinned: row.pinned === 1,
+    agentId: row.agent_id,
+    actor: row.actor,
+    actorType: row.actor_type,
+    reason: row.reason,
+    createdAt: row.created_at,
+  };
+}
+
+const MEMORY_COLUMNS = `seq, id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
+  session_key, hints, transcript, structured, review_after, created_at, updated_at, version, access_count,
+  last_accessed_at, deleted_at, delete_reason`;
+
+export class MemoryStore {
+  private readonly byId: Statement<MemoryRow, [string]>;
+  private readonly byKey: Statement<MemoryRow, [string, string]>;
+  private readonly insertRow: Statement;
+  private readonly updateRow: Statement;
+  private readonly setDeleted: Statement;
+  private readonly insertTag: Statement;
+  private readonly deleteTags: Statement;
+  private readonly insertFts: Statement;
+  private readonly deleteFts: Statement;
+  private readonly insertHistory: Statement;
+  private readonly historyOf: Statement<HistoryRow, [string]>;
+
+  constructor(readonly db: Database) {
+    this.byId = db.query(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ?`);
+    this.byKey = db.query(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_key = ? AND deleted_at IS NULL`,
+    );
+    this.insertRow = db.query(
+      `INSERT INTO memories (id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
+        session_key, hints, transcript, structured, review_after, created_at, updated_at, version)
+       VALUES ($id, $agent_id, $content, $content_key, $type, $importance, $tags, $pinned, $who, $project, $source,
+        $session_key, $hints, $transcript, $structured, $review_after, $created_at, $updated_at, 1)`,
+    );
+    this.updateRow = db.query(
+      `UPDATE memories SET content = $content, content_key = $content_key, type = $type, importance = $importance,
+        tags = $tags, pinned = $pinned, updated_at = $updated_at, version = version + 1 WHERE seq = $seq`,
+    );
+    this.setDeleted = db.query(
+      `UPDATE memories SET deleted_at = $deleted_at, delete_reason = $delete_reason, updated_at = $updated_at,
+        version = version + 1 WHERE seq = $seq`,
+    );
+    this.insertTag = db.query("INSERT OR IGNORE INTO memory_tags (tag, memory_seq) VALUES (?, ?)");
+    this.deleteTags = db.query("DELETE FROM memory_tags WHERE memory_seq = ?");
+    this.insertFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints) VALUES (?, ?, ?, ?)");
+    this.deleteFts = db.query("DELETE FROM memories_fts WHERE rowid = ?");
+    this.insertHistory = db.query(
+      `INSERT INTO memory_history (memory_id, version, action, content, type, importance, tags, pinned, agent_id,
+        actor, actor_type, runtime_path, reason, created_at)
+       VALUES ($memory_id, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
+        $actor, $actor_type, $runtime_path, $reason, $created_at)`,
+    );
+    this.historyOf = db.query(
+      `SELECT version, action, content, type, importance, tags, pinned, agent_id, actor, actor_type, reason, created_at
+       FROM memory_history WHERE memory_id = ? ORDER BY id`,
+    );
+  }
+
+  get(id: string): MemoryRow | null {
+    return this.byId.get(id);
+  }
+
+  findLiveByKey(agentId: string, key: string): MemoryRow[] {
+    return this.byKey.all(agentId, key);
+  }
+
+  insert(row: Omit<MemoryRow, "seq" | "version" | "access_count" | "last_accessed_at" | "deleted_at" | "delete_reason">): number {
+    const { changes: _c, lastInsertRowid } = this.insertRow.run(row as never);
+    const seq = Number(lastInsertRowid);
+    this.writeTags(seq, JSON.parse(row.tags) as string[]);
+    this.indexText(seq, row.content, row.tags, row.hints);
+    return seq;
+  }
+
+  update(row: MemoryRow): void {
+    this.updateRow.run({
+      seq: row.seq,
+      content: row.content,
+      content_key: row.content_key,
+      type: row.type,
+      importance: row.importance,
+      tags: row.tags,
+      pinned: row.pinned,
+      updated_at: row.updated_at,
+    } as never);
+    this.deleteTags.run(row.seq);
+    this.writeTags(row.seq, JSON.parse(row.tags) as string[]);
+    if (row.deleted_at === null) {
+      this.deleteFts.run(row.seq);
+      this.indexText(row.seq, row.content, row.tags, row.hints);
+    }
+  }
+
+  /** Marks a row forgotten (or live again with `deletedAt` null) and keeps the keyword index in step. */
+  markDeleted(row: MemoryRow, deletedAt: string | null, reason: string | null, at: string): void {
+    this.setDeleted.run({ seq: row.seq, deleted_at: deletedAt, delete_reason: reason, updated_at: at } as never);
+    this.deleteFts.run(row.seq);
+    if (deletedAt === null) this.indexText(row.seq, row.content, row.tags, row.hints);
+  }
+
+  recordHistory(row: MemoryRow, write: HistoryWrite): void {
+    this.insertHistory.run({
+      memory_id: row.id,
+      version: row.version,
+      action: write.action,
+      content: row.content,
+      type: row.type,
+      importance: row.importance,
+      tags: row.tags,
+      pinned: row.pinned,
+      agent_id: row.agent_id,
+      actor: write.actor,
+      actor_type: write.actorType,
+      runtime_path: write.runtimePath,
+      reason: write.reason,
+      created_at: write.at,
+    } as never);
+  }
+
+  history(id: string): HistoryEntry[] {
+    return this.historyOf.all(id).map(toHistoryEntry);
+  }
+
+  list(filter: ListFilter): MemoryRow[] {
+    const where = [`deleted_at IS NULL`, `agent_id IN (${filter.agentIds.map(() => "?").join(", ")})`];
+    const params: (string | number)[] = [...filter.agentIds];
+    if (filter.type !== undefined) (where.push("type = ?"), params.push(filter.type));
+    if (filter.project !== undefined) (where.push("project = ?"), params.push(filter.project));
+    if (filter.who !== undefined) (where.push("who = ?"), params.push(filter.who));
+    if (filter.since !== undefined) (where.push("created_at >= ?"), params.push(filter.since));
+    if (filter.until !== undefined) (where.push("created_at <= ?"), params.push(filter.until));
+    if (filter.pinned !== undefined) (where.push("pinned = ?"), params.push(filter.pinned ? 1 : 0));
+    if (filter.tags && filter.tags.length > 0) {
+      where.push(
+        `seq IN (SELECT memory_seq FROM memory_tags WHERE tag IN (${filter.tags.map(() => "?").join(", ")})
+          GROUP BY memory_seq HAVING COUNT(*) = ?)`,
+      );
+      params.push(...filter.tags, filter.tags.length);
+    }
+    params.push(filter.limit, filter.offset);
+    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where.join(" AND ")}
+      ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+    return this.db.query<MemoryRow, (string | number)[]>(sql).all(...params);
+  }
+
+  private writeTags(seq: number, tags: string[]): void {
+    for (const tag of tags) this.insertTag.run(tag, seq);
+  }
+
+  private indexText(seq: number, content: string, tagsJson: string, hintsJson: string): void {
+    const tags = (JSON.parse(tagsJson) as string[]).join(" ");
+    const hints = (JSON.parse(hintsJson) as string[]).join("\n");
+    this.insertFts.run(seq, content, tags, hints);
+  }
+}

@@ -1,0 +1,10 @@
+// Every migration, embedded in the binary. Append new files here in order; never edit a shipped one.
+import m001 from "../../migrations/001_init.sql" with { type: "text" };
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [{ version: 1, name: "001_init", sql: m001 }];

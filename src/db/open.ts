@@ -1,0 +1,20 @@
+// Opening the database: one place for the pragmas every process must agree on.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "memory", "memories.db");
+}
+
+export function openDatabase(path: string): Database {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  // busy_timeout must come before journal_mode: two processes opening at once otherwise see SQLITE_BUSY.
+  db.run("PRAGMA busy_timeout = 5000");
+  db.run("PRAGMA journal_mode = WAL");
+  // NORMAL in WAL mode: a commit survives a killed process (kill -9); only power loss can drop the tail.
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  return db;
+}

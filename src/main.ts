@@ -1,0 +1,28 @@
+// Entry point of the one binary. The mode comes from the name it was invoked by (process.argv0:
+// in a compiled binary argv[0] is always "bun" and execPath resolves links), then from argv.
+import { basename } from "node:path";
+import { VERSION } from "./version";
+
+const args = process.argv.slice(2);
+const invokedAs = basename(process.argv0 ?? "");
+
+async function main(): Promise<number> {
+  if (invokedAs === "signet-mcp" || invokedAs.startsWith("signet-mcp.")) {
+    if (args[0] === "--version") return print(`signet-mcp ${VERSION}`);
+    const { runStdioServer } = await import("./mcp/stdio");
+    return runStdioServer();
+  }
+  // Answered before anything else loads: --version must not open the database or import the app.
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return print(`signet ${VERSION}`);
+  const { runCli } = await import("./cli/index");
+  return runCli(args);
+}
+
+function print(line: string): number {
+  process.stdout.write(`${line}\n`);
+  return 0;
+}
+
+const code = await main();
+// Commands that leave nothing running end here; long-running modes resolve only when they are done.
+process.exit(code);

@@ -1,0 +1,3 @@
+export async function runStdioServer(): Promise<number> {
+  return 0;
+}

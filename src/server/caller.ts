@@ -1,0 +1,26 @@
+// Who is calling, from the request: agent id (body/query > header > default) and provenance headers.
+// Provenance is recorded, never trusted for permissions.
+import { AgentIdSchema } from "../config/schema";
+import { invalidInput } from "../core/errors";
+import type { Caller } from "../core/memory/service";
+
+const PROVENANCE_MAX = 100;
+
+function header(request: Request, name: string): string | null {
+  const v = request.headers.get(name)?.trim();
+  return v ? v.slice(0, PROVENANCE_MAX) : null;
+}
+
+export function callerFrom(request: Request, explicitAgentId: string | undefined, defaultAgentId: string): Caller {
+  const fromHeader = request.headers.get("x-signet-agent-id")?.trim() || undefined;
+  const agentId = explicitAgentId ?? fromHeader ?? defaultAgentId;
+  if (!AgentIdSchema.safeParse(agentId).success) {
+    throw invalidInput(`invalid agent id ${JSON.stringify(agentId)}: use 1-128 letters, digits and . _ : @ -`);
+  }
+  return {
+    agentId,
+    actor: header(request, "x-signet-actor"),
+    actorType: header(request, "x-signet-actor-type"),
+    runtimePath: header(request, "x-signet-runtime-path"),
+  };
+}

@@ -1,0 +1,122 @@
+// Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
+import { isLoopbackHost } from "../config/daemon-url";
+import type { Config } from "../config/schema";
+import { MemoryService } from "../core/memory/service";
+import { migrate } from "../db/migrate";
+import { databasePath, openDatabase } from "../db/open";
+import { VERSION } from "../version";
+import { createApp } from "./app";
+import type { DaemonContext } from "./context";
+import { DaemonLock } from "./lock";
+import { log } from "./log";
+
+export class DaemonStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DaemonStartError";
+  }
+}
+
+export interface RunningDaemon {
+  url: string;
+  port: number;
+  context: DaemonContext;
+  stop(): Promise<void>;
+}
+
+function checkAuthMode(config: Config): void {
+  const { mode } = config.auth;
+  if (mode !== "local") {
+    throw new DaemonStartError(`auth.mode "${mode}" is not available in this version; use "local" (the default)`);
+  }
+  if (!isLoopbackHost(config.daemon.bind)) {
+    throw new DaemonStartError(
+      `daemon.bind ${config.daemon.bind} is not a loopback address; auth.mode "local" serves loopback only (127.0.0.1 or ::1)`,
+    );
+  }
+}
+
+function sharedAgents(config: Config): string[] {
+  return Object.entries(config.agents)
+    .filter(([, a]) => a.readPolicy === "shared")
+    .map(([id]) => id);
+}
+
+export function startDaemon(config: Config): RunningDaemon {
+  checkAuthMode(config);
+  const lock = DaemonLock.acquire(config.dataDir);
+  let db: ReturnType<typeof openDatabase> | undefined;
+  try {
+    db = openDatabase(databasePath(config.dataDir));
+    const { applied } = migrate(db);
+    if (applied.length > 0) log("info", `applied migrations: ${applied.join(", ")}`);
+    const context: DaemonContext = {
+      config,
+      db,
+      memory: new MemoryService(db, { sharedAgents: sharedAgents(config) }),
+      startedAt: Date.now(),
+      port: config.daemon.port,
+    };
+    const app = createApp(context);
+    const limit = config.daemon.maxBodyBytes;
+    let server: ReturnType<typeof Bun.serve>;
+    try {
+      server = Bun.serve({
+        hostname: config.daemon.bind,
+        port: config.daemon.port,
+        // The app answers over-limit bodies with a JSON 413; this is only the transport's backstop.
+        maxRequestBodySize: limit * 2 + 64 * 1024,
+        fetch: (request) => app.handle(request),
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === "EADDRINUSE") {
+        throw new DaemonStartError(
+          `port ${config.daemon.port} on ${config.daemon.bind} is already in use: stop whatever holds it, or choose another port with daemon.port / SIGNET_PORT`,
+        );
+      }
+      throw err;
+    }
+    const port = server.port ?? config.daemon.port;
+    context.port = port;
+    const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
+    const url = `http://${host}:${port}`;
+    lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
+    let stopping: Promise<void> | undefined;
+    const openDb = db;
+    return {
+      url,
+      port,
+      context,
+      stop() {
+        stopping ??= (async () => {
+          await server.stop();
+          openDb.close();
+          lock.release();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    db?.close();
+    lock.release();
+    throw err;
+  }
+}
+
+/** `signet daemon run`: serve in the foreground until SIGTERM or SIGINT, then stop gracefully. */
+export async function runDaemonForeground(config: Config): Promise<void> {
+  const daemon = startDaemon(config);
+  log("info", `signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir})`);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      log("info", `${signal} received: shutting down`);
+      daemon.stop().then(resolve, (err) => {
+        log("error", `shutdown failed: ${(err as Error).message}`);
+        resolve();
+      });
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+  });
+  log("info", "stopped");
+}

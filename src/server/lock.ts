@@ -1,0 +1,91 @@
+// One daemon per data directory. The lock is an exclusive SQLite transaction on a lock file: a kernel
+// (fcntl) lock that dies with its process, so a crash or `kill -9` never leaves a stale lock behind.
+// The pid file only tells who holds it.
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { daemonFiles } from "./paths";
+
+export interface PidInfo {
+  pid: number;
+  port: number;
+  url: string;
+  startedAt: string;
+  version: string;
+}
+
+export class DaemonRunningError extends Error {
+  constructor(
+    dataDir: string,
+    readonly holder: PidInfo | null,
+  ) {
+    super(
+      holder
+        ? `a daemon is already running for ${dataDir} (pid ${holder.pid}, ${holder.url}); stop it with \`signet daemon stop\``
+        : `a daemon is already running for ${dataDir} (its lock is held); stop it with \`signet daemon stop\``,
+    );
+    this.name = "DaemonRunningError";
+  }
+}
+
+export function readPidFile(dataDir: string): PidInfo | null {
+  const path = daemonFiles(dataDir).pid;
+  if (!existsSync(path)) return null;
+  try {
+    const info = JSON.parse(readFileSync(path, "utf8")) as PidInfo;
+    return Number.isInteger(info.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when some process holds the data directory's daemon lock right now. */
+export function isLockHeld(dataDir: string): boolean {
+  const path = daemonFiles(dataDir).lock;
+  if (!existsSync(path)) return false;
+  const probe = new Database(path);
+  try {
+    probe.run("PRAGMA busy_timeout = 0");
+    probe.run("BEGIN EXCLUSIVE");
+    probe.run("ROLLBACK");
+    return false;
+  } catch {
+    return true;
+  } finally {
+    probe.close();
+  }
+}
+
+export class DaemonLock {
+  private constructor(
+    private readonly dataDir: string,
+    private readonly db: Database,
+  ) {}
+
+  static acquire(dataDir: string): DaemonLock {
+    const files = daemonFiles(dataDir);
+    mkdirSync(dirname(files.lock), { recursive: true, mode: 0o700 });
+    const db = new Database(files.lock, { create: true });
+    try {
+      db.run("PRAGMA busy_timeout = 0");
+      db.run("BEGIN EXCLUSIVE");
+    } catch {
+      db.close();
+      throw new DaemonRunningError(dataDir, readPidFile(dataDir));
+    }
+    return new DaemonLock(dataDir, db);
+  }
+
+  writePid(info: PidInfo): void {
+    const path = daemonFiles(this.dataDir).pid;
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+    renameSync(tmp, path);
+  }
+
+  release(): void {
+    const pidPath = daemonFiles(this.dataDir).pid;
+    if (readPidFile(this.dataDir)?.pid === process.pid) rmSync(pidPath, { force: true });
+    this.db.close();
+  }
+}

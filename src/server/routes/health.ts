@@ -1,0 +1,39 @@
+// GET /health: liveness plus what an operator needs to see at a glance.
+import { Elysia } from "elysia";
+import { VERSION } from "../../version";
+import type { DaemonContext } from "../context";
+
+export interface HealthResponse {
+  status: "ok" | "degraded";
+  version: string;
+  pid: number;
+  uptimeS: number;
+  port: number;
+  dataDir: string;
+  db: { ok: boolean; memories: number | null };
+  embedding: { provider: string; model: string | null; ok: boolean; pending: number };
+}
+
+export function healthRoutes(ctx: DaemonContext) {
+  const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");
+  return new Elysia().get("/health", (): HealthResponse => {
+    let memories: number | null = null;
+    try {
+      memories = count.get()?.n ?? 0;
+    } catch {
+      memories = null;
+    }
+    const { provider, model } = ctx.config.embedding;
+    return {
+      status: memories === null ? "degraded" : "ok",
+      version: VERSION,
+      pid: process.pid,
+      uptimeS: Math.round((Date.now() - ctx.startedAt) / 1000),
+      port: ctx.port,
+      dataDir: ctx.config.dataDir,
+      db: { ok: memories !== null, memories },
+      // No embedder runs yet: vectors come with the recall work, so nothing is "ok" or pending here.
+      embedding: { provider, model: model ?? null, ok: false, pending: 0 },
+    };
+  });
+}

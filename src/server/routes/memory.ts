@@ -1,0 +1,61 @@
+// Memory routes (SPEC §3-4): parse with the shared contracts, call the service, shape the answer.
+import { Elysia } from "elysia";
+import {
+  ForgetRequestSchema,
+  ListQuerySchema,
+  ModifyRequestSchema,
+  NoteRequestSchema,
+  RecoverRequestSchema,
+  RememberRequestSchema,
+} from "../../contracts/memory";
+import { parseInput } from "../../contracts/parse";
+import { invalidInput } from "../../core/errors";
+import { callerFrom } from "../caller";
+import type { DaemonContext } from "../context";
+
+const DEFAULT_AGENT = "default";
+
+function memoryId(params: { id?: string | null }): string {
+  const id = params.id;
+  if (!id || id.length > 200) throw invalidInput("invalid memory id in the path");
+  return id;
+}
+
+export function memoryRoutes(ctx: DaemonContext) {
+  const { memory } = ctx;
+  return new Elysia()
+    .post("/api/memory/remember", ({ body, request, set }) => {
+      const req = parseInput(RememberRequestSchema, body, "remember request");
+      const result = memory.remember(callerFrom(request, req.agentId, DEFAULT_AGENT), req);
+      set.status = result.deduped ? 200 : 201;
+      return result;
+    })
+    .post("/api/memory/note", ({ body, request, set }) => {
+      const req = parseInput(NoteRequestSchema, body, "note request");
+      const result = memory.note(callerFrom(request, req.agentId, DEFAULT_AGENT), req);
+      set.status = result.deduped ? 200 : 201;
+      return result;
+    })
+    .get("/api/memories", ({ query, request }) => {
+      const q = parseInput(ListQuerySchema, query, "list query");
+      return memory.list(callerFrom(request, q.agent_id, DEFAULT_AGENT), q);
+    })
+    .get("/api/memory/:id", ({ params, request }) =>
+      memory.get(callerFrom(request, undefined, DEFAULT_AGENT), memoryId(params)),
+    )
+    .get("/api/memory/:id/history", ({ params, request }) =>
+      memory.history(callerFrom(request, undefined, DEFAULT_AGENT), memoryId(params)),
+    )
+    .patch("/api/memory/:id", ({ params, body, request }) => {
+      const req = parseInput(ModifyRequestSchema, body, "modify request");
+      return memory.modify(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+    })
+    .delete("/api/memory/:id", ({ params, body, request }) => {
+      const req = parseInput(ForgetRequestSchema, body, "forget request");
+      return memory.forget(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+    })
+    .post("/api/memory/:id/recover", ({ params, body, request }) => {
+      const req = parseInput(RecoverRequestSchema, body ?? undefined, "recover request");
+      return memory.recover(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+    });
+}

@@ -1,0 +1,41 @@
+// An in-process daemon on a temporary data directory and a free loopback port, for route tests.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SignetClient } from "../../src/client/client";
+import { loadConfig } from "../../src/config/load";
+import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
+
+export interface TestDaemon {
+  url: string;
+  dataDir: string;
+  daemon: RunningDaemon;
+  /** A client acting as `agentId` (default "default"), with CLI-like provenance. */
+  client(agentId?: string): SignetClient;
+  /** Raw fetch against the daemon, for malformed requests the client would never send. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = "signet-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startTestDaemon(options: { yaml?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+  const dataDir = tempDir();
+  if (options.yaml) writeFileSync(join(dataDir, "agent.yaml"), options.yaml);
+  const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, ...options.env } });
+  // Port 0: the OS picks a free port; the daemon reports the real one.
+  const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+  return {
+    url: daemon.url,
+    dataDir,
+    daemon,
+    client: (agentId = "default") => new SignetClient({ baseUrl: daemon.url, agentId, actor: "test", actorType: "operator" }),
+    fetch: (path, init) => fetch(`${daemon.url}${path}`, init),
+    async stop() {
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
