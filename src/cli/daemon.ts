@@ -20,7 +20,14 @@ const listenArgs = {
   bind: { type: "string", description: "Address to bind (default daemon.bind / SIGNET_BIND, 127.0.0.1)" },
 } as const;
 
+/** True while `pid` runs. A zombie (exited, not yet reaped by init) counts as gone. */
 function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    // No /proc (macOS) or no such process: ask the kernel directly.
+  }
   try {
     process.kill(pid, 0);
     return true;

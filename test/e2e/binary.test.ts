@@ -1,0 +1,273 @@
+// The compiled binary as users run it: modes by invoked name, daemon lifecycle, the lock,
+// migrations, self-install and durability across kill -9.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+
+const BIN = requireBinary();
+const started: Sandbox[] = [];
+
+async function newSandbox(): Promise<Sandbox> {
+  const s = await sandbox();
+  started.push(s);
+  return s;
+}
+
+afterAll(async () => {
+  // Whatever a test left running is stopped here, so no daemon outlives the suite.
+  for (const s of started) await run(["daemon", "stop"], { env: s.env });
+});
+
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-03-26", clientInfo: { name: "e2e", version: "1" }, capabilities: {} },
+});
+
+describe("modes by invoked name", () => {
+  let dir: string;
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await newSandbox();
+    // A directory far from the repo, with no node_modules anywhere near it.
+    dir = mkdtempSync(join(tmpdir(), "signet-modes-"));
+  });
+
+  test("--version answers without creating the data directory", async () => {
+    const r = await run(["--version"], { env: s.env, cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^signet \d+\.\d+\.\d+$/);
+    expect(existsSync(s.dataDir)).toBe(false);
+  });
+
+  const variants: [string, (target: string) => void][] = [
+    ["symlink", (t) => symlinkSync(BIN, t)],
+    ["hard link", (t) => linkSync(BIN, t)],
+    ["copy", (t) => copyFileSync(BIN, t)],
+  ];
+  for (const [kind, make] of variants) {
+    test(`a ${kind} named signet-mcp is the MCP stdio server`, async () => {
+      const sub = join(dir, kind.replace(" ", "-"));
+      mkdirSync(sub);
+      const target = join(sub, "signet-mcp");
+      make(target);
+      if (kind === "copy") Bun.spawnSync(["chmod", "+x", target]);
+      const version = await run(["--version"], { env: s.env, cwd: dir, bin: target });
+      expect(version.stdout.trim()).toMatch(/^signet-mcp /);
+      const r = await run([], { env: s.env, cwd: dir, bin: target, stdin: `${INIT}\n` });
+      expect(r.code).toBe(0);
+      const reply = JSON.parse(r.stdout.trim().split("\n")[0]!);
+      expect(reply.id).toBe(1);
+      expect(reply.result.serverInfo.name).toBe("signet");
+      // Nothing but protocol messages on stdout.
+      for (const line of r.stdout.trim().split("\n")) expect(JSON.parse(line).jsonrpc).toBe("2.0");
+    });
+  }
+
+  test("the same file under its own name is the CLI", async () => {
+    const copy = join(dir, "signet");
+    copyFileSync(BIN, copy);
+    Bun.spawnSync(["chmod", "+x", copy]);
+    const r = await run(["--help"], { env: s.env, cwd: dir, bin: copy });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("remember");
+    expect(r.stdout).toContain("daemon");
+  });
+});
+
+describe("daemon lifecycle", () => {
+  test("start, status, second start refused, stop", async () => {
+    const s = await newSandbox();
+    let st = await run(["daemon", "status"], { env: s.env });
+    expect(st.code).toBe(1);
+    expect(json(st).running).toBe(false);
+
+    const start = await run(["daemon", "start"], { env: s.env });
+    expect(start.code).toBe(0);
+    const info = json(start);
+    expect(info.url).toBe(`http://127.0.0.1:${s.port}`);
+    expect(info.pid).toBeGreaterThan(0);
+    const health = await (await fetch(`${info.url}/health`)).json();
+    expect(health).toMatchObject({ status: "ok", pid: info.pid, port: s.port, dataDir: s.dataDir, db: { ok: true, memories: 0 } });
+
+    st = await run(["daemon", "status"], { env: s.env });
+    expect(st.code).toBe(0);
+    expect(json(st)).toMatchObject({ running: true, pid: info.pid, healthy: true });
+
+    const again = await run(["daemon", "start"], { env: s.env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`pid ${info.pid}`);
+
+    // A second foreground daemon on the same data directory, even on another port, is refused by the lock.
+    const other = await run(["daemon", "run", "--port", String(s.port + 1)], { env: s.env });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("already running");
+    expect(other.stderr).toContain(String(info.pid));
+
+    const stop = await run(["daemon", "stop"], { env: s.env });
+    expect(stop.code).toBe(0);
+    expect(json(stop)).toEqual({ stopped: true, pid: info.pid });
+    st = await run(["daemon", "status"], { env: s.env });
+    expect(st.code).toBe(1);
+    expect(() => process.kill(info.pid, 0)).toThrow();
+
+    const logs = await run(["daemon", "logs"], { env: s.env });
+    expect(logs.stdout).toContain("listening on");
+    expect(logs.stdout).toContain("shutting down");
+  });
+
+  test("a stale pid file from a crash never blocks a start", async () => {
+    const s = await newSandbox();
+    mkdirSync(join(s.dataDir, ".daemon"), { recursive: true });
+    writeFileSync(
+      join(s.dataDir, ".daemon", "daemon.pid"),
+      JSON.stringify({ pid: 999999, port: s.port, url: `http://127.0.0.1:${s.port}`, startedAt: "x", version: "0" }),
+    );
+    const start = await run(["daemon", "start"], { env: s.env });
+    expect(start.code).toBe(0);
+    expect(json(start).pid).not.toBe(999999);
+    expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
+  });
+
+  test("a port in use is a clear error", async () => {
+    const s = await newSandbox();
+    const squatter = Bun.serve({ port: s.port, hostname: "127.0.0.1", fetch: () => new Response("busy") });
+    try {
+      const r = await run(["daemon", "start"], { env: s.env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`port ${s.port}`);
+      expect(r.stderr).toContain("already in use");
+      expect((await run(["daemon", "status"], { env: s.env })).code).toBe(1);
+    } finally {
+      await squatter.stop(true);
+    }
+  });
+
+  test("`signet daemon` alone shows status and the subcommands", async () => {
+    const s = await newSandbox();
+    const r = await run(["daemon", "--pretty"], { env: s.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("not running");
+    expect(r.stdout).toContain("logs");
+  });
+});
+
+describe("CLI against a daemon that is down", () => {
+  test("exit 3 with the way to start it", async () => {
+    const s = await newSandbox();
+    const r = await run(["list"], { env: s.env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("daemon not running");
+    expect(r.stderr).toContain("signet daemon start");
+  });
+});
+
+describe("migrate", () => {
+  test("refused while the daemon runs; applies with it stopped; a newer schema is refused", async () => {
+    const s = await newSandbox();
+    const fresh = await run(["migrate"], { env: s.env });
+    expect(fresh.code).toBe(0);
+    expect(json(fresh).applied.length).toBeGreaterThan(0);
+    const again = await run(["migrate"], { env: s.env });
+    expect(json(again).applied).toEqual([]);
+
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+    const busy = await run(["migrate"], { env: s.env });
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain("already running");
+    expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
+
+    const db = new Database(join(s.dataDir, "memory", "memories.db"));
+    db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '999_future', '2030-01-01T00:00:00.000Z')");
+    db.close();
+    const newer = await run(["migrate"], { env: s.env });
+    expect(newer.code).toBe(1);
+    expect(newer.stderr).toContain("newer than this signet");
+    const start = await run(["daemon", "start"], { env: s.env });
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain("newer than this signet");
+  });
+});
+
+describe("self-install", () => {
+  test("puts signet and signet-mcp in PREFIX/bin", async () => {
+    const s = await newSandbox();
+    const prefix = mkdtempSync(join(tmpdir(), "signet-prefix-"));
+    const r = await run(["self-install", "--prefix", prefix], { env: s.env });
+    expect(r.code).toBe(0);
+    expect(json(r).installed).toBe(join(prefix, "bin", "signet"));
+    const v = await run(["--version"], { env: s.env, bin: join(prefix, "bin", "signet") });
+    expect(v.stdout).toMatch(/^signet /);
+    const m = await run(["--version"], { env: s.env, bin: join(prefix, "bin", "signet-mcp") });
+    expect(m.stdout).toMatch(/^signet-mcp /);
+  });
+
+  test("scripts/install.sh installs the built binary", async () => {
+    const s = await newSandbox();
+    const prefix = mkdtempSync(join(tmpdir(), "signet-prefix-"));
+    const proc = Bun.spawnSync(["bash", join(import.meta.dir, "../../scripts/install.sh"), "--prefix", prefix], {
+      env: { ...s.env, SIGNET_BINARY: BIN },
+    });
+    expect(proc.exitCode).toBe(0);
+    expect(existsSync(join(prefix, "bin", "signet-mcp"))).toBe(true);
+  });
+});
+
+describe("durability", () => {
+  test("500 acknowledged remembers survive kill -9", async () => {
+    const s = await newSandbox();
+    const url = `http://127.0.0.1:${s.port}`;
+    const spawnDaemon = () =>
+      Bun.spawn([BIN, "daemon", "run"], { env: s.env, stdout: "ignore", stderr: "ignore" });
+    const waitHealthy = async () => {
+      for (let i = 0; i < 200; i++) {
+        try {
+          if ((await fetch(`${url}/health`)).ok) return;
+        } catch {}
+        await Bun.sleep(25);
+      }
+      throw new Error("daemon did not come up");
+    };
+    const first = spawnDaemon();
+    try {
+      await waitHealthy();
+      const ids: string[] = [];
+      // 8 writers in parallel; an id counts only once its 201 arrived.
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (let i = w; i < 500; i += 8) {
+            const res = await fetch(`${url}/api/memory/remember`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ content: `durable fact number ${i}`, tags: ["durability"] }),
+            });
+            expect(res.status).toBe(201);
+            ids.push(((await res.json()) as { id: string }).id);
+          }
+        }),
+      );
+      expect(ids.length).toBe(500);
+      first.kill("SIGKILL");
+      await first.exited;
+
+      const second = spawnDaemon();
+      try {
+        await waitHealthy();
+        const listed = (await (await fetch(`${url}/api/memories?limit=1000&tags=durability`)).json()) as {
+          memories: { id: string }[];
+        };
+        expect(new Set(listed.memories.map((m) => m.id))).toEqual(new Set(ids));
+      } finally {
+        second.kill("SIGTERM");
+        await second.exited;
+      }
+    } finally {
+      first.kill("SIGKILL");
+      await first.exited;
+    }
+  });
+});

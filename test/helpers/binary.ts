@@ -1,0 +1,73 @@
+// Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const BIN = resolve(import.meta.dir, "../../dist/signet");
+
+export function requireBinary(): string {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` (npm test does) before the e2e tests`);
+  return BIN;
+}
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  await probe.stop(true);
+  return port;
+}
+
+export interface Sandbox {
+  dataDir: string;
+  home: string;
+  port: number;
+  env: Record<string, string>;
+}
+
+/** A fresh SIGNET_PATH and HOME, and a free port, so nothing touches the real ~/.agents. */
+export async function sandbox(): Promise<Sandbox> {
+  const root = mkdtempSync(join(tmpdir(), "signet-e2e-"));
+  const port = await freePort();
+  const dataDir = join(root, "agents");
+  const home = join(root, "home");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    SIGNET_PATH: dataDir,
+    SIGNET_PORT: String(port),
+    NO_COLOR: "1",
+  };
+  return { dataDir, home, port, env };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function run(
+  args: string[],
+  options: { env: Record<string, string>; cwd?: string; bin?: string; argv0?: string; stdin?: string; timeoutMs?: number },
+): Promise<RunResult> {
+  const bin = options.bin ?? requireBinary();
+  const proc = Bun.spawn([bin, ...args], {
+    env: options.env,
+    cwd: options.cwd,
+    argv0: options.argv0,
+    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: options.timeoutMs ?? 20_000,
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+export function json<T = any>(r: RunResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`expected JSON on stdout (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
