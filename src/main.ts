@@ -14,6 +14,8 @@ async function main(): Promise<number> {
   }
   // Answered before anything else loads: --version must not open the database or import the app.
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return print(`signet ${VERSION}`);
+  // Help text is colored only for a terminal.
+  if (!process.stdout.isTTY && process.env.NO_COLOR === undefined) process.env.NO_COLOR = "1";
   const { runCli } = await import("./cli/index");
   return runCli(args);
 }

@@ -1,0 +1,143 @@
+// The memory commands of the compiled CLI against a real daemon: output rules and exit codes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+
+let s: Sandbox;
+const cli = (args: string[], stdin?: string) => run(args, { env: s.env, stdin });
+
+beforeAll(async () => {
+  s = await sandbox();
+  const start = await cli(["daemon", "start"]);
+  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+});
+
+afterAll(async () => {
+  await cli(["daemon", "stop"]);
+});
+
+describe("signet memory commands", () => {
+  test("remember → get → list → modify → forget → recover → history", async () => {
+    const made = await cli([
+      "remember",
+      "The build uses Bun.",
+      "--type",
+      "decision",
+      "--importance",
+      "0.8",
+      "--tags",
+      "tooling,build",
+      "--project",
+      "/src/app",
+      "--hints",
+      "which bundler|what runtime",
+    ]);
+    expect(made.code).toBe(0);
+    const m = json(made);
+    expect(m).toMatchObject({
+      content: "The build uses Bun.",
+      type: "decision",
+      importance: 0.8,
+      tags: ["tooling", "build"],
+      project: "/src/app",
+      hints: ["which bundler", "what runtime"],
+      source: "cli",
+      deduped: false,
+      version: 1,
+    });
+
+    const dup = json(await cli(["remember", "the build uses bun", "--project", "/src/app"]));
+    expect(dup).toMatchObject({ id: m.id, deduped: true });
+
+    const got = json(await cli(["get", m.id]));
+    expect(got.history).toHaveLength(1);
+    expect(got.history[0]).toMatchObject({ action: "create", actor: "cli" });
+
+    const listed = json(await cli(["list", "--tags", "build", "--type", "decision"]));
+    expect(listed.memories.map((x: { id: string }) => x.id)).toEqual([m.id]);
+    expect(json(await cli(["list", "--tags", "buil"])).memories).toEqual([]);
+
+    const changed = json(await cli(["modify", m.id, "--reason", "be precise", "--content", "The build uses Bun 1.4", "--pinned"]));
+    expect(changed).toMatchObject({ version: 2, pinned: true, content: "The build uses Bun 1.4" });
+
+    const pinned = await cli(["forget", m.id, "--reason", "obsolete"]);
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain("unpin it first");
+
+    const forgotten = json(await cli(["forget", m.id, "--reason", "obsolete", "--force"]));
+    expect(forgotten.deletedAt).not.toBeNull();
+    expect(json(await cli(["list"])).memories.map((x: { id: string }) => x.id)).not.toContain(m.id);
+
+    const back = json(await cli(["recover", m.id, "--reason", "still true"]));
+    expect(back.deletedAt).toBeNull();
+
+    const hist = json(await cli(["history", m.id]));
+    expect(hist.history.map((h: { action: string }) => h.action)).toEqual(["create", "modify", "forget", "recover"]);
+    expect(hist.history[1]).toMatchObject({ reason: "be precise", content: "The build uses Bun 1.4" });
+    expect(hist.history[0].content).toBe("The build uses Bun.");
+  });
+
+  test("content from stdin with -", async () => {
+    const r = json(await cli(["remember", "-"], "multi\nline memory\n"));
+    expect(r.content).toBe("multi\nline memory");
+  });
+
+  test("--pretty renders text, not JSON", async () => {
+    const r = await cli(["remember", "pretty output check", "--pretty"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toStartWith("remembered\n");
+    expect(() => JSON.parse(r.stdout)).toThrow();
+  });
+
+  test("agents are isolated: --agent sees only its own memories", async () => {
+    const mine = json(await cli(["remember", "agent one secret", "--agent", "one"]));
+    const other = await cli(["get", mine.id, "--agent", "two"]);
+    expect(other.code).toBe(1);
+    expect(json(await cli(["list", "--agent", "two"])).memories).toEqual([]);
+    expect(json(await cli(["get", mine.id, "--agent", "one"])).id).toBe(mine.id);
+  });
+
+  test("exit codes: 1 not found or conflict, 2 validation", async () => {
+    const missing = await cli(["get", "00000000-0000-4000-8000-000000000000"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("not found");
+
+    const m = json(await cli(["remember", "versioned memory"]));
+    const conflict = await cli(["modify", m.id, "--reason", "r", "--content", "x", "--if-version", "7"]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain("version 1");
+
+    for (const args of [
+      ["remember", ""],
+      ["remember", "x", "--importance", "2"],
+      ["remember", "x", "--importance", "high"],
+      ["remember", "x", "--created-at", "2999-01-01T00:00:00Z"],
+      ["modify", m.id, "--reason", "nothing"],
+      ["list", "--limit", "1001"],
+      ["forget", m.id],
+      ["remember", "x", "--no-such-flag"],
+      ["no-such-command"],
+    ]) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr.length).toBeGreaterThan(0);
+    }
+  });
+
+  test("--help at every level names the real options", async () => {
+    const top = await cli(["--help"]);
+    expect(top.code).toBe(0);
+    for (const c of ["daemon", "remember", "list", "modify", "forget", "recover", "history", "migrate"]) expect(top.stdout).toContain(c);
+    const rem = await cli(["remember", "--help"]);
+    for (const o of ["--type", "--importance", "--tags", "--project", "--created-at"]) expect(rem.stdout).toContain(o);
+    const daemon = await cli(["daemon", "--help"]);
+    for (const c of ["start", "stop", "status", "logs"]) expect(daemon.stdout).toContain(c);
+    const logs = await cli(["daemon", "logs", "--help"]);
+    expect(logs.stdout).toContain("--follow");
+  });
+
+  test("a bad SIGNET_DAEMON_URL is a usage error naming the problem", async () => {
+    const r = await run(["list"], { env: { ...s.env, SIGNET_DAEMON_URL: "http://127.0.0.1:3850/api" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("path");
+  });
+});
