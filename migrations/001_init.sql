@@ -59,4 +59,5 @@ CREATE TABLE memory_history (
 CREATE INDEX idx_memory_history_memory ON memory_history(memory_id, id);
 
 -- Keyword index over live memories (rowid = memories.seq); forgotten rows are removed from it.
-CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, hints, tokenize = 'unicode61 remove_diacritics 2');
+-- Porter stemming lets "painted" find "paint"; `terms` holds identifier parts and CJK bigrams.
+CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, hints, terms, tokenize = 'porter unicode61 remove_diacritics 2');

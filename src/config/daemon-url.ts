@@ -19,25 +19,36 @@ export function parseDaemonUrl(value: string): string {
   const proto = scheme[1]!.toLowerCase();
   if (proto !== "http" && proto !== "https") throw new DaemonUrlError(raw, `scheme "${proto}" is not http or https`);
   const rest = raw.slice(scheme[0].length);
-  // Allow one trailing slash ("http://host:3850/") since it carries no path.
-  const authority = rest.endsWith("/") ? rest.slice(0, -1) : rest;
+  const cut = rest.search(/[/?#]/);
+  const authority = cut === -1 ? rest : rest.slice(0, cut);
+  const tail = cut === -1 ? "" : rest.slice(cut);
+  // A lone trailing slash carries no path ("http://host:3850/"); anything else after the authority is refused.
+  const afterSlash = tail.startsWith("/") ? tail.slice(1) : tail;
+  if (tail.startsWith("/") && afterSlash.length > 0 && !/^[?#]/.test(afterSlash)) {
+    throw new DaemonUrlError(raw, "a path is not allowed");
+  }
+  if (afterSlash.startsWith("?")) throw new DaemonUrlError(raw, "a query string is not allowed");
+  if (afterSlash.startsWith("#")) throw new DaemonUrlError(raw, "a fragment is not allowed");
   if (authority.includes("@")) throw new DaemonUrlError(raw, "credentials are not allowed in the URL");
-  if (authority.includes("/")) throw new DaemonUrlError(raw, "a path is not allowed");
-  if (authority.includes("?")) throw new DaemonUrlError(raw, "a query string is not allowed");
-  if (authority.includes("#")) throw new DaemonUrlError(raw, "a fragment is not allowed");
-  const hostPort = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(authority);
-  if (!hostPort) {
-    if (SHELL_META.test(authority)) throw new DaemonUrlError(raw, "it contains characters that are not allowed in a host");
+  const split = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority);
+  const hostText = split?.[1] ?? authority;
+  const portText = split?.[2];
+  if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(hostText)) {
+    if (hostText === "") throw new DaemonUrlError(raw, "the host is missing");
+    if (SHELL_META.test(hostText)) throw new DaemonUrlError(raw, "it contains characters that are not allowed in a host");
     throw new DaemonUrlError(raw, "the host is not a valid hostname or IP address");
   }
-  const host = hostPort[1]!.toLowerCase();
+  const host = hostText.toLowerCase();
   if (host.startsWith(".") || host.endsWith(".") || host.includes("..")) {
     throw new DaemonUrlError(raw, "the host is not a valid hostname");
   }
   let portPart = "";
-  if (hostPort[2] !== undefined) {
-    const port = Number(hostPort[2]);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new DaemonUrlError(raw, "the port must be 1-65535");
+  if (portText !== undefined) {
+    const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
+    if (!(port >= 1 && port <= 65535)) {
+      if (SHELL_META.test(portText)) throw new DaemonUrlError(raw, "it contains characters that are not allowed in a port");
+      throw new DaemonUrlError(raw, "the port must be a number from 1 to 65535");
+    }
     portPart = `:${port}`;
   }
   return `${proto}://${host}${portPart}`;

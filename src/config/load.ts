@@ -76,12 +76,20 @@ function isTree(v: unknown): v is Tree {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Deep merge where `undefined` in the upper layer never hides a lower value. */
+/**
+ * Deep merge where `undefined` in the upper layer never hides a lower value, and a lower value
+ * that is not a mapping where one belongs (`daemon: 5`) is kept, so validation reports it.
+ */
 export function mergeLayers(lower: Tree, upper: Tree): Tree {
   const out: Tree = { ...lower };
   for (const [k, v] of Object.entries(upper)) {
     if (v === undefined) continue;
-    out[k] = isTree(v) && isTree(out[k]) ? mergeLayers(out[k] as Tree, v) : v;
+    if (isTree(v)) {
+      if (out[k] === undefined) out[k] = mergeLayers({}, v);
+      else if (isTree(out[k])) out[k] = mergeLayers(out[k] as Tree, v);
+      continue;
+    }
+    out[k] = v;
   }
   return out;
 }

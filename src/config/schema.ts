@@ -39,6 +39,8 @@ export const ConfigSchema = z
         model: z.string().min(1).optional(),
         baseUrl: z.string().min(1).optional(),
         dimensions: z.number().int().min(1).max(8192).optional(),
+        /** For `openai`; OPENAI_API_KEY is used when absent. */
+        apiKey: z.string().min(1).optional(),
       })
       .strict()
       .prefault({}),

@@ -11,12 +11,26 @@ export const LIST_MAX_LIMIT = 1000;
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** Date rolls 2024-02-30 over to March; a timestamp that names no real day or time is refused instead. */
+function isRealCalendarTime(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/i.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return false;
+  return Number(m[4] ?? 0) <= 23 && Number(m[5] ?? 0) <= 59 && Number(m[6] ?? 0) <= 59;
+}
+
 /** An ISO-8601 date or date-time, normalized to UTC with milliseconds (a zone-less time is UTC). */
 export const TimestampSchema = z
   .string()
   .trim()
   .regex(ISO_TIMESTAMP, "must be an ISO-8601 date or date-time, e.g. 2026-01-31T12:00:00Z")
   .transform((value, ctx) => {
+    if (!isRealCalendarTime(value)) {
+      ctx.addIssue({ code: "custom", message: "is not a real date or time (check the month, day and hour)" });
+      return z.NEVER;
+    }
     const hasTime = /[T ]\d{2}:\d{2}/i.test(value);
     const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
     const date = new Date(hasTime && !hasZone ? `${value.replace(" ", "T")}Z` : value);

@@ -8,7 +8,16 @@ export function describeZodError(error: z.ZodError, where = "request"): string {
     if (issue.code === "unrecognized_keys") {
       return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => (field ? `${field}.${k}` : k)).join(", ")}`;
     }
-    if (issue.code === "invalid_type" && issue.input === undefined) return `${field || where}: is required`;
+    if (issue.code === "invalid_type") {
+      // zod 4 reports a missing value as an invalid type whose message ends in "received undefined".
+      if (/received undefined$/.test(issue.message)) return `${field || where}: is required`;
+      if (!field) return `the body must be a JSON ${issue.expected}`;
+      return `${field}: must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
+    }
+    if (issue.code === "invalid_union") {
+      const expected = [...new Set(issue.errors.flatMap((e) => e.map((i) => (i.code === "invalid_type" ? i.expected : null))))];
+      if (expected.length > 0 && !expected.includes(null)) return `${field || where}: must be ${expected.map((e) => `a ${e}`).join(" or ")}`;
+    }
     return field ? `${field}: ${issue.message}` : issue.message;
   });
   return `invalid ${where}: ${parts.join("; ")}`;

@@ -6,6 +6,7 @@ import { migrate } from "../db/migrate";
 import { databasePath, openDatabase } from "../db/open";
 import { VERSION } from "../version";
 import { createApp } from "./app";
+import { routable } from "./body";
 import type { DaemonContext } from "./context";
 import { DaemonLock } from "./lock";
 import { log } from "./log";
@@ -64,9 +65,10 @@ export function startDaemon(config: Config): RunningDaemon {
       server = Bun.serve({
         hostname: config.daemon.bind,
         port: config.daemon.port,
-        // The app answers over-limit bodies with a JSON 413; this is only the transport's backstop.
-        maxRequestBodySize: limit * 2 + 64 * 1024,
-        fetch: (request) => app.handle(request),
+        // The app streams bodies and answers over-limit ones with a JSON 413 without buffering
+        // them; this is only the transport's backstop against absurd sizes.
+        maxRequestBodySize: Math.max(limit * 64, 1024 * 1024 * 1024),
+        fetch: (request) => app.handle(routable(request)),
       });
     } catch (err) {
       if ((err as { code?: string }).code === "EADDRINUSE") {

@@ -29,16 +29,26 @@ export interface Caller {
 export const RECOVER_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 export const NOTE_SOURCE = "codex-native-note";
 
+/** What changed, told after the transaction committed (the vector index and embedder follow it). */
+export interface MemoryChange {
+  kind: "created" | "modified" | "forgotten" | "recovered";
+  seq: number;
+  agentId: string;
+  contentChanged: boolean;
+}
+
 export interface MemoryServiceOptions {
   /** Agents configured with `readPolicy: shared`: every agent may read their memories. */
   sharedAgents?: Iterable<string>;
   now?: () => Date;
+  onChange?: (change: MemoryChange) => void;
 }
 
 export class MemoryService {
   readonly store: MemoryStore;
   private readonly shared: Set<string>;
   private readonly now: () => Date;
+  private readonly onChange: (change: MemoryChange) => void;
 
   constructor(
     readonly db: Database,
@@ -47,6 +57,11 @@ export class MemoryService {
     this.store = new MemoryStore(db);
     this.shared = new Set(options.sharedAgents ?? []);
     this.now = options.now ?? (() => new Date());
+    this.onChange = options.onChange ?? (() => {});
+  }
+
+  private committed(change: MemoryChange | null): void {
+    if (change) this.onChange(change);
   }
 
   /** The agents whose memories this caller may read: its own, then every shared agent. */
@@ -61,7 +76,8 @@ export class MemoryService {
     }
     const project = req.project ?? null;
     const key = contentKey(project, req.content);
-    return this.db
+    let change: MemoryChange | null = null;
+    const result = this.db
       .transaction((): RememberResponse => {
         const existing = this.findDuplicate(caller.agentId, project, key, req.content);
         if (existing) return { ...toMemory(existing), deduped: true };
@@ -88,9 +104,12 @@ export class MemoryService {
         const seq = this.store.insert(row);
         const full: MemoryRow = { ...row, seq, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null };
         this.store.recordHistory(full, this.historyWrite(caller, "create", null, nowIso));
+        change = { kind: "created", seq, agentId: caller.agentId, contentChanged: true };
         return { ...toMemory(full), deduped: false };
       })
       .immediate();
+    this.committed(change);
+    return result;
   }
 
   /** `signet_save_note`: a memory of type `note`, its title kept as the first line. */
@@ -127,7 +146,8 @@ export class MemoryService {
   }
 
   modify(caller: Caller, id: string, req: ModifyRequest): Memory {
-    return this.db
+    let change: MemoryChange | null = null;
+    const result = this.db
       .transaction((): Memory => {
         const row = this.writable(caller, id);
         if (row.deleted_at !== null) {
@@ -160,13 +180,17 @@ export class MemoryService {
         next.version = row.version + 1;
         this.store.update(next);
         this.store.recordHistory(next, this.historyWrite(caller, "modify", req.reason, nowIso));
+        change = { kind: "modified", seq: row.seq, agentId: row.agent_id, contentChanged: next.content !== row.content };
         return toMemory(next);
       })
       .immediate();
+    this.committed(change);
+    return result;
   }
 
   forget(caller: Caller, id: string, req: ForgetRequest): Memory {
-    return this.db
+    let change: MemoryChange | null = null;
+    const result = this.db
       .transaction((): Memory => {
         const row = this.writable(caller, id);
         if (row.deleted_at !== null) throw new SignetError("deleted", `memory ${id} is already forgotten`);
@@ -180,13 +204,17 @@ export class MemoryService {
         this.store.markDeleted(row, nowIso, req.reason, nowIso);
         const next: MemoryRow = { ...row, deleted_at: nowIso, delete_reason: req.reason, updated_at: nowIso, version: row.version + 1 };
         this.store.recordHistory(next, this.historyWrite(caller, "forget", req.reason, nowIso));
+        change = { kind: "forgotten", seq: row.seq, agentId: row.agent_id, contentChanged: false };
         return toMemory(next);
       })
       .immediate();
+    this.committed(change);
+    return result;
   }
 
   recover(caller: Caller, id: string, req: RecoverRequest): Memory {
-    return this.db
+    let change: MemoryChange | null = null;
+    const result = this.db
       .transaction((): Memory => {
         const row = this.writable(caller, id);
         if (row.deleted_at === null) return toMemory(row);
@@ -198,9 +226,12 @@ export class MemoryService {
         this.store.markDeleted(row, null, null, nowIso);
         const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
         this.store.recordHistory(next, this.historyWrite(caller, "recover", req.reason ?? null, nowIso));
+        change = { kind: "recovered", seq: row.seq, agentId: row.agent_id, contentChanged: false };
         return toMemory(next);
       })
       .immediate();
+    this.committed(change);
+    return result;
   }
 
   private findDuplicate(agentId: string, project: string | null, key: string, content: string): MemoryRow | null {

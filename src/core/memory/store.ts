@@ -2,6 +2,7 @@
 // made once. No rules live here; the service decides what to write.
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
+import { indexTerms } from "../recall/text";
 
 export interface MemoryRow {
   seq: number;
@@ -54,7 +55,8 @@ export interface HistoryWrite {
   at: string;
 }
 
-export interface ListFilter {
+/** Filters shared by list and recall; every one narrows the candidates before any ranking. */
+export interface MemoryFilter {
   agentIds: string[];
   type?: string;
   tags?: string[];
@@ -63,8 +65,38 @@ export interface ListFilter {
   since?: string;
   until?: string;
   pinned?: boolean;
+  importanceMin?: number;
+}
+
+export interface ListFilter extends MemoryFilter {
   limit: number;
   offset: number;
+}
+
+/** SQL conditions over the `memories` table under `alias` (live rows only) and their parameters. */
+export function filterSql(filter: MemoryFilter, alias = "memories"): { where: string; params: (string | number)[] } {
+  const c = (column: string) => `${alias}.${column}`;
+  const where = [`${c("deleted_at")} IS NULL`, `${c("agent_id")} IN (${filter.agentIds.map(() => "?").join(", ")})`];
+  const params: (string | number)[] = [...filter.agentIds];
+  const add = (sql: string, value: string | number) => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (filter.type !== undefined) add(`${c("type")} = ?`, filter.type);
+  if (filter.project !== undefined) add(`${c("project")} = ?`, filter.project);
+  if (filter.who !== undefined) add(`${c("who")} = ?`, filter.who);
+  if (filter.since !== undefined) add(`${c("created_at")} >= ?`, filter.since);
+  if (filter.until !== undefined) add(`${c("created_at")} <= ?`, filter.until);
+  if (filter.pinned !== undefined) add(`${c("pinned")} = ?`, filter.pinned ? 1 : 0);
+  if (filter.importanceMin !== undefined) add(`${c("importance")} >= ?`, filter.importanceMin);
+  if (filter.tags && filter.tags.length > 0) {
+    where.push(
+      `${c("seq")} IN (SELECT memory_seq FROM memory_tags WHERE tag IN (${filter.tags.map(() => "?").join(", ")})
+        GROUP BY memory_seq HAVING COUNT(*) = ?)`,
+    );
+    params.push(...filter.tags, filter.tags.length);
+  }
+  return { where: where.join(" AND "), params };
 }
 
 export function toMemory(row: MemoryRow): Memory {
@@ -149,7 +181,7 @@ export class MemoryStore {
     );
     this.insertTag = db.query("INSERT OR IGNORE INTO memory_tags (tag, memory_seq) VALUES (?, ?)");
     this.deleteTags = db.query("DELETE FROM memory_tags WHERE memory_seq = ?");
-    this.insertFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints) VALUES (?, ?, ?, ?)");
+    this.insertFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
     this.deleteFts = db.query("DELETE FROM memories_fts WHERE rowid = ?");
     this.insertHistory = db.query(
       `INSERT INTO memory_history (memory_id, version, action, content, type, importance, tags, pinned, agent_id,
@@ -229,25 +261,9 @@ export class MemoryStore {
   }
 
   list(filter: ListFilter): MemoryRow[] {
-    const where = [`deleted_at IS NULL`, `agent_id IN (${filter.agentIds.map(() => "?").join(", ")})`];
-    const params: (string | number)[] = [...filter.agentIds];
-    if (filter.type !== undefined) (where.push("type = ?"), params.push(filter.type));
-    if (filter.project !== undefined) (where.push("project = ?"), params.push(filter.project));
-    if (filter.who !== undefined) (where.push("who = ?"), params.push(filter.who));
-    if (filter.since !== undefined) (where.push("created_at >= ?"), params.push(filter.since));
-    if (filter.until !== undefined) (where.push("created_at <= ?"), params.push(filter.until));
-    if (filter.pinned !== undefined) (where.push("pinned = ?"), params.push(filter.pinned ? 1 : 0));
-    if (filter.tags && filter.tags.length > 0) {
-      where.push(
-        `seq IN (SELECT memory_seq FROM memory_tags WHERE tag IN (${filter.tags.map(() => "?").join(", ")})
-          GROUP BY memory_seq HAVING COUNT(*) = ?)`,
-      );
-      params.push(...filter.tags, filter.tags.length);
-    }
-    params.push(filter.limit, filter.offset);
-    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where.join(" AND ")}
-      ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-    return this.db.query<MemoryRow, (string | number)[]>(sql).all(...params);
+    const { where, params } = filterSql(filter);
+    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+    return this.db.query<MemoryRow, (string | number)[]>(sql).all(...params, filter.limit, filter.offset);
   }
 
   private writeTags(seq: number, tags: string[]): void {
@@ -257,6 +273,6 @@ export class MemoryStore {
   private indexText(seq: number, content: string, tagsJson: string, hintsJson: string): void {
     const tags = (JSON.parse(tagsJson) as string[]).join(" ");
     const hints = (JSON.parse(hintsJson) as string[]).join("\n");
-    this.insertFts.run(seq, content, tags, hints);
+    this.insertFts.run(seq, content, tags, hints, indexTerms(`${content}\n${hints}`));
   }
 }

@@ -1,0 +1,65 @@
+// Text handling for the keyword leg. The FTS index (porter + unicode61) sees words; this module adds
+// what it cannot: parts of code identifiers and paths, and bigrams of CJK runs (which have no spaces),
+// and turns a natural-language question into an OR of its meaningful terms, never an AND.
+
+const STOPWORDS = new Set(
+  (
+    "a an the and or but if of at by for with about against between into through during before after above below to " +
+    "from up down in out on off over under again further then once here there when where why how all any both each few " +
+    "more most other some such no nor not only own same so than too very s t can will just don should now i me my myself " +
+    "we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they " +
+    "them their theirs themselves what which who whom whose this that these those am is are was were be been being have has " +
+    "had having do does did doing would could ought let also ever get got go goes went like"
+  ).split(" "),
+);
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const WORD = /[\p{L}\p{N}_]+/gu;
+const MAX_QUERY_TERMS = 64;
+
+/** camelCase, PascalCase, snake_case and digit boundaries: "getHTTPResponse2" → get, http, response, 2. */
+function identifierParts(word: string): string[] {
+  const parts = word
+    .split(/_+/)
+    .flatMap((w) => w.split(/(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])/))
+    .map((p) => p.toLowerCase())
+    .filter((p) => p.length > 0);
+  return parts.length > 1 ? parts : [];
+}
+
+function cjkBigrams(run: string): string[] {
+  const chars = [...run];
+  if (chars.length < 2) return chars;
+  const out: string[] = [];
+  for (let i = 0; i < chars.length - 1; i++) out.push(chars[i]! + chars[i + 1]!);
+  return out;
+}
+
+/** Extra tokens to index beside the text itself (the `terms` column of the keyword index). */
+export function indexTerms(text: string): string {
+  const out: string[] = [];
+  for (const word of text.match(WORD) ?? []) out.push(...identifierParts(word));
+  for (const run of text.match(CJK) ?? []) out.push(...cjkBigrams(run));
+  return out.join(" ");
+}
+
+function quote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/**
+ * An FTS5 MATCH expression for a free-text query: every meaningful term OR-ed, so BM25 ranks by how
+ * many and how rare the matching terms are. Returns null when the query has no searchable term.
+ */
+export function matchExpression(query: string): string | null {
+  const normalized = query.normalize("NFKC");
+  const words = normalized.match(WORD) ?? [];
+  const lower = words.map((w) => w.toLowerCase());
+  let terms = lower.filter((w) => !STOPWORDS.has(w));
+  // A query made only of stopwords ("who is he") still searches for them rather than for nothing.
+  if (terms.length === 0) terms = lower;
+  for (const word of words) terms.push(...identifierParts(word));
+  for (const run of normalized.match(CJK) ?? []) terms.push(...cjkBigrams(run));
+  const unique = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
+  return unique.length ? unique.map(quote).join(" OR ") : null;
+}

@@ -1,0 +1,56 @@
+// Reading request bodies: streamed with a byte limit (so an oversized chunked body is refused without
+// being buffered), parsed as JSON whatever the content type says, and with lone UTF-16 surrogates
+// made well-formed so what we answer is exactly what SQLite stores.
+import { SignetError } from "../core/errors";
+
+export function tooLarge(limit: number): SignetError {
+  return new SignetError("too_large", `request body is larger than the ${limit}-byte limit (daemon.maxBodyBytes)`);
+}
+
+async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The parsed JSON body, or null when there is none. */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  if (!request.body) return null;
+  const bytes = await readLimited(request.body, limit);
+  if (bytes.byteLength === 0) return null;
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value));
+  } catch (err) {
+    throw new SignetError("invalid_input", `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Elysia finds the path with `url.indexOf("/", 11)`, which misroutes requests whose Host is shorter
+ * than four characters; such requests get a placeholder host in the URL (headers are untouched).
+ */
+export function routable(request: Request): Request {
+  const url = request.url;
+  if (url.indexOf("/", url.indexOf("//") + 2) >= 11) return request;
+  const parsed = new URL(url);
+  return new Request(`${parsed.protocol}//short-host.invalid${parsed.pathname}${parsed.search}`, request);
+}

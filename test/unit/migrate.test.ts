@@ -1,0 +1,258 @@
+// src/db/migrate.ts + src/db/open.ts: migrations applied in order, each in its own transaction,
+// recorded in schema_migrations; re-runs are no-ops; a newer database is refused untouched.
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MIGRATIONS, type Migration } from "../../src/db/migrations";
+import { SchemaTooNewError, migrate, schemaVersion } from "../../src/db/migrate";
+import { databasePath, openDatabase } from "../../src/db/open";
+
+const dirs: string[] = [];
+const open: Database[] = [];
+
+function freshDb(): { db: Database; path: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "signet-migrate-test-"));
+  dirs.push(dir);
+  const path = databasePath(dir);
+  const db = openDatabase(path);
+  open.push(db);
+  return { db, path, dir };
+}
+
+function reopen(path: string): Database {
+  const db = openDatabase(path);
+  open.push(db);
+  return db;
+}
+
+afterEach(() => {
+  while (open.length) open.pop()!.close();
+});
+
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tables(db: Database): string[] {
+  return db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type IN ('table') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((r) => r.name);
+}
+
+function schemaSnapshot(db: Database): string {
+  return JSON.stringify(db.query("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all());
+}
+
+function migrationRows(db: Database) {
+  return db.query<{ version: number; name: string; applied_at: string }, []>(
+    "SELECT version, name, applied_at FROM schema_migrations ORDER BY version",
+  ).all();
+}
+
+describe("openDatabase", () => {
+  test("creates the memory/ directory and the database file", () => {
+    const { path, dir } = freshDb();
+    expect(path).toBe(join(dir, "memory", "memories.db"));
+    expect(existsSync(path)).toBe(true);
+  });
+
+  test("journal_mode is WAL", () => {
+    const { db } = freshDb();
+    expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+  });
+
+  test("busy_timeout is set (5000 ms)", () => {
+    const { db } = freshDb();
+    expect(db.query<{ timeout: number }, []>("PRAGMA busy_timeout").get()?.timeout).toBe(5000);
+  });
+
+  test("foreign keys are on and synchronous is NORMAL", () => {
+    const { db } = freshDb();
+    expect(db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys).toBe(1);
+    expect(db.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous).toBe(1);
+  });
+
+  test("WAL persists for a second connection", () => {
+    const { path } = freshDb();
+    const second = reopen(path);
+    expect(second.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+  });
+});
+
+describe("migrate on a fresh database", () => {
+  test("applies every migration in order and records each in schema_migrations", () => {
+    const { db } = freshDb();
+    expect(schemaVersion(db)).toBe(0);
+    const result = migrate(db);
+    const known = [...MIGRATIONS].sort((a, b) => a.version - b.version);
+    expect(result.applied).toEqual(known.map((m) => m.name));
+    expect(result.version).toBe(known.at(-1)!.version);
+    const rows = migrationRows(db);
+    expect(rows.map((r) => [r.version, r.name])).toEqual(known.map((m) => [m.version, m.name]));
+    for (const r of rows) expect(r.applied_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(schemaVersion(db)).toBe(result.version);
+  });
+
+  test("creates the memory schema", () => {
+    const { db } = freshDb();
+    migrate(db);
+    const names = tables(db);
+    for (const t of ["memories", "memory_tags", "memory_history", "memories_fts", "schema_migrations"]) {
+      expect(names).toContain(t);
+    }
+  });
+
+  test("re-running is a no-op", () => {
+    const { db } = freshDb();
+    migrate(db);
+    const before = schemaSnapshot(db);
+    const rowsBefore = migrationRows(db);
+    const again = migrate(db);
+    expect(again.applied).toEqual([]);
+    expect(again.version).toBe(rowsBefore.at(-1)!.version);
+    expect(schemaSnapshot(db)).toBe(before);
+    expect(migrationRows(db)).toEqual(rowsBefore);
+  });
+
+  test("re-running after reopening the file is a no-op", () => {
+    const { db, path } = freshDb();
+    migrate(db);
+    db.close();
+    open.splice(open.indexOf(db), 1);
+    const again = reopen(path);
+    expect(migrate(again).applied).toEqual([]);
+  });
+
+  test("applies only the migrations newer than the recorded version", () => {
+    const { db } = freshDb();
+    const list: Migration[] = [
+      { version: 1, name: "001_a", sql: "CREATE TABLE a (x INTEGER)" },
+      { version: 2, name: "002_b", sql: "CREATE TABLE b (x INTEGER)" },
+    ];
+    expect(migrate(db, list.slice(0, 1)).applied).toEqual(["001_a"]);
+    expect(migrate(db, list)).toEqual({ applied: ["002_b"], version: 2 });
+    expect(tables(db)).toEqual(expect.arrayContaining(["a", "b"]));
+  });
+
+  test("applies migrations in version order even when listed out of order", () => {
+    const { db } = freshDb();
+    const list: Migration[] = [
+      { version: 2, name: "002_use", sql: "INSERT INTO t (x) VALUES (2)" },
+      { version: 1, name: "001_make", sql: "CREATE TABLE t (x INTEGER)" },
+    ];
+    expect(migrate(db, list).applied).toEqual(["001_make", "002_use"]);
+    expect(db.query("SELECT x FROM t").all()).toEqual([{ x: 2 }]);
+  });
+
+  test("a migration with several statements runs all of them", () => {
+    const { db } = freshDb();
+    migrate(db, [{ version: 1, name: "001_multi", sql: "CREATE TABLE m (x INTEGER);\nINSERT INTO m VALUES (1);\nINSERT INTO m VALUES (2);" }]);
+    expect(db.query("SELECT COUNT(*) AS n FROM m").get()).toEqual({ n: 2 });
+  });
+});
+
+describe("a database newer than this binary", () => {
+  test("is refused with SchemaTooNewError and a clear message", () => {
+    const { db } = freshDb();
+    migrate(db);
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+      known + 98,
+      "099_future",
+      new Date().toISOString(),
+    ]);
+    let err: unknown;
+    try {
+      migrate(db);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SchemaTooNewError);
+    const message = (err as Error).message;
+    expect(message).toContain(String(known + 98));
+    expect(message).toContain(String(known));
+    expect(message).toMatch(/newer/i);
+    expect(message).toMatch(/upgrade/i);
+  });
+
+  test("nothing is changed when refused", () => {
+    const { db } = freshDb();
+    // A database written by a future signet: only its schema_migrations table, at version 999.
+    db.run("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    db.run("INSERT INTO schema_migrations VALUES (999, '999_future', '2030-01-01T00:00:00.000Z')");
+    db.run("CREATE TABLE future_thing (x INTEGER)");
+    const before = schemaSnapshot(db);
+    const rowsBefore = migrationRows(db);
+    expect(() => migrate(db)).toThrow(SchemaTooNewError);
+    expect(schemaSnapshot(db)).toBe(before);
+    expect(migrationRows(db)).toEqual(rowsBefore);
+    expect(tables(db)).not.toContain("memories");
+  });
+
+  test("refused with a custom migration list too", () => {
+    const { db } = freshDb();
+    migrate(db, [
+      { version: 1, name: "001_a", sql: "CREATE TABLE a (x INTEGER)" },
+      { version: 2, name: "002_b", sql: "CREATE TABLE b (x INTEGER)" },
+    ]);
+    expect(() => migrate(db, [{ version: 1, name: "001_a", sql: "CREATE TABLE a (x INTEGER)" }])).toThrow(SchemaTooNewError);
+  });
+});
+
+describe("a failing migration", () => {
+  const good: Migration = { version: 1, name: "001_good", sql: "CREATE TABLE good (x INTEGER); INSERT INTO good VALUES (1);" };
+  const bad: Migration = {
+    version: 2,
+    name: "002_bad",
+    sql: "CREATE TABLE half_done (x INTEGER);\nINSERT INTO half_done VALUES (1);\nINSERT INTO no_such_table VALUES (1);",
+  };
+  const later: Migration = { version: 3, name: "003_later", sql: "CREATE TABLE later (x INTEGER)" };
+
+  test("throws, is rolled back and is not recorded; earlier migrations stay applied", () => {
+    const { db } = freshDb();
+    expect(() => migrate(db, [good, bad, later])).toThrow();
+    const names = tables(db);
+    expect(names).toContain("good");
+    expect(names).not.toContain("half_done");
+    expect(names).not.toContain("later");
+    expect(migrationRows(db).map((r) => r.version)).toEqual([1]);
+    expect(schemaVersion(db)).toBe(1);
+    expect(db.query("SELECT x FROM good").all()).toEqual([{ x: 1 }]);
+  });
+
+  test("a syntax error is rolled back and not recorded", () => {
+    const { db } = freshDb();
+    expect(() => migrate(db, [{ version: 1, name: "001_syntax", sql: "CREATE TABLE ok (x INTEGER); CREAT TABLE nope (x);" }])).toThrow();
+    expect(tables(db)).not.toContain("ok");
+    expect(migrationRows(db)).toEqual([]);
+    expect(schemaVersion(db)).toBe(0);
+  });
+
+  test("leaves no transaction open, and a fixed migration applies afterwards", () => {
+    const { db } = freshDb();
+    expect(() => migrate(db, [good, bad])).toThrow();
+    expect(db.inTransaction).toBe(false);
+    const fixed: Migration = { ...bad, sql: "CREATE TABLE half_done (x INTEGER); INSERT INTO half_done VALUES (1);" };
+    expect(migrate(db, [good, fixed, later]).applied).toEqual(["002_bad", "003_later"]);
+    expect(migrationRows(db).map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(db.query("SELECT COUNT(*) AS n FROM half_done").get()).toEqual({ n: 1 });
+  });
+
+  test("a failing first real migration on top of the shipped ones leaves the shipped schema intact", () => {
+    const { db } = freshDb();
+    migrate(db);
+    const before = schemaSnapshot(db);
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    const broken: Migration = {
+      version: known + 1,
+      name: "next_broken",
+      sql: "ALTER TABLE memories ADD COLUMN extra TEXT; SELECT * FROM missing_table;",
+    };
+    expect(() => migrate(db, [...MIGRATIONS, broken])).toThrow();
+    expect(schemaSnapshot(db)).toBe(before);
+    expect(schemaVersion(db)).toBe(known);
+  });
+});
