@@ -28,7 +28,7 @@ CREATE TABLE memories (
 );
 CREATE INDEX idx_memories_agent_created ON memories(agent_id, created_at DESC, seq DESC) WHERE deleted_at IS NULL;
 CREATE INDEX idx_memories_dedupe ON memories(agent_id, content_key) WHERE deleted_at IS NULL;
-CREATE INDEX idx_memories_session ON memories(session_key) WHERE session_key IS NOT NULL;
+CREATE INDEX idx_memories_session ON memories(session_key, created_at, seq) WHERE session_key IS NOT NULL;
 
 -- Tags as an exact-match set, one row per (memory, tag), so an all-of filter never matches substrings.
 CREATE TABLE memory_tags (

@@ -10,382 +10,61 @@
 //        --binary, --json, --keep (keep the temp data dir for inspection; the daemon is still stopped).
 // Progress goes to stderr; the results table (markdown) or JSON goes to stdout.
 // Percentiles are nearest-rank over every request of a phase; times come from performance.now().
-import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+//
+// The daemon lifecycle, statistics, /proc readings, the request pool and the content generator live
+// in scripts/lib/, shared with bench-locomo.ts and bench-recall.ts.
+import { cpus } from "node:os";
 import { join } from "node:path";
-import { normalizeContent } from "../src/core/memory/normalize";
+import { parseFlags } from "./lib/args";
+import { makeGenerator, mulberry32, PROJECTS, TAG_POOL, TYPES } from "./lib/content";
+import { agentYaml, cleanupAll, installCleanup, makeTempDir, ROOT, spawnDaemon, type BenchDaemon } from "./lib/daemon";
+import { int, kbMib, mib, ms, verdict } from "./lib/format";
+import { GET_HEADERS, HEADERS } from "./lib/http";
+import { runPool } from "./lib/pool";
+import { fileSize, procCpuMs, procStatusKb } from "./lib/proc";
+import { stats, type LatencyStats } from "./lib/stats";
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-interface Options {
-  count: number;
-  clients: number;
-  gets: number;
-  lists: number;
-  seed: number;
-  binary: boolean;
-  json: boolean;
-  keep: boolean;
-}
-
-function usage(message?: string): never {
-  if (message) process.stderr.write(`bench-api: ${message}\n`);
-  process.stderr.write(
-    "usage: bun scripts/bench-api.ts [--count N] [--clients N] [--gets N] [--lists N] [--seed N] [--binary] [--json] [--keep]\n",
-  );
-  process.exit(2);
-}
-
-function parseArgs(argv: string[]): Options {
-  const opts: Options = { count: 100_000, clients: 8, gets: 2000, lists: 500, seed: 1, binary: false, json: false, keep: false };
-  const intFlags = { "--count": "count", "--clients": "clients", "--gets": "gets", "--lists": "lists", "--seed": "seed" } as const;
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    const [flag, inline] = raw.includes("=") ? [raw.slice(0, raw.indexOf("=")), raw.slice(raw.indexOf("=") + 1)] : [raw, undefined];
-    if (flag === "--binary") opts.binary = true;
-    else if (flag === "--json") opts.json = true;
-    else if (flag === "--keep") opts.keep = true;
-    else if (flag === "--help" || flag === "-h") usage();
-    else if (flag in intFlags) {
-      const value = inline ?? argv[++i];
-      if (value === undefined || !/^\d+$/.test(value.replace(/_/g, ""))) usage(`${flag} needs a whole number`);
-      const n = Number(value.replace(/_/g, ""));
-      const key = intFlags[flag as keyof typeof intFlags];
-      if (key !== "seed" && n < 1) usage(`${flag} must be at least 1`);
-      opts[key] = n;
-    } else usage(`unknown argument ${raw}`);
-  }
-  return opts;
-}
-
-const opts = parseArgs(process.argv.slice(2));
-const root = join(import.meta.dir, "..");
+const USAGE = "usage: bun scripts/bench-api.ts [--count N] [--clients N] [--gets N] [--lists N] [--seed N] [--binary] [--json] [--keep]";
+const opts = parseFlags(
+  process.argv.slice(2),
+  {
+    count: { kind: "int", min: 1 },
+    clients: { kind: "int", min: 1 },
+    gets: { kind: "int", min: 1 },
+    lists: { kind: "int", min: 1 },
+    seed: { kind: "int" },
+    binary: { kind: "bool" },
+    json: { kind: "bool" },
+    keep: { kind: "bool" },
+  },
+  { count: 100_000, clients: 8, gets: 2000, lists: 500, seed: 1, binary: false, json: false, keep: false },
+  { script: "bench-api", line: USAGE },
+);
+const root = ROOT;
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
-// Daemon lifecycle, with cleanup on every way out (normal end, error, Ctrl-C, SIGTERM).
+// Daemon lifecycle (scripts/lib/daemon.ts): cleanup on every way out (normal end, error, Ctrl-C, SIGTERM).
 
+installCleanup(progress);
 let dataDir: string | undefined;
-let daemon: Subprocess | undefined;
-let cleaned = false;
+let daemon: BenchDaemon | undefined;
 
-function killDaemonSync(): void {
-  if (daemon && daemon.exitCode === null && daemon.signalCode === null) {
-    try {
-      daemon.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
-
-function removeDataDir(): void {
-  if (dataDir && !opts.keep) {
-    try {
-      rmSync(dataDir, { recursive: true, force: true });
-    } catch {
-      // best effort
-    }
-  }
-}
-
-/** Graceful stop (SIGTERM, then SIGKILL after 10 s), then the temp dir goes. Idempotent. */
-async function cleanup(): Promise<void> {
-  if (cleaned) return;
-  cleaned = true;
-  if (daemon && daemon.exitCode === null && daemon.signalCode === null) {
-    daemon.kill("SIGTERM");
-    const stopped = await Promise.race([daemon.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
-    if (!stopped) {
-      killDaemonSync();
-      await daemon.exited;
-    }
-  }
-  removeDataDir();
-  if (opts.keep && dataDir) progress(`kept data dir ${dataDir}`);
-}
-
-// Last resort: `exit` handlers must be synchronous.
-process.on("exit", () => {
-  killDaemonSync();
-  if (!cleaned) removeDataDir();
-});
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    progress(`${signal}: stopping the daemon and removing ${dataDir ?? "the temp dir"}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = server.port!;
-  await server.stop(true);
-  return port;
+async function startDaemon(): Promise<{ baseUrl: string; pid: number; startMs: number; command: string[] }> {
+  dataDir = makeTempDir("signet-bench-", opts.keep);
+  daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml("none"), binary: opts.binary });
+  return { baseUrl: daemon.baseUrl, pid: daemon.pid, startMs: daemon.startMs, command: daemon.command };
 }
 
 function daemonLogTail(lines = 20): string {
-  if (!dataDir) return "";
-  const path = join(dataDir, "daemon-stderr.log");
-  if (!existsSync(path)) return "";
-  return readFileSync(path, "utf8").trim().split("\n").slice(-lines).join("\n");
-}
-
-async function startDaemon(): Promise<{ baseUrl: string; pid: number; startMs: number; command: string[] }> {
-  dataDir = mkdtempSync(join(tmpdir(), "signet-bench-"));
-  writeFileSync(join(dataDir, "agent.yaml"), "embedding:\n  provider: none\n");
-  const port = await freePort();
-  let command: string[];
-  if (opts.binary) {
-    const bin = join(root, "dist", "signet");
-    if (!existsSync(bin)) throw new Error(`--binary: ${bin} does not exist; build it with \`bun run build\``);
-    command = [bin, "daemon", "run", "--port", String(port)];
-  } else {
-    command = [process.execPath, join(root, "src", "main.ts"), "daemon", "run", "--port", String(port)];
-  }
-  // A clean environment: nothing of the operator's Signet setup leaks into the benchmark daemon.
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SIGNET_")) env[k] = v;
-  Object.assign(env, { SIGNET_PATH: dataDir, HOME: dataDir });
-  const logFile = Bun.file(join(dataDir, "daemon-stderr.log"));
-  const started = performance.now();
-  daemon = Bun.spawn(command, { cwd: root, env, stdin: "ignore", stdout: "ignore", stderr: logFile });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (daemon.exitCode !== null || daemon.signalCode !== null) {
-      throw new Error(`the daemon exited (${daemon.exitCode ?? daemon.signalCode}) before answering /health:\n${daemonLogTail()}`);
-    }
-    try {
-      const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) {
-        const body = (await res.json()) as { pid: number; status: string };
-        if (body.pid !== daemon.pid) progress(`note: /health reports pid ${body.pid}, spawned pid ${daemon.pid}`);
-        return { baseUrl, pid: daemon.pid, startMs: performance.now() - started, command };
-      }
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(50);
-  }
-  throw new Error(`the daemon did not answer /health within 30 s:\n${daemonLogTail()}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Measurements
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1]!;
-}
-
-interface LatencyStats {
-  n: number;
-  errors: number;
-  wallMs: number;
-  perSec: number;
-  meanMs: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-function stats(latencies: Float64Array | number[], wallMs: number, errors: number): LatencyStats {
-  const sorted = Float64Array.from(latencies).sort();
-  let sum = 0;
-  for (const v of sorted) sum += v;
-  return {
-    n: sorted.length,
-    errors,
-    wallMs,
-    perSec: sorted.length / (wallMs / 1000),
-    meanMs: sorted.length ? sum / sorted.length : NaN,
-    p50Ms: percentile(sorted, 50),
-    p90Ms: percentile(sorted, 90),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
-  };
-}
-
-function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, "utf8");
-    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(text);
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The daemon's CPU time so far (user, system) in ms, from /proc/<pid>/stat; null off Linux. */
-function procCpuMs(pid: number): { userMs: number; sysMs: number } | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    const tick = 1000 / 100; // USER_HZ is 100 on Linux
-    return { userMs: Number(fields[11]) * tick, sysMs: Number(fields[12]) * tick };
-  } catch {
-    return null;
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Runs `total` jobs over `clients` workers, each with one request in flight; returns per-job latency. */
-async function runPool(
-  total: number,
-  clients: number,
-  job: (i: number) => Promise<boolean>,
-  onProgress?: (done: number) => void,
-): Promise<{ latencies: Float64Array; wallMs: number; errors: number }> {
-  const latencies = new Float64Array(total);
-  let next = 0;
-  let done = 0;
-  let errors = 0;
-  const started = performance.now();
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= total) return;
-      const t0 = performance.now();
-      const ok = await job(i);
-      latencies[i] = performance.now() - t0;
-      if (!ok) errors++;
-      done++;
-      onProgress?.(done);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(clients, total) }, worker));
-  return { latencies, wallMs: performance.now() - started, errors };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Realistic, distinct memory content (deterministic for a given --seed)
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const W = {
-  subject: [
-    "the build", "the test suite", "the auth middleware", "the migration runner", "the session cache", "the CLI parser",
-    "the HTTP client", "the retry loop", "the embedding worker", "the release script", "the config loader", "the logger",
-    "the websocket handler", "the job queue", "the rate limiter", "the search index", "the payment webhook", "the CI pipeline",
-    "the docker image", "the linter", "the dashboard", "the sqlite pool", "the feature flag service", "the upload handler",
-    "the cron scheduler", "the metrics exporter", "the GraphQL resolver", "the token refresher", "the backup job", "the router",
-  ],
-  verb: [
-    "breaks", "times out", "leaks memory", "hangs", "retries forever", "drops requests", "returns stale data", "double-counts",
-    "crashes", "slows down", "skips validation", "logs secrets", "deadlocks", "loses the cursor", "rejects valid input",
-    "ignores the timeout", "swallows errors", "misreads the header", "truncates output", "races with shutdown",
-  ],
-  condition: [
-    "when the payload exceeds 1 MiB", "under load from 8 clients", "after a daemon restart", "on macOS only", "with an empty config",
-    "if the clock skews", "when the disk is full", "behind the corporate proxy", "on the first run after install",
-    "when two agents write at once", "with unicode file names", "after the token expires", "with IPv6 localhost",
-    "when WAL checkpoints run", "during a schema migration", "on arm64 runners", "when the network flaps", "with a cold cache",
-  ],
-  fix: [
-    "pin the version", "add a busy timeout", "batch the inserts", "close the handle in finally", "use a prepared statement",
-    "raise the limit", "retry with backoff", "move it behind a feature flag", "check the exit code", "normalize the path first",
-    "stream the body instead", "cache the parsed config", "set keep-alive", "wrap it in a transaction", "validate with zod first",
-    "read the pid file before signalling", "escape the shell argument", "fall back to polling", "index the column", "debounce it",
-  ],
-  pref: [
-    "prefers tabs over spaces", "wants small focused commits", "uses bun instead of npm", "likes early returns", "avoids default exports",
-    "asks for tests before merging", "writes commit messages in the imperative", "prefers explicit types on exports",
-    "keeps functions under 40 lines", "reviews PRs in the morning", "wants errors a person can act on", "dislikes magic numbers",
-    "prefers sqlite for local state", "runs the linter before pushing", "wants the README updated with every flag",
-  ],
-  person: ["Alice", "Bob", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Juno", "Kai", "Lena", "Mateo", "Noor", "Olu"],
-  dir: ["src", "lib", "app", "pkg", "cmd", "internal", "server", "client", "core", "scripts", "test"],
-  file: [
-    "auth", "config", "daemon", "store", "router", "queue", "index", "cache", "parse", "main", "worker", "http", "db",
-    "session", "hooks", "schema", "errors", "retry", "limits", "upload",
-  ],
-  ext: ["ts", "tsx", "go", "rs", "py", "sql", "sh", "yaml"],
-  tool: ["bun", "vitest", "eslint", "tsc", "docker", "sqlite3", "git", "curl", "jq", "ripgrep", "prettier", "cargo", "pytest"],
-  adj: ["flaky", "slow", "brittle", "noisy", "fragile", "surprising", "undocumented", "legacy", "duplicated", "unbounded"],
-};
-const TYPES = ["fact", "fact", "fact", "decision", "preference", "learning", "issue", "rule", "event", "note"] as const;
-const PROJECTS = ["signet", "webapp", "billing-service", "infra", "mobile-app"] as const;
-const TAG_POOL = [
-  "bug", "perf", "ci", "testing", "auth", "db", "sqlite", "api", "cli", "config", "deploy", "docs", "security",
-  "refactor", "ux", "release", "flaky", "infra", "memory", "network",
-];
-
-function makeGenerator(seed: number) {
-  const rnd = mulberry32(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const path = () => `${pick(W.dir)}/${pick(W.file)}${rnd() < 0.4 ? `-${pick(W.file)}` : ""}.${pick(W.ext)}`;
-  const num = () => Math.floor(rnd() * 9000) + 100;
-  const templates: (() => string)[] = [
-    () => `${cap(pick(W.subject))} ${pick(W.verb)} ${pick(W.condition)}; ${pick(W.fix)} in ${path()} (line ${num()}).`,
-    () => `${pick(W.person)} ${pick(W.pref)} and ${pick(W.pref)}, especially in ${path()}.`,
-    () => `Decided to ${pick(W.fix)} for ${pick(W.subject)} after it ${pick(W.verb)} ${pick(W.condition)}.`,
-    () => `Run \`${pick(W.tool)} ${pick(W.file)}\` before touching ${path()}: ${pick(W.subject)} is ${pick(W.adj)} and ${pick(W.verb)} ${pick(W.condition)}.`,
-    () => `Issue #${num()}: ${pick(W.subject)} ${pick(W.verb)} ${pick(W.condition)}. Workaround: ${pick(W.fix)}, then ${pick(W.fix)}.`,
-    () => `Learned that ${pick(W.subject)} in ${path()} is ${pick(W.adj)}; ${pick(W.person)} suggests we ${pick(W.fix)}.`,
-    () => `Rule: never let ${pick(W.subject)} run ${pick(W.condition)} without a test; ${pick(W.fix)} and ${pick(W.fix)}.`,
-    () => `Release ${1 + Math.floor(rnd() * 4)}.${Math.floor(rnd() * 30)}.${Math.floor(rnd() * 20)} shipped; ${pick(W.subject)} still ${pick(W.verb)} ${pick(W.condition)} per ${pick(W.person)}.`,
-  ];
-  // Every content is distinct after the daemon's own normalization, so dedupe never answers.
-  const seen = new Set<string>();
-  const sentence = (): string => {
-    let content = pick(templates)();
-    // Short ones get a second clause, long ones are cut at a word boundary: 60-200 characters.
-    while (content.length < 60) content += ` Also ${pick(W.subject)} ${pick(W.verb)} ${pick(W.condition)}.`;
-    if (content.length > 200) content = `${content.slice(0, 199).replace(/\s+\S*$/, "")}.`;
-    return content;
-  };
-  return (): string => {
-    let content = sentence();
-    while (seen.has(normalizeContent(content))) content = sentence();
-    seen.add(normalizeContent(content));
-    const tags: string[] = [];
-    const nTags = Math.floor(rnd() * 4); // 0-3 tags
-    while (tags.length < nTags) {
-      const t = pick(TAG_POOL);
-      if (!tags.includes(t)) tags.push(t);
-    }
-    const body: Record<string, unknown> = {
-      content,
-      type: pick(TYPES),
-      importance: Math.round(rnd() * 100) / 100,
-      tags,
-    };
-    if (rnd() < 0.8) body.project = pick(PROJECTS);
-    return JSON.stringify(body);
-  };
-}
-
-function cap(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
+  return daemon?.logTail(lines) ?? "";
 }
 
 // ---------------------------------------------------------------------------------------------
 // The benchmark
-
-const HEADERS = { "content-type": "application/json", accept: "application/json", "x-signet-actor": "bench", "x-signet-actor-type": "script" };
-const GET_HEADERS = { accept: "application/json", "x-signet-actor": "bench" };
 
 interface Results {
   config: {
@@ -609,12 +288,6 @@ async function bench(): Promise<Results> {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)} ms` : "n/a");
-const int = (v: number) => Math.round(v).toLocaleString("en-US");
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-const kbMib = (kb: number | null) => (kb === null ? "n/a" : `${(kb / 1024).toFixed(1)} MiB`);
-const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
-
 function table(r: Results): string {
   const c = r.config;
   const rows: string[][] = [
@@ -651,7 +324,7 @@ function table(r: Results): string {
 let exitCode = 0;
 try {
   const results = await bench();
-  await cleanup();
+  await cleanupAll();
   process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : `${table(results)}\n`);
   if (results.remember.errors > 0 || results.getSequential.errors > 0 || results.getConcurrent.errors > 0 || results.list.errors > 0) {
     progress("some requests failed; see the error counts above");
@@ -663,6 +336,6 @@ try {
   if (tail) progress(`daemon log tail:\n${tail}`);
   exitCode = 1;
 } finally {
-  await cleanup();
+  await cleanupAll();
 }
 process.exit(exitCode);

@@ -11,6 +11,7 @@ export const root = defineCommand({
   subCommands: {
     daemon: () => import("./daemon").then((m) => m.default),
     remember: () => memory().then((m) => m.remember),
+    recall: () => import("./recall").then((m) => m.default),
     get: () => memory().then((m) => m.get),
     list: () => memory().then((m) => m.list),
     modify: () => memory().then((m) => m.modify),

@@ -12,20 +12,8 @@ import {
 } from "../contracts/memory";
 import { parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { UsageError } from "./errors";
+import { defined, filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
-
-function num(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${flag} ${JSON.stringify(value)} is not a number`);
-  return n;
-}
-
-/** Drops undefined keys so `.strict()` schemas and the daemon see only what was given. */
-function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
 
 async function readContent(value: string): Promise<string> {
   if (value !== "-") return value;
@@ -122,26 +110,16 @@ export const list = defineCommand({
   args: {
     limit: { type: "string", description: "How many (default 100, max 1000)" },
     offset: { type: "string", description: "Skip this many" },
-    type: { type: "string", description: "Only this type" },
-    tags: { type: "string", description: "Only memories carrying all these comma-separated tags" },
-    project: { type: "string", description: "Only this project" },
-    who: { type: "string", description: "Only this author" },
-    since: { type: "string", description: "Created at or after this ISO time" },
-    until: { type: "string", description: "Created at or before this ISO time" },
-    pinned: { type: "boolean", description: "Only pinned (--pinned) or only unpinned (--no-pinned)" },
+    ...filterArgs,
     ...clientArgs,
   },
   async run({ args }) {
+    const filters = filterFields(args);
     const query = defined({
       limit: args.limit,
       offset: args.offset,
-      type: args.type,
-      tags: args.tags,
-      project: args.project,
-      who: args.who,
-      since: args.since,
-      until: args.until,
-      pinned: args.pinned === undefined ? undefined : String(args.pinned),
+      ...filters,
+      pinned: filters.pinned === undefined ? undefined : String(filters.pinned),
     });
     parseInput(ListQuerySchema, query, "list filter");
     const result = await clientFor(configFromFlags(args)).memory.list(query);

@@ -9,6 +9,7 @@ import type {
   MemoryWithHistory,
   RememberResponse,
 } from "../contracts/memory";
+import type { RecallResponse } from "../contracts/recall";
 import type { ErrorCode } from "../core/errors";
 import type { HealthResponse } from "../server/routes/health";
 
@@ -147,5 +148,6 @@ export class SignetClient {
     forget: (id: string, body: unknown) => this.request<Memory>("DELETE", `/api/memory/${encodeURIComponent(id)}`, { body }),
     recover: (id: string, body: unknown) =>
       this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
+    recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
   };
 }

@@ -1,5 +1,6 @@
 // Every migration, embedded in the binary. Append new files here in order; never edit a shipped one.
 import m001 from "../../migrations/001_init.sql" with { type: "text" };
+import m002 from "../../migrations/002_recall.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -7,4 +8,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: Migration[] = [{ version: 1, name: "001_init", sql: m001 }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: "001_init", sql: m001 },
+  { version: 2, name: "002_recall", sql: m002 },
+];

@@ -6,6 +6,7 @@ import type { DaemonContext } from "./context";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { healthRoutes } from "./routes/health";
 import { memoryRoutes } from "./routes/memory";
+import { recallRoutes } from "./routes/recall";
 
 export function createApp(ctx: DaemonContext) {
   const limit = ctx.config.daemon.maxBodyBytes;
@@ -28,5 +29,6 @@ export function createApp(ctx: DaemonContext) {
       })
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))
+      .use(recallRoutes(ctx))
   );
 }

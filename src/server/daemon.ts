@@ -1,7 +1,11 @@
 // Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
 import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
+import { createEmbedder } from "../core/embed/factory";
+import { EmbeddingWorker } from "../core/embed/worker";
 import { MemoryService } from "../core/memory/service";
+import { AccessLog } from "../core/recall/access-log";
+import { RecallService } from "../core/recall/service";
 import { migrate } from "../db/migrate";
 import { databasePath, openDatabase } from "../db/open";
 import { VERSION } from "../version";
@@ -51,10 +55,15 @@ export function startDaemon(config: Config): RunningDaemon {
     db = openDatabase(databasePath(config.dataDir));
     const { applied } = migrate(db);
     if (applied.length > 0) log("info", `applied migrations: ${applied.join(", ")}`);
+    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+    const memory = new MemoryService(db, { sharedAgents: sharedAgents(config), onChange: (c) => embeddings.onChange(c) });
+    const accessLog = new AccessLog(db);
     const context: DaemonContext = {
       config,
       db,
-      memory: new MemoryService(db, { sharedAgents: sharedAgents(config) }),
+      memory,
+      recall: new RecallService(db, memory, embeddings, accessLog),
+      embeddings,
       startedAt: Date.now(),
       port: config.daemon.port,
     };
@@ -82,6 +91,7 @@ export function startDaemon(config: Config): RunningDaemon {
     context.port = port;
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
+    embeddings.start();
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
     let stopping: Promise<void> | undefined;
     const openDb = db;
@@ -92,6 +102,8 @@ export function startDaemon(config: Config): RunningDaemon {
       stop() {
         stopping ??= (async () => {
           await server.stop();
+          await embeddings.stop();
+          accessLog.flush();
           openDb.close();
           lock.release();
         })();

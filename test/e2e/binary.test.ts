@@ -5,13 +5,17 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { isRunning, json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 
 const BIN = requireBinary();
 const started: Sandbox[] = [];
 
-async function newSandbox(): Promise<Sandbox> {
-  const s = await sandbox();
+/** Keyword-only daemons: these tests are about the process, not the embedding model. */
+const KEYWORD_ONLY = "embedding:\n  provider: none\n";
+
+/** `null`: no agent.yaml and no data directory until the binary makes one. */
+async function newSandbox(yaml: string | null = KEYWORD_ONLY): Promise<Sandbox> {
+  const s = await sandbox(yaml ?? undefined);
   started.push(s);
   return s;
 }
@@ -32,7 +36,7 @@ describe("modes by invoked name", () => {
   let dir: string;
   let s: Sandbox;
   beforeAll(async () => {
-    s = await newSandbox();
+    s = await newSandbox(null);
     // A directory far from the repo, with no node_modules anywhere near it.
     dir = mkdtempSync(join(tmpdir(), "signet-modes-"));
   });
@@ -113,7 +117,7 @@ describe("daemon lifecycle", () => {
     expect(json(stop)).toEqual({ stopped: true, pid: info.pid });
     st = await run(["daemon", "status"], { env: s.env });
     expect(st.code).toBe(1);
-    expect(() => process.kill(info.pid, 0)).toThrow();
+    expect(isRunning(info.pid)).toBe(false);
 
     const logs = await run(["daemon", "logs"], { env: s.env });
     expect(logs.stdout).toContain("listening on");
@@ -153,6 +157,30 @@ describe("daemon lifecycle", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("not running");
     expect(r.stdout).toContain("logs");
+  });
+});
+
+describe("the builtin embedding model in the compiled binary", () => {
+  test("offline vectors: a query finds a memory it shares no word with", async () => {
+    const s = await newSandbox(null);
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+    try {
+      for (const content of ["The kitten is asleep on the sofa", "Quarterly tax filing is due in April", "The build uses Bun"]) {
+        expect((await run(["remember", content], { env: s.env })).code).toBe(0);
+      }
+      let health: any;
+      for (let i = 0; i < 200; i++) {
+        health = await (await fetch(`http://127.0.0.1:${s.port}/health`)).json();
+        if (health.embedding.ok && health.embedding.pending === 0) break;
+        await Bun.sleep(50);
+      }
+      expect(health.embedding).toEqual({ provider: "builtin", model: "use-lite-512", ok: true, pending: 0 });
+      const r = json(await run(["recall", "a young cat"], { env: s.env }));
+      expect(r.meta).toMatchObject({ method: "vector", embedding: "ok" });
+      expect(r.results[0]).toMatchObject({ content: "The kitten is asleep on the sofa", matchedBy: "vector" });
+    } finally {
+      await run(["daemon", "stop"], { env: s.env });
+    }
   });
 });
 

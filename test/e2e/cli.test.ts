@@ -6,7 +6,7 @@ let s: Sandbox;
 const cli = (args: string[], stdin?: string) => run(args, { env: s.env, stdin });
 
 beforeAll(async () => {
-  s = await sandbox();
+  s = await sandbox("embedding:\n  provider: none\n");
   const start = await cli(["daemon", "start"]);
   if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
 });
@@ -74,6 +74,20 @@ describe("signet memory commands", () => {
     expect(hist.history.map((h: { action: string }) => h.action)).toEqual(["create", "modify", "forget", "recover"]);
     expect(hist.history[1]).toMatchObject({ reason: "be precise", content: "The build uses Bun 1.4" });
     expect(hist.history[0].content).toBe("The build uses Bun.");
+  });
+
+  test("recall with filters, as JSON and as a brief", async () => {
+    const hit = json(await cli(["remember", "The staging database runs Postgres 16", "--project", "/srv/api", "--tags", "db"]));
+    json(await cli(["remember", "The staging cache runs Redis", "--project", "/srv/other"]));
+    const r = json(await cli(["recall", "which database does staging use?", "--project", "/srv/api", "--tags", "db"]));
+    expect(r.results.map((x: { id: string }) => x.id)).toEqual([hit.id]);
+    expect(r.meta).toMatchObject({ method: "keyword", embedding: "disabled" });
+    const brief = await cli(["recall", "staging database", "--pretty", "--limit", "1"]);
+    expect(brief.stdout).toContain("Postgres 16");
+    expect(brief.stdout).toContain("keyword-only");
+    const none = await cli(["recall", "zzzqqq", "--pretty"]);
+    expect(none.stdout).toContain("try a broader query");
+    expect((await cli(["recall", "x", "--limit", "0"])).code).toBe(2);
   });
 
   test("content from stdin with -", async () => {

@@ -1,5 +1,5 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -24,12 +24,19 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-/** A fresh SIGNET_PATH and HOME, and a free port, so nothing touches the real ~/.agents. */
-export async function sandbox(): Promise<Sandbox> {
+/**
+ * A fresh SIGNET_PATH and HOME, and a free port, so nothing touches the real ~/.agents. The data
+ * directory is created only when `yaml` is given (written to agent.yaml).
+ */
+export async function sandbox(yaml?: string): Promise<Sandbox> {
   const root = mkdtempSync(join(tmpdir(), "signet-e2e-"));
   const port = await freePort();
   const dataDir = join(root, "agents");
   const home = join(root, "home");
+  if (yaml !== undefined) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, "agent.yaml"), yaml);
+  }
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
@@ -69,5 +76,15 @@ export function json<T = any>(r: RunResult): T {
     return JSON.parse(r.stdout) as T;
   } catch {
     throw new Error(`expected JSON on stdout (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
+
+/** True while `pid` runs; an exited process that init has not reaped yet (a zombie) counts as gone. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
   }
 }

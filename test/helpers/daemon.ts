@@ -21,9 +21,12 @@ export function tempDir(prefix = "signet-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** `yaml` is written to agent.yaml; without an `embedding:` section the provider is `none`. */
 export async function startTestDaemon(options: { yaml?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
   const dataDir = tempDir();
-  if (options.yaml) writeFileSync(join(dataDir, "agent.yaml"), options.yaml);
+  // Keyword-only unless a test asks for an embedding provider: loading the builtin model is slow.
+  const yaml = options.yaml ?? "";
+  writeFileSync(join(dataDir, "agent.yaml"), /^embedding:/m.test(yaml) ? yaml : `${yaml}\nembedding:\n  provider: none\n`);
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, ...options.env } });
   // Port 0: the OS picks a free port; the daemon reports the real one.
   const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });

@@ -2,6 +2,7 @@
 // oversized bodies (declared and streamed), wrong types, unknown fields, odd whole bodies, huge
 // numbers, unicode, weird ids, unknown routes and methods, raw socket garbage, and a seeded fuzz loop.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mulberry32 } from "../../scripts/lib/content";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 
 interface Res {
@@ -692,16 +693,6 @@ describe("raw HTTP on the socket", () => {
 });
 
 describe("seeded fuzz", () => {
-  function mulberry32(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
 
   test("300 random malformed requests: no 5xx, error bodies always {error, code}; the daemon still works", async () => {
     const rnd = mulberry32(0x5151_6e7);

@@ -39,7 +39,8 @@ function cjkBigrams(run: string): string[] {
 export function indexTerms(text: string): string {
   const out: string[] = [];
   for (const word of text.match(WORD) ?? []) out.push(...identifierParts(word));
-  for (const run of text.match(CJK) ?? []) out.push(...cjkBigrams(run));
+  // Single characters too, so a one-character query ("猫") still finds the text.
+  for (const run of text.match(CJK) ?? []) out.push(...cjkBigrams(run), ...(run.length > 1 ? [...run] : []));
   return out.join(" ");
 }
 

@@ -23,7 +23,7 @@ export function healthRoutes(ctx: DaemonContext) {
     } catch {
       memories = null;
     }
-    const { provider, model } = ctx.config.embedding;
+    const { error: _error, ...embedding } = ctx.embeddings.status();
     return {
       status: memories === null ? "degraded" : "ok",
       version: VERSION,
@@ -32,8 +32,7 @@ export function healthRoutes(ctx: DaemonContext) {
       port: ctx.port,
       dataDir: ctx.config.dataDir,
       db: { ok: memories !== null, memories },
-      // No embedder runs yet: vectors come with the recall work, so nothing is "ok" or pending here.
-      embedding: { provider, model: model ?? null, ok: false, pending: 0 },
+      embedding,
     };
   });
 }

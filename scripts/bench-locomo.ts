@@ -1,0 +1,630 @@
+// LoCoMo retrieval benchmark: loads the LoCoMo conversations into a real daemon through its HTTP API,
+// asks every question of categories 1-4 and scores the returned memories against the gold evidence.
+//
+//   bun scripts/bench-locomo.ts                         builtin embeddings (the default provider)
+//   bun scripts/bench-locomo.ts --provider none         keyword only (compare with the BM25 floor)
+//   bun scripts/bench-locomo.ts --limit-queries 200     a quick run on an evenly spaced sample
+//   bun scripts/bench-locomo.ts --json                  machine-readable results on stdout
+//
+// Flags: --provider builtin|none|ollama|openai (builtin), --data DIR (../shared/bench/locomo from the
+//        repo), --limit-queries N (all), --clients N (8 concurrent writers), --drain-timeout S (180:
+//        fail when the embedding backlog has not shrunk for this long), --no-ablations, --binary,
+//        --json, --keep.
+//
+// How it runs:
+//   1. A daemon (separate process, temp SIGNET_PATH/HOME, agent.yaml `embedding: provider: X`).
+//      Every dialog turn becomes one memory over POST /api/memory/remember: project = conversation,
+//      createdAt = session time, sessionKey = "<conv>:session-<n>", who = speaker. Eight writers run
+//      at once; each takes a whole session and writes its turns in order, so the daemon's
+//      "previous/next in session" neighbours (same createdAt, then insertion order) follow the dialog.
+//   2. Wait until GET /health shows the provider loaded and embedding.pending == 0.
+//   3. A snapshot of the database (VACUUM INTO) is taken before any question is asked, because recall
+//      bumps access counts, which feed the ranking.
+//   4. "fused": every question over POST /api/memory/recall {query, project: conv, limit: 10}, one at
+//      a time. "fused+context" scores the same answers with their `supporting` rows added.
+//   5. The daemon is stopped; "keyword" and "vector" run RecallService in this process with
+//      legs: "keyword" / "vector", each on a fresh copy of the snapshot, wired as src/server/daemon.ts
+//      wires it (openDatabase + migrate, MemoryService, EmbeddingWorker over createEmbedder(config
+//      .embedding) started and drained with its vectors loaded, AccessLog). A "fused (in-process)"
+//      run (legs: "both") checks that the in-process wiring reproduces the HTTP numbers.
+//
+// Scoring: a memory id returned by recall maps back to the dataset id(s) it was stored for (two
+// identical turns in one conversation are deduplicated into one memory, which then stands for both).
+// R@k = the fraction of a question's evidence ids found in the top k, averaged over questions;
+// MRR = 1 / rank of the first result that is evidence (0 when none is in the top 10).
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config/load";
+import { RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
+import { createEmbedder } from "../src/core/embed/factory";
+import { EmbeddingWorker } from "../src/core/embed/worker";
+import { MemoryService, type Caller } from "../src/core/memory/service";
+import { AccessLog } from "../src/core/recall/access-log";
+import { RecallService, type RecallServiceOptions } from "../src/core/recall/service";
+import { migrate } from "../src/db/migrate";
+import { databasePath, openDatabase } from "../src/db/open";
+import { parseFlags } from "./lib/args";
+import { agentYaml, cleanupAll, installCleanup, makeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
+import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
+import { postJson, waitForEmbeddings } from "./lib/http";
+import { runPool } from "./lib/pool";
+import { procStatusKb, rssPeakSampler } from "./lib/proc";
+import { stats, type LatencyStats } from "./lib/stats";
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+const USAGE =
+  "usage: bun scripts/bench-locomo.ts [--provider builtin|none|ollama|openai] [--data DIR] [--limit-queries N] [--clients N] " +
+  "[--drain-timeout S] [--no-ablations] [--binary] [--json] [--keep]";
+const opts = parseFlags(
+  process.argv.slice(2),
+  {
+    provider: { kind: "string", choices: ["builtin", "none", "ollama", "openai"] },
+    data: { kind: "string" },
+    "limit-queries": { kind: "int", min: 1 },
+    clients: { kind: "int", min: 1 },
+    "drain-timeout": { kind: "int", min: 1 },
+    "no-ablations": { kind: "bool" },
+    binary: { kind: "bool" },
+    json: { kind: "bool" },
+    keep: { kind: "bool" },
+  },
+  {
+    provider: "builtin",
+    data: join(import.meta.dir, "../../shared/bench/locomo"),
+    "limit-queries": 0,
+    clients: 8,
+    "drain-timeout": 180,
+    "no-ablations": false,
+    binary: false,
+    json: false,
+    keep: false,
+  },
+  { script: "bench-locomo", line: USAGE },
+);
+const progress = (line: string) => process.stderr.write(`[locomo] ${line}\n`);
+installCleanup(progress);
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+interface Turn {
+  id: string;
+  conv: string;
+  dia_id: string;
+  session: number;
+  turn: number;
+  speaker: string;
+  content: string;
+  session_date: string;
+  session_ts: string;
+}
+
+interface Question {
+  id: string;
+  conv: string;
+  question: string;
+  answer: unknown;
+  evidence_ids: string[];
+  category: number;
+  category_name: string;
+}
+
+const CATEGORIES = [
+  { id: 1, name: "multi-hop" },
+  { id: 2, name: "temporal" },
+  { id: 3, name: "open-domain" },
+  { id: 4, name: "single-hop" },
+] as const;
+
+/** The keyword-only floor of bench/README.md (plain BM25, one index per conversation). */
+const FLOOR: Record<string, { n: number; r5: number; r10: number; mrr: number }> = {
+  "multi-hop": { n: 282, r5: 0.18, r10: 0.28, mrr: 0.27 },
+  temporal: { n: 321, r5: 0.614, r10: 0.664, mrr: 0.505 },
+  "open-domain": { n: 92, r5: 0.227, r10: 0.263, mrr: 0.214 },
+  "single-hop": { n: 841, r5: 0.601, r10: 0.665, mrr: 0.482 },
+  overall: { n: 1536, r5: 0.504, r10: 0.57, mrr: 0.432 },
+};
+/** Targets with the builtin provider. */
+const TARGETS = { overallR10: 0.62, multiHopR10: 0.35 };
+
+function readJsonl<T>(path: string): T[] {
+  if (!existsSync(path)) throw new Error(`${path} does not exist (give the LoCoMo directory with --data DIR)`);
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as T;
+      } catch {
+        throw new Error(`${path}:${i + 1}: not valid JSON`);
+      }
+    });
+}
+
+function loadData(dir: string): { turns: Turn[]; questions: Question[]; totalQuestions: number } {
+  const turns = readJsonl<Turn>(join(dir, "memories.jsonl"));
+  const all = readJsonl<Question>(join(dir, "queries.jsonl")).filter((q) => q.category >= 1 && q.category <= 4);
+  const known = new Set(turns.map((t) => t.id));
+  for (const q of all) {
+    const missing = q.evidence_ids.filter((e) => !known.has(e));
+    if (missing.length) throw new Error(`question ${q.id}: evidence ${missing.join(", ")} is not in memories.jsonl`);
+  }
+  let questions = all.filter((q) => q.evidence_ids.length > 0);
+  const limit = opts["limit-queries"];
+  if (limit > 0 && limit < questions.length) {
+    // An evenly spaced sample keeps every conversation and category in proportion.
+    const step = questions.length / limit;
+    questions = Array.from({ length: limit }, (_, i) => questions[Math.floor(i * step)]!);
+  }
+  return { turns, questions, totalQuestions: all.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoring
+
+interface Answer {
+  /** Memory ids of `results`, best first. */
+  ids: string[];
+  /** Per result, the ids of the supporting rows attached to it. */
+  support: string[][];
+  ms: number;
+}
+
+interface Score {
+  r5: number;
+  r10: number;
+  mrr: number;
+}
+
+interface CategoryScore extends Score {
+  n: number;
+}
+
+type Report = Record<string, CategoryScore>;
+
+/** `groups[i]` = the dataset ids that rank i stands for. */
+function scoreGroups(groups: string[][], evidence: string[]): Score {
+  const gold = new Set(evidence);
+  const foundWithin = (k: number) => {
+    const hit = new Set<string>();
+    for (const g of groups.slice(0, k)) for (const d of g) if (gold.has(d)) hit.add(d);
+    return hit.size / gold.size;
+  };
+  const first = groups.findIndex((g) => g.some((d) => gold.has(d)));
+  return { r5: foundWithin(5), r10: foundWithin(10), mrr: first >= 0 ? 1 / (first + 1) : 0 };
+}
+
+function report(questions: Question[], scores: Score[]): Report {
+  const out: Report = {};
+  const add = (name: string, idx: number[]) => {
+    const n = idx.length;
+    const mean = (f: (s: Score) => number) => (n ? idx.reduce((a, i) => a + f(scores[i]!), 0) / n : NaN);
+    out[name] = { n, r5: mean((s) => s.r5), r10: mean((s) => s.r10), mrr: mean((s) => s.mrr) };
+  };
+  for (const c of CATEGORIES) add(c.name, questions.flatMap((q, i) => (q.category === c.id ? [i] : [])));
+  add("overall", questions.map((_, i) => i));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark
+
+const caller: Caller = { agentId: "default", actor: "bench", actorType: "script", runtimePath: null };
+/** Warm-up questions, outside the measurement and unlike any measured one (no query-vector cache hit). */
+const WARM_UP = ["what did they talk about last week?", "who likes painting?", "when was the trip planned?", "favourite food", "how are the kids?"];
+
+interface VariantResult {
+  name: string;
+  how: string;
+  report: Report | null;
+  skipped?: string;
+  latency: LatencyStats | null;
+  /** The daemon's own meta.tookMs, where it answered. */
+  serverTook?: LatencyStats;
+  embedding?: Record<string, number>;
+  methods?: Record<string, number>;
+  note?: string;
+}
+
+interface Results {
+  config: {
+    provider: string;
+    model: string | null;
+    data: string;
+    memories: number;
+    questions: number;
+    sampled: boolean;
+    clients: number;
+    mode: "source" | "binary";
+    bunVersion: string;
+    cpus: number;
+    platform: string;
+  };
+  load: LatencyStats & { created: number; deduped: number; statuses: Record<string, number> };
+  embed: { afterLoadMs: number; fromLoadStartMs: number };
+  daemon: { startMs: number; rssAfterLoadKb: number | null; rssAfterQueriesKb: number | null; peakKb: number | null };
+  variants: VariantResult[];
+  /** In-process fused vs HTTP fused: share of questions with the same top-10 ids, in order. */
+  agreement: number | null;
+  targets: { overallR10: number; multiHopR10: number; overallOk: boolean | null; multiHopOk: boolean | null; appliesTo: string };
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}
+
+async function askOverHttp(daemon: BenchDaemon, questions: Question[]): Promise<{ answers: Answer[]; metas: RecallResponse["meta"][] }> {
+  const answers: Answer[] = [];
+  const metas: RecallResponse["meta"][] = [];
+  for (const query of WARM_UP) await postJson(daemon.baseUrl, "/api/memory/recall", { query, project: "warm-up", limit: 10 });
+  for (let i = 0; i < questions.length; i++) {
+    const q = questions[i]!;
+    const t0 = performance.now();
+    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { query: q.question, project: q.conv, limit: 10 });
+    const took = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`recall of ${q.id} answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+    answers.push(toAnswer(res.body, took));
+    metas.push(res.body.meta);
+    if ((i + 1) % 250 === 0) progress(`fused over HTTP: ${i + 1}/${questions.length}`);
+  }
+  return { answers, metas };
+}
+
+function toAnswer(r: RecallResponse, took: number): Answer {
+  return {
+    ids: r.results.map((x) => x.id),
+    support: r.results.map((x) => r.supporting.filter((s) => s.supports === x.id).map((s) => s.id)),
+    ms: took,
+  };
+}
+
+/** RecallService in this process on a copy of the snapshot, wired like src/server/daemon.ts. */
+async function askInProcess(
+  snapshot: string,
+  scratch: string,
+  legs: NonNullable<RecallServiceOptions["legs"]>,
+  questions: Question[],
+): Promise<{ answers: Answer[]; metas: RecallResponse["meta"][]; readyMs: number }> {
+  const dbFile = join(scratch, `inprocess-${legs}.db`);
+  copyFileSync(snapshot, dbFile);
+  const config = loadConfig({ env: { SIGNET_PATH: scratch, HOME: scratch } });
+  const db = openDatabase(dbFile);
+  migrate(db);
+  const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+  const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
+  const accessLog = new AccessLog(db);
+  const recall = new RecallService(db, memory, embeddings, accessLog, { legs });
+  embeddings.start();
+  try {
+    const t0 = performance.now();
+    if (config.embedding.provider !== "none") {
+      // Ready: provider loaded, nothing pending, vectors in memory.
+      let lastLine = 0;
+      for (;;) {
+        const s = embeddings.status();
+        if (s.model !== null && s.ok && s.pending === 0 && embeddings.vectors) break;
+        const waited = performance.now() - t0;
+        if (waited > opts["drain-timeout"] * 1000) {
+          throw new Error(`in-process embedding worker not ready after ${duration(waited)}: ${JSON.stringify(s)}`);
+        }
+        if (waited - lastLine > 5000) {
+          lastLine = waited;
+          progress(`${legs}: waiting for the in-process embedding worker (${JSON.stringify(s)})`);
+        }
+        await Bun.sleep(100);
+      }
+    }
+    const readyMs = performance.now() - t0;
+    for (const query of WARM_UP) await recall.recall(caller, RecallRequestSchema.parse({ query, project: "warm-up" }));
+    const answers: Answer[] = [];
+    const metas: RecallResponse["meta"][] = [];
+    for (let i = 0; i < questions.length; i++) {
+      const q = questions[i]!;
+      const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10 });
+      const start = performance.now();
+      const r = await recall.recall(caller, req);
+      answers.push(toAnswer(r, performance.now() - start));
+      metas.push(r.meta);
+      // Let timers run between questions (the access log flushes on one), as between HTTP requests.
+      await Bun.sleep(0);
+      if ((i + 1) % 500 === 0) progress(`${legs} in-process: ${i + 1}/${questions.length}`);
+    }
+    return { answers, metas, readyMs };
+  } finally {
+    await embeddings.stop();
+    accessLog.flush();
+    db.close();
+  }
+}
+
+async function bench(): Promise<Results> {
+  const { turns, questions, totalQuestions } = loadData(opts.data);
+  progress(
+    `${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ` +
+      `${questions.length}${questions.length < totalQuestions ? ` of ${totalQuestions}` : ""} questions (categories 1-4); provider ${opts.provider}`,
+  );
+  const dataDir = makeTempDir("signet-locomo-", opts.keep);
+  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary });
+  progress(`daemon pid ${daemon.pid} on ${daemon.baseUrl} (started in ${daemon.startMs.toFixed(0)} ms), data ${dataDir}`);
+  const rssPeak = rssPeakSampler(daemon.pid);
+
+  // 1. Load: one job per session, its turns in order; `clients` sessions at once.
+  const sessions = new Map<string, Turn[]>();
+  for (const t of turns) {
+    const key = `${t.conv}:session-${t.session}`;
+    if (!sessions.has(key)) sessions.set(key, []);
+    sessions.get(key)!.push(t);
+  }
+  for (const list of sessions.values()) list.sort((a, b) => a.turn - b.turn);
+  const jobs = [...sessions.entries()];
+  const datasetIdsOf = new Map<string, string[]>(); // memory id -> dataset ids
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let deduped = 0;
+  let firstError: string | undefined;
+  let written = 0;
+  const loadStart = performance.now();
+  const load = await runPool(jobs.length, opts.clients, async (j) => {
+    const [sessionKey, list] = jobs[j]!;
+    let ok = true;
+    for (const t of list) {
+      const body = { content: t.content, project: t.conv, createdAt: t.session_ts, sessionKey, who: t.speaker };
+      const t0 = performance.now();
+      try {
+        const res = await postJson<{ id: string; deduped: boolean }>(daemon.baseUrl, "/api/memory/remember", body);
+        latencies.push(performance.now() - t0);
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        if (res.status !== 201 && res.status !== 200) {
+          firstError ??= `${t.id}: HTTP ${res.status}: ${res.text.slice(0, 300)}`;
+          ok = false;
+          continue;
+        }
+        if (res.body.deduped) deduped++;
+        const ids = datasetIdsOf.get(res.body.id) ?? [];
+        ids.push(t.id);
+        datasetIdsOf.set(res.body.id, ids);
+      } catch (err) {
+        statuses.network = (statuses.network ?? 0) + 1;
+        firstError ??= `${t.id}: ${(err as Error).message}`;
+        ok = false;
+      }
+      if (++written % 1000 === 0) progress(`remember ${written}/${turns.length}`);
+    }
+    return ok;
+  });
+  const loadMs = performance.now() - loadStart;
+  const errors = turns.length - [...datasetIdsOf.values()].reduce((a, v) => a + v.length, 0);
+  if (firstError) progress(`first remember error: ${firstError}`);
+  if (errors > 0) throw new Error(`${errors} of ${turns.length} turns were not stored; first error: ${firstError}`);
+  const loadStats = { ...stats(latencies, load.wallMs, errors), created: datasetIdsOf.size, deduped, statuses };
+  progress(`loaded ${turns.length} turns in ${secs(loadMs)} (${int(loadStats.perSec)}/s, ${deduped} deduplicated)`);
+  const rssAfterLoadKb = procStatusKb(daemon.pid, "VmRSS");
+
+  // 2. Embeddings.
+  const drained = await waitForEmbeddings(daemon.baseUrl, {
+    progress,
+    stallTimeoutMs: opts["drain-timeout"] * 1000,
+    context: () => `daemon log tail:\n${daemon.logTail()}`,
+  });
+  const embed = { afterLoadMs: drained.ms, fromLoadStartMs: performance.now() - loadStart };
+
+  // 3. Snapshot before any recall touches access counts.
+  const snapshot = join(dataDir, "snapshot.db");
+  {
+    const live = new Database(databasePath(dataDir));
+    live.run("PRAGMA busy_timeout = 5000");
+    live.run("VACUUM INTO ?", [snapshot]);
+    live.close();
+  }
+
+  // 4. Fused over HTTP.
+  progress(`fused over HTTP: ${questions.length} questions, one at a time`);
+  const http = await askOverHttp(daemon, questions);
+  const rssAfterQueriesKb = procStatusKb(daemon.pid, "VmRSS");
+  const peakKb = rssPeak.stop();
+  await daemon.stop();
+  progress("daemon stopped");
+
+  const idsOf = (memoryId: string) => datasetIdsOf.get(memoryId) ?? [];
+  const score = (answers: Answer[], withContext: boolean) =>
+    report(
+      questions,
+      answers.map((a, i) =>
+        scoreGroups(
+          a.ids.map((id, r) => [...idsOf(id), ...(withContext ? a.support[r]!.flatMap(idsOf) : [])]),
+          questions[i]!.evidence_ids,
+        ),
+      ),
+    );
+  const latencyOf = (answers: Answer[]) => {
+    const l = answers.map((a) => a.ms);
+    return stats(l, l.reduce((a, b) => a + b, 0), 0);
+  };
+  const embeddingCounts = (metas: RecallResponse["meta"][]) => countBy(metas.map((m) => m.embedding));
+  const methodCounts = (metas: RecallResponse["meta"][]) => countBy(metas.map((m) => m.method));
+
+  const variants: VariantResult[] = [
+    {
+      name: "fused",
+      how: "HTTP API of the daemon process (POST /api/memory/recall), client-side latency",
+      report: score(http.answers, false),
+      latency: latencyOf(http.answers),
+      serverTook: stats(http.metas.map((m) => m.tookMs), 0, 0),
+      embedding: embeddingCounts(http.metas),
+      methods: methodCounts(http.metas),
+    },
+    {
+      name: "fused+context",
+      how: "the same HTTP answers; the top results plus their `supporting` rows count as retrieved",
+      report: score(http.answers, true),
+      latency: null,
+      note:
+        "R@k counts the top k results and the supporting rows attached to them (previous/next turn of the same session): " +
+        "up to 3k ids, so R@10 looks at up to 30 ids; MRR ranks by the result whose group hits first.",
+    },
+  ];
+
+  // 5. Ablations in this process.
+  let agreement: number | null = null;
+  if (!opts["no-ablations"]) {
+    for (const legs of ["keyword", "vector", "both"] as const) {
+      const name = legs === "both" ? "fused (in-process)" : legs;
+      if (legs === "vector" && opts.provider === "none") {
+        variants.push({ name, how: "RecallService in-process, legs: vector", report: null, latency: null, skipped: "provider none has no vectors" });
+        continue;
+      }
+      progress(`${name}: RecallService in-process, legs: ${legs}`);
+      const r = await askInProcess(snapshot, dataDir, legs, questions);
+      variants.push({
+        name,
+        how: `RecallService in this process (legs: "${legs}") on a copy of the loaded database, in-process latency${
+          opts.provider === "none" ? "" : `; its embedding worker was ready (model loaded, vectors in memory) in ${duration(r.readyMs)}`
+        }`,
+        report: score(r.answers, false),
+        latency: latencyOf(r.answers),
+        embedding: embeddingCounts(r.metas),
+        methods: methodCounts(r.metas),
+      });
+      if (legs === "both") {
+        const same = r.answers.filter((a, i) => a.ids.join() === http.answers[i]!.ids.join()).length;
+        agreement = same / questions.length;
+      }
+    }
+  }
+
+  const fused = variants[0]!.report!;
+  const sampled = questions.length < totalQuestions;
+  return {
+    config: {
+      provider: opts.provider,
+      model: drained.model,
+      data: opts.data,
+      memories: turns.length,
+      questions: questions.length,
+      sampled,
+      clients: opts.clients,
+      mode: opts.binary ? "binary" : "source",
+      bunVersion: Bun.version,
+      cpus: cpus().length,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    load: loadStats,
+    embed,
+    daemon: { startMs: daemon.startMs, rssAfterLoadKb, rssAfterQueriesKb, peakKb },
+    variants,
+    agreement,
+    targets: {
+      ...TARGETS,
+      overallOk: fused.overall!.r10 >= TARGETS.overallR10,
+      multiHopOk: fused["multi-hop"]!.r10 >= TARGETS.multiHopR10,
+      appliesTo: "fused, provider builtin, all 1,536 questions",
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const f3 = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : "n/a");
+const delta = (v: number, floor: number) => {
+  const d = v - floor;
+  return `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(3)}`;
+};
+
+function variantTable(v: VariantResult): string {
+  const rows = ["multi-hop", "temporal", "open-domain", "single-hop", "overall"].map((name) => {
+    const s = v.report![name]!;
+    const fl = FLOOR[name]!;
+    return [name, int(s.n), f3(s.r5), f3(s.r10), f3(s.mrr), `${f3(fl.r5)} / ${f3(fl.r10)} / ${f3(fl.mrr)}`, delta(s.r10, fl.r10)];
+  });
+  return markdownTable(["category", "n", "R@5", "R@10", "MRR", "floor R@5 / R@10 / MRR", "R@10 vs floor"], rows, ["l", "r", "r", "r", "r", "r", "r"]);
+}
+
+function output(r: Results): string {
+  const c = r.config;
+  const out: string[] = [
+    `Signet LoCoMo retrieval benchmark: provider ${c.provider}${c.model ? ` (${c.model})` : ""}, ${int(c.memories)} memories, ` +
+      `${int(c.questions)} questions${c.sampled ? " (an evenly spaced sample; the floor is over all 1,536)" : ""}, ` +
+      `daemon from ${c.mode} (bun ${c.bunVersion}, ${c.cpus} CPUs, ${c.platform})`,
+    "",
+    "Floor: plain BM25 keyword-only (bench/README.md). fused and fused+context go through the daemon's HTTP API; " +
+      "keyword, vector and fused (in-process) run RecallService in the benchmark process on a copy of the same database " +
+      "(taken before any question), with legs keyword / vector / both.",
+  ];
+  for (const v of r.variants) {
+    out.push("", `### ${v.name}`, "", v.how);
+    if (!v.report) {
+      out.push("", `skipped: ${v.skipped}`);
+      continue;
+    }
+    out.push("", variantTable(v));
+    if (v.note) out.push("", `Note: ${v.note}`);
+    if (v.embedding) {
+      const emb = Object.entries(v.embedding).map(([k, n]) => `${k} ${n}`).join(", ");
+      const met = Object.entries(v.methods ?? {}).map(([k, n]) => `${k} ${n}`).join(", ");
+      out.push("", `meta.embedding: ${emb}; meta.method: ${met}`);
+    }
+  }
+  const f = r.variants[0]!.report!;
+  const rows: string[][] = [
+    [
+      "overall R@10 (fused)",
+      f3(f.overall!.r10),
+      `>= ${TARGETS.overallR10} (builtin)`,
+      c.provider === "builtin" && !c.sampled ? verdict(r.targets.overallOk!) : `(${verdict(r.targets.overallOk!)}; target is for builtin, all questions)`,
+    ],
+    [
+      "multi-hop R@10 (fused)",
+      f3(f["multi-hop"]!.r10),
+      `>= ${TARGETS.multiHopR10} (builtin)`,
+      c.provider === "builtin" && !c.sampled ? verdict(r.targets.multiHopOk!) : `(${verdict(r.targets.multiHopOk!)}; target is for builtin, all questions)`,
+    ],
+    [
+      "load (HTTP, remember)",
+      `${secs(r.load.wallMs)} for ${int(r.load.n)} turns (${int(r.load.perSec)} /s, ${opts.clients} writers; p50 ${ms(r.load.p50Ms)}, p99 ${ms(r.load.p99Ms)}; ${r.load.deduped} deduplicated)`,
+      "",
+      "",
+    ],
+    [
+      "embedding",
+      c.provider === "none"
+        ? "none (provider none)"
+        : `drained ${secs(r.embed.afterLoadMs)} after the load ended (${secs(r.embed.fromLoadStartMs)} from its start)`,
+      "",
+      "",
+    ],
+  ];
+  for (const v of r.variants) {
+    if (!v.latency) continue;
+    const server = v.serverTook ? `; daemon meta.tookMs p50 ${ms(v.serverTook.p50Ms)}, p99 ${ms(v.serverTook.p99Ms)}` : "";
+    rows.push([`recall p50 / p99: ${v.name}`, `${ms(v.latency.p50Ms)} / ${ms(v.latency.p99Ms)} (n=${v.latency.n}${server})`, "", ""]);
+  }
+  if (r.agreement !== null) rows.push(["in-process vs HTTP fused", `${(r.agreement * 100).toFixed(1)}% of questions with identical top-10 ids`, "", ""]);
+  rows.push([
+    "daemon RSS after load / after queries / peak",
+    `${kbMib(r.daemon.rssAfterLoadKb)} / ${kbMib(r.daemon.rssAfterQueriesKb)} / ${kbMib(r.daemon.peakKb)}`,
+    "",
+    "",
+  ]);
+  out.push("", "### summary", "", markdownTable(["metric", "result", "target", ""], rows));
+  return out.join("\n");
+}
+
+let exitCode = 0;
+try {
+  const results = await bench();
+  await cleanupAll();
+  process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : `${output(results)}\n`);
+} catch (err) {
+  progress(`failed: ${(err as Error).stack ?? err}`);
+  exitCode = 1;
+} finally {
+  await cleanupAll();
+}
+process.exit(exitCode);

@@ -1,0 +1,56 @@
+// What Linux's /proc says about a process (the daemon), and file sizes. Everything is null/0 off Linux.
+import { readFileSync, statSync } from "node:fs";
+
+/** A `kB` field of /proc/<pid>/status: VmRSS (resident now) or VmHWM (peak resident). */
+export function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(text);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The process's CPU time so far (user, system) in ms, from /proc/<pid>/stat; null off Linux. */
+export function procCpuMs(pid: number): { userMs: number; sysMs: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const tick = 1000 / 100; // USER_HZ is 100 on Linux
+    return { userMs: Number(fields[11]) * tick, sysMs: Number(fields[12]) * tick };
+  } catch {
+    return null;
+  }
+}
+
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Samples the process's VmRSS every `everyMs` until stop(), which returns the highest reading
+ * combined with VmHWM. (The kernel updates VmHWM lazily, so on its own it can read below a VmRSS
+ * seen moments earlier.)
+ */
+export function rssPeakSampler(pid: number, everyMs = 250): { stop(): number | null } {
+  let max: number | null = null;
+  const sample = () => {
+    const kb = procStatusKb(pid, "VmRSS");
+    if (kb !== null) max = Math.max(max ?? 0, kb);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const hwm = procStatusKb(pid, "VmHWM");
+      return hwm === null && max === null ? null : Math.max(hwm ?? 0, max ?? 0);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The recall contract (SPEC §5), shared by POST /api/memory/recall, the CLI and the MCP tools.
+import { z } from "zod";
+import { AgentIdSchema } from "../config/schema";
+import { MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
+
+export const RECALL_DEFAULT_LIMIT = 10;
+export const RECALL_MAX_LIMIT = 100;
+
+export const RecallRequestSchema = z
+  .object({
+    query: z.string().trim().min(1, "cannot be empty").max(4000, "is longer than 4000 characters"),
+    limit: z.number().int().min(1).max(RECALL_MAX_LIMIT, `must be at most ${RECALL_MAX_LIMIT}`).default(RECALL_DEFAULT_LIMIT),
+    project: z.string().optional(),
+    type: MemoryTypeSchema.optional(),
+    tags: TagsSchema.optional(),
+    who: z.string().optional(),
+    since: TimestampSchema.optional(),
+    until: TimestampSchema.optional(),
+    pinned: z.boolean().optional(),
+    importanceMin: z.number().min(0).max(1).optional(),
+    /** Replaces the query for the keyword leg only. */
+    keywordQuery: z.string().trim().min(1).max(4000).optional(),
+    /** Records the returned ids as surfaced in this session, so they can be rated later. */
+    sessionKey: z.string().trim().min(1).max(500).optional(),
+    sourceOnly: z.boolean().optional(),
+    aggregate: z.boolean().optional(),
+    aggregateBudget: z.enum(["small", "medium", "large"]).optional(),
+    saveAggregate: z.boolean().optional(),
+    agentId: AgentIdSchema.optional(),
+  })
+  .strict();
+export type RecallRequest = z.output<typeof RecallRequestSchema>;
+
+export type MatchedBy = "hybrid" | "keyword" | "vector";
+
+export interface RecallResult {
+  id: string;
+  content: string;
+  score: number;
+  type: string;
+  tags: string[];
+  importance: number;
+  pinned: boolean;
+  who: string | null;
+  project: string | null;
+  createdAt: string;
+  matchedBy: MatchedBy;
+}
+
+export interface SupportingResult extends RecallResult {
+  /** How it relates to a primary result, e.g. "previous-in-session". */
+  relation: string;
+  /** The id of the primary result it explains. */
+  supports: string;
+}
+
+export interface RecallResponse {
+  results: RecallResult[];
+  supporting: SupportingResult[];
+  meta: {
+    method: MatchedBy;
+    tookMs: number;
+    candidates: number;
+    embedding: "ok" | "unavailable" | "disabled";
+  };
+}

@@ -1,0 +1,268 @@
+// Hybrid recall: a keyword leg (FTS5/BM25) and a vector leg (cosine) over the same filtered
+// candidates, fused into one 0-1 score, adjusted by importance, pinning, recency and access, with
+// same-session neighbours as supporting context.
+import type { Database, Statement } from "bun:sqlite";
+import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
+import { SignetError } from "../errors";
+import type { EmbeddingWorker } from "../embed/worker";
+import type { Caller, MemoryService } from "../memory/service";
+import { filterSql, type MemoryFilter, type MemoryRow } from "../memory/store";
+import type { AccessLog } from "./access-log";
+import { adjustedScore } from "./scoring";
+import { matchExpression } from "./text";
+
+/** How many candidates each leg contributes before fusion. */
+export const LEG_DEPTH = 50;
+/** Weight of the vector leg in the fused score (the keyword leg has the rest). */
+export const VECTOR_WEIGHT = 0.3;
+/** BM25 column weights: content, tags, hints, identifier/CJK terms. */
+const BM25_WEIGHTS = "1.0, 0.8, 0.8, 0.5";
+/** The keyword index's own top rows fetched per needed row, before filters are checked. */
+const KEYWORD_OVERFETCH = 20;
+
+const ROW_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
+  access_count, last_accessed_at`;
+type CandidateRow = Pick<
+  MemoryRow,
+  | "seq"
+  | "id"
+  | "agent_id"
+  | "content"
+  | "type"
+  | "importance"
+  | "tags"
+  | "pinned"
+  | "who"
+  | "project"
+  | "session_key"
+  | "created_at"
+  | "access_count"
+  | "last_accessed_at"
+>;
+
+interface LegHit {
+  seq: number;
+  raw: number;
+}
+
+/**
+ * Min-max normalization over one leg's candidates, onto [0.05, 1]: its best is 1, and its weakest
+ * still counts a little (in a small store the weakest candidate can be a fine match).
+ */
+function normalized(hits: LegHit[]): Map<number, number> {
+  const out = new Map<number, number>();
+  if (hits.length === 0) return out;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const h of hits) {
+    min = Math.min(min, h.raw);
+    max = Math.max(max, h.raw);
+  }
+  for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
+  return out;
+}
+
+function hasNarrowingFilter(f: MemoryFilter): boolean {
+  return [f.type, f.tags?.length ? f.tags : undefined, f.project, f.who, f.since, f.until, f.pinned, f.importanceMin].some(
+    (v) => v !== undefined,
+  );
+}
+
+const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
+
+export interface RecallServiceOptions {
+  vectorWeight?: number;
+  legDepth?: number;
+  /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
+  legs?: "both" | "keyword" | "vector";
+  now?: () => Date;
+}
+
+export class RecallService {
+  private readonly neighbour: { before: Statement<CandidateRow, [string, string, string, number]>; after: Statement<CandidateRow, [string, string, string, number]> };
+  private readonly vectorWeight: number;
+  private readonly legDepth: number;
+  private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly db: Database,
+    private readonly memory: MemoryService,
+    private readonly embeddings: EmbeddingWorker | null,
+    private readonly accessLog: AccessLog,
+    options: RecallServiceOptions = {},
+  ) {
+    this.vectorWeight = options.vectorWeight ?? VECTOR_WEIGHT;
+    this.legDepth = options.legDepth ?? LEG_DEPTH;
+    this.legs = options.legs ?? "both";
+    this.now = options.now ?? (() => new Date());
+    const neighbourSql = (op: string, order: string) =>
+      db.query<CandidateRow, [string, string, string, number]>(
+        `SELECT ${ROW_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
+         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
+      );
+    this.neighbour = { before: neighbourSql("<", "DESC"), after: neighbourSql(">", "ASC") };
+  }
+
+  async recall(caller: Caller, req: RecallRequest): Promise<RecallResponse> {
+    if (req.aggregate) throw new SignetError("invalid_input", "aggregate: aggregate recall is not available in this version yet");
+    if (req.sourceOnly) throw new SignetError("invalid_input", "sourceOnly: document sources are not available in this version yet");
+    const started = performance.now();
+    const filter: MemoryFilter = {
+      agentIds: this.memory.readableAgents(caller),
+      type: req.type,
+      tags: req.tags,
+      project: req.project,
+      who: req.who,
+      since: req.since,
+      until: req.until,
+      pinned: req.pinned,
+      importanceMin: req.importanceMin,
+    };
+
+    const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
+    const keyword = this.legs === "vector" ? [] : this.keywordLeg(req.keywordQuery ?? req.query, filter);
+    const { hits: vector, embedding } = await vectorPromise;
+
+    const kw = normalized(keyword);
+    const vec = normalized(vector);
+    const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
+    const rows = this.rowsBySeq(seqs);
+    const now = this.now();
+    const wv = vector.length > 0 && keyword.length > 0 ? this.vectorWeight : vector.length > 0 ? 1 : 0;
+    const scored = seqs
+      .map((seq) => {
+        const row = rows.get(seq);
+        if (!row) return null;
+        const k = kw.get(seq);
+        const v = vec.get(seq);
+        const fused = (1 - wv) * (k ?? 0) + wv * (v ?? 0);
+        const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
+        return { row, score: adjustedScore(fused, row, now), matchedBy };
+      })
+      .filter((x): x is NonNullable<typeof x> => x !== null)
+      .sort((a, b) => b.score - a.score || b.row.created_at.localeCompare(a.row.created_at))
+      .slice(0, req.limit);
+
+    const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
+    const supporting = this.supporting(scored, filter.agentIds);
+    this.accessLog.record(
+      caller.agentId,
+      req.sessionKey,
+      scored.map((s) => ({ seq: s.row.seq, id: s.row.id, score: s.score })),
+    );
+    const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
+    return {
+      results,
+      supporting,
+      meta: { method, tookMs: Math.round((performance.now() - started) * 100) / 100, candidates: seqs.length, embedding },
+    };
+  }
+
+  /**
+   * BM25 over the keyword index. The index alone answers first (joining every match to its row costs
+   * more than scoring it); its best rows are then checked against the filters. Only when too few
+   * of them pass does the exact, joined query run.
+   */
+  private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
+    const match = matchExpression(query);
+    if (!match) return [];
+    const overfetch = this.legDepth * KEYWORD_OVERFETCH;
+    const top = this.db
+      .query<{ seq: number; score: number }, [string, number]>(
+        `SELECT rowid AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score FROM memories_fts
+         WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
+      )
+      .all(match, overfetch);
+    const { where, params } = filterSql(filter);
+    if (top.length > 0) {
+      const passing = new Set(
+        this.db
+          .query<{ seq: number }, (string | number)[]>(
+            `SELECT seq FROM memories NOT INDEXED WHERE seq IN (${top.map(() => "?").join(",")}) AND ${where}`,
+          )
+          .all(...top.map((t) => t.seq), ...params)
+          .map((r) => r.seq),
+      );
+      const kept = top.filter((t) => passing.has(t.seq));
+      if (kept.length >= this.legDepth || top.length < overfetch) {
+        return kept.slice(0, this.legDepth).map((r) => ({ seq: r.seq, raw: -r.score }));
+      }
+    }
+    const joined = filterSql(filter, "m");
+    return this.db
+      .query<{ seq: number; score: number }, (string | number)[]>(
+        `SELECT m.seq AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score
+         FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+         WHERE memories_fts MATCH ? AND ${joined.where} ORDER BY score LIMIT ?`,
+      )
+      .all(match, ...joined.params, this.legDepth)
+      .map((r) => ({ seq: r.seq, raw: -r.score }));
+  }
+
+  private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
+    if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
+    const vector = await this.embeddings.embedQuery(query);
+    const index = this.embeddings.vectors;
+    if (!vector) return { hits: [], embedding: "unavailable" };
+    if (!index) return { hits: [], embedding: "ok" };
+    const owners = new Set(filter.agentIds.map((a) => index.ownerCode(a)));
+    let allowed: Set<number> | undefined;
+    if (hasNarrowingFilter(filter)) {
+      const { where, params } = filterSql(filter);
+      allowed = new Set(
+        this.db
+          .query<{ seq: number }, (string | number)[]>(`SELECT seq FROM memories WHERE ${where}`)
+          .all(...params)
+          .map((r) => r.seq),
+      );
+    }
+    const hits = index.search(vector, { k: this.legDepth, owners, allowed });
+    // A vector pointing away from the query is no evidence at all, however few the memories.
+    return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
+  }
+
+  private rowsBySeq(seqs: number[]): Map<number, CandidateRow> {
+    if (seqs.length === 0) return new Map();
+    const rows = this.db
+      .query<CandidateRow, number[]>(`SELECT ${ROW_COLUMNS} FROM memories WHERE seq IN (${seqs.map(() => "?").join(",")})`)
+      .all(...seqs);
+    return new Map(rows.map((r) => [r.seq, r]));
+  }
+
+  /** The memories said just before and after each primary result in the same session. */
+  private supporting(scored: { row: CandidateRow; score: number; matchedBy: MatchedBy }[], agents: string[]): SupportingResult[] {
+    const shown = new Set(scored.map((s) => s.row.seq));
+    const readable = new Set(agents);
+    const out: SupportingResult[] = [];
+    for (const { row, score, matchedBy } of scored) {
+      if (!row.session_key || !readable.has(row.agent_id)) continue;
+      for (const [relation, stmt] of [
+        ["previous-in-session", this.neighbour.before],
+        ["next-in-session", this.neighbour.after],
+      ] as const) {
+        const n = stmt.get(row.session_key, row.agent_id, row.created_at, row.seq);
+        if (!n || shown.has(n.seq)) continue;
+        shown.add(n.seq);
+        out.push({ ...toResult(n, Math.round(score * 0.5 * 1e4) / 1e4, matchedBy), relation, supports: row.id });
+      }
+    }
+    return out;
+  }
+}
+
+function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): RecallResult {
+  return {
+    id: row.id,
+    content: row.content,
+    score: Math.round(score * 1e4) / 1e4,
+    type: row.type,
+    tags: JSON.parse(row.tags) as string[],
+    importance: row.importance,
+    pinned: row.pinned === 1,
+    who: row.who,
+    project: row.project,
+    createdAt: row.created_at,
+    matchedBy,
+  };
+}

@@ -1,0 +1,169 @@
+// In-memory vector index over one embedding model. Vectors are L2-normalized, so cosine is a dot
+// product. A search scans compact sign codes (1 bit per dimension, Hamming distance: ~8x less work
+// than float dot products), then re-scores the best candidates exactly with the float vectors.
+
+const INITIAL_CAPACITY = 1024;
+
+function popcount32(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export interface VectorHit {
+  seq: number;
+  score: number;
+}
+
+export interface VectorSearchOptions {
+  k: number;
+  /** Only slots whose owner is in this set are considered. */
+  owners: Set<number>;
+  /** When given, only these memory seqs are considered (the result of SQL filters). */
+  allowed?: Set<number>;
+  /** How many Hamming-nearest candidates are re-scored exactly (default max(20·k, 400)). */
+  rescore?: number;
+}
+
+export class VectorIndex {
+  private capacity = INITIAL_CAPACITY;
+  private size = 0;
+  private readonly words: number;
+  private vectors: Float32Array;
+  private codes: Uint32Array;
+  private seqs: Int32Array;
+  private ownerOf: Int32Array;
+  private readonly slotOf = new Map<number, number>();
+  private readonly ownerCodes = new Map<string, number>();
+
+  constructor(readonly dimensions: number) {
+    this.words = Math.ceil(dimensions / 32);
+    this.vectors = new Float32Array(this.capacity * dimensions);
+    this.codes = new Uint32Array(this.capacity * this.words);
+    this.seqs = new Int32Array(this.capacity);
+    this.ownerOf = new Int32Array(this.capacity);
+  }
+
+  get count(): number {
+    return this.size;
+  }
+
+  has(seq: number): boolean {
+    return this.slotOf.has(seq);
+  }
+
+  /** A small integer per owner (agent), so searches filter by owner without string compares. */
+  ownerCode(owner: string): number {
+    let code = this.ownerCodes.get(owner);
+    if (code === undefined) {
+      code = this.ownerCodes.size;
+      this.ownerCodes.set(owner, code);
+    }
+    return code;
+  }
+
+  upsert(seq: number, owner: string, vector: Float32Array): void {
+    if (vector.length !== this.dimensions) {
+      throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
+    }
+    let slot = this.slotOf.get(seq);
+    if (slot === undefined) {
+      if (this.size === this.capacity) this.grow();
+      slot = this.size++;
+      this.slotOf.set(seq, slot);
+    }
+    this.seqs[slot] = seq;
+    this.ownerOf[slot] = this.ownerCode(owner);
+    this.vectors.set(vector, slot * this.dimensions);
+    const base = slot * this.words;
+    this.codes.fill(0, base, base + this.words);
+    for (let d = 0; d < this.dimensions; d++) {
+      if (vector[d]! > 0) this.codes[base + (d >>> 5)]! |= 1 << (d & 31);
+    }
+  }
+
+  remove(seq: number): void {
+    const slot = this.slotOf.get(seq);
+    if (slot === undefined) return;
+    this.slotOf.delete(seq);
+    const last = --this.size;
+    if (slot !== last) {
+      // Move the last slot into the hole so the arrays stay dense.
+      const lastSeq = this.seqs[last]!;
+      this.seqs[slot] = lastSeq;
+      this.ownerOf[slot] = this.ownerOf[last]!;
+      this.vectors.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
+      this.slotOf.set(lastSeq, slot);
+    }
+  }
+
+  search(query: Float32Array, options: VectorSearchOptions): VectorHit[] {
+    if (query.length !== this.dimensions || this.size === 0 || options.k <= 0) return [];
+    const { owners, allowed } = options;
+    const ownerMask = new Uint8Array(this.ownerCodes.size);
+    for (const code of owners) if (code < ownerMask.length) ownerMask[code] = 1;
+    const qcode = new Uint32Array(this.words);
+    for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
+
+    // Pass 1: Hamming distance on sign codes, keeping a histogram to find the cut-off distance.
+    const rescore = Math.max(options.rescore ?? Math.max(20 * options.k, 400), options.k);
+    const distances = new Uint16Array(this.size);
+    const histogram = new Uint32Array(this.dimensions + 2);
+    const eligible = new Uint8Array(this.size);
+    let eligibleCount = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (ownerMask[this.ownerOf[slot]!] !== 1) continue;
+      if (allowed && !allowed.has(this.seqs[slot]!)) continue;
+      let h = 0;
+      const base = slot * this.words;
+      for (let w = 0; w < this.words; w++) h += popcount32(this.codes[base + w]! ^ qcode[w]!);
+      distances[slot] = h;
+      histogram[h]!++;
+      eligible[slot] = 1;
+      eligibleCount++;
+    }
+    if (eligibleCount === 0) return [];
+    let cutoff = 0;
+    for (let seen = 0; cutoff <= this.dimensions; cutoff++) {
+      seen += histogram[cutoff]!;
+      if (seen >= rescore) break;
+    }
+
+    // Pass 2: exact cosine for every candidate within the cut-off.
+    const hits: VectorHit[] = [];
+    const dims = this.dimensions;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (eligible[slot] !== 1 || distances[slot]! > cutoff) continue;
+      const base = slot * dims;
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      let d = 0;
+      for (; d + 3 < dims; d += 4) {
+        a0 += this.vectors[base + d]! * query[d]!;
+        a1 += this.vectors[base + d + 1]! * query[d + 1]!;
+        a2 += this.vectors[base + d + 2]! * query[d + 2]!;
+        a3 += this.vectors[base + d + 3]! * query[d + 3]!;
+      }
+      for (; d < dims; d++) a0 += this.vectors[base + d]! * query[d]!;
+      hits.push({ seq: this.seqs[slot]!, score: a0 + a1 + a2 + a3 });
+    }
+    hits.sort((a, b) => b.score - a.score);
+    return hits.slice(0, options.k);
+  }
+
+  private grow(): void {
+    this.capacity *= 2;
+    const vectors = new Float32Array(this.capacity * this.dimensions);
+    vectors.set(this.vectors);
+    const codes = new Uint32Array(this.capacity * this.words);
+    codes.set(this.codes);
+    const seqs = new Int32Array(this.capacity);
+    seqs.set(this.seqs);
+    const ownerOf = new Int32Array(this.capacity);
+    ownerOf.set(this.ownerOf);
+    this.vectors = vectors;
+    this.codes = codes;
+    this.seqs = seqs;
+    this.ownerOf = ownerOf;
+  }
+}

@@ -1,0 +1,51 @@
+// A local stand-in for a paid or absent embedding service (OpenAI-compatible and Ollama shapes), so
+// tests can take the provider down and bring it back. Its "model" is a bag of words over 256
+// dimensions where a few synonyms share a slot, enough to tell vector matches from keyword ones.
+const DIMS = 256;
+const SYNONYMS: Record<string, string> = { automobile: "car", vehicle: "car", feline: "cat", kitten: "cat" };
+
+export function fakeVector(text: string): number[] {
+  const v: number[] = Array.from({ length: DIMS }, () => 0);
+  for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const word = SYNONYMS[raw] ?? raw;
+    v[Number(Bun.hash(word) % BigInt(DIMS))]! += 1;
+  }
+  if (!v.some((x) => x > 0)) v[0] = 1;
+  return v;
+}
+
+export interface FakeEmbedder {
+  url: string;
+  /** Texts embedded so far, in order. */
+  embedded: string[];
+  down: boolean;
+  stop(): Promise<void>;
+}
+
+export function startFakeEmbedder(): FakeEmbedder {
+  const state: FakeEmbedder = {
+    url: "",
+    embedded: [],
+    down: false,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      if (state.down) return new Response("service unavailable", { status: 503 });
+      const path = new URL(req.url).pathname;
+      const body = (await req.json()) as { input: string | string[] };
+      const input = Array.isArray(body.input) ? body.input : [body.input];
+      state.embedded.push(...input);
+      const vectors = input.map(fakeVector);
+      if (path === "/api/embed") return Response.json({ embeddings: vectors });
+      if (path === "/v1/embeddings") return Response.json({ data: vectors.map((embedding, index) => ({ index, embedding })).reverse() });
+      return new Response("not found", { status: 404 });
+    },
+  });
+  state.url = `http://127.0.0.1:${server.port}`;
+  return state;
+}
