@@ -28,6 +28,8 @@ CREATE TABLE memories (
 );
 CREATE INDEX idx_memories_agent_created ON memories(agent_id, created_at DESC, seq DESC) WHERE deleted_at IS NULL;
 CREATE INDEX idx_memories_dedupe ON memories(agent_id, content_key) WHERE deleted_at IS NULL;
+-- Recall and list are most often scoped to a project.
+CREATE INDEX idx_memories_project ON memories(agent_id, project, created_at DESC) WHERE deleted_at IS NULL;
 CREATE INDEX idx_memories_session ON memories(session_key, created_at, seq) WHERE session_key IS NOT NULL;
 
 -- Tags as an exact-match set, one row per (memory, tag), so an all-of filter never matches substrings.

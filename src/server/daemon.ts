@@ -56,13 +56,21 @@ export function startDaemon(config: Config): RunningDaemon {
     const { applied } = migrate(db);
     if (applied.length > 0) log("info", `applied migrations: ${applied.join(", ")}`);
     const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
-    const memory = new MemoryService(db, { sharedAgents: sharedAgents(config), onChange: (c) => embeddings.onChange(c) });
     const accessLog = new AccessLog(db);
+    let recall: RecallService | undefined;
+    const memory = new MemoryService(db, {
+      sharedAgents: sharedAgents(config),
+      onChange: (c) => {
+        embeddings.onChange(c);
+        recall?.onChange(c);
+      },
+    });
+    recall = new RecallService(db, memory, embeddings, accessLog);
     const context: DaemonContext = {
       config,
       db,
       memory,
-      recall: new RecallService(db, memory, embeddings, accessLog),
+      recall,
       embeddings,
       startedAt: Date.now(),
       port: config.daemon.port,

@@ -5,7 +5,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../errors";
 import type { EmbeddingWorker } from "../embed/worker";
-import type { Caller, MemoryService } from "../memory/service";
+import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { filterSql, type MemoryFilter, type MemoryRow } from "../memory/store";
 import type { AccessLog } from "./access-log";
 import { adjustedScore } from "./scoring";
@@ -84,6 +84,9 @@ export class RecallService {
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
+  private readonly ftsTop: Statement<{ seq: number; score: number }, [string, number]>;
+  /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
+  private owners: Set<string> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -102,6 +105,10 @@ export class RecallService {
          AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
       );
     this.neighbour = { before: neighbourSql("<", "DESC"), after: neighbourSql(">", "ASC") };
+    this.ftsTop = db.query(
+      `SELECT rowid AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score FROM memories_fts
+       WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
+    );
   }
 
   async recall(caller: Caller, req: RecallRequest): Promise<RecallResponse> {
@@ -159,45 +166,62 @@ export class RecallService {
     };
   }
 
+  /** Follows committed memory changes: the set of agents that own memories only grows here. */
+  onChange(change: MemoryChange): void {
+    if (change.kind === "created") this.owners?.add(change.agentId);
+  }
+
+  /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */
+  private readsEverything(agentIds: string[]): boolean {
+    this.owners ??= new Set(
+      this.db
+        .query<{ agent_id: string }, []>("SELECT DISTINCT agent_id FROM memories WHERE deleted_at IS NULL")
+        .all()
+        .map((r) => r.agent_id),
+    );
+    const readable = new Set(agentIds);
+    for (const owner of this.owners) if (!readable.has(owner)) return false;
+    return true;
+  }
+
   /**
    * BM25 over the keyword index. The index alone answers first (joining every match to its row costs
-   * more than scoring it); its best rows are then checked against the filters. Only when too few
-   * of them pass does the exact, joined query run.
+   * more than scoring it): when nothing is filtered out its top rows are the answer; otherwise they
+   * are checked against the filters, and only when too few pass does the exact joined query run.
    */
   private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
     const match = matchExpression(query);
     if (!match) return [];
+    const toHits = (rows: { seq: number; score: number }[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
+    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
+      return toHits(this.ftsTop.all(match, this.legDepth));
+    }
     const overfetch = this.legDepth * KEYWORD_OVERFETCH;
-    const top = this.db
-      .query<{ seq: number; score: number }, [string, number]>(
-        `SELECT rowid AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score FROM memories_fts
-         WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
-      )
-      .all(match, overfetch);
+    const top = this.ftsTop.all(match, overfetch);
     const { where, params } = filterSql(filter);
     if (top.length > 0) {
+      // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
       const passing = new Set(
         this.db
           .query<{ seq: number }, (string | number)[]>(
-            `SELECT seq FROM memories NOT INDEXED WHERE seq IN (${top.map(() => "?").join(",")}) AND ${where}`,
+            `SELECT seq FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
           )
-          .all(...top.map((t) => t.seq), ...params)
+          .all(JSON.stringify(top.map((t) => t.seq)), ...params)
           .map((r) => r.seq),
       );
       const kept = top.filter((t) => passing.has(t.seq));
-      if (kept.length >= this.legDepth || top.length < overfetch) {
-        return kept.slice(0, this.legDepth).map((r) => ({ seq: r.seq, raw: -r.score }));
-      }
+      if (kept.length >= this.legDepth || top.length < overfetch) return toHits(kept.slice(0, this.legDepth));
     }
     const joined = filterSql(filter, "m");
-    return this.db
-      .query<{ seq: number; score: number }, (string | number)[]>(
-        `SELECT m.seq AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score
-         FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-         WHERE memories_fts MATCH ? AND ${joined.where} ORDER BY score LIMIT ?`,
-      )
-      .all(match, ...joined.params, this.legDepth)
-      .map((r) => ({ seq: r.seq, raw: -r.score }));
+    return toHits(
+      this.db
+        .query<{ seq: number; score: number }, (string | number)[]>(
+          `SELECT m.seq AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score
+           FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+           WHERE memories_fts MATCH ? AND ${joined.where} ORDER BY score LIMIT ?`,
+        )
+        .all(match, ...joined.params, this.legDepth),
+    );
   }
 
   private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
