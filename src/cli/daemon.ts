@@ -1,49 +1,17 @@
 // `signet daemon`: run in the foreground, or start/stop/restart a background daemon and inspect it.
 import { defineCommand } from "citty";
-import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
-import { SignetClient } from "../client/client";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
-import { isLockHeld, readPidFile, type PidInfo } from "../server/lock";
+import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
 import { daemonFiles } from "../server/paths";
-import { selfCommand } from "../self";
 import { clientArgs, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
 import { emit, outputArgs, type OutputFlags } from "./output";
-
-const START_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 10_000;
 
 const listenArgs = {
   port: { type: "string", description: "Port to listen on (default daemon.port / SIGNET_PORT, 3850)" },
   bind: { type: "string", description: "Address to bind (default daemon.bind / SIGNET_BIND, 127.0.0.1)" },
 } as const;
-
-/** True while `pid` runs. A zombie (exited, not yet reaped by init) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    // No /proc (macOS) or no such process: ask the kernel directly.
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await Bun.sleep(stepMs);
-  }
-  return check();
-}
 
 function tailLog(path: string, lines: number): string {
   if (!existsSync(path)) return "";
@@ -51,90 +19,10 @@ function tailLog(path: string, lines: number): string {
   return text.split("\n").filter(Boolean).slice(-lines).join("\n");
 }
 
-interface Status {
-  running: boolean;
-  dataDir: string;
-  pid: number | null;
-  url: string | null;
-  healthy: boolean;
-  version?: string;
-  uptimeS?: number;
-  memories?: number | null;
-}
-
-async function readStatus(config: Config): Promise<Status> {
-  const held = isLockHeld(config.dataDir);
-  const info = held ? readPidFile(config.dataDir) : null;
-  const status: Status = { running: held, dataDir: config.dataDir, pid: info?.pid ?? null, url: info?.url ?? null, healthy: false };
-  if (info) {
-    try {
-      const health = await new SignetClient({ baseUrl: info.url, timeoutMs: 2000 }).health();
-      Object.assign(status, { healthy: true, version: health.version, uptimeS: health.uptimeS, memories: health.db.memories });
-    } catch {
-      status.healthy = false;
-    }
-  }
-  return status;
-}
-
 function renderStatus(s: Status): string {
   if (!s.running) return `signet daemon: not running (data ${s.dataDir})`;
   const detail = s.healthy ? `v${s.version}, up ${s.uptimeS}s, ${s.memories} memories` : "not answering /health";
   return `signet daemon: running at ${s.url ?? "?"} (pid ${s.pid ?? "?"}, ${detail}, data ${s.dataDir})`;
-}
-
-async function startBackground(config: Config, flags: { port?: string; bind?: string }): Promise<PidInfo> {
-  if (isLockHeld(config.dataDir)) {
-    const info = readPidFile(config.dataDir);
-    throw new ExitError(
-      EXIT.failed,
-      `a daemon is already running for ${config.dataDir}${info ? ` (pid ${info.pid}, ${info.url})` : ""}`,
-    );
-  }
-  const files = daemonFiles(config.dataDir);
-  mkdirSync(dirname(files.log), { recursive: true, mode: 0o700 });
-  const logStart = existsSync(files.log) ? statSync(files.log).size : 0;
-  const logFd = openSync(files.log, "a", 0o600);
-  const [cmd, ...baseArgs] = selfCommand();
-  const args = [...baseArgs, "daemon", "run"];
-  if (flags.port !== undefined) args.push("--port", flags.port);
-  if (flags.bind !== undefined) args.push("--bind", flags.bind);
-  const child = spawn(cmd!, args, { detached: true, stdio: ["ignore", logFd, logFd], env: process.env });
-  closeSync(logFd);
-  let exitCode: number | null = null;
-  child.on("exit", (code) => (exitCode = code ?? 1));
-  child.unref();
-  const started = await waitFor(async () => {
-    if (exitCode !== null) return true;
-    const info = readPidFile(config.dataDir);
-    if (!info || info.pid !== child.pid) return false;
-    try {
-      await new SignetClient({ baseUrl: info.url, timeoutMs: 1000 }).health();
-      return true;
-    } catch {
-      return false;
-    }
-  }, START_TIMEOUT_MS);
-  const info = readPidFile(config.dataDir);
-  if (exitCode !== null || !started || !info || info.pid !== child.pid) {
-    if (exitCode === null && child.pid) process.kill(child.pid, "SIGKILL");
-    const log = readFileSync(files.log, "utf8").slice(logStart).trim().split("\n").slice(-5).join("\n");
-    throw new ExitError(EXIT.failed, `the daemon did not start${log ? `:\n${log}` : ""}\n(log: ${files.log})`);
-  }
-  return info;
-}
-
-async function stopDaemon(config: Config): Promise<{ stopped: boolean; pid: number | null }> {
-  if (!isLockHeld(config.dataDir)) return { stopped: false, pid: null };
-  const info = readPidFile(config.dataDir);
-  if (!info) throw new ExitError(EXIT.failed, `a daemon holds the lock for ${config.dataDir} but wrote no pid file; stop it by hand`);
-  process.kill(info.pid, "SIGTERM");
-  const released = () => !isLockHeld(config.dataDir) && !alive(info.pid);
-  if (!(await waitFor(released, STOP_TIMEOUT_MS))) {
-    process.kill(info.pid, "SIGKILL");
-    await waitFor(released, 2000);
-  }
-  return { stopped: true, pid: info.pid };
 }
 
 const run = defineCommand({

@@ -1,23 +1,16 @@
 // `signet recall "<query>"`: hybrid search with every filter as a flag.
 import { defineCommand } from "citty";
 import { parseInput } from "../contracts/parse";
-import { RecallRequestSchema, type RecallResponse, type RecallResult } from "../contracts/recall";
+import { RecallRequestSchema, type RecallResponse } from "../contracts/recall";
+import { recallBrief } from "../mcp/brief";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { defined, filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
 
-function renderRow(r: RecallResult, prefix = ""): string {
-  const meta = [r.type, r.createdAt.slice(0, 10), r.who ? `by ${r.who}` : null, r.matchedBy].filter(Boolean).join(" · ");
-  return `${prefix}${r.score.toFixed(3)}  ${r.id}  [${meta}]\n${prefix}  ${r.content.replace(/\n/g, `\n${prefix}  `)}`;
-}
-
-export function renderRecall(res: RecallResponse): string {
-  if (res.results.length === 0) return "no memories match: try a broader query or fewer filters";
-  const lines = res.results.map((r) => renderRow(r));
-  if (res.supporting.length) lines.push("", "supporting context:", ...res.supporting.map((r) => renderRow(r, "  ")));
-  const note = res.meta.embedding === "ok" ? "" : ` (keyword-only: embedding ${res.meta.embedding})`;
-  lines.push("", `${res.meta.method} · ${res.meta.candidates} candidates · ${res.meta.tookMs} ms${note}`);
-  return lines.join("\n");
+function renderRecall(query: string, res: RecallResponse): string {
+  const how = `${res.meta.method} · ${res.meta.candidates} candidates · ${res.meta.tookMs} ms`;
+  const embedding = res.meta.embedding === "ok" ? "" : ` · embedding ${res.meta.embedding}`;
+  return `${recallBrief(query, res)}\n\n${how}${embedding}`;
 }
 
 export default defineCommand({
@@ -45,6 +38,6 @@ export default defineCommand({
       "recall request",
     );
     const result = await clientFor(configFromFlags(args)).memory.recall(body);
-    emit(result, args, renderRecall);
+    emit(result, args, (r) => renderRecall(body.query, r));
   },
 });

@@ -46,6 +46,8 @@ export interface ClientOptions {
   runtimePath?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Called once when the daemon refuses connections; true means "started, try again". */
+  autostart?: () => Promise<boolean>;
 }
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
@@ -71,6 +73,7 @@ export class SignetClient {
   readonly baseUrl: string;
   private readonly candidates: string[];
   private readonly doFetch: typeof fetch;
+  private autostartTried = false;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = parseDaemonUrl(options.baseUrl);
@@ -111,6 +114,10 @@ export class SignetClient {
         continue;
       }
       return this.decode<T>(response);
+    }
+    if (this.options.autostart && !this.autostartTried) {
+      this.autostartTried = true;
+      if (await this.options.autostart()) return this.request<T>(method, path, opts);
     }
     throw new DaemonUnreachableError(this.baseUrl, lastError);
   }

@@ -2,13 +2,14 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { SignetClient } from "../client/client";
 import { VERSION } from "../version";
-import { TOOLS, callTool } from "./tools";
+import { TOOLS, callTool, type ToolContext } from "./tools";
 
-export function createMcpServer(client: SignetClient): McpServer {
+/** `ctx` carries what the transport knows of the caller's session (stdio: SIGNET_SESSION_KEY). */
+export function createMcpServer(client: SignetClient, ctx: ToolContext = {}): McpServer {
   const server = new McpServer({ name: "signet", version: VERSION }, { capabilities: { logging: {} } });
   for (const tool of TOOLS) {
     server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema }, (args) =>
-      callTool(tool, args as Record<string, unknown>, client),
+      callTool(tool, args as Record<string, unknown>, client, ctx),
     );
   }
   return server;

@@ -3,8 +3,28 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SignetClient } from "../client/client";
+import { isLoopbackHost } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
+import type { Config } from "../config/schema";
 import { createMcpServer } from "./server";
+
+/** With a local daemon URL and `daemon.autostart` on, a daemon that is not running is started. */
+function autostarter(config: Config): (() => Promise<boolean>) | undefined {
+  const url = new URL(config.daemon.url);
+  if (!config.daemon.autostart || !isLoopbackHost(url.hostname)) return undefined;
+  return async () => {
+    const { startBackground, DaemonControlError } = await import("../control/daemon-process");
+    try {
+      const info = await startBackground(config, { port: url.port || undefined });
+      process.stderr.write(`signet-mcp: started the daemon at ${info.url} (pid ${info.pid})\n`);
+      return true;
+    } catch (err) {
+      // Another client may have started it a moment ago: then the retry simply works.
+      process.stderr.write(`signet-mcp: could not start the daemon: ${(err as Error).message}\n`);
+      return err instanceof DaemonControlError && /already running/.test((err as Error).message);
+    }
+  };
+}
 
 export async function runStdioServer(): Promise<number> {
   let config;
@@ -21,8 +41,10 @@ export async function runStdioServer(): Promise<number> {
     actor: "mcp-server",
     actorType: "harness",
     runtimePath: "plugin",
+    autostart: autostarter(config),
   });
-  const server = createMcpServer(client);
+  const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
+  const server = createMcpServer(client, { sessionKey });
   const transport = new StdioServerTransport();
   let inFlight = 0;
   let idle: (() => void) | undefined;

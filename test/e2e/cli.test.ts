@@ -84,9 +84,10 @@ describe("signet memory commands", () => {
     expect(r.meta).toMatchObject({ method: "keyword", embedding: "disabled" });
     const brief = await cli(["recall", "staging database", "--pretty", "--limit", "1"]);
     expect(brief.stdout).toContain("Postgres 16");
-    expect(brief.stdout).toContain("keyword-only");
+    expect(brief.stdout).toContain("Primary matches (1)");
+    expect(brief.stdout).toContain("embedding disabled");
     const none = await cli(["recall", "zzzqqq", "--pretty"]);
-    expect(none.stdout).toContain("try a broader query");
+    expect(none.stdout).toContain("Try a broader query");
     expect((await cli(["recall", "x", "--limit", "0"])).code).toBe(2);
   });
 

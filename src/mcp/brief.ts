@@ -1,0 +1,26 @@
+// The recall brief: how a recall answer reads to a model (MCP tools) and to a person (`signet recall
+// --pretty`). One renderer, so the two surfaces cannot drift apart.
+import type { RecallResponse, RecallResult, SupportingResult } from "../contracts/recall";
+
+function row(r: RecallResult): string {
+  const meta = [r.score.toFixed(2), r.id, r.type, r.createdAt.slice(0, 10), r.who ? `by ${r.who}` : null].filter(Boolean).join(" · ");
+  return `[${meta}]\n  ${r.content.replace(/\n/g, "\n  ")}`;
+}
+
+function supportingRow(r: SupportingResult): string {
+  return `${row(r)}\n  (${r.relation} of ${r.supports})`;
+}
+
+export function recallBrief(query: string, res: RecallResponse): string {
+  const lines: string[] = [];
+  if (res.meta.embedding === "unavailable") lines.push("keyword-only: embedding provider unavailable", "");
+  if (res.results.length === 0) {
+    lines.push(`No memories matched "${query}". Try a broader query, fewer filters, or other words for the same thing.`);
+    return lines.join("\n");
+  }
+  lines.push(`Primary matches (${res.results.length}):`, ...res.results.map((r, i) => `${i + 1}. ${row(r)}`));
+  if (res.supporting.length > 0) {
+    lines.push("", `Supporting context (${res.supporting.length}):`, ...res.supporting.map((r) => `- ${supportingRow(r)}`));
+  }
+  return lines.join("\n");
+}

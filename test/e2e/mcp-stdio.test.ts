@@ -1,0 +1,230 @@
+// signet-mcp over stdio with the SDK's own Client: the tool list as the MCP design document names
+// it, a full memory round trip, EOF with a call in flight, SIGNET_DAEMON_URL validation, autostart.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { join } from "node:path";
+import { BIN, isRunning, json, run, sandbox, type Sandbox } from "../helpers/binary";
+
+const MCP_BIN = join(BIN, "..", "signet-mcp");
+const KEYWORD_ONLY = "embedding:\n  provider: none\n";
+
+/** Every tool of the MCP design document with its parameter names, plus the bridge tools of SPEC §6. */
+const EXPECTED_TOOLS: Record<string, string[]> = {
+  memory_search: [
+    "query", "limit", "project", "type", "tags", "who", "since", "until", "keyword_query", "pinned",
+    "importance_min", "min_score", "score_min", "aggregate", "aggregate_budget", "save_aggregate",
+  ],
+  signet_recall: [
+    "query", "limit", "project", "type", "tags", "who", "since", "until", "keyword_query", "pinned",
+    "importance_min", "min_score", "score_min", "aggregate", "aggregate_budget", "save_aggregate",
+  ],
+  signet_source_search: ["query", "limit", "path"],
+  memory_store: ["content", "type", "importance", "tags", "pinned", "hints", "transcript", "structured", "reviewAfter"],
+  signet_save_note: ["content", "title", "tags"],
+  memory_get: ["id"],
+  memory_list: ["limit", "offset", "type"],
+  memory_modify: ["id", "reason", "content", "type", "importance", "tags"],
+  memory_forget: ["id", "reason"],
+  memory_feedback: ["session_key", "ratings"],
+  session_search: ["query", "session_key", "current_session_key", "agent_id", "project", "limit"],
+  signet_session_search: ["query", "session_key", "current_session_key", "agent_id", "project", "limit"],
+  agent_peers: ["agent_id", "session_key", "include_self", "project", "limit"],
+  agent_message_send: [
+    "content", "from_agent_id", "from_session_key", "to_agent_id", "to_session_key", "broadcast", "type", "via",
+    "acp_base_url", "acp_target_agent_name", "acp_timeout_ms",
+  ],
+  agent_message_inbox: ["agent_id", "session_key", "since", "limit", "include_sent", "include_broadcast"],
+  session_bypass: ["session_key", "enabled"],
+  secret_list: [],
+  secret_exec: ["command", "secrets", "timeoutSeconds"],
+  secret_exec_status: ["jobId"],
+  signet_code_search: ["query", "top", "file", "debug"],
+  signet_code_context: ["symbol"],
+  signet_code_blast: ["symbol", "depth", "direction"],
+  signet_code_status: [],
+  signet_code_doctor: [],
+  signet_code_constants: [],
+  signet_code_clear: ["confirm"],
+  signet_code_briefing: ["compact"],
+  mcp_server_list: [],
+  mcp_server_call: ["server", "tool", "arguments", "timeout_ms"],
+};
+const REQUIRED: Record<string, string[]> = {
+  memory_search: ["query"],
+  memory_store: ["content"],
+  memory_get: ["id"],
+  memory_modify: ["id", "reason"],
+  memory_forget: ["id", "reason"],
+  secret_exec: ["command", "secrets"],
+  session_bypass: ["session_key", "enabled"],
+};
+
+function connect(env: Record<string, string>): { client: Client; transport: StdioClientTransport } {
+  const transport = new StdioClientTransport({ command: MCP_BIN, args: [], env, stderr: "pipe" });
+  const client = new Client({ name: "signet-e2e", version: "1.0.0" });
+  return { client, transport };
+}
+
+type TextResult = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: any };
+const text = (r: unknown) => (r as TextResult).content.map((c) => c.text).join("\n");
+
+describe("signet-mcp over stdio", () => {
+  let s: Sandbox;
+  let client: Client;
+  beforeAll(async () => {
+    s = await sandbox(KEYWORD_ONLY);
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+    const c = connect({ ...s.env, SIGNET_AGENT_ID: "stdio-agent", SIGNET_SESSION_KEY: "sess-stdio" });
+    client = c.client;
+    await client.connect(c.transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await run(["daemon", "stop"], { env: s.env });
+  });
+
+  test("tools/list names every tool of the design document with its parameters", async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName).sort()).toEqual(Object.keys(EXPECTED_TOOLS).sort());
+    for (const [name, params] of Object.entries(EXPECTED_TOOLS)) {
+      const schema = byName[name]!.inputSchema as { properties?: Record<string, unknown>; required?: string[] };
+      expect({ name, params: Object.keys(schema.properties ?? {}).sort() }).toEqual({ name, params: [...params].sort() });
+      expect(byName[name]!.description?.length ?? 0).toBeGreaterThan(10);
+    }
+    for (const [name, required] of Object.entries(REQUIRED)) {
+      const schema = byName[name]!.inputSchema as { required?: string[] };
+      expect({ name, required: [...(schema.required ?? [])].sort() }).toEqual({ name, required: [...required].sort() });
+    }
+  });
+
+  test("store → search → get → modify → forget", async () => {
+    const stored = JSON.parse(
+      text(await client.callTool({ name: "memory_store", arguments: { content: "The CI runs on Debian bookworm", tags: "ci,infra", importance: 0.9 } })),
+    );
+    expect(stored).toMatchObject({ agentId: "stdio-agent", source: "mcp-server", sessionKey: "sess-stdio", tags: ["ci", "infra"] });
+
+    const found = (await client.callTool({ name: "memory_search", arguments: { query: "which Debian does CI use?" } })) as TextResult;
+    expect(found.isError).toBeFalsy();
+    expect(text(found)).toContain("Primary matches (1)");
+    expect(text(found)).toContain(stored.id);
+    expect(found.structuredContent.results[0].id).toBe(stored.id);
+
+    // min_score is the alias of importance_min; score_min filters the returned rows.
+    const alias = (await client.callTool({ name: "signet_recall", arguments: { query: "Debian", min_score: 0.95 } })) as TextResult;
+    expect(alias.structuredContent.results).toEqual([]);
+    const both = (await client.callTool({ name: "signet_recall", arguments: { query: "Debian", min_score: 0.95, importance_min: 0.5 } })) as TextResult;
+    expect(both.structuredContent.results).toHaveLength(1);
+    const strict = (await client.callTool({ name: "memory_search", arguments: { query: "Debian", score_min: 1.01 } })) as TextResult;
+    expect(text(strict)).toContain("No memories matched");
+
+    const got = JSON.parse(text(await client.callTool({ name: "memory_get", arguments: { id: stored.id } })));
+    expect(got.history).toHaveLength(1);
+
+    const modified = JSON.parse(
+      text(await client.callTool({ name: "memory_modify", arguments: { id: stored.id, reason: "upgrade", content: "The CI runs on Debian trixie" } })),
+    );
+    expect(modified).toMatchObject({ version: 2, content: "The CI runs on Debian trixie" });
+
+    const forgotten = JSON.parse(text(await client.callTool({ name: "memory_forget", arguments: { id: stored.id, reason: "moved to GitHub" } })));
+    expect(forgotten.deletedAt).not.toBeNull();
+    const gone = (await client.callTool({ name: "memory_search", arguments: { query: "Debian" } })) as TextResult;
+    expect(gone.structuredContent.results).toEqual([]);
+  });
+
+  test("errors are isError results a model can act on", async () => {
+    const missing = (await client.callTool({ name: "memory_get", arguments: { id: "no-such-id" } })) as TextResult;
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toContain("not found");
+    const later = (await client.callTool({ name: "secret_list", arguments: {} })) as TextResult;
+    expect(later.isError).toBe(true);
+    expect(text(later)).toContain("not available");
+    const code = (await client.callTool({ name: "signet_code_search", arguments: { query: "x" } })) as TextResult;
+    expect(text(code)).toBe("no project indexed: run `signet index <path>`");
+    const invalid = (await client.callTool({ name: "memory_store", arguments: { content: "" } })) as TextResult;
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toContain("content");
+  });
+
+  test("stdin EOF with a call in flight still answers, then exits", async () => {
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-03-26", clientInfo: { name: "eof", version: "1" }, capabilities: {} },
+    });
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "memory_store", arguments: { content: "written just before EOF" } },
+    });
+    const started = performance.now();
+    const r = await run([], { env: s.env, bin: MCP_BIN, stdin: `${init}\n${call}\n` });
+    expect(r.code).toBe(0);
+    const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(replies.map((m) => m.id)).toEqual([1, 2]);
+    expect(JSON.parse(replies[1].result.content[0].text).content).toBe("written just before EOF");
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe("SIGNET_DAEMON_URL validation", () => {
+  const rejected: [string, string][] = [
+    ["http://127.0.0.1:3850/api", "path"],
+    ["http://127.0.0.1:3850?x=1", "query"],
+    ["http://127.0.0.1:3850#frag", "fragment"],
+    ["http://user:pw@127.0.0.1:3850", "credentials"],
+    ["ftp://127.0.0.1:3850", "scheme"],
+    ["127.0.0.1:3850", "scheme"],
+    ["http://127.0.0.1:0", "port"],
+    ["http://127.0.0.1:70000", "port"],
+    ["http://$(touch /tmp/pwned):3850", "not allowed"],
+    ["http://127.0.0.1;rm -rf ~", "not allowed"],
+  ];
+  for (const [url, problem] of rejected) {
+    test(`refuses ${url}`, async () => {
+      const s = await sandbox(KEYWORD_ONLY);
+      const r = await run([], { env: { ...s.env, SIGNET_DAEMON_URL: url }, bin: MCP_BIN, stdin: "" });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(problem);
+    });
+  }
+});
+
+describe("a daemon that is not running", () => {
+  const call = (env: Record<string, string>) => {
+    const c = connect(env);
+    return (async () => {
+      await c.client.connect(c.transport);
+      try {
+        return (await c.client.callTool({ name: "memory_list", arguments: {} })) as TextResult;
+      } finally {
+        await c.client.close();
+      }
+    })();
+  };
+
+  test("with autostart off: an error naming the URL and how to start it", async () => {
+    const s = await sandbox(KEYWORD_ONLY);
+    const r = await call({ ...s.env, SIGNET_AUTOSTART: "false" });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toBe(`Signet daemon not reachable at http://127.0.0.1:${s.port}: start it with \`signet daemon start\``);
+  });
+
+  test("with a local URL, the first call starts the daemon", async () => {
+    const s = await sandbox(KEYWORD_ONLY);
+    try {
+      const r = await call(s.env);
+      expect(r.isError).toBeFalsy();
+      expect(JSON.parse(text(r)).memories).toEqual([]);
+      const status = json(await run(["daemon", "status"], { env: s.env }));
+      expect(status.running).toBe(true);
+      expect(isRunning(status.pid)).toBe(true);
+    } finally {
+      await run(["daemon", "stop"], { env: s.env });
+    }
+  });
+});
