@@ -20,6 +20,8 @@ export const root = defineCommand({
     history: () => memory().then((m) => m.history),
     migrate: () => admin().then((m) => m.migrate),
     "self-install": () => admin().then((m) => m.selfInstall),
+    setup: () => import("./setup").then((m) => m.setup),
+    install: () => import("./setup").then((m) => m.install),
   },
 });
 

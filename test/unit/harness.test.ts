@@ -1,0 +1,346 @@
+// The harness registration logic: the TOML reader/writer/editor, JSON entry merging, diffs, and
+// plan/apply against a temporary home directory.
+import { describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unifiedDiff } from "../../src/core/harness/diff";
+import { editJsonEntry, mergeEntry, parseJsonObject, type Json } from "../../src/core/harness/json-edit";
+import { HarnessConfigError, applyPlan, planSetup } from "../../src/core/harness/plan";
+import {
+  TomlError,
+  TomlLiteral,
+  parseToml,
+  setTomlTable,
+  tomlInline,
+  tomlTableBlock,
+  type TomlTable,
+  type TomlValue,
+} from "../../src/core/harness/toml";
+import type { HarnessContext } from "../../src/core/harness/types";
+
+const SIGNET = ["mcp_servers", "signet"];
+const ENTRY: TomlTable = { command: "signet-mcp", env: { SIGNET_DAEMON_URL: "http://127.0.0.1:3850" } };
+
+/** Our values in the shapes Bun.TOML.parse returns, for comparing the two readers. */
+function plain(v: TomlValue): unknown {
+  if (v instanceof TomlLiteral) return v.kind === "float" ? Number(v.raw.replace(/_/g, "").replace(/^([+-]?)inf$/, "$1Infinity")) : v.raw;
+  if (Array.isArray(v)) return v.map(plain);
+  if (typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+describe("TOML reader", () => {
+  const doc = [
+    "# top comment",
+    'title = "TOML \\"quoted\\" \\u00e9 \\t tab"',
+    "literal = 'C:\\Users\\x'",
+    'ml = """',
+    "first line",
+    '  [not.a.header]',
+    '  ends with quotes ""',
+    '"""',
+    "mll = '''",
+    "raw \\n [x]",
+    "'''",
+    'folded = """\\',
+    "   one \\",
+    '   two"""',
+    "ints = [1, -2, +3, 1_000, 0x1F, 0o17, 0b101]",
+    "floats = [1.5, -0.25, 6.02e23, 1e-3]",
+    "bools = [true, false]",
+    "nested = [[1, 2], ['a', \"b\"], ] # trailing comma",
+    "multiline = [",
+    "  1, # one",
+    "  2,",
+    "]",
+    'inline = { a = 1, b.c = "d", e = [1, 2] }',
+    'dotted.key = "x"',
+    '"quoted key" = 1',
+    "'lit.key' = 2",
+    "",
+    "[server]",
+    'host = "h" # trailing',
+    "",
+    '[ "a b" . c ]',
+    "x = 1",
+    "",
+    "[[products]]",
+    'name = "one"',
+    "[[products]]",
+    'name = "two"',
+    "",
+  ].join("\n");
+
+  test("reads what Bun.TOML reads", () => {
+    expect(plain(parseToml(doc))).toEqual(Bun.TOML.parse(doc) as never);
+  });
+
+  test("keeps dates and floats as written", () => {
+    const data = parseToml("d = 1979-05-27T07:32:00Z\nl = 1979-05-27\nt = 07:32:00\nf = 1.0\nn = nan\n");
+    expect(data.d).toEqual(new TomlLiteral("datetime", "1979-05-27T07:32:00Z"));
+    expect(data.l).toEqual(new TomlLiteral("datetime", "1979-05-27"));
+    expect(data.t).toEqual(new TomlLiteral("datetime", "07:32:00"));
+    expect(tomlInline(data.f!)).toBe("1.0");
+    expect(tomlInline(data.n!)).toBe("nan");
+  });
+
+  test("integers beyond 2^53 are kept exactly (Bun.TOML refuses them)", () => {
+    expect(parseToml("big = 9007199254740993\n").big).toBe(9007199254740993n);
+  });
+
+  test("rejects malformed documents with a position", () => {
+    for (const bad of ['a = "unterminated', "a = ", "[table", "a = 1 b = 2", "= 1", 'a = """x', "a = [1 2]", "a = 12abc"]) {
+      expect(() => parseToml(bad)).toThrow(TomlError);
+    }
+    expect(() => parseToml("x = 1\ny = \n")).toThrow(/line 2/);
+  });
+});
+
+describe("TOML writer", () => {
+  test("strings, keys and nested tables round-trip through Bun.TOML", () => {
+    const table: TomlTable = {
+      s: 'quote " backslash \\ newline \n tab \t ctrl \u0001 del \u007f é 😀',
+      "key with space": true,
+      "dotted.key": 1,
+      n: -42,
+      list: ["a", 1, [true]],
+      inline: [{ a: 1, "b c": "d" }],
+      env: { SIGNET_DAEMON_URL: "http://10.0.0.5:3850", OTHER: "x" },
+      deeper: { more: { x: 1 } },
+    };
+    const text = tomlTableBlock(["mcp_servers", "signet"], table);
+    expect(Bun.TOML.parse(text)).toEqual({ mcp_servers: { signet: table } } as never);
+    expect(parseToml(text)).toEqual({ mcp_servers: { signet: table } });
+  });
+});
+
+describe("setTomlTable", () => {
+  const original = [
+    "# Codex config",
+    'model = "o3"',
+    "",
+    "[mcp_servers.other]",
+    'command = "npx" # keep me',
+    'args = ["-y", "other-server"]',
+    "",
+    "# profiles below",
+    "[profiles.fast]",
+    'model = "o4-mini"',
+    "",
+  ].join("\n");
+
+  test("appends the table and leaves every existing byte in place", () => {
+    const out = setTomlTable(original, SIGNET, ENTRY);
+    expect(out.startsWith(original)).toBe(true);
+    expect(out.slice(original.length)).toBe(
+      '\n[mcp_servers.signet]\ncommand = "signet-mcp"\n\n[mcp_servers.signet.env]\nSIGNET_DAEMON_URL = "http://127.0.0.1:3850"\n',
+    );
+    const data = Bun.TOML.parse(out) as any;
+    expect(data.mcp_servers.other).toEqual({ command: "npx", args: ["-y", "other-server"] });
+    expect(data.mcp_servers.signet).toEqual(ENTRY);
+    expect(data.profiles.fast.model).toBe("o4-mini");
+  });
+
+  test("an empty file gets just the table; a file without a final newline gets one", () => {
+    expect(setTomlTable("", SIGNET, { command: "signet-mcp" })).toBe('[mcp_servers.signet]\ncommand = "signet-mcp"\n');
+    expect(setTomlTable("a = 1", SIGNET, { command: "x" })).toBe('a = 1\n\n[mcp_servers.signet]\ncommand = "x"\n');
+  });
+
+  test("the same value again leaves the text alone, whatever its formatting", () => {
+    const once = setTomlTable(original, SIGNET, ENTRY);
+    expect(setTomlTable(once, SIGNET, ENTRY)).toBe(once);
+    const odd = "[ mcp_servers . 'signet' ]\ncommand='signet-mcp' # mine\n[mcp_servers.signet.env]\nSIGNET_DAEMON_URL = 'http://127.0.0.1:3850'\n";
+    expect(setTomlTable(odd, SIGNET, ENTRY)).toBe(odd);
+  });
+
+  test("replaces the signet tables in place; text before and after them is untouched", () => {
+    const head = "# head\n[mcp_servers.a]\ncommand = \"a\"\n\n";
+    const signet = '[mcp_servers.signet]\ncommand = "old"\n# inside\nargs = ["x"]\n\n[mcp_servers.signet.env]\nSIGNET_DAEMON_URL = "http://old:1"\n';
+    const tail = "\n# about b\n[mcp_servers.b]\ncommand = \"b\"\n";
+    const out = setTomlTable(head + signet + tail, SIGNET, { command: "signet-mcp", args: ["x"], env: { SIGNET_DAEMON_URL: "http://new:2" } });
+    expect(out).toBe(
+      head + '[mcp_servers.signet]\ncommand = "signet-mcp"\nargs = ["x"]\n\n[mcp_servers.signet.env]\nSIGNET_DAEMON_URL = "http://new:2"\n' + tail,
+    );
+  });
+
+  test("signet tables scattered through the file are gathered where the first one was", () => {
+    const text = '[mcp_servers.signet]\ncommand = "x"\n\n[other]\nk = 1\n\n[mcp_servers.signet.env]\nA = "1"\n\n[last]\nz = 2\n';
+    const out = setTomlTable(text, SIGNET, { command: "signet-mcp", env: { A: "1" } });
+    expect(out).toBe('[mcp_servers.signet]\ncommand = "signet-mcp"\n\n[mcp_servers.signet.env]\nA = "1"\n\n[other]\nk = 1\n\n[last]\nz = 2\n');
+  });
+
+  test("removing restores a file the table was appended to, byte for byte", () => {
+    const out = setTomlTable(original, SIGNET, ENTRY);
+    expect(setTomlTable(out, SIGNET, undefined)).toBe(original);
+    expect(setTomlTable(original, SIGNET, undefined)).toBe(original);
+  });
+
+  test("removing from the middle keeps neighbours and their comments", () => {
+    const text = '[a]\nx = 1\n\n[mcp_servers.signet]\ncommand = "s"\n\n# about b\n[b]\ny = 2\n';
+    expect(setTomlTable(text, SIGNET, undefined)).toBe("[a]\nx = 1\n\n# about b\n[b]\ny = 2\n");
+  });
+
+  test("a header-like line inside a multi-line string is not a table", () => {
+    const text = 'doc = """\n[mcp_servers.signet]\ncommand = "fake"\n"""\n';
+    const out = setTomlTable(text, SIGNET, { command: "signet-mcp" });
+    expect(out.startsWith(text)).toBe(true);
+    expect((Bun.TOML.parse(out) as any).doc).toBe('[mcp_servers.signet]\ncommand = "fake"\n');
+  });
+
+  test("dotted-key definitions are moved into a [mcp_servers.signet] table", () => {
+    const text = '[mcp_servers]\nsignet.command = "old"\nother.command = "o"\n';
+    const out = setTomlTable(text, SIGNET, { command: "signet-mcp" });
+    expect(out).toBe('[mcp_servers]\nother.command = "o"\n\n[mcp_servers.signet]\ncommand = "signet-mcp"\n');
+    expect(Bun.TOML.parse(out)).toEqual({ mcp_servers: { other: { command: "o" }, signet: { command: "signet-mcp" } } } as never);
+  });
+
+  test("an inline mcp_servers table is refused rather than rewritten", () => {
+    expect(() => setTomlTable('mcp_servers = { other = { command = "o" } }\n', SIGNET, ENTRY)).toThrow(/inline value/);
+    expect(() => setTomlTable('[mcp_servers]\nsignet = { command = "o" }\n', SIGNET, ENTRY)).not.toThrow();
+  });
+
+  test("CRLF files stay CRLF", () => {
+    const out = setTomlTable("a = 1\r\n", SIGNET, { command: "signet-mcp" });
+    expect(out).toBe('a = 1\r\n\r\n[mcp_servers.signet]\r\ncommand = "signet-mcp"\r\n');
+    expect(setTomlTable(out, SIGNET, undefined)).toBe("a = 1\r\n");
+  });
+});
+
+describe("JSON entries", () => {
+  const shape = { owned: ["type", "command", "args"], envKey: "env", envOwned: ["SIGNET_DAEMON_URL"] };
+  const desired: Record<string, Json> = { type: "stdio", command: "signet-mcp", args: [] };
+
+  test("adds the entry and keeps every other key", () => {
+    const before = JSON.stringify({ theme: "dark", mcpServers: { other: { command: "x" } }, n: 1.5 });
+    const after = editJsonEntry(before, "mcpServers", "signet", (e) => mergeEntry(e, desired, shape))!;
+    expect(JSON.parse(after)).toEqual({ theme: "dark", mcpServers: { other: { command: "x" }, signet: desired }, n: 1.5 });
+    expect(after).toBe(`${JSON.stringify(JSON.parse(after), null, 2)}\n`);
+  });
+
+  test("an entry already right leaves the text alone; removing drops only it", () => {
+    const compact = JSON.stringify({ mcpServers: { signet: desired, other: {} } });
+    expect(editJsonEntry(compact, "mcpServers", "signet", (e) => mergeEntry(e, desired, shape))).toBe(compact);
+    expect(JSON.parse(editJsonEntry(compact, "mcpServers", "signet", () => undefined)!)).toEqual({ mcpServers: { other: {} } });
+    const only = JSON.stringify({ a: 1, mcpServers: { signet: desired } });
+    expect(JSON.parse(editJsonEntry(only, "mcpServers", "signet", () => undefined)!)).toEqual({ a: 1 });
+    expect(editJsonEntry(null, "mcpServers", "signet", () => undefined)).toBeNull();
+  });
+
+  test("merging keeps the user's own keys and env variables, and owns SIGNET_DAEMON_URL", () => {
+    const existing = { type: "sse", command: "old", timeout: 5, env: { FOO: "1", SIGNET_DAEMON_URL: "http://old:1" } };
+    expect(mergeEntry(existing, desired, shape)).toEqual({ type: "stdio", command: "signet-mcp", timeout: 5, env: { FOO: "1" }, args: [] });
+    expect(mergeEntry({ ...existing, env: { SIGNET_DAEMON_URL: "http://old:1" } }, desired, shape)).not.toHaveProperty("env");
+    expect(mergeEntry({ ...existing, env: {} }, desired, shape)).toHaveProperty("env", {});
+    expect(mergeEntry(undefined, { ...desired, env: { SIGNET_DAEMON_URL: "http://h:1" } }, shape)).toEqual({
+      ...desired,
+      env: { SIGNET_DAEMON_URL: "http://h:1" },
+    });
+    expect(mergeEntry({ env_vars: ["A"] }, { command: "c" } as Record<string, Json>, { owned: ["command"], envKey: "env", envOwned: [], addToLists: { env_vars: ["SIGNET_TOKEN"] } })).toEqual({
+      env_vars: ["A", "SIGNET_TOKEN"],
+      command: "c",
+    });
+  });
+
+  test("invalid JSON, a non-object, and integers that would lose precision are refused", () => {
+    expect(() => parseJsonObject("{ not json")).toThrow(/not valid JSON/);
+    expect(() => parseJsonObject("[1]")).toThrow(/object/);
+    expect(() => parseJsonObject('{"id": 12345678901234567890}')).toThrow(/precision/);
+    expect(parseJsonObject('{"id": "12345678901234567890", "n": 12.5}')).toEqual({ id: "12345678901234567890", n: 12.5 });
+    expect(() => editJsonEntry('{"mcpServers": []}', "mcpServers", "signet", () => ({}))).toThrow(/not an object/);
+  });
+});
+
+describe("unifiedDiff", () => {
+  test("hunks with context, deletions before additions", () => {
+    const before = "a\nb\nc\nd\ne\nf\ng\nh\n";
+    const after = "a\nb\nc\nd\nE\nf\ng\nh\ni\n";
+    expect(unifiedDiff("f.txt", before, after)).toBe(
+      "--- f.txt\n+++ f.txt\n@@ -2,7 +2,8 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n+i\n",
+    );
+    expect(unifiedDiff("f.txt", null, "x\n")).toBe("--- /dev/null\n+++ f.txt\n@@ -0,0 +1,1 @@\n+x\n");
+    expect(unifiedDiff("f.txt", "same\n", "same\n")).toBe("");
+  });
+});
+
+describe("plan and apply", () => {
+  function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
+    const home = mkdtempSync(join(tmpdir(), "signet-harness-"));
+    return { home, env: { PATH: "" }, daemonUrl: "http://127.0.0.1:3850", tokenSet: false, uninstall: false, ...overrides };
+  }
+
+  test("claude-code: both files, one backup per changed existing file, then nothing", () => {
+    const ctx = context();
+    writeFileSync(join(ctx.home, ".claude.json"), JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
+    const plan = planSetup("claude-code", ctx);
+    expect(plan.files.map((f) => f.action)).toEqual(["created", "updated"]);
+    const applied = applyPlan(plan, new Date("2026-01-02T03:04:05Z"));
+    expect(applied[1]!.backup).toBe(join(ctx.home, ".claude.json.signet-backup-20260102T030405Z"));
+    expect(applied[0]!.backup).toBeUndefined();
+    expect(readFileSync(applied[1]!.backup!, "utf8")).toBe(JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
+    const again = planSetup("claude-code", ctx);
+    expect(again.files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
+    applyPlan(again);
+    expect(readdirSync(ctx.home).filter((n) => n.includes("signet-backup"))).toHaveLength(1);
+  });
+
+  test("an invalid second file stops the plan before anything is written", () => {
+    const ctx = context();
+    writeFileSync(join(ctx.home, ".claude.json"), "{ broken");
+    expect(() => planSetup("claude-code", ctx)).toThrow(HarnessConfigError);
+    expect(() => planSetup("claude-code", ctx)).toThrow(join(ctx.home, ".claude.json"));
+    expect(existsSync(join(ctx.home, ".claude", "settings.json"))).toBe(false);
+  });
+
+  test("a symlinked config is edited at its target and stays a link", () => {
+    const ctx = context();
+    const real = join(ctx.home, "dotfiles", "opencode.json");
+    mkdirSync(join(ctx.home, "dotfiles"));
+    mkdirSync(join(ctx.home, ".config", "opencode"), { recursive: true });
+    writeFileSync(real, '{"theme": "x"}\n');
+    const link = join(ctx.home, ".config", "opencode", "opencode.json");
+    symlinkSync(real, link);
+    applyPlan(planSetup("opencode", ctx));
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({
+      theme: "x",
+      mcp: { signet: { type: "local", command: ["signet-mcp"], enabled: true } },
+    });
+  });
+
+  test("a file changed between plan and apply is not overwritten", () => {
+    const ctx = context();
+    const plan = planSetup("codex", ctx);
+    mkdirSync(join(ctx.home, ".codex"));
+    writeFileSync(join(ctx.home, ".codex", "config.toml"), "model = 'x'\n");
+    expect(() => applyPlan(plan)).toThrow(/changed while/);
+    expect(readFileSync(join(ctx.home, ".codex", "config.toml"), "utf8")).toBe("model = 'x'\n");
+  });
+
+  test("the harnesses' own location variables are honoured", () => {
+    const ctx = context();
+    const env = { PATH: "", CODEX_HOME: join(ctx.home, "cx"), XDG_CONFIG_HOME: join(ctx.home, "xdg"), CLAUDE_CONFIG_DIR: join(ctx.home, "cc") };
+    expect(planSetup("codex", { ...ctx, env }).files[0]!.path).toBe(join(ctx.home, "cx", "config.toml"));
+    expect(planSetup("opencode", { ...ctx, env }).files[0]!.path).toBe(join(ctx.home, "xdg", "opencode", "opencode.json"));
+    expect(planSetup("claude-code", { ...ctx, env }).files.map((f) => f.path)).toEqual([
+      join(ctx.home, "cc", "settings.json"),
+      join(ctx.home, "cc", ".claude.json"),
+    ]);
+  });
+
+  test("codex with a token: env_vars names it, the value is nowhere", () => {
+    const ctx = context({ tokenSet: true, daemonUrl: "http://10.0.0.5:3850" });
+    const plan = planSetup("codex", ctx);
+    expect(Bun.TOML.parse(plan.files[0]!.after!)).toEqual({
+      mcp_servers: { signet: { command: "signet-mcp", env_vars: ["SIGNET_TOKEN"], env: { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } } },
+    } as never);
+    expect(plan.notes.join(" ")).toContain("SIGNET_TOKEN");
+  });
+
+  test("codex refuses a file that is not valid TOML", () => {
+    const ctx = context();
+    mkdirSync(join(ctx.home, ".codex"));
+    writeFileSync(join(ctx.home, ".codex", "config.toml"), "[a]\nx = 1\n[a]\ny = 2\n");
+    expect(() => planSetup("codex", ctx)).toThrow(/not valid TOML/);
+  });
+});
