@@ -5,18 +5,23 @@ import { readJsonBody, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { healthRoutes } from "./routes/health";
+import { MCP_PATH, mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
 
 export function createApp(ctx: DaemonContext) {
   const limit = ctx.config.daemon.maxBodyBytes;
-  return (
+  // MCP tool handlers call the API through the app itself: no network hop.
+  const handle = (request: Request): Promise<Response> => app.handle(request);
+  const app = (
     new Elysia()
       .onRequest(({ request }) => {
         const declared = Number(request.headers.get("content-length") ?? "0");
-        if (declared > limit) return errorResponse("too_large", tooLarge(limit).message);
+        // /mcp answers its own 413 as a JSON-RPC error.
+        if (declared > limit && !isMcpPath(request.url)) return errorResponse("too_large", tooLarge(limit).message);
       })
-      .onParse(({ request }) => readJsonBody(request, limit))
+      // /mcp reads its own body (same limit) and hands it to the MCP transport: null leaves it unread.
+      .onParse(({ request }) => (isMcpPath(request.url) ? null : readJsonBody(request, limit)))
       .onError(({ code, error, request }) => {
         const path = new URL(request.url).pathname;
         if (code === "NOT_FOUND") return errorResponse("not_found", `no route ${request.method} ${path}`);
@@ -30,5 +35,15 @@ export function createApp(ctx: DaemonContext) {
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
+      .use(mcpRoutes(ctx, { handle }))
   );
+  return app;
+}
+
+function isMcpPath(url: string): boolean {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return false;
+  const path = url.slice(start).split(/[?#]/, 1)[0];
+  // Elysia routes "/mcp/" to the same handler.
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
 }

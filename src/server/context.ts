@@ -4,6 +4,7 @@ import type { Config } from "../config/schema";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
+import type { McpStreamHub } from "../mcp/http";
 
 export interface DaemonContext {
   config: Config;
@@ -14,4 +15,8 @@ export interface DaemonContext {
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;
+  /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
+  mcpStreams: McpStreamHub;
+  /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */
+  setIdleTimeout?: (request: Request, seconds: number) => void;
 }

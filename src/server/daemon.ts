@@ -8,6 +8,7 @@ import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
 import { migrate } from "../db/migrate";
 import { databasePath, openDatabase } from "../db/open";
+import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { createApp } from "./app";
 import { routable } from "./body";
@@ -74,6 +75,7 @@ export function startDaemon(config: Config): RunningDaemon {
       embeddings,
       startedAt: Date.now(),
       port: config.daemon.port,
+      mcpStreams: new McpStreamHub(),
     };
     const app = createApp(context);
     const limit = config.daemon.maxBodyBytes;
@@ -97,6 +99,14 @@ export function startDaemon(config: Config): RunningDaemon {
     }
     const port = server.port ?? config.daemon.port;
     context.port = port;
+    const listening = server;
+    context.setIdleTimeout = (request, seconds) => {
+      try {
+        listening.timeout(request, seconds);
+      } catch {
+        // not a request this server received (e.g. rebuilt by routable()): the default applies
+      }
+    };
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
@@ -109,6 +119,8 @@ export function startDaemon(config: Config): RunningDaemon {
       context,
       stop() {
         stopping ??= (async () => {
+          // Open /mcp notification streams never end on their own: end them so stop() can finish.
+          await context.mcpStreams.closeAll();
           await server.stop();
           await embeddings.stop();
           accessLog.flush();

@@ -1,0 +1,172 @@
+// MCP benchmark: memory_search over /mcp (Streamable HTTP) and over stdio (signet-mcp) against the
+// same query on POST /api/memory/recall, and signet-mcp's spawn → initialize time. Uses the compiled
+// binary (build it first: bun run build); a real daemon on a throwaway data directory.
+//
+//   bun scripts/bench-mcp.ts [--memories 2000] [--queries 300] [--spawns 20] [--provider none] [--json]
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parseFlags } from "./lib/args";
+import { makeGenerator, makeQueryGenerator } from "./lib/content";
+import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib/daemon";
+import { markdownTable, ms, verdict } from "./lib/format";
+import { postJson } from "./lib/http";
+import { runPool } from "./lib/pool";
+import { stats, type LatencyStats } from "./lib/stats";
+
+const USAGE = "usage: bun scripts/bench-mcp.ts [--memories N] [--queries N] [--spawns N] [--provider builtin|none] [--json]";
+const opts = parseFlags(
+  process.argv.slice(2),
+  {
+    memories: { kind: "int", min: 1 },
+    queries: { kind: "int", min: 1 },
+    spawns: { kind: "int", min: 1 },
+    provider: { kind: "string", choices: ["builtin", "none"] },
+    json: { kind: "bool" },
+  },
+  { memories: 2000, queries: 300, spawns: 20, provider: "none", json: false },
+  { script: "bench-mcp", line: USAGE },
+);
+const progress = (line: string) => process.stderr.write(`[mcp] ${line}\n`);
+installCleanup(progress);
+
+const TARGETS = { overheadMs: 2, spawnInitMs: 150 };
+const MCP_BIN = join(ROOT, "dist", "signet-mcp");
+if (!existsSync(MCP_BIN)) {
+  process.stderr.write(`bench-mcp: ${MCP_BIN} is missing; build it with \`bun run build\`\n`);
+  process.exit(2);
+}
+
+async function timed(queries: string[], call: (q: string) => Promise<void>): Promise<LatencyStats> {
+  for (const q of queries.slice(0, 20)) await call(q); // warm-up
+  const latencies: number[] = [];
+  const started = performance.now();
+  for (const q of queries) {
+    const t0 = performance.now();
+    await call(q);
+    latencies.push(performance.now() - t0);
+  }
+  return stats(latencies, performance.now() - started, 0);
+}
+
+/** Time from spawning signet-mcp to its answer to `initialize` on stdout. */
+async function spawnToInitialize(env: Record<string, string>): Promise<number> {
+  const init = `${JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-03-26", clientInfo: { name: "bench", version: "1" }, capabilities: {} },
+  })}\n`;
+  const t0 = performance.now();
+  const proc = Bun.spawn([MCP_BIN], { env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  proc.stdin.write(init);
+  proc.stdin.flush();
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  const elapsed = performance.now() - t0;
+  proc.stdin.end();
+  await proc.exited;
+  if (!text.includes('"id":1')) throw new Error(`signet-mcp did not answer initialize: ${text.slice(0, 200)}`);
+  return elapsed;
+}
+
+const dataDir = makeTempDir("signet-bench-mcp-");
+const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: true });
+progress(`daemon ${daemon.baseUrl} (pid ${daemon.pid}), loading ${opts.memories} memories`);
+const gen = makeGenerator(1);
+const bodies = Array.from({ length: opts.memories }, () => JSON.parse(gen()) as Record<string, unknown>);
+const load = await runPool(bodies.length, 8, async (i) => (await postJson(daemon.baseUrl, "/api/memory/remember", bodies[i])).status < 300);
+if (load.errors > 0) throw new Error(`${load.errors} remembers failed`);
+const qgen = makeQueryGenerator(7);
+const queries = Array.from({ length: opts.queries }, () => qgen().query);
+
+const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, SIGNET_PATH: dataDir, SIGNET_DAEMON_URL: daemon.baseUrl };
+
+progress("POST /api/memory/recall");
+const api = await timed(queries, async (query) => {
+  const r = await postJson(daemon.baseUrl, "/api/memory/recall", { query, limit: 10 });
+  if (r.status !== 200) throw new Error(`recall answered ${r.status}`);
+});
+
+const search = (client: Client) => async (query: string) => {
+  const r = await client.callTool({ name: "memory_search", arguments: { query, limit: 10 } });
+  if (r.isError) throw new Error(`memory_search failed: ${JSON.stringify(r.content)}`);
+};
+
+progress("memory_search over /mcp");
+const httpClient = new Client({ name: "bench-mcp", version: "1" });
+await httpClient.connect(new StreamableHTTPClientTransport(new URL(`${daemon.baseUrl}/mcp`)));
+const overHttp = await timed(queries, search(httpClient));
+await httpClient.close();
+
+progress("memory_search over stdio");
+const stdioClient = new Client({ name: "bench-mcp", version: "1" });
+await stdioClient.connect(new StdioClientTransport({ command: MCP_BIN, args: [], env, stderr: "ignore" }));
+const overStdio = await timed(queries, search(stdioClient));
+await stdioClient.close();
+
+progress(`spawn → initialize × ${opts.spawns}`);
+await spawnToInitialize(env); // warm the page cache
+const spawnTimes: number[] = [];
+for (let i = 0; i < opts.spawns; i++) spawnTimes.push(await spawnToInitialize(env));
+const spawn = stats(spawnTimes, spawnTimes.reduce((a, b) => a + b, 0), 0);
+await daemon.stop();
+
+const result = {
+  memories: opts.memories,
+  queries: opts.queries,
+  provider: opts.provider,
+  api,
+  mcpHttp: overHttp,
+  mcpStdio: overStdio,
+  overheadP50Ms: { http: overHttp.p50Ms - api.p50Ms, stdio: overStdio.p50Ms - api.p50Ms },
+  spawnToInitialize: spawn,
+};
+
+if (opts.json) {
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} else {
+  const row = (name: string, s: LatencyStats, overhead?: number) => [
+    name,
+    ms(s.p50Ms),
+    ms(s.p99Ms),
+    overhead === undefined ? "" : ms(overhead),
+  ];
+  process.stdout.write(
+    `Signet MCP benchmark: ${opts.memories} memories, ${opts.queries} sequential memory_search calls per transport, provider ${opts.provider}\n\n`,
+  );
+  process.stdout.write(
+    `${markdownTable(
+      ["path", "p50", "p99", "p50 overhead vs API"],
+      [
+        row("POST /api/memory/recall", api),
+        row("memory_search over /mcp", overHttp, result.overheadP50Ms.http),
+        row("memory_search over stdio (signet-mcp)", overStdio, result.overheadP50Ms.stdio),
+      ],
+      ["l", "r", "r", "r"],
+    )}\n\n`,
+  );
+  process.stdout.write(
+    `${markdownTable(
+      ["target", "result", "target", ""],
+      [
+        ["/mcp overhead (p50)", ms(result.overheadP50Ms.http), `< ${TARGETS.overheadMs} ms`, verdict(result.overheadP50Ms.http < TARGETS.overheadMs)],
+        ["stdio overhead (p50)", ms(result.overheadP50Ms.stdio), `< ${TARGETS.overheadMs} ms`, verdict(result.overheadP50Ms.stdio < TARGETS.overheadMs)],
+        [
+          "signet-mcp spawn → initialize (p50 / p99)",
+          `${ms(spawn.p50Ms)} / ${ms(spawn.p99Ms)}`,
+          `< ${TARGETS.spawnInitMs} ms`,
+          verdict(spawn.p50Ms < TARGETS.spawnInitMs),
+        ],
+      ],
+      ["l", "r", "r", "l"],
+    )}\n`,
+  );
+}

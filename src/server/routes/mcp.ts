@@ -1,0 +1,217 @@
+// /mcp: MCP Streamable HTTP (SPEC §6), stateless. Every POST gets a fresh McpServer and transport
+// whose tools call this daemon's own API in process; GET opens a notification stream; DELETE is a
+// no-op. Every answer here, errors included, is JSON-RPC shaped, and nothing is ever a 500.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Elysia } from "elysia";
+import { SignetClient } from "../../client/client";
+import { AgentIdSchema } from "../../config/schema";
+import { SignetError } from "../../core/errors";
+import {
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_INVALID_REQUEST,
+  JSONRPC_PARSE_ERROR,
+  JSONRPC_SERVER_ERROR,
+  allowedHostNames,
+  jsonRpcError,
+  rebindingProblem,
+  shuttingDown,
+} from "../../mcp/http";
+import { createMcpServer } from "../../mcp/server";
+import { readJsonBody } from "../body";
+import type { DaemonContext } from "../context";
+
+export const MCP_PATH = "/mcp";
+export const DEFAULT_MAX_IN_FLIGHT = 32;
+export const DEFAULT_MAX_STREAMS = 64;
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const SESSION_KEY_MAX = 256;
+
+export interface McpRouteOptions {
+  /** The app's own request handler: tool calls reach the daemon's API in process, with no network hop. */
+  handle(request: Request): Promise<Response>;
+  /** POSTs handled at once; one more is answered 503 (default 32). */
+  maxInFlight?: number;
+  /** GET streams open at once; one more is answered 503 (default 64). */
+  maxStreams?: number;
+  /** Interval of the keep-alive comments on GET streams (default 15 s). */
+  keepAliveMs?: number;
+  /** Host names accepted in Host and Origin besides the loopback names and the bind host. */
+  allowedHosts?: string[];
+}
+
+function busy(what: string): Response {
+  return jsonRpcError(503, JSONRPC_SERVER_ERROR, `Server busy: ${what}; retry shortly`, { "Retry-After": "1" });
+}
+
+interface McpCaller {
+  agentId?: string;
+  /** Handed to the tool layer (createMcpServer's ToolContext). */
+  sessionKey?: string;
+  /** The caller's bearer token, passed on so the API judges the call as the caller's own. */
+  token?: string;
+}
+
+/** The caller as the request names it: query parameters first, then headers (a token will override both). */
+function callerFrom(request: Request, url: URL): McpCaller | Response {
+  const agentId =
+    url.searchParams.get("agent_id")?.trim() || request.headers.get("x-signet-agent-id")?.trim() || undefined;
+  if (agentId !== undefined && !AgentIdSchema.safeParse(agentId).success) {
+    return jsonRpcError(
+      400,
+      JSONRPC_INVALID_REQUEST,
+      `Invalid agent id ${JSON.stringify(agentId.slice(0, 200))} (x-signet-agent-id or agent_id): use 1-128 letters, digits and . _ : @ -`,
+    );
+  }
+  const sessionKey =
+    url.searchParams.get("session_key")?.trim() || request.headers.get("x-signet-session-key")?.trim() || undefined;
+  if (sessionKey !== undefined && sessionKey.length > SESSION_KEY_MAX) {
+    return jsonRpcError(
+      400,
+      JSONRPC_INVALID_REQUEST,
+      `Invalid session key (x-signet-session-key or session_key): at most ${SESSION_KEY_MAX} characters`,
+    );
+  }
+  const auth = request.headers.get("authorization");
+  const token = auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "").trim() || undefined : undefined;
+  return { agentId, sessionKey, token };
+}
+
+/**
+ * A `fetch` that hands the request to the app's handler instead of the network. The client's
+ * timeout signal still applies: an abort rejects as fetch would, and the client reports it.
+ */
+function inProcessFetch(handle: (request: Request) => Promise<Response>): typeof fetch {
+  const doFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const signal = init?.signal;
+    if (!signal) return handle(request);
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      handle(request)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  };
+  return doFetch as unknown as typeof fetch;
+}
+
+export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
+  const limit = ctx.config.daemon.maxBodyBytes;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const allowed = allowedHostNames(ctx.config.daemon.bind, options.allowedHosts);
+  const hub = ctx.mcpStreams;
+  const apiFetch = inProcessFetch(options.handle);
+  let inFlight = 0;
+  /** GETs between the stream cap check and their stream's registration in the hub. */
+  let opening = 0;
+
+  /** A server whose tools act as the caller, through the daemon's own API. */
+  function serverFor({ agentId, sessionKey, token }: McpCaller) {
+    const client = new SignetClient({
+      baseUrl: ctx.port > 0 ? `http://127.0.0.1:${ctx.port}` : "http://127.0.0.1",
+      agentId,
+      token,
+      actor: "mcp-server",
+      actorType: "harness",
+      runtimePath: "plugin",
+      fetch: apiFetch,
+    });
+    return createMcpServer(client, { sessionKey });
+  }
+
+  async function post(request: Request, url: URL): Promise<Response> {
+    if (inFlight >= maxInFlight) return busy(`${maxInFlight} MCP requests are already in progress`);
+    inFlight++;
+    try {
+      const caller = callerFrom(request, url);
+      if (caller instanceof Response) return caller;
+      const tooLarge = () =>
+        jsonRpcError(413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body is larger than the ${limit}-byte limit (daemon.maxBodyBytes)`);
+      if (Number(request.headers.get("content-length") ?? "0") > limit) return tooLarge();
+      let body: unknown;
+      try {
+        body = await readJsonBody(request, limit);
+      } catch (err) {
+        if (err instanceof SignetError && err.code === "too_large") return tooLarge();
+        const detail = err instanceof SignetError ? err.message : `the request body could not be read: ${(err as Error).message}`;
+        return jsonRpcError(400, JSONRPC_PARSE_ERROR, `Parse error: ${detail}`);
+      }
+      if (body === null) return jsonRpcError(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is empty; send a JSON-RPC message");
+      // Tool calls carry their own timeouts; Bun's 10-second idle timeout must not cut them short.
+      ctx.setIdleTimeout?.(request, 0);
+      const server = serverFor(caller);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, { parsedBody: body });
+      } finally {
+        await server.close().catch(() => {});
+      }
+    } finally {
+      inFlight--;
+    }
+  }
+
+  async function get(request: Request, url: URL): Promise<Response> {
+    if (!hub.accepting) return shuttingDown();
+    if (hub.size + opening >= maxStreams) return busy(`${maxStreams} notification streams are already open`);
+    const caller = callerFrom(request, url);
+    if (caller instanceof Response) return caller;
+    opening++;
+    try {
+      const server = serverFor(caller);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request);
+      if (!response.ok || !response.body) {
+        // 406 without `Accept: text/event-stream`, 400 for an unsupported protocol version.
+        await server.close().catch(() => {});
+        return response;
+      }
+      // The stream lives until the client leaves or the daemon stops; keep-alive comments flow meanwhile.
+      ctx.setIdleTimeout?.(request, 0);
+      return await hub.adopt(server, transport, response);
+    } finally {
+      opening--;
+    }
+  }
+
+  async function dispatch(request: Request): Promise<Response> {
+    const problem = rebindingProblem(request.headers, allowed);
+    if (problem) return jsonRpcError(403, JSONRPC_SERVER_ERROR, `Forbidden: ${problem}`);
+    const url = new URL(request.url);
+    switch (request.method) {
+      case "POST":
+        return post(request, url);
+      case "GET":
+        return get(request, url);
+      case "DELETE":
+        // Stateless: there is no session to end.
+        return new Response(null, { status: 204 });
+      default:
+        return jsonRpcError(405, JSONRPC_SERVER_ERROR, `Method not allowed: ${request.method.slice(0, 20)}; use POST, GET or DELETE`, {
+          Allow: "GET, POST, DELETE",
+        });
+    }
+  }
+
+  return new Elysia().all(
+    MCP_PATH,
+    async ({ request }) => {
+      try {
+        return await dispatch(request);
+      } catch (err) {
+        console.error(`[signet] ${request.method} ${MCP_PATH} failed unexpectedly:`, err);
+        return jsonRpcError(503, JSONRPC_INTERNAL_ERROR, `Internal error: ${(err as Error)?.message ?? String(err)}`, {
+          "Retry-After": "1",
+        });
+      }
+    },
+    // The body is read here, once, with the daemon's byte limit, and handed to the transport parsed.
+    { parse: "none" },
+  );
+}

@@ -1,0 +1,454 @@
+// /mcp, MCP Streamable HTTP (SPEC §6), against a real daemon on a free loopback port: the SDK's own
+// Client and StreamableHTTPClientTransport for the protocol, raw fetch and raw TCP for what a client
+// library would never send (bad Host/Origin, broken JSON, oversized bodies, a request held open).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Elysia } from "elysia";
+import { connect as tcpConnect, type Socket } from "node:net";
+import { McpStreamHub } from "../../src/mcp/http";
+import { mcpRoutes } from "../../src/server/routes/mcp";
+import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+
+const ACCEPT = "application/json, text/event-stream";
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "mcp-http-test", version: "1" } },
+};
+
+let td: TestDaemon;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  td = await startTestDaemon();
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await td.stop();
+});
+
+/** An SDK client on `${url}/mcp` plus `query`, sending `headers` on every request. */
+async function connect(options: { query?: string; headers?: Record<string, string>; base?: string } = {}): Promise<Client> {
+  const client = new Client({ name: "mcp-http-test", version: "1.0.0" });
+  const url = new URL(`${options.base ?? td.url}/mcp${options.query ?? ""}`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: options.headers ?? {} } }));
+  clients.push(client);
+  return client;
+}
+
+function text(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  const first = content[0];
+  if (!first || first.type !== "text") throw new Error(`expected text content, got ${JSON.stringify(result)}`);
+  return first.text;
+}
+
+function json(result: unknown): any {
+  return JSON.parse(text(result));
+}
+
+async function post(body: string, headers: Record<string, string> = {}, path = "/mcp"): Promise<Response> {
+  return td.fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT, ...headers },
+    body,
+  });
+}
+
+/** The JSON-RPC error shape every refusal on /mcp has. */
+async function expectJsonRpcError(res: Response, status: number, code: number, mentions?: RegExp): Promise<void> {
+  const body = (await res.json()) as any;
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type") ?? "").toContain("application/json");
+  expect(body.jsonrpc).toBe("2.0");
+  expect(body.id).toBeNull();
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe("string");
+  if (mentions) expect(body.error.message).toMatch(mentions);
+}
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("the protocol through the SDK client", () => {
+  test("initialize: server info and capabilities", async () => {
+    const client = await connect();
+    expect(client.getServerVersion()?.name).toBe("signet");
+    const caps = client.getServerCapabilities();
+    expect(caps?.tools).toBeDefined();
+    expect(caps?.logging).toBeDefined();
+    expect(await client.ping()).toEqual({});
+  });
+
+  test("tools/list is non-empty and has memory_store and memory_get with schemas", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.length).toBeGreaterThan(0);
+    const names = tools.map((t) => t.name);
+    expect(names).toContain("memory_store");
+    expect(names).toContain("memory_get");
+    for (const tool of tools) {
+      expect(tool.description?.length ?? 0).toBeGreaterThan(0);
+      expect(tool.inputSchema.type).toBe("object");
+    }
+    const store = tools.find((t) => t.name === "memory_store")!;
+    expect(store.inputSchema.required).toContain("content");
+  });
+
+  test("memory_store then memory_get: the round trip, with MCP provenance in the history", async () => {
+    const client = await connect({ headers: { "x-signet-agent-id": "roundtrip" } });
+    const stored = await client.callTool({ name: "memory_store", arguments: { content: "The staging database lives on port 5433", importance: 0.8 } });
+    expect(stored.isError).toBeFalsy();
+    const memory = json(stored);
+    expect(memory.id).toBeString();
+    expect(memory.content).toBe("The staging database lives on port 5433");
+    expect(memory.agentId).toBe("roundtrip");
+    expect(memory.source).toBe("mcp-server");
+
+    const got = await client.callTool({ name: "memory_get", arguments: { id: memory.id } });
+    expect(got.isError).toBeFalsy();
+    const full = json(got);
+    expect(full.id).toBe(memory.id);
+    expect(full.content).toBe("The staging database lives on port 5433");
+    expect(full.importance).toBe(0.8);
+    expect(full.history[0].actor).toBe("mcp-server");
+    expect(full.history[0].actorType).toBe("harness");
+
+    // The same memory through the REST API: the MCP endpoint wrote to this daemon's own store.
+    const viaApi = await td.client("roundtrip").memory.get(memory.id);
+    expect(viaApi.content).toBe(memory.content);
+  });
+
+  test("tool errors are isError results, not protocol failures", async () => {
+    const client = await connect();
+    const missing = await client.callTool({ name: "memory_get", arguments: { id: "no-such-memory" } });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/not.?found/i);
+    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
+    expect(unknown.isError).toBe(true);
+    const invalid = await client.callTool({ name: "memory_store", arguments: { content: 42 } });
+    expect(invalid.isError).toBe(true);
+  });
+});
+
+describe("who is calling", () => {
+  test("the agent from x-signet-agent-id: agent B cannot see agent A's memory", async () => {
+    const a = await connect({ headers: { "x-signet-agent-id": "agent-a" } });
+    const b = await connect({ headers: { "x-signet-agent-id": "agent-b" } });
+    const memory = json(await a.callTool({ name: "memory_store", arguments: { content: "agent A keeps this to itself" } }));
+    expect(memory.agentId).toBe("agent-a");
+    const asB = await b.callTool({ name: "memory_get", arguments: { id: memory.id } });
+    expect(asB.isError).toBe(true);
+    const asA = await a.callTool({ name: "memory_get", arguments: { id: memory.id } });
+    expect(asA.isError).toBeFalsy();
+  });
+
+  test("the agent from ?agent_id=, which wins over the header", async () => {
+    const a = await connect({ query: "?agent_id=query-a" });
+    const b = await connect({ query: "?agent_id=query-b" });
+    const memory = json(await a.callTool({ name: "memory_store", arguments: { content: "stored by the agent named in the query" } }));
+    expect(memory.agentId).toBe("query-a");
+    expect((await b.callTool({ name: "memory_get", arguments: { id: memory.id } })).isError).toBe(true);
+    expect((await a.callTool({ name: "memory_get", arguments: { id: memory.id } })).isError).toBeFalsy();
+
+    const both = await connect({ query: "?agent_id=query-a", headers: { "x-signet-agent-id": "query-b" } });
+    expect((await both.callTool({ name: "memory_get", arguments: { id: memory.id } })).isError).toBeFalsy();
+  });
+
+  test("no agent named: the daemon's default agent", async () => {
+    const anon = await connect();
+    const memory = json(await anon.callTool({ name: "memory_store", arguments: { content: "nobody in particular wrote this" } }));
+    expect(memory.agentId).toBe("default");
+  });
+
+  test("the session key from x-signet-session-key and from ?session_key= reaches the tools", async () => {
+    const byHeader = await connect({ headers: { "x-signet-session-key": "sess-header-1" } });
+    const m1 = json(await byHeader.callTool({ name: "memory_store", arguments: { content: "said during the header session" } }));
+    expect(m1.sessionKey).toBe("sess-header-1");
+    const byQuery = await connect({ query: "?session_key=sess-query-2" });
+    const m2 = json(await byQuery.callTool({ name: "memory_store", arguments: { content: "said during the query session" } }));
+    expect(m2.sessionKey).toBe("sess-query-2");
+  });
+
+  test("an invalid agent id is a 400 JSON-RPC error", async () => {
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { "x-signet-agent-id": "no spaces allowed" }), 400, -32600, /agent id/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), {}, "/mcp?agent_id=%24%28rm%29"), 400, -32600, /agent id/);
+  });
+});
+
+describe("DNS rebinding protection", () => {
+  test("a foreign Origin is 403", async () => {
+    const res = await post(JSON.stringify(INIT), { origin: "http://evil.example.com" });
+    await expectJsonRpcError(res, 403, -32000, /Origin/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { origin: "null" }), 403, -32000, /Origin/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { origin: "http://localhost.evil.example.com:3850" }), 403, -32000);
+  });
+
+  test("a foreign Host is 403, on every method", async () => {
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { host: "evil.example.com" }), 403, -32000, /Host/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { host: "evil.example.com:3850" }), 403, -32000, /Host/);
+    await expectJsonRpcError(await td.fetch("/mcp", { method: "GET", headers: { host: "evil.example.com", accept: "text/event-stream" } }), 403, -32000);
+    await expectJsonRpcError(await td.fetch("/mcp", { method: "DELETE", headers: { host: "evil.example.com" } }), 403, -32000);
+  });
+
+  test("loopback names with any port are accepted, in Host and Origin", async () => {
+    const port = new URL(td.url).port;
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, "localhost"]) {
+      const res = await post(JSON.stringify(INIT), { host, origin: `http://${host}` });
+      expect({ host, status: res.status }).toEqual({ host, status: 200 });
+      expect(((await res.json()) as any).result.serverInfo.name).toBe("signet");
+    }
+    const other = await post(JSON.stringify(INIT), { origin: "http://localhost:6274" });
+    expect(other.status).toBe(200);
+    await other.body?.cancel();
+  });
+
+  test("the same endpoint answers at /mcp/ and with unrelated query parameters", async () => {
+    for (const path of ["/mcp/", "/mcp?foo=bar"]) {
+      const res = await post(JSON.stringify(INIT), {}, path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect(((await res.json()) as any).result.serverInfo.name).toBe("signet");
+    }
+  });
+});
+
+describe("malformed requests", () => {
+  test("invalid JSON is a 400 JSON-RPC parse error", async () => {
+    await expectJsonRpcError(await post("{not json"), 400, -32700, /Parse error/);
+    await expectJsonRpcError(await post(""), 400, -32700);
+  });
+
+  test("a body over daemon.maxBodyBytes is 413, declared or streamed", async () => {
+    const big = JSON.stringify({ ...INIT, padding: "x".repeat(1024 * 1024 + 10) });
+    await expectJsonRpcError(await post(big), 413, -32000, /maxBodyBytes/);
+    // No Content-Length: the limit is enforced while reading the stream.
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 24) return controller.close();
+        sent++;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await td.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT },
+      body: stream,
+    });
+    await expectJsonRpcError(res, 413, -32000);
+  });
+
+  test("nothing malformed produces a 5xx", async () => {
+    const cases: [string, Record<string, string>][] = [
+      ["[]", {}],
+      ["{}", {}],
+      ["null", {}],
+      ['"just a string"', {}],
+      ["42", {}],
+      [JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 7 } }), {}],
+      [JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such/method" }), {}],
+      [JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }))), {}],
+      [JSON.stringify(INIT), { accept: "application/json" }],
+      [JSON.stringify(INIT), { "content-type": "text/plain" }],
+      [JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }), { "mcp-protocol-version": "1999-01-01" }],
+      ['{"jsonrpc":"2.0","id":4,"method":"ping","params":{"\\ud800":"\\udfff"}}', {}],
+    ];
+    for (const [body, headers] of cases) {
+      const res = await post(body, headers);
+      expect({ body: body.slice(0, 60), status: res.status < 500 }).toEqual({ body: body.slice(0, 60), status: true });
+      await res.body?.cancel();
+    }
+    for (const method of ["PUT", "PATCH"]) {
+      const res = await td.fetch("/mcp", { method });
+      await expectJsonRpcError(res, 405, -32000);
+    }
+    // The daemon is still there.
+    expect((await td.fetch("/health")).status).toBe(200);
+  });
+
+  test("a notification alone is accepted with 202", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    expect(res.status).toBe(202);
+  });
+});
+
+describe("GET and DELETE", () => {
+  test("GET opens a text/event-stream that the client can abort; the stream is released", async () => {
+    const hub = td.daemon.context.mcpStreams;
+    const before = hub.size;
+    const abort = new AbortController();
+    const res = await td.fetch("/mcp", { headers: { accept: "text/event-stream" }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toStartWith(":");
+    expect(hub.size).toBe(before + 1);
+    abort.abort();
+    await reader.read().catch(() => {});
+    await waitFor("the stream to be released", () => hub.size === before);
+  });
+
+  test("GET carries server notifications to every open stream", async () => {
+    const hub = td.daemon.context.mcpStreams;
+    const res = await td.fetch("/mcp", { headers: { accept: "text/event-stream" } });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await hub.toolsChanged();
+    const { value } = await reader.read();
+    const frame = new TextDecoder().decode(value);
+    expect(frame).toContain("event: message");
+    expect(frame).toContain('"method":"notifications/tools/list_changed"');
+    await reader.cancel();
+  });
+
+  test(
+    "a quiet stream outlives Bun's 10-second idle timeout",
+    async () => {
+      const hub = td.daemon.context.mcpStreams;
+      const res = await td.fetch("/mcp", { headers: { accept: "text/event-stream" } });
+      const reader = res.body!.getReader();
+      await reader.read();
+      // Nothing is sent for 13 s (Bun cuts idle connections after 10-12 s; the keep-alive comes
+      // every 15 s): the connection must still be there.
+      await Bun.sleep(13_000);
+      await hub.toolsChanged();
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      expect(new TextDecoder().decode(value)).toContain("notifications/tools/list_changed");
+      await reader.cancel();
+    },
+    25_000,
+  );
+
+  test("GET without Accept: text/event-stream is 406", async () => {
+    await expectJsonRpcError(await td.fetch("/mcp", { headers: { accept: "application/json" } }), 406, -32000);
+  });
+
+  test("DELETE answers 204", async () => {
+    const res = await td.fetch("/mcp", { method: "DELETE" });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+  });
+
+  test("the daemon stops promptly with a stream open, and the stream ends", async () => {
+    const other = await startTestDaemon();
+    try {
+      const res = await other.fetch("/mcp", { headers: { accept: "text/event-stream" } });
+      const reader = res.body!.getReader();
+      await reader.read();
+      expect(other.daemon.context.mcpStreams.size).toBe(1);
+      const started = Date.now();
+      await other.daemon.stop();
+      expect(Date.now() - started).toBeLessThan(3000);
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+      }
+      expect(other.daemon.context.mcpStreams.size).toBe(0);
+      // A new stream is refused once stopping began (the hub no longer accepts).
+      expect(other.daemon.context.mcpStreams.accepting).toBe(false);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("limits from the route factory", () => {
+  // The real route on its own listener and stream hub, with a cap of one request in flight, two
+  // streams, and fast keep-alives.
+  let server: ReturnType<typeof Bun.serve>;
+  let base: string;
+  const hub = new McpStreamHub();
+  beforeAll(() => {
+    const ctx = { ...td.daemon.context, mcpStreams: hub, setIdleTimeout: undefined };
+    const handle = (request: Request): Promise<Response> => app.handle(request);
+    const app = new Elysia().use(mcpRoutes(ctx, { handle, maxInFlight: 1, maxStreams: 2, keepAliveMs: 50 }));
+    server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.handle(request) });
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    await hub.closeAll();
+    await server.stop(true);
+  });
+
+  function rawPost(port: number, body: string, sendBytes: number): Promise<{ socket: Socket; response: Promise<string> }> {
+    return new Promise((resolve, reject) => {
+      const socket = tcpConnect(port, "127.0.0.1", () => {
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: ${ACCEPT}\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, sendBytes)}`,
+        );
+        let received = "";
+        const response = new Promise<string>((done) => {
+          socket.on("data", (d) => (received += d.toString()));
+          socket.on("close", () => done(received));
+        });
+        resolve({ socket, response });
+      });
+      socket.on("error", reject);
+    });
+  }
+
+  test("past the concurrency cap a POST is a 503 JSON-RPC error; the held one still completes", async () => {
+    const body = JSON.stringify(INIT);
+    // A POST whose body has not all arrived holds the one slot.
+    const held = await rawPost(server.port!, body, 10);
+    // Poll: the held request takes the slot as soon as its headers reach the route.
+    let refused: Response | undefined;
+    const deadline = Date.now() + 5000;
+    while (!refused && Date.now() < deadline) {
+      const res = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body });
+      if (res.status === 503) refused = res;
+      else await res.body?.cancel();
+      await Bun.sleep(10);
+    }
+    expect(refused).toBeDefined();
+    expect(refused!.headers.get("retry-after")).toBe("1");
+    await expectJsonRpcError(refused!, 503, -32000, /busy/i);
+    // The rest of the body arrives: the held request is answered normally.
+    held.socket.write(body.slice(10));
+    const answer = await held.response;
+    expect(answer).toStartWith("HTTP/1.1 200");
+    expect(answer).toContain('"serverInfo"');
+    // And the slot is free again.
+    const after = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body });
+    expect(after.status).toBe(200);
+    await after.body?.cancel();
+  });
+
+  test("GET streams carry keep-alive comments, and past the stream cap a GET is 503", async () => {
+    expect(hub.size).toBe(0);
+    const abort = new AbortController();
+    const res = await fetch(`${base}/mcp`, { headers: { accept: "text/event-stream" }, signal: abort.signal });
+    const reader = res.body!.getReader();
+    let seen = "";
+    while (!seen.includes(": keepalive")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    expect(seen).toContain(": keepalive");
+    // A second stream fills the cap of two; a third is refused.
+    const second = new AbortController();
+    const r2 = await fetch(`${base}/mcp`, { headers: { accept: "text/event-stream" }, signal: second.signal });
+    await r2.body!.getReader().read();
+    expect(hub.size).toBe(2);
+    await expectJsonRpcError(await fetch(`${base}/mcp`, { headers: { accept: "text/event-stream" } }), 503, -32000, /streams/);
+    abort.abort();
+    second.abort();
+    await waitFor("the streams to be released", () => hub.size === 0);
+  });
+});
