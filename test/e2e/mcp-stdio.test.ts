@@ -1,8 +1,11 @@
-// signet-mcp over stdio with the SDK's own Client: the tool list as the MCP design document names
-// it, a full memory round trip, EOF with a call in flight, SIGNET_DAEMON_URL validation, autostart.
+// The MCP server with the SDK's own Client, over stdio (signet-mcp) and over the daemon's /mcp: the
+// tool list as the MCP design document names it, a full memory round trip; for stdio also EOF with
+// a call in flight, SIGNET_DAEMON_URL validation and autostart.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { join } from "node:path";
 import { BIN, isRunning, json, run, sandbox, type Sandbox } from "../helpers/binary";
 
@@ -69,15 +72,25 @@ function connect(env: Record<string, string>): { client: Client; transport: Stdi
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: any };
 const text = (r: unknown) => (r as TextResult).content.map((c) => c.text).join("\n");
 
-describe("signet-mcp over stdio", () => {
+const TRANSPORTS: [string, (s: Sandbox) => Transport][] = [
+  ["stdio (signet-mcp)", (s) => connect({ ...s.env, SIGNET_AGENT_ID: "mcp-agent", SIGNET_SESSION_KEY: "sess-mcp" }).transport],
+  [
+    "Streamable HTTP (/mcp)",
+    (s) =>
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${s.port}/mcp?session_key=sess-mcp`), {
+        requestInit: { headers: { "x-signet-agent-id": "mcp-agent" } },
+      }),
+  ],
+];
+
+for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${transportName}`, () => {
   let s: Sandbox;
   let client: Client;
   beforeAll(async () => {
     s = await sandbox(KEYWORD_ONLY);
     expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
-    const c = connect({ ...s.env, SIGNET_AGENT_ID: "stdio-agent", SIGNET_SESSION_KEY: "sess-stdio" });
-    client = c.client;
-    await client.connect(c.transport);
+    client = new Client({ name: "signet-e2e", version: "1.0.0" });
+    await client.connect(makeTransport(s));
   });
   afterAll(async () => {
     await client?.close();
@@ -103,7 +116,7 @@ describe("signet-mcp over stdio", () => {
     const stored = JSON.parse(
       text(await client.callTool({ name: "memory_store", arguments: { content: "The CI runs on Debian bookworm", tags: "ci,infra", importance: 0.9 } })),
     );
-    expect(stored).toMatchObject({ agentId: "stdio-agent", source: "mcp-server", sessionKey: "sess-stdio", tags: ["ci", "infra"] });
+    expect(stored).toMatchObject({ agentId: "mcp-agent", source: "mcp-server", sessionKey: "sess-mcp", tags: ["ci", "infra"] });
 
     const found = (await client.callTool({ name: "memory_search", arguments: { query: "which Debian does CI use?" } })) as TextResult;
     expect(found.isError).toBeFalsy();
@@ -145,6 +158,17 @@ describe("signet-mcp over stdio", () => {
     const invalid = (await client.callTool({ name: "memory_store", arguments: { content: "" } })) as TextResult;
     expect(invalid.isError).toBe(true);
     expect(text(invalid)).toContain("content");
+  });
+});
+
+describe("signet-mcp over stdio", () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await sandbox(KEYWORD_ONLY);
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await run(["daemon", "stop"], { env: s.env });
   });
 
   test("stdin EOF with a call in flight still answers, then exits", async () => {
