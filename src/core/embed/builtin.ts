@@ -44,8 +44,8 @@ const MAX_INPUT_CHARS = 8192;
  * A batch is cut into chunks of at most this many tokens (one forward pass each), so a query waits
  * behind at most one chunk; the activation buffers are sized for it.
  */
-const CHUNK_TOKENS = 256;
-const MAX_ROWS = CHUNK_TOKENS;
+const CHUNK_TOKENS = 128;
+const MAX_ROWS = Math.max(CHUNK_TOKENS, MAX_TOKENS);
 const MAX_SENTENCES = 256;
 
 const SHARD_PATHS: string[] = [shard1, shard2, shard3, shard4, shard5, shard6, shard7];
