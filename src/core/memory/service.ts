@@ -60,8 +60,11 @@ export class MemoryService {
     this.onChange = options.onChange ?? (() => {});
   }
 
-  private committed(change: MemoryChange | null): void {
+  /** Runs `fn` as one immediate transaction, then tells onChange what it committed (if anything). */
+  private write<T>(fn: () => [T, MemoryChange | null]): T {
+    const [result, change] = this.db.transaction(fn).immediate();
     if (change) this.onChange(change);
+    return result;
   }
 
   /** The agents whose memories this caller may read: its own, then every shared agent. */
@@ -76,40 +79,34 @@ export class MemoryService {
     }
     const project = req.project ?? null;
     const key = contentKey(project, req.content);
-    let change: MemoryChange | null = null;
-    const result = this.db
-      .transaction((): RememberResponse => {
-        const existing = this.findDuplicate(caller.agentId, project, key, req.content);
-        if (existing) return { ...toMemory(existing), deduped: true };
-        const row = {
-          id: crypto.randomUUID(),
-          agent_id: caller.agentId,
-          content: req.content,
-          content_key: key,
-          type: req.type ?? "fact",
-          importance: req.importance ?? 0.5,
-          tags: JSON.stringify(req.tags ?? []),
-          pinned: req.pinned ? 1 : 0,
-          who: req.who ?? caller.agentId,
-          project,
-          source: source ?? caller.actor ?? "api",
-          session_key: req.sessionKey ?? null,
-          hints: JSON.stringify(req.hints ?? []),
-          transcript: req.transcript ?? null,
-          structured: req.structured === undefined ? null : JSON.stringify(req.structured),
-          review_after: req.reviewAfter ?? null,
-          created_at: req.createdAt ?? nowIso,
-          updated_at: nowIso,
-        };
-        const seq = this.store.insert(row);
-        const full: MemoryRow = { ...row, seq, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null };
-        this.store.recordHistory(full, this.historyWrite(caller, "create", null, nowIso));
-        change = { kind: "created", seq, agentId: caller.agentId, contentChanged: true };
-        return { ...toMemory(full), deduped: false };
-      })
-      .immediate();
-    this.committed(change);
-    return result;
+    return this.write((): [RememberResponse, MemoryChange | null] => {
+      const existing = this.findDuplicate(caller.agentId, project, key, req.content);
+      if (existing) return [{ ...toMemory(existing), deduped: true }, null];
+      const row = {
+        id: crypto.randomUUID(),
+        agent_id: caller.agentId,
+        content: req.content,
+        content_key: key,
+        type: req.type ?? "fact",
+        importance: req.importance ?? 0.5,
+        tags: JSON.stringify(req.tags ?? []),
+        pinned: req.pinned ? 1 : 0,
+        who: req.who ?? caller.agentId,
+        project,
+        source: source ?? caller.actor ?? "api",
+        session_key: req.sessionKey ?? null,
+        hints: JSON.stringify(req.hints ?? []),
+        transcript: req.transcript ?? null,
+        structured: req.structured === undefined ? null : JSON.stringify(req.structured),
+        review_after: req.reviewAfter ?? null,
+        created_at: req.createdAt ?? nowIso,
+        updated_at: nowIso,
+      };
+      const seq = this.store.insert(row);
+      const full: MemoryRow = { ...row, seq, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null };
+      this.store.recordHistory(full, this.historyWrite(caller, "create", null, nowIso));
+      return [{ ...toMemory(full), deduped: false }, { kind: "created", seq, agentId: caller.agentId, contentChanged: true }];
+    });
   }
 
   /** `signet_save_note`: a memory of type `note`, its title kept as the first line. */
@@ -146,92 +143,74 @@ export class MemoryService {
   }
 
   modify(caller: Caller, id: string, req: ModifyRequest): Memory {
-    let change: MemoryChange | null = null;
-    const result = this.db
-      .transaction((): Memory => {
-        const row = this.writable(caller, id);
-        if (row.deleted_at !== null) {
-          throw new SignetError("deleted", `memory ${id} is forgotten; recover it before modifying it`);
-        }
-        if (req.ifVersion !== undefined && req.ifVersion !== row.version) {
-          throw new SignetError(
-            "version_conflict",
-            `memory ${id} is at version ${row.version}, not ${req.ifVersion}: re-read it and apply your change again`,
-          );
-        }
-        const next: MemoryRow = {
-          ...row,
-          content: req.content ?? row.content,
-          type: req.type ?? row.type,
-          importance: req.importance ?? row.importance,
-          tags: req.tags === undefined ? row.tags : JSON.stringify(req.tags),
-          pinned: req.pinned === undefined ? row.pinned : req.pinned ? 1 : 0,
-        };
-        const changed =
-          next.content !== row.content ||
-          next.type !== row.type ||
-          next.importance !== row.importance ||
-          next.tags !== row.tags ||
-          next.pinned !== row.pinned;
-        if (!changed) return toMemory(row);
-        const nowIso = this.now().toISOString();
-        next.content_key = contentKey(row.project, next.content);
-        next.updated_at = nowIso;
-        next.version = row.version + 1;
-        this.store.update(next);
-        this.store.recordHistory(next, this.historyWrite(caller, "modify", req.reason, nowIso));
-        change = { kind: "modified", seq: row.seq, agentId: row.agent_id, contentChanged: next.content !== row.content };
-        return toMemory(next);
-      })
-      .immediate();
-    this.committed(change);
-    return result;
+    return this.write((): [Memory, MemoryChange | null] => {
+      const row = this.writable(caller, id);
+      if (row.deleted_at !== null) {
+        throw new SignetError("deleted", `memory ${id} is forgotten; recover it before modifying it`);
+      }
+      if (req.ifVersion !== undefined && req.ifVersion !== row.version) {
+        throw new SignetError(
+          "version_conflict",
+          `memory ${id} is at version ${row.version}, not ${req.ifVersion}: re-read it and apply your change again`,
+        );
+      }
+      const next: MemoryRow = {
+        ...row,
+        content: req.content ?? row.content,
+        type: req.type ?? row.type,
+        importance: req.importance ?? row.importance,
+        tags: req.tags === undefined ? row.tags : JSON.stringify(req.tags),
+        pinned: req.pinned === undefined ? row.pinned : req.pinned ? 1 : 0,
+      };
+      const changed =
+        next.content !== row.content ||
+        next.type !== row.type ||
+        next.importance !== row.importance ||
+        next.tags !== row.tags ||
+        next.pinned !== row.pinned;
+      if (!changed) return [toMemory(row), null];
+      const nowIso = this.now().toISOString();
+      next.content_key = contentKey(row.project, next.content);
+      next.updated_at = nowIso;
+      next.version = row.version + 1;
+      this.store.update(next);
+      this.store.recordHistory(next, this.historyWrite(caller, "modify", req.reason, nowIso));
+      return [toMemory(next), { kind: "modified", seq: row.seq, agentId: row.agent_id, contentChanged: next.content !== row.content }];
+    });
   }
 
   forget(caller: Caller, id: string, req: ForgetRequest): Memory {
-    let change: MemoryChange | null = null;
-    const result = this.db
-      .transaction((): Memory => {
-        const row = this.writable(caller, id);
-        if (row.deleted_at !== null) throw new SignetError("deleted", `memory ${id} is already forgotten`);
-        if (row.pinned === 1 && !req.force) {
-          throw new SignetError(
-            "pinned",
-            `memory ${id} is pinned: unpin it first (modify with pinned=false), or pass force=true to forget it anyway`,
-          );
-        }
-        const nowIso = this.now().toISOString();
-        this.store.markDeleted(row, nowIso, req.reason, nowIso);
-        const next: MemoryRow = { ...row, deleted_at: nowIso, delete_reason: req.reason, updated_at: nowIso, version: row.version + 1 };
-        this.store.recordHistory(next, this.historyWrite(caller, "forget", req.reason, nowIso));
-        change = { kind: "forgotten", seq: row.seq, agentId: row.agent_id, contentChanged: false };
-        return toMemory(next);
-      })
-      .immediate();
-    this.committed(change);
-    return result;
+    return this.write((): [Memory, MemoryChange | null] => {
+      const row = this.writable(caller, id);
+      if (row.deleted_at !== null) throw new SignetError("deleted", `memory ${id} is already forgotten`);
+      if (row.pinned === 1 && !req.force) {
+        throw new SignetError(
+          "pinned",
+          `memory ${id} is pinned: unpin it first (modify with pinned=false), or pass force=true to forget it anyway`,
+        );
+      }
+      const nowIso = this.now().toISOString();
+      this.store.markDeleted(row, nowIso, req.reason, nowIso);
+      const next: MemoryRow = { ...row, deleted_at: nowIso, delete_reason: req.reason, updated_at: nowIso, version: row.version + 1 };
+      this.store.recordHistory(next, this.historyWrite(caller, "forget", req.reason, nowIso));
+      return [toMemory(next), { kind: "forgotten", seq: row.seq, agentId: row.agent_id, contentChanged: false }];
+    });
   }
 
   recover(caller: Caller, id: string, req: RecoverRequest): Memory {
-    let change: MemoryChange | null = null;
-    const result = this.db
-      .transaction((): Memory => {
-        const row = this.writable(caller, id);
-        if (row.deleted_at === null) return toMemory(row);
-        const now = this.now();
-        if (now.getTime() - Date.parse(row.deleted_at) > RECOVER_WINDOW_MS) {
-          throw new SignetError("deleted", `memory ${id} was forgotten on ${row.deleted_at}, more than 30 days ago; it cannot be recovered`);
-        }
-        const nowIso = now.toISOString();
-        this.store.markDeleted(row, null, null, nowIso);
-        const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
-        this.store.recordHistory(next, this.historyWrite(caller, "recover", req.reason ?? null, nowIso));
-        change = { kind: "recovered", seq: row.seq, agentId: row.agent_id, contentChanged: false };
-        return toMemory(next);
-      })
-      .immediate();
-    this.committed(change);
-    return result;
+    return this.write((): [Memory, MemoryChange | null] => {
+      const row = this.writable(caller, id);
+      if (row.deleted_at === null) return [toMemory(row), null];
+      const now = this.now();
+      if (now.getTime() - Date.parse(row.deleted_at) > RECOVER_WINDOW_MS) {
+        throw new SignetError("deleted", `memory ${id} was forgotten on ${row.deleted_at}, more than 30 days ago; it cannot be recovered`);
+      }
+      const nowIso = now.toISOString();
+      this.store.markDeleted(row, null, null, nowIso);
+      const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
+      this.store.recordHistory(next, this.historyWrite(caller, "recover", req.reason ?? null, nowIso));
+      return [toMemory(next), { kind: "recovered", seq: row.seq, agentId: row.agent_id, contentChanged: false }];
+    });
   }
 
   private findDuplicate(agentId: string, project: string | null, key: string, content: string): MemoryRow | null {
