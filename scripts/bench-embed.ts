@@ -1,4 +1,4 @@
-// Benchmark of the builtin embedder (USE-lite 512-d, src/core/embed/builtin.ts) on LoCoMo texts.
+// Benchmark of the builtin embedder (USE-lite 512-d, src/core/embed/builtin/) on LoCoMo texts.
 //
 //   bun scripts/bench-embed.ts                  load time, throughput, query latency, RSS
 //   bun scripts/bench-embed.ts --reference      also compare with the TF.js reference

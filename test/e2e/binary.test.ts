@@ -2,7 +2,7 @@
 // migrations, self-install and durability across kill -9.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isRunning, json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
@@ -40,6 +40,7 @@ describe("modes by invoked name", () => {
     // A directory far from the repo, with no node_modules anywhere near it.
     dir = mkdtempSync(join(tmpdir(), "signet-modes-"));
   });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("--version answers without creating the data directory", async () => {
     const r = await run(["--version"], { env: s.env, cwd: dir });

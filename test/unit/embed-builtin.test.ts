@@ -1,4 +1,4 @@
-// src/core/embed/builtin.ts: the real USE-lite model (no mocks). Shape and normalization, determinism,
+// src/core/embed/builtin/: the real USE-lite model (no mocks). Shape and normalization, determinism,
 // semantic sanity, edge inputs (empty, very long, emoji, non-English, code, broken surrogates), batch
 // results equal to one-at-a-time results, concurrent calls, close(); and agreement with the TF.js
 // reference implementation (@energetic-ai/embeddings, a dev dependency) on the same weights.

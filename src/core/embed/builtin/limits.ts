@@ -1,0 +1,12 @@
+// Size limits of the builtin embedder, shared by the tokenizer, the memory layout, the weight packing
+// and the scheduler.
+
+/** The graph keeps the first 128 tokens of a text (ClipToMaxLength). */
+export const MAX_TOKENS = 128;
+/**
+ * A batch is cut into chunks of at most this many tokens (one forward pass each), so a query waits
+ * behind at most one chunk; the activation buffers are sized for it.
+ */
+export const CHUNK_TOKENS = 128;
+export const MAX_ROWS = Math.max(CHUNK_TOKENS, MAX_TOKENS);
+export const MAX_SENTENCES = 256;

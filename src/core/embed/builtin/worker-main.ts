@@ -1,0 +1,261 @@
+// Worker code. This function is stringified into a Blob and run in each worker, so it must not
+// use anything from outside its own body (no imports, no module-level names).
+// Thread 0 is the leader: it receives token ids, runs the forward pass and posts vectors back.
+// Threads 1..n-1 are helpers: they wait on the control block and run their share of each step.
+// Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [16 + t] done.
+// This module therefore imports nothing; createBuiltinEmbedder (create.ts) serializes the function.
+
+export function workerMain(): void {
+  const scope = globalThis as any;
+  const OP_GEMM = 1;
+  const OP_ATTENTION = 2;
+  const OP_EXIT = 3; // CTRL_OP_EXIT
+  const SPINS = 100; // a futex wake is ~10-20 us here; spinning longer only took a core from the others
+  let L: any;
+  let f32: Float32Array;
+  let i32: Int32Array;
+  let gemmPacked: (...args: number[]) => void;
+  let gemmStrided: (...args: number[]) => void;
+  let thread = 0;
+  let threads = 1;
+  let C = 0; // control block, int32 index
+  let sequence = 0;
+
+  // Rows of A are processed in blocks of this many, so a block stays in L2 across column panels.
+  const ROW_BLOCK = 64;
+
+  function gemmPart(t: number, a: number, lda: number, b: number, ldb: number, bias: number, c: number, ldc: number, m: number, k: number, panels: number, flags: number, packed: number): void {
+    const p0 = Math.floor((panels * t) / threads);
+    const p1 = Math.floor((panels * (t + 1)) / threads);
+    if (p0 >= p1) return;
+    const fn = packed ? gemmPacked : gemmStrided;
+    for (let r = 0; r < m; r += ROW_BLOCK) {
+      fn(a + r * lda, lda, b, ldb, bias, c + r * ldc, ldc, Math.min(ROW_BLOCK, m - r), k, p0, p1, flags);
+    }
+  }
+
+  function attentionPart(t: number, qkv: number, dim: number, depth: number, heads: number, scale: number, ctx: number, sentences: number): void {
+    const stride = 3 * dim; // floats per qkv row
+    const kt = L.scratch + t * L.scratchBytes; // [depth][T16]
+    const s = kt + (L.scratchBytes >> 1); // [T][T16]
+    const offsets = L.offsets >> 2;
+    const lengths = L.lengths >> 2;
+    let task = 0;
+    for (let n = 0; n < sentences; n++) {
+      const T = i32[lengths + n]!;
+      const row0 = i32[offsets + n]!;
+      for (let h = 0; h < heads; h++, task++) {
+        if (task % threads !== t || T === 0) continue;
+        const T16 = (T + 15) & ~15;
+        // K^T for this head
+        const ktf = kt >> 2;
+        let src = (qkv >> 2) + row0 * stride + dim + h * depth;
+        for (let j = 0; j < T; j++, src += stride) {
+          for (let d = 0; d < depth; d++) f32[ktf + d * T16 + j] = f32[src + d]!;
+        }
+        // S = Q K^T
+        gemmStrided(qkv + (row0 * stride + h * depth) * 4, stride * 4, kt, T16 * 4, 0, s, T16 * 4, T, depth, 0, T16 >> 4, 0);
+        // softmax over the T keys of each row
+        const sf = s >> 2;
+        for (let i = 0; i < T; i++) {
+          const row = sf + i * T16;
+          let max = -Infinity;
+          for (let j = 0; j < T; j++) {
+            const v = f32[row + j]! * scale;
+            f32[row + j] = v;
+            if (v > max) max = v;
+          }
+          let sum = 0;
+          for (let j = 0; j < T; j++) {
+            const e = Math.exp(f32[row + j]! - max);
+            f32[row + j] = e;
+            sum += e;
+          }
+          const inv = 1 / sum;
+          for (let j = 0; j < T; j++) f32[row + j] = f32[row + j]! * inv;
+        }
+        // context = P V
+        gemmStrided(s, T16 * 4, qkv + (row0 * stride + 2 * dim + h * depth) * 4, stride * 4, 0, ctx + (row0 * dim + h * depth) * 4, dim * 4, T, T, 0, depth >> 4, 0);
+      }
+    }
+  }
+
+  function runTask(t: number): void {
+    const a = C + 2;
+    const op = i32[C + 1];
+    if (op === OP_GEMM) {
+      gemmPart(t, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, i32[a + 4]!, i32[a + 5]!, i32[a + 6]!, i32[a + 7]!, i32[a + 8]!, i32[a + 9]!, i32[a + 10]!, i32[a + 11]!);
+    } else if (op === OP_ATTENTION) {
+      attentionPart(t, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, f32[a + 4]!, i32[a + 5]!, i32[a + 6]!);
+    }
+  }
+
+  /** Leader: publish a step, do its own share, wait for the helpers' shares. */
+  function parallel(op: number, args: number[], floatArg = -1): void {
+    for (let i = 0; i < args.length; i++) {
+      if (i === floatArg) f32[C + 2 + i] = args[i]!;
+      else i32[C + 2 + i] = args[i]!;
+    }
+    i32[C + 1] = op;
+    sequence++;
+    if (threads > 1) {
+      Atomics.store(i32, C, sequence);
+      Atomics.notify(i32, C);
+    }
+    runTask(0);
+    for (let t = 1; t < threads; t++) {
+      let spins = 0;
+      for (;;) {
+        const done = Atomics.load(i32, C + 16 + t);
+        if (done === sequence) break;
+        if (++spins > SPINS) Atomics.wait(i32, C + 16 + t, done, 50);
+      }
+    }
+  }
+
+  function gemm(a: number, lda: number, d: any, c: number, ldc: number, m: number, flags: number): void {
+    parallel(OP_GEMM, [a, lda, d.w, 0, d.b, c, ldc, m, d.k, d.n >> 4, flags, 1]);
+  }
+
+  function layerNorm(src: number, dst: number, rows: number, p: any): void {
+    const dim = p.dim;
+    const sf = src >> 2;
+    const df = dst >> 2;
+    const scale = p.scale >> 2;
+    const bias = p.bias >> 2;
+    for (let r = 0; r < rows; r++) {
+      const x = sf + r * dim;
+      const y = df + r * dim;
+      let mean = 0;
+      for (let j = 0; j < dim; j++) mean += f32[x + j]!;
+      mean = Math.fround(mean / dim);
+      let variance = 0;
+      for (let j = 0; j < dim; j++) {
+        const v = Math.fround(f32[x + j]! - mean);
+        variance += v * v;
+      }
+      const inv = Math.fround(1 / Math.sqrt(Math.fround(variance / dim) + 1e-6));
+      for (let j = 0; j < dim; j++) {
+        f32[y + j] = Math.fround(f32[scale + j]! * inv) * Math.fround(f32[x + j]! - mean) + f32[bias + j]!;
+      }
+    }
+  }
+
+  function forward(ids: Int32Array, lengths: Int32Array): Float32Array {
+    const sentences = lengths.length;
+    let rows = 0;
+    for (let n = 0; n < sentences; n++) {
+      i32[(L.offsets >> 2) + n] = rows;
+      i32[(L.lengths >> 2) + n] = lengths[n]!;
+      rows += lengths[n]!;
+    }
+    if (rows > L.maxRows || sentences > L.maxSentences) throw new Error("chunk too large");
+    // x0 = embedding + (embedding + timing signal), as the graph adds them
+    const emb = L.emb >> 2;
+    const timing = L.timing >> 2;
+    const x0 = L.x0 >> 2;
+    for (let n = 0, r = 0; n < sentences; n++) {
+      for (let pos = 0; pos < lengths[n]!; pos++, r++) {
+        const e = emb + ids[r]! * 256;
+        const tm = timing + pos * 256;
+        const x = x0 + r * 256;
+        for (let j = 0; j < 256; j++) {
+          const v = f32[e + j]!;
+          f32[x + j] = v + Math.fround(v + f32[tm + j]!);
+        }
+      }
+    }
+    const l0 = L.l0;
+    const l1 = L.l1;
+    // layer 0 (256 -> 512): attention on the normalized input, residual through a dense projection
+    if (rows > 0) {
+      layerNorm(L.x0, L.norm, rows, l0.attnNorm);
+      gemm(L.norm, 256 * 4, l0.qkv, L.qkv, 768 * 4, rows, 0);
+      gemm(L.x0, 256 * 4, l0.residual, L.h, 512 * 4, rows, 0);
+      parallel(OP_ATTENTION, [L.qkv, 256, 64, 4, 0.125, L.ctx, sentences], 4);
+      gemm(L.ctx, 256 * 4, l0.out, L.h, 512 * 4, rows, 2);
+      layerNorm(L.h, L.norm, rows, l0.ffnNorm);
+      gemm(L.norm, 512 * 4, l0.ffn1, L.ffn, 1536 * 4, rows, 1);
+      gemm(L.ffn, 1536 * 4, l0.ffn2, L.h, 512 * 4, rows, 2);
+      // layer 1 (512)
+      layerNorm(L.h, L.norm, rows, l1.attnNorm);
+      gemm(L.norm, 512 * 4, l1.qkv, L.qkv, 1536 * 4, rows, 0);
+      parallel(OP_ATTENTION, [L.qkv, 512, 128, 4, 0.0883883461356163, L.ctx, sentences], 4);
+      gemm(L.ctx, 512 * 4, l1.out, L.h, 512 * 4, rows, 2);
+      layerNorm(L.h, L.norm, rows, l1.ffnNorm);
+      gemm(L.norm, 512 * 4, l1.ffn1, L.ffn, 1536 * 4, rows, 1);
+      gemm(L.ffn, 1536 * 4, l1.ffn2, L.h, 512 * 4, rows, 2);
+    }
+    // mean over each sentence's tokens (an empty text pools to zeros, as in the graph)
+    const h = L.h >> 2;
+    const pooled = L.pooled >> 2;
+    const acc = new Float64Array(512);
+    for (let n = 0, r = 0; n < sentences; n++) {
+      const T = lengths[n]!;
+      acc.fill(0);
+      for (let i = 0; i < T; i++, r++) {
+        const x = h + r * 512;
+        for (let j = 0; j < 512; j++) acc[j]! += f32[x + j]!;
+      }
+      const div = Math.max(T, 1);
+      for (let j = 0; j < 512; j++) f32[pooled + n * 512 + j] = acc[j]! / div;
+    }
+    gemm(L.pooled, 512 * 4, L.tanh, L.out, 512 * 4, sentences, 0);
+    const result = new Float32Array(sentences * 512);
+    const out = L.out >> 2;
+    for (let n = 0; n < sentences; n++) {
+      let sq = 0;
+      for (let j = 0; j < 512; j++) {
+        const v = Math.tanh(f32[out + n * 512 + j]!);
+        result[n * 512 + j] = v;
+        sq += v * v;
+      }
+      const inv = 1 / Math.sqrt(Math.max(sq, 1e-12));
+      for (let j = 0; j < 512; j++) result[n * 512 + j] = result[n * 512 + j]! * inv;
+    }
+    return result;
+  }
+
+  function helperLoop(): void {
+    let seen = 0;
+    for (;;) {
+      let spins = 0;
+      let now: number;
+      while ((now = Atomics.load(i32, C)) === seen) {
+        if (++spins > SPINS) Atomics.wait(i32, C, seen);
+      }
+      seen = now;
+      if (i32[C + 1] === OP_EXIT) return;
+      runTask(thread);
+      Atomics.store(i32, C + 16 + thread, seen);
+      Atomics.notify(i32, C + 16 + thread);
+    }
+  }
+
+  scope.onmessage = (event: MessageEvent) => {
+    const msg = event.data;
+    if (msg.type === "init") {
+      L = msg.layout;
+      thread = msg.thread;
+      threads = msg.threads;
+      C = L.ctrl >> 2;
+      f32 = new Float32Array(msg.memory.buffer);
+      i32 = new Int32Array(msg.memory.buffer);
+      const instance = new WebAssembly.Instance(msg.module, { env: { mem: msg.memory } });
+      gemmPacked = instance.exports.gemm_packed as any;
+      gemmStrided = instance.exports.gemm_strided as any;
+      scope.postMessage({ type: "ready", thread });
+      if (thread > 0) {
+        helperLoop();
+        scope.close();
+      }
+    } else if (msg.type === "embed") {
+      try {
+        const vectors = forward(msg.ids, msg.lengths);
+        scope.postMessage({ type: "vectors", id: msg.id, vectors }, [vectors.buffer]);
+      } catch (err) {
+        scope.postMessage({ type: "error", id: msg.id, message: String((err as Error)?.message ?? err) });
+      }
+    }
+  };
+}
