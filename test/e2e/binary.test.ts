@@ -20,9 +20,17 @@ async function newSandbox(yaml: string | null = KEYWORD_ONLY): Promise<Sandbox> 
   return s;
 }
 
+const prefixes: string[] = [];
+function tempPrefix(): string {
+  const dir = mkdtempSync(join(tmpdir(), "signet-prefix-"));
+  prefixes.push(dir);
+  return dir;
+}
+
 afterAll(async () => {
   // Whatever a test left running is stopped here, so no daemon outlives the suite.
   for (const s of started) await run(["daemon", "stop"], { env: s.env });
+  for (const dir of prefixes) rmSync(dir, { recursive: true, force: true });
 });
 
 const INIT = JSON.stringify({
@@ -225,7 +233,7 @@ describe("migrate", () => {
 describe("self-install", () => {
   test("puts signet and signet-mcp in PREFIX/bin", async () => {
     const s = await newSandbox();
-    const prefix = mkdtempSync(join(tmpdir(), "signet-prefix-"));
+    const prefix = tempPrefix();
     const r = await run(["self-install", "--prefix", prefix], { env: s.env });
     expect(r.code).toBe(0);
     expect(json(r).installed).toBe(join(prefix, "bin", "signet"));
@@ -237,7 +245,7 @@ describe("self-install", () => {
 
   test("scripts/install.sh installs the built binary", async () => {
     const s = await newSandbox();
-    const prefix = mkdtempSync(join(tmpdir(), "signet-prefix-"));
+    const prefix = tempPrefix();
     const proc = Bun.spawnSync(["bash", join(import.meta.dir, "../../scripts/install.sh"), "--prefix", prefix], {
       env: { ...s.env, SIGNET_BINARY: BIN },
     });
