@@ -30,14 +30,21 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
   return out;
 }
 
+/** JSON escapes of UTF-16 surrogates: only these can put a lone surrogate into a parsed string. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** The parsed JSON body, or null when there is none. */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   if (!request.body) return null;
-  const bytes = await readLimited(request.body, limit);
+  // A declared length was checked against the limit already: read it in one go. Otherwise stream.
+  const declared = request.headers.get("content-length");
+  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
+  if (bytes.byteLength > limit) throw tooLarge(limit);
   if (bytes.byteLength === 0) return null;
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === "") return null;
   try {
+    if (!SURROGATE_ESCAPE.test(text)) return JSON.parse(text);
     return JSON.parse(text, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value));
   } catch (err) {
     throw new SignetError("invalid_input", `request body is not valid JSON: ${(err as Error).message}`);

@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
 import type { EmbeddingWorker } from "../core/embed/worker";
+import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
 import type { McpStreamHub } from "../mcp/http";
@@ -10,6 +11,8 @@ export interface DaemonContext {
   config: Config;
   db: Database;
   memory: MemoryService;
+  /** Every memory write goes through here, so concurrent writes share a commit. */
+  writes: GroupCommit;
   recall: RecallService;
   embeddings: EmbeddingWorker;
   startedAt: number;

@@ -3,6 +3,7 @@ import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
+import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
@@ -67,10 +68,12 @@ export function startDaemon(config: Config): RunningDaemon {
       },
     });
     recall = new RecallService(db, memory, embeddings, accessLog);
+    const writes = new GroupCommit(db, () => memory.flushChanges());
     const context: DaemonContext = {
       config,
       db,
       memory,
+      writes,
       recall,
       embeddings,
       startedAt: Date.now(),

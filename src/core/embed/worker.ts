@@ -30,6 +30,8 @@ interface PendingRow {
 }
 
 const QUERY_CACHE_SIZE = 256;
+/** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
+const RECALL_YIELD_MS = 250;
 
 function blobToVector(blob: Uint8Array): Float32Array {
   const copy = new Uint8Array(blob.byteLength);
@@ -48,6 +50,8 @@ export class EmbeddingWorker {
   private sleeping: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   private ok = false;
   private lastError: string | undefined;
+  private recallsInFlight = 0;
+  private resume: (() => void) | null = null;
   /** While the provider is failing, queries try it again only after this time. */
   private retryAt = 0;
   /**
@@ -68,7 +72,7 @@ export class EmbeddingWorker {
     options: EmbeddingWorkerOptions = {},
   ) {
     this.disabled = provider === "none";
-    this.opts = { batchSize: 32, minBackoffMs: 1000, maxBackoffMs: 60_000, queryTimeoutMs: 2000, ...options };
+    this.opts = { batchSize: 16, minBackoffMs: 1000, maxBackoffMs: 60_000, queryTimeoutMs: 2000, ...options };
     this.selectPending = db.query(
       `SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
        WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key) ORDER BY m.seq`,
@@ -92,6 +96,7 @@ export class EmbeddingWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
+    this.resume?.();
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
       this.sleeping.resolve();
@@ -125,6 +130,20 @@ export class EmbeddingWorker {
     };
     if (this.lastError && !this.ok) status.error = this.lastError;
     return status;
+  }
+
+  /**
+   * Marks a recall in flight until the returned function is called: background embedding (which
+   * competes for the same cores) waits meanwhile, so answers stay fast under a write load.
+   */
+  holdForRecall(): () => void {
+    this.recallsInFlight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.recallsInFlight === 0) this.resume?.();
+    };
   }
 
   /** The vector index, once the provider is up and at least one vector exists. */
@@ -190,6 +209,12 @@ export class EmbeddingWorker {
     }
     backoff = 0;
     while (!this.stopped) {
+      // Recalls come first: no new batch starts while one is being answered, but a steady stream of
+      // recalls only slows embedding down (one batch per RECALL_YIELD_MS), never stops it.
+      if (this.recallsInFlight > 0 && !this.stopped) {
+        await Promise.race([new Promise<void>((resolve) => (this.resume = resolve)), Bun.sleep(RECALL_YIELD_MS)]);
+        this.resume = null;
+      }
       const embedder = this.embedder!;
       const batch = this.nextBatch();
       if (batch.length === 0) {

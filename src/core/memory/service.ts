@@ -49,6 +49,7 @@ export class MemoryService {
   private readonly shared: Set<string>;
   private readonly now: () => Date;
   private readonly onChange: (change: MemoryChange) => void;
+  private uncommitted: MemoryChange[] = [];
 
   constructor(
     readonly db: Database,
@@ -60,11 +61,24 @@ export class MemoryService {
     this.onChange = options.onChange ?? (() => {});
   }
 
-  /** Runs `fn` as one immediate transaction, then tells onChange what it committed (if anything). */
+  /**
+   * Runs `fn` as one immediate transaction, then tells onChange what it committed (if anything).
+   * Inside an enclosing transaction (a group commit) the news waits for that commit: flushChanges().
+   */
   private write<T>(fn: () => [T, MemoryChange | null]): T {
     const [result, change] = this.db.transaction(fn).immediate();
-    if (change) this.onChange(change);
+    if (change) {
+      if (this.db.inTransaction) this.uncommitted.push(change);
+      else this.onChange(change);
+    }
     return result;
+  }
+
+  /** Announces the changes of an enclosing transaction once it has committed. */
+  flushChanges(): void {
+    const changes = this.uncommitted;
+    this.uncommitted = [];
+    for (const change of changes) this.onChange(change);
   }
 
   /** The agents whose memories this caller may read: its own, then every shared agent. */

@@ -115,6 +115,15 @@ export class RecallService {
     if (req.aggregate) throw new SignetError("invalid_input", "aggregate: aggregate recall is not available in this version yet");
     if (req.sourceOnly) throw new SignetError("invalid_input", "sourceOnly: document sources are not available in this version yet");
     const started = performance.now();
+    const release = this.embeddings?.holdForRecall();
+    try {
+      return await this.answer(caller, req, started);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async answer(caller: Caller, req: RecallRequest, started: number): Promise<RecallResponse> {
     const filter: MemoryFilter = {
       agentIds: this.memory.readableAgents(caller),
       type: req.type,

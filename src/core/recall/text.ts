@@ -17,8 +17,12 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 const WORD = /[\p{L}\p{N}_]+/gu;
 const MAX_QUERY_TERMS = 64;
 
+/** Words with an underscore, a digit or an inner capital: the only ones that can split into parts. */
+const IDENTIFIER_SHAPE = /[_\d]|[a-z][A-Z]|[A-Z]{2}[a-z]/;
+
 /** camelCase, PascalCase, snake_case and digit boundaries: "getHTTPResponse2" → get, http, response, 2. */
 function identifierParts(word: string): string[] {
+  if (!IDENTIFIER_SHAPE.test(word)) return [];
   const parts = word
     .split(/_+/)
     .flatMap((w) => w.split(/(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])/))

@@ -22,17 +22,19 @@ function memoryId(params: { id?: string | null }): string {
 }
 
 export function memoryRoutes(ctx: DaemonContext) {
-  const { memory } = ctx;
+  const { memory, writes } = ctx;
   return new Elysia()
-    .post("/api/memory/remember", ({ body, request, set }) => {
+    .post("/api/memory/remember", async ({ body, request, set }) => {
       const req = parseInput(RememberRequestSchema, body, "remember request");
-      const result = memory.remember(callerFrom(request, req.agentId, DEFAULT_AGENT), req);
+      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const result = await writes.run(() => memory.remember(caller, req));
       set.status = result.deduped ? 200 : 201;
       return result;
     })
-    .post("/api/memory/note", ({ body, request, set }) => {
+    .post("/api/memory/note", async ({ body, request, set }) => {
       const req = parseInput(NoteRequestSchema, body, "note request");
-      const result = memory.note(callerFrom(request, req.agentId, DEFAULT_AGENT), req);
+      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const result = await writes.run(() => memory.note(caller, req));
       set.status = result.deduped ? 200 : 201;
       return result;
     })
@@ -48,14 +50,20 @@ export function memoryRoutes(ctx: DaemonContext) {
     )
     .patch("/api/memory/:id", ({ params, body, request }) => {
       const req = parseInput(ModifyRequestSchema, body, "modify request");
-      return memory.modify(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const id = memoryId(params);
+      return writes.run(() => memory.modify(caller, id, req));
     })
     .delete("/api/memory/:id", ({ params, body, request }) => {
       const req = parseInput(ForgetRequestSchema, body, "forget request");
-      return memory.forget(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const id = memoryId(params);
+      return writes.run(() => memory.forget(caller, id, req));
     })
     .post("/api/memory/:id/recover", ({ params, body, request }) => {
       const req = parseInput(RecoverRequestSchema, body ?? undefined, "recover request");
-      return memory.recover(callerFrom(request, req.agentId, DEFAULT_AGENT), memoryId(params), req);
+      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const id = memoryId(params);
+      return writes.run(() => memory.recover(caller, id, req));
     });
 }
