@@ -6,7 +6,7 @@ import { SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
-import { createMcpServer } from "./server";
+import { MCP_PROVENANCE, createMcpServer } from "./server";
 
 /** With a local daemon URL and `daemon.autostart` on, a daemon that is not running is started. */
 function autostarter(config: Config): (() => Promise<boolean>) | undefined {
@@ -38,9 +38,7 @@ export async function runStdioServer(): Promise<number> {
     baseUrl: config.daemon.url,
     agentId: config.agent.id,
     token: config.auth.token,
-    actor: "mcp-server",
-    actorType: "harness",
-    runtimePath: "plugin",
+    ...MCP_PROVENANCE,
     autostart: autostarter(config),
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;

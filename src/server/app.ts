@@ -1,7 +1,7 @@
 // The daemon's HTTP app: one Elysia plugin per area, one body parser and one error mapper for all.
 import { Elysia } from "elysia";
 import { SignetError } from "../core/errors";
-import { readJsonBody, tooLarge } from "./body";
+import { pathStart, readJsonBody, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { healthRoutes } from "./routes/health";
@@ -41,7 +41,7 @@ export function createApp(ctx: DaemonContext) {
 }
 
 function isMcpPath(url: string): boolean {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const start = pathStart(url);
   if (start === -1) return false;
   const path = url.slice(start).split(/[?#]/, 1)[0];
   // Elysia routes "/mcp/" to the same handler.

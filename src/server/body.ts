@@ -51,13 +51,18 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   }
 }
 
+/** Where the path begins in an absolute URL (-1 when it has none). */
+export function pathStart(url: string): number {
+  return url.indexOf("/", url.indexOf("//") + 2);
+}
+
 /**
  * Elysia finds the path with `url.indexOf("/", 11)`, which misroutes requests whose Host is shorter
  * than four characters; such requests get a placeholder host in the URL (headers are untouched).
  */
 export function routable(request: Request): Request {
   const url = request.url;
-  if (url.indexOf("/", url.indexOf("//") + 2) >= 11) return request;
+  if (pathStart(url) >= 11) return request;
   const parsed = new URL(url);
   return new Request(`${parsed.protocol}//short-host.invalid${parsed.pathname}${parsed.search}`, request);
 }

@@ -5,7 +5,8 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isRunning, json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { alive } from "../../src/control/daemon-process";
+import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 
 const BIN = requireBinary();
 const started: Sandbox[] = [];
@@ -126,7 +127,7 @@ describe("daemon lifecycle", () => {
     expect(json(stop)).toEqual({ stopped: true, pid: info.pid });
     st = await run(["daemon", "status"], { env: s.env });
     expect(st.code).toBe(1);
-    expect(isRunning(info.pid)).toBe(false);
+    expect(alive(info.pid)).toBe(false);
 
     const logs = await run(["daemon", "logs"], { env: s.env });
     expect(logs.stdout).toContain("listening on");

@@ -7,7 +7,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { join } from "node:path";
-import { BIN, isRunning, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { alive } from "../../src/control/daemon-process";
+import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
 
 const MCP_BIN = join(BIN, "..", "signet-mcp");
 const KEYWORD_ONLY = "embedding:\n  provider: none\n";
@@ -246,7 +247,7 @@ describe("a daemon that is not running", () => {
       expect(JSON.parse(text(r)).memories).toEqual([]);
       const status = json(await run(["daemon", "status"], { env: s.env }));
       expect(status.running).toBe(true);
-      expect(isRunning(status.pid)).toBe(true);
+      expect(alive(status.pid)).toBe(true);
     } finally {
       await run(["daemon", "stop"], { env: s.env });
     }

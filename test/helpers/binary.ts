@@ -1,5 +1,5 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -86,12 +86,3 @@ export function json<T = any>(r: RunResult): T {
   }
 }
 
-/** True while `pid` runs; an exited process that init has not reaped yet (a zombie) counts as gone. */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}

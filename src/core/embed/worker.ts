@@ -202,9 +202,7 @@ export class EmbeddingWorker {
         this.embedder = embedder;
         this.succeeded();
       } catch (err) {
-        backoff = Math.min(Math.max(this.opts.minBackoffMs, backoff * 2), this.opts.maxBackoffMs);
-        this.fail(err, backoff);
-        await this.sleep(backoff);
+        backoff = await this.backOff(err, backoff);
       }
     }
     backoff = 0;
@@ -228,11 +226,17 @@ export class EmbeddingWorker {
         this.succeeded();
         backoff = 0;
       } catch (err) {
-        backoff = Math.min(Math.max(this.opts.minBackoffMs, backoff * 2), this.opts.maxBackoffMs);
-        this.fail(err, backoff);
-        await this.sleep(backoff);
+        backoff = await this.backOff(err, backoff);
       }
     }
+  }
+
+  /** Records a failure and sleeps for the next backoff (doubling from the minimum up to the cap). */
+  private async backOff(err: unknown, previousMs: number): Promise<number> {
+    const backoffMs = Math.min(Math.max(this.opts.minBackoffMs, previousMs * 2), this.opts.maxBackoffMs);
+    this.fail(err, backoffMs);
+    await this.sleep(backoffMs);
+    return backoffMs;
   }
 
   private fail(err: unknown, backoffMs: number): void {

@@ -16,7 +16,7 @@ import {
   rebindingProblem,
   shuttingDown,
 } from "../../mcp/http";
-import { createMcpServer } from "../../mcp/server";
+import { MCP_PROVENANCE, createMcpServer } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
 
@@ -115,9 +115,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       baseUrl: ctx.port > 0 ? `http://127.0.0.1:${ctx.port}` : "http://127.0.0.1",
       agentId,
       token,
-      actor: "mcp-server",
-      actorType: "harness",
-      runtimePath: "plugin",
+      ...MCP_PROVENANCE,
       fetch: apiFetch,
     });
     return createMcpServer(client, { sessionKey });
