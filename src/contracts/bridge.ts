@@ -1,0 +1,130 @@
+// Contracts of the MCP bridge (SPEC §7): installed servers and calls to their tools. The HTTP
+// routes, the MCP tools and the CLI all validate with these.
+import { z } from "zod";
+
+/** Words of the `signet mcp` command line; a server by one of these names could never be called. */
+export const RESERVED_SERVER_NAMES = [
+  "list",
+  "add",
+  "remove",
+  "enable",
+  "disable",
+  "import",
+  "analytics",
+  "serve",
+  "help",
+  "list-tools",
+] as const;
+
+export const ServerNameSchema = z
+  .string()
+  .trim()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "server names are 1-64 letters, digits and . _ - (starting with a letter or digit)",
+  )
+  .refine((n) => !(RESERVED_SERVER_NAMES as readonly string[]).includes(n.toLowerCase()), {
+    message: `is a reserved word of \`signet mcp\` (${RESERVED_SERVER_NAMES.join(", ")}); choose another name`,
+  });
+
+/** Environment and header values: literal, or `secret:NAME` resolved when the server starts. */
+const StringMap = z.record(z.string().min(1).max(256), z.string().max(8192));
+
+export const StdioTransportSchema = z
+  .object({
+    type: z.literal("stdio"),
+    command: z.string().trim().min(1, "command cannot be empty").max(4096),
+    args: z.array(z.string().max(8192)).max(256).default([]),
+    env: StringMap.default({}),
+    cwd: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
+export const HttpTransportSchema = z
+  .object({
+    type: z.literal("http"),
+    url: z
+      .string()
+      .trim()
+      .max(4096)
+      .refine((u) => {
+        try {
+          return ["http:", "https:"].includes(new URL(u).protocol);
+        } catch {
+          return false;
+        }
+      }, "must be an http:// or https:// URL"),
+    headers: StringMap.default({}),
+  })
+  .strict();
+
+export const TransportSchema = z.discriminatedUnion("type", [StdioTransportSchema, HttpTransportSchema]);
+
+export const InstallServerRequestSchema = z
+  .object({
+    name: ServerNameSchema,
+    transport: TransportSchema,
+    enabled: z.boolean().default(true),
+    description: z.string().max(2000).optional(),
+  })
+  .strict();
+
+export const UpdateServerRequestSchema = z
+  .object({
+    transport: TransportSchema.optional(),
+    enabled: z.boolean().optional(),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+
+export const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
+
+export const CallRequestSchema = z
+  .object({
+    tool: z.string().min(1).max(256),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    timeoutMs: z.number().int().min(1).max(MAX_CALL_TIMEOUT_MS).optional(),
+    /** Who makes the call, for analytics: the operator's bridge (`cli`) or an agent (`agent`). */
+    source: z.enum(["cli", "agent"]).default("cli"),
+    /** For `cli` calls: `cli` (terminal) or `dashboard`. */
+    client: z.enum(["cli", "dashboard"]).optional(),
+    sessionKey: z.string().min(1).max(256).optional(),
+  })
+  .strict();
+
+export type StdioTransport = z.output<typeof StdioTransportSchema>;
+export type HttpTransport = z.output<typeof HttpTransportSchema>;
+export type Transport = z.output<typeof TransportSchema>;
+export type InstallServerRequest = z.output<typeof InstallServerRequestSchema>;
+export type UpdateServerRequest = z.output<typeof UpdateServerRequestSchema>;
+export type CallRequest = z.output<typeof CallRequestSchema>;
+
+/** An installed server as the API shows it: references stay references, never resolved values. */
+export interface InstalledServer {
+  name: string;
+  transport: Transport;
+  enabled: boolean;
+  description: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A tool as the server listed it (MCP `Tool`), passed through as is. */
+export interface BridgeTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { type: "object"; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface ServerToolsResponse {
+  server: string;
+  tools: BridgeTool[];
+}
+
+export interface ServerListResponse {
+  servers: InstalledServer[];
+}
