@@ -35,5 +35,6 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     actor,
     actorType: "operator",
     runtimePath: "cli",
+    bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
   });
 }

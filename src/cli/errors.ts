@@ -31,6 +31,8 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof SignetError) return err.code === "invalid_input" ? EXIT.usage : EXIT.failed;
   if (err instanceof ApiError) {
     if (err.status === 401 || err.status === 403) return EXIT.auth;
+    // A bridged server that failed to start is as unreachable as a daemon that is down.
+    if (err.code === "server_unavailable") return EXIT.unreachable;
     if (err.status === 400 || err.status === 413) return EXIT.usage;
     return EXIT.failed;
   }

@@ -22,10 +22,12 @@ export const root = defineCommand({
     "self-install": () => admin().then((m) => m.selfInstall),
     setup: () => import("./setup").then((m) => m.setup),
     install: () => import("./setup").then((m) => m.install),
+    // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.
+    mcp: () => import("./mcp").then((m) => m.mcpRoot),
   },
 });
 
-type AnyCommand = CommandDef<ArgsDef>;
+export type AnyCommand = CommandDef<ArgsDef>;
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
 
 async function resolve<T>(value: Resolvable<T> | undefined): Promise<T | undefined> {
@@ -77,16 +79,23 @@ async function checkFlags(cmd: AnyCommand, rest: string[]): Promise<void> {
   }
 }
 
+/** Runs a command tree: help where asked, unknown flags refused, then the command itself. */
+export async function runTree(top: AnyCommand, rawArgs: string[]): Promise<number> {
+  const { cmd, parent, rest } = await resolveLeaf(top, rawArgs);
+  const beforeDashes = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (beforeDashes.includes("--help") || beforeDashes.includes("-h") || (cmd === top && rest.length === 0)) {
+    await showUsage(cmd, parent);
+    return EXIT.ok;
+  }
+  await checkFlags(cmd, rest);
+  await runCommand(top, { rawArgs });
+  return EXIT.ok;
+}
+
 export async function runCli(rawArgs: string[]): Promise<number> {
   try {
-    const { cmd, parent, rest } = await resolveLeaf(root as AnyCommand, rawArgs);
-    if (rest.includes("--help") || rest.includes("-h") || (cmd === root && rest.length === 0)) {
-      await showUsage(cmd, parent);
-      return EXIT.ok;
-    }
-    await checkFlags(cmd, rest);
-    await runCommand(root as AnyCommand, { rawArgs });
-    return EXIT.ok;
+    if (rawArgs[0] === "mcp") return await (await import("./mcp")).runMcp(rawArgs.slice(1));
+    return await runTree(root as AnyCommand, rawArgs);
   } catch (err) {
     const message = (err as Error)?.message;
     if (message) process.stderr.write(`signet: ${message.replace(/\x1b\[[0-9;]*m/g, "")}\n`);

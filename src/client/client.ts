@@ -1,6 +1,12 @@
 // The one typed client for the daemon's API, used by the CLI, signet-mcp and hooks alike: base URL
 // validation, agent and provenance headers, timeouts, and errors mapped back to codes.
 import { loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
+import type {
+  AnalyticsQueryParams,
+  AnalyticsResponse,
+  InvocationReportRequest,
+  InvocationReportResponse,
+} from "../contracts/analytics";
 import type { ErrorBody } from "../contracts/errors";
 import type {
   HistoryResponse,
@@ -10,10 +16,15 @@ import type {
   RememberResponse,
 } from "../contracts/memory";
 import type { RecallResponse } from "../contracts/recall";
+import type { InstalledServer, ServerListResponse, ServerToolsResponse } from "../contracts/bridge";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ErrorCode } from "../core/errors";
 import type { HealthResponse } from "../server/routes/health";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
+const BRIDGE_DEFAULT_CALL_MS = 60_000;
+const BRIDGE_MARGIN_MS = 5_000;
 
 export class DaemonUnreachableError extends Error {
   constructor(
@@ -46,6 +57,8 @@ export interface ClientOptions {
   runtimePath?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** `bridge.callTimeoutMs`: how long a bridged call may take when the call names no timeout. */
+  bridgeCallTimeoutMs?: number;
   /** Called once when the daemon refuses connections; true means "started, try again". */
   autostart?: () => Promise<boolean>;
 }
@@ -141,6 +154,10 @@ export class SignetClient {
     );
   }
 
+  private bridgeWait(callTimeoutMs: number | undefined): number {
+    return (callTimeoutMs ?? this.options.bridgeCallTimeoutMs ?? BRIDGE_DEFAULT_CALL_MS) + BRIDGE_MARGIN_MS;
+  }
+
   health(): Promise<HealthResponse> {
     return this.request("GET", "/health", { timeoutMs: 2000 });
   }
@@ -156,5 +173,34 @@ export class SignetClient {
     recover: (id: string, body: unknown) =>
       this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
     recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
+  };
+
+  /** Invocation tracking (SPEC §10): signet-mcp's reports, and usage analytics. */
+  readonly analytics = {
+    report: (body: InvocationReportRequest) =>
+      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", { body }),
+    summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
+    server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
+      this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
+  };
+
+  /** Installed MCP servers. Calls and tool listings may start a server: they wait as long as it may take. */
+  readonly bridge = {
+    list: (query: { enabled?: boolean } = {}) => this.request<ServerListResponse>("GET", "/api/marketplace/servers", { query }),
+    get: (name: string) => this.request<InstalledServer>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}`),
+    install: (body: unknown) => this.request<InstalledServer>("POST", "/api/marketplace/servers", { body }),
+    update: (name: string, body: unknown) =>
+      this.request<InstalledServer>("PATCH", `/api/marketplace/servers/${encodeURIComponent(name)}`, { body }),
+    remove: (name: string) => this.request<InstalledServer>("DELETE", `/api/marketplace/servers/${encodeURIComponent(name)}`),
+    tools: (name: string, timeoutMs?: number) =>
+      this.request<ServerToolsResponse>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`, {
+        query: { timeout_ms: timeoutMs },
+        timeoutMs: this.bridgeWait(timeoutMs),
+      }),
+    call: (name: string, body: { tool: string; arguments?: unknown; timeoutMs?: number; [k: string]: unknown }) =>
+      this.request<CallToolResult>("POST", `/api/marketplace/servers/${encodeURIComponent(name)}/call`, {
+        body,
+        timeoutMs: this.bridgeWait(body.timeoutMs),
+      }),
   };
 }

@@ -1,6 +1,7 @@
 // Contracts of the MCP bridge (SPEC §7): installed servers and calls to their tools. The HTTP
 // routes, the MCP tools and the CLI all validate with these.
 import { z } from "zod";
+import { intString } from "./memory";
 
 /** Words of the `signet mcp` command line; a server by one of these names could never be called. */
 export const RESERVED_SERVER_NAMES = [
@@ -126,5 +127,15 @@ export interface ServerToolsResponse {
 }
 
 export interface ServerListResponse {
-  servers: InstalledServer[];
+  servers: ListedServer[];
+}
+
+const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+
+export const ServerListQuerySchema = z.object({ enabled: booleanQuery.optional() }).strict();
+export const ServerToolsQuerySchema = z.object({ timeout_ms: intString(1, MAX_CALL_TIMEOUT_MS).optional() }).strict();
+
+/** An installed server in a listing, with whether its process (or connection) is live now. */
+export interface ListedServer extends InstalledServer {
+  running: boolean;
 }

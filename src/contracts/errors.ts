@@ -13,6 +13,10 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   unavailable: 503,
   queue_full: 503,
+  exists: 409,
+  disabled: 409,
+  server_unavailable: 503,
+  timeout: 504,
 };
 
 export interface ErrorBody {

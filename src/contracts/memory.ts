@@ -131,7 +131,8 @@ export const RecoverRequestSchema = z
 export type RecoverRequest = z.output<typeof RecoverRequestSchema>;
 
 const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
-const intString = (min: number, max: number) =>
+/** A whole number in a query string. */
+export const intString = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, "must be a whole number")

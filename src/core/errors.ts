@@ -10,7 +10,13 @@ export type ErrorCode =
   | "too_large"
   | "rate_limited"
   | "unavailable"
-  | "queue_full";
+  | "queue_full"
+  // The bridge: an installed server already has that name, is disabled, failed to start (or lost
+  // its connection), or did not answer a call in time.
+  | "exists"
+  | "disabled"
+  | "server_unavailable"
+  | "timeout";
 
 export class SignetError extends Error {
   constructor(

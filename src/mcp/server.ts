@@ -7,13 +7,36 @@ import { TOOLS, callTool, type ToolContext } from "./tools";
 /** How the MCP server's calls to the daemon identify themselves (the design document's daemonFetch headers). */
 export const MCP_PROVENANCE = { actor: "mcp-server", actorType: "harness", runtimePath: "plugin" } as const;
 
-/** `ctx` carries what the transport knows of the caller's session (stdio: SIGNET_SESSION_KEY). */
-export function createMcpServer(client: SignetClient, ctx: ToolContext = {}): McpServer {
+/** One call to one of Signet's own tools, as analytics records it (source `mcp`, server `signet`). */
+export interface OwnToolCall {
+  tool: string;
+  latencyMs: number;
+  success: boolean;
+  errorText?: string;
+}
+
+/**
+ * `ctx` carries what the transport knows of the caller's session (stdio: SIGNET_SESSION_KEY);
+ * `onCall`, when given, hears of every tool call once it is answered.
+ */
+export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, onCall?: (call: OwnToolCall) => void): McpServer {
   const server = new McpServer({ name: "signet", version: VERSION }, { capabilities: { logging: {} } });
   for (const tool of TOOLS) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema }, (args) =>
-      callTool(tool, args as Record<string, unknown>, client, ctx),
-    );
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema }, async (args) => {
+      const started = performance.now();
+      const result = await callTool(tool, args as Record<string, unknown>, client, ctx);
+      if (onCall) {
+        const failed = result.isError === true;
+        const first = result.content[0];
+        onCall({
+          tool: tool.name,
+          latencyMs: Math.round(performance.now() - started),
+          success: !failed,
+          errorText: failed && first?.type === "text" ? first.text : undefined,
+        });
+      }
+      return result;
+    });
   }
   return server;
 }

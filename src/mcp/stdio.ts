@@ -6,6 +6,7 @@ import { SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
+import { InvocationReporter } from "./invocation-reporter";
 import { MCP_PROVENANCE, createMcpServer } from "./server";
 
 /** With a local daemon URL and `daemon.autostart` on, a daemon that is not running is started. */
@@ -39,10 +40,15 @@ export async function runStdioServer(): Promise<number> {
     agentId: config.agent.id,
     token: config.auth.token,
     ...MCP_PROVENANCE,
+    bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     autostart: autostarter(config),
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
-  const server = createMcpServer(client, { sessionKey });
+  // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.
+  const reporter = config.analytics.trackAgentCalls
+    ? new InvocationReporter(client, { flushMs: config.analytics.flushMs, sessionKey })
+    : undefined;
+  const server = createMcpServer(client, { sessionKey }, reporter?.record);
   const transport = new StdioServerTransport();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -61,5 +67,6 @@ export async function runStdioServer(): Promise<number> {
   await new Promise<void>((resolve) => process.stdin.once("end", resolve));
   if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
   await server.close();
+  await reporter?.flush();
   return 0;
 }

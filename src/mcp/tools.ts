@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ApiError, DaemonUnreachableError, type SignetClient } from "../client/client";
 import type { RecallResponse } from "../contracts/recall";
 import { recallBrief } from "./brief";
+import { BRIDGE_TOOLS } from "./bridge-tools";
 
 /** What a transport knows about the caller beyond the agent (which the client carries). */
 export interface ToolContext {
@@ -313,18 +314,7 @@ export const TOOLS: ToolDef[] = [
   codeTool("signet_code_briefing", "Get an architecture overview: subsystems, public API, hub symbols.", {
     compact: z.boolean().optional().describe("A short version"),
   }),
-  unavailable("mcp_server_list", "List the MCP servers installed in Signet that agents may call.", {}, "the MCP bridge"),
-  unavailable(
-    "mcp_server_call",
-    "Call a tool of an MCP server installed in Signet.",
-    {
-      server: z.string().describe("Installed server name"),
-      tool: z.string().describe("Tool name on that server"),
-      arguments: z.record(z.string(), z.unknown()).optional().describe("Tool arguments"),
-      timeout_ms: z.number().int().optional().describe("Per-call timeout in milliseconds"),
-    },
-    "the MCP bridge",
-  ),
+  ...BRIDGE_TOOLS,
 ];
 
 function isCallToolResult(value: unknown): value is CallToolResult {

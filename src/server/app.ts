@@ -4,7 +4,9 @@ import { SignetError } from "../core/errors";
 import { pathStart, readJsonBody, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
 import { errorResponse, toErrorResponse } from "./http-errors";
+import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
+import { marketplaceRoutes } from "./routes/marketplace";
 import { MCP_PATH, mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
@@ -35,6 +37,8 @@ export function createApp(ctx: DaemonContext) {
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
+      .use(analyticsRoutes(ctx))
+      .use(marketplaceRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return app;

@@ -1,6 +1,8 @@
 // What every route plugin is given: the configuration, the database and the domain services.
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
+import type { Analytics } from "../core/analytics";
+import type { BridgeService } from "../core/bridge/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
@@ -18,6 +20,10 @@ export interface DaemonContext {
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;
+  /** Installed MCP servers, their live processes, and calls to their tools. */
+  bridge: BridgeService;
+  /** Invocation tracking: record every tool call here; the analytics API reads it. */
+  analytics: Analytics;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
   /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */

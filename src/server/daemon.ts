@@ -1,6 +1,9 @@
 // Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
 import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
+import { BridgeService } from "../core/bridge/service";
+import { noSecretStore } from "../core/bridge/secret-refs";
+import { Analytics } from "../core/analytics";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { GroupCommit } from "../core/memory/group-commit";
@@ -69,6 +72,17 @@ export function startDaemon(config: Config): RunningDaemon {
     });
     recall = new RecallService(db, memory, embeddings, accessLog);
     const writes = new GroupCommit(db, () => memory.flushChanges());
+    const mcpStreams = new McpStreamHub();
+    const analytics = new Analytics(db, config.analytics, log);
+    const bridge = new BridgeService(db, {
+      ...config.bridge,
+      invocations: analytics,
+      secrets: noSecretStore,
+      log,
+      // Agents see installed servers through mcp_server_list: tell open /mcp streams to re-list.
+      onServersChanged: () => void mcpStreams.toolsChanged(),
+      onToolsChanged: () => void mcpStreams.toolsChanged(),
+    });
     const context: DaemonContext = {
       config,
       db,
@@ -78,7 +92,9 @@ export function startDaemon(config: Config): RunningDaemon {
       embeddings,
       startedAt: Date.now(),
       port: config.daemon.port,
-      mcpStreams: new McpStreamHub(),
+      mcpStreams,
+      bridge,
+      analytics,
     };
     const app = createApp(context);
     const limit = config.daemon.maxBodyBytes;
@@ -113,6 +129,7 @@ export function startDaemon(config: Config): RunningDaemon {
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
+    analytics.start();
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
     let stopping: Promise<void> | undefined;
     const openDb = db;
@@ -124,9 +141,14 @@ export function startDaemon(config: Config): RunningDaemon {
         stopping ??= (async () => {
           // Open /mcp notification streams never end on their own: end them so stop() can finish.
           await context.mcpStreams.closeAll();
+          // Bridged servers go first: calls in flight fail at once instead of holding the HTTP
+          // server's stop, and every child exits before the daemon does.
+          await bridge.stop();
           await server.stop();
           await embeddings.stop();
           accessLog.flush();
+          // After the bridge and the server: the last calls they record are written too.
+          analytics.stop();
           openDb.close();
           lock.release();
         })();

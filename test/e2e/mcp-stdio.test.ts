@@ -1,6 +1,7 @@
 // The MCP server with the SDK's own Client, over stdio (signet-mcp) and over the daemon's /mcp: the
 // tool list as the MCP design document names it, a full memory round trip; for stdio also EOF with
 // a call in flight, SIGNET_DAEMON_URL validation and autostart.
+import { SignetClient } from "../../src/client/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,7 +12,7 @@ import { alive } from "../../src/control/daemon-process";
 import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
 
 const MCP_BIN = join(BIN, "..", "signet-mcp");
-const KEYWORD_ONLY = "embedding:\n  provider: none\n";
+const KEYWORD_ONLY = "embedding:\n  provider: none\nanalytics:\n  flushMs: 100\n";
 
 /** Every tool of the MCP design document with its parameter names, plus the bridge tools of SPEC §6. */
 const EXPECTED_TOOLS: Record<string, string[]> = {
@@ -51,7 +52,7 @@ const EXPECTED_TOOLS: Record<string, string[]> = {
   signet_code_constants: [],
   signet_code_clear: ["confirm"],
   signet_code_briefing: ["compact"],
-  mcp_server_list: [],
+  mcp_server_list: ["server"],
   mcp_server_call: ["server", "tool", "arguments", "timeout_ms"],
 };
 const REQUIRED: Record<string, string[]> = {
@@ -62,6 +63,7 @@ const REQUIRED: Record<string, string[]> = {
   memory_forget: ["id", "reason"],
   secret_exec: ["command", "secrets"],
   session_bypass: ["session_key", "enabled"],
+  mcp_server_call: ["server", "tool"],
 };
 
 function connect(env: Record<string, string>): { client: Client; transport: StdioClientTransport } {
@@ -159,6 +161,23 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     const invalid = (await client.callTool({ name: "memory_store", arguments: { content: "" } })) as TextResult;
     expect(invalid.isError).toBe(true);
     expect(text(invalid)).toContain("content");
+  });
+
+  test("calls to Signet's own tools are recorded (source mcp, server signet) with the real agent", async () => {
+    await client.callTool({ name: "memory_get", arguments: { id: "recorded-miss" } });
+    await client.callTool({ name: "signet_code_status", arguments: {} });
+    const signet = new SignetClient({ baseUrl: `http://127.0.0.1:${s.port}` });
+    let seen: any;
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      seen = await signet.analytics.server("signet", { agent_id: "mcp-agent", source: "mcp" });
+      if (seen.topTools.some((t: any) => t.tool === "signet_code_status")) break;
+      await Bun.sleep(50);
+    }
+    const byTool = Object.fromEntries(seen.topTools.map((t: any) => [t.tool, t]));
+    expect(byTool.signet_code_status).toMatchObject({ calls: 1, failureCount: 1 });
+    expect(byTool.memory_get.failureCount).toBeGreaterThanOrEqual(1);
+    expect(seen.agents.map((a: any) => a.agentId)).toEqual(["mcp-agent"]);
   });
 });
 

@@ -1,5 +1,6 @@
 // One MCP tool call as the analytics store records it (SPEC §10).
-export type InvocationSource = "cli" | "agent" | "mcp";
+export const INVOCATION_SOURCES = ["cli", "agent", "mcp"] as const;
+export type InvocationSource = (typeof INVOCATION_SOURCES)[number];
 
 export interface InvocationRecord {
   server: string;
@@ -21,3 +22,6 @@ export interface InvocationRecord {
 export interface InvocationSink {
   record(invocation: InvocationRecord): void;
 }
+
+/** Where analytics reports trouble; core code takes it as a callback so it never imports the server's logger. */
+export type AnalyticsLog = (level: "info" | "warn" | "error", message: string) => void;

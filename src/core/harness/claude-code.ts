@@ -13,7 +13,7 @@ export function claudeEntry(ctx: HarnessContext): Record<string, Json> {
 
 const SHAPE = { owned: ["type", "command", "args"], envKey: "env", envOwned: ["SIGNET_DAEMON_URL"] };
 
-export function claudePaths(ctx: HarnessContext): { settings: string; state: string } {
+export function claudePaths(ctx: Pick<HarnessContext, "home" | "env">): { settings: string; state: string } {
   const dir = ctx.env.CLAUDE_CONFIG_DIR?.trim();
   if (dir) return { settings: join(dir, "settings.json"), state: join(dir, ".claude.json") };
   return { settings: join(ctx.home, ".claude", "settings.json"), state: join(ctx.home, ".claude.json") };

@@ -11,7 +11,7 @@ export function codexEntry(ctx: HarnessContext): TomlTable {
   return { command: MCP_COMMAND, env: { SIGNET_DAEMON_URL: ctx.daemonUrl } };
 }
 
-export function codexPath(ctx: HarnessContext): string {
+export function codexPath(ctx: Pick<HarnessContext, "home" | "env">): string {
   const codexHome = ctx.env.CODEX_HOME?.trim();
   return join(codexHome || join(ctx.home, ".codex"), "config.toml");
 }
@@ -25,10 +25,17 @@ function bunParse(text: string): { ok: true; data: Record<string, unknown> } | {
   }
 }
 
+/** Throws when Codex could not read the text; its Bun.TOML data, or null where only our reader can keep it exact. */
+export function checkCodexToml(text: string): TomlTable | null {
+  const checked = bunParse(text);
+  if (checked.ok) return checked.data as TomlTable;
+  if (/losslessly/.test(checked.error)) return null;
+  throw new TomlError(`not valid TOML (${checked.error})`);
+}
+
 export function editCodexConfig(before: string | null, ctx: HarnessContext): string | null {
   const text = before ?? "";
-  const checked = bunParse(text);
-  if (!checked.ok && !/losslessly/.test(checked.error)) throw new TomlError(`not valid TOML (${checked.error})`);
+  const checked = checkCodexToml(text);
   const existing = getPath(parseToml(text), PATH);
   let value: TomlTable | undefined;
   if (!ctx.uninstall) {
@@ -42,12 +49,12 @@ export function editCodexConfig(before: string | null, ctx: HarnessContext): str
   }
   const after = setTomlTable(text, PATH, value);
   if (after === text) return before;
-  if (checked.ok) {
+  if (checked) {
     // The result must read back, through Bun.TOML too, with every other key as it was.
     const reread = bunParse(after);
     if (!reread.ok) throw new TomlError(`the edited file would not parse (${reread.error})`);
     const signet = getPath(reread.data as TomlTable, PATH);
-    if (!tomlEqual(withoutPath(reread.data as TomlTable, PATH), withoutPath(checked.data as TomlTable, PATH))) {
+    if (!tomlEqual(withoutPath(reread.data as TomlTable, PATH), withoutPath(checked, PATH))) {
       throw new TomlError("the edit would have changed other keys");
     }
     if (ctx.uninstall ? signet !== undefined : !isTable(signet) || signet.command !== MCP_COMMAND) {

@@ -44,18 +44,25 @@ function checkLossless(text: string): void {
   }
 }
 
-export function parseJsonObject(text: string): JsonObject {
+/** The top-level object of a config (blank text reads as empty); `jsonc` also allows comments and trailing commas. */
+export function readJsonObject(text: string, jsonc = false): JsonObject {
   const body = text.replace(/^\uFEFF/, "");
   if (body.trim() === "") return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = jsonc ? Bun.JSONC.parse(body) : JSON.parse(body);
   } catch (err) {
-    throw new JsonEditError(`not valid JSON (${(err as Error).message})`);
+    throw new JsonEditError(`not valid ${jsonc ? "JSONC" : "JSON"} (${(err as Error).message})`);
   }
   if (!isObject(parsed)) throw new JsonEditError("expected a JSON object at the top level");
-  checkLossless(body);
   return parsed;
+}
+
+/** A config about to be rewritten: read, and refused when rewriting it would lose precision. */
+export function parseJsonObject(text: string): JsonObject {
+  const doc = readJsonObject(text);
+  checkLossless(text);
+  return doc;
 }
 
 export function stringifyJson(value: Json): string {

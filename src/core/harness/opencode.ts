@@ -11,7 +11,7 @@ export function opencodeEntry(ctx: HarnessContext): Record<string, Json> {
 
 const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_DAEMON_URL"] };
 
-export function opencodePath(ctx: HarnessContext): string {
+export function opencodePath(ctx: Pick<HarnessContext, "home" | "env">): string {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
   return join(xdg || join(ctx.home, ".config"), "opencode", "opencode.json");
 }

@@ -16,7 +16,7 @@ import {
   rebindingProblem,
   shuttingDown,
 } from "../../mcp/http";
-import { MCP_PROVENANCE, createMcpServer } from "../../mcp/server";
+import { MCP_PROVENANCE, createMcpServer, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
 
@@ -109,6 +109,13 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   /** GETs between the stream cap check and their stream's registration in the hub. */
   let opening = 0;
 
+  /** Calls to Signet's own tools are recorded here, in the daemon (source `mcp`). */
+  function recordFor(agentId: string | undefined, sessionKey: string | undefined) {
+    if (!ctx.analytics.accepts("mcp")) return undefined;
+    return (call: OwnToolCall) =>
+      ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? "default", sessionKey });
+  }
+
   /** A server whose tools act as the caller, through the daemon's own API. */
   function serverFor({ agentId, sessionKey, token }: McpCaller) {
     const client = new SignetClient({
@@ -116,9 +123,10 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       agentId,
       token,
       ...MCP_PROVENANCE,
+      bridgeCallTimeoutMs: ctx.config.bridge.callTimeoutMs,
       fetch: apiFetch,
     });
-    return createMcpServer(client, { sessionKey });
+    return createMcpServer(client, { sessionKey }, recordFor(agentId, sessionKey));
   }
 
   async function post(request: Request, url: URL): Promise<Response> {

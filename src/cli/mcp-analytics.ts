@@ -1,0 +1,96 @@
+// `signet mcp analytics [server]`: usage of MCP tools (SPEC §10) as JSON, or with --pretty as
+// tables and a 7-day sparkline per server. With a server, that server's every tool.
+import { defineCommand } from "citty";
+import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint } from "../contracts/analytics";
+import { parseInput } from "../contracts/parse";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { UsageError } from "./errors";
+import { defined } from "./flags";
+import { emit } from "./output";
+import { textTable } from "./table";
+
+const DAY_MS = 86_400_000;
+const BARS = "▁▂▃▄▅▆▇█";
+
+const count = (n: number) => n.toLocaleString("en-US");
+const latency = (n: number | null) => (n === null ? "-" : `${count(n)} ms`);
+const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
+
+/** One character per day: · for none, else a bar scaled to the server's busiest day. */
+export function sparkline(values: number[]): string {
+  const max = Math.max(...values);
+  return values.map((v) => (v === 0 ? "·" : BARS[Math.max(1, Math.ceil((v / max) * BARS.length)) - 1])).join("");
+}
+
+function renderTimeline(timeline: TimelinePoint[], now: number): string {
+  const today = Math.floor(now / DAY_MS);
+  const days = Array.from({ length: 7 }, (_, i) => new Date((today - 6 + i) * DAY_MS).toISOString().slice(0, 10));
+  const servers = [...new Set(timeline.map((p) => p.server))];
+  if (servers.length === 0) return "";
+  const calls = new Map(timeline.map((p) => [`${p.day} ${p.server}`, p.calls]));
+  const rows = servers.map((server) => {
+    const values = days.map((day) => calls.get(`${day} ${server}`) ?? 0);
+    return [server, sparkline(values), count(values.reduce((a, b) => a + b, 0))];
+  });
+  return `last 7 days (UTC ${days[0]!.slice(5)} → ${days[6]!.slice(5)})\n${textTable(["server", "calls/day", "total"], rows, ["l", "l", "r"])}`;
+}
+
+export function renderAnalytics(r: AnalyticsResponse, now = Date.now()): string {
+  if (r.totalCalls === 0) return "no calls recorded for this selection";
+  const sections = [
+    `${count(r.totalCalls)} calls · ${count(r.successCount)} ok · ${count(r.failureCount)} failed (${percent(r.failureRate)}) · ` +
+      `p50 ${latency(r.latency.p50)} · p95 ${latency(r.latency.p95)}`,
+    textTable(
+      ["server", "calls", "failures", "p50", "p95"],
+      r.topServers.map((s) => [s.server, count(s.calls), count(s.failures), latency(s.p50), latency(s.p95)]),
+      ["l", "r", "r", "r", "r"],
+    ),
+    textTable(
+      ["tool", "calls", "ok", "failed", "p50", "p95"],
+      r.topTools.map((t) => [`${t.server}/${t.tool}`, count(t.calls), count(t.successCount), count(t.failureCount), latency(t.p50), latency(t.p95)]),
+      ["l", "r", "r", "r", "r", "r"],
+    ),
+    textTable(
+      ["agent", "calls", "failures"],
+      r.agents.map((a) => [a.agentId, count(a.calls), count(a.failures)]),
+      ["l", "r", "r"],
+    ),
+    renderTimeline(r.timeline, now),
+  ];
+  return sections.filter(Boolean).join("\n\n");
+}
+
+export const analyticsCommand = defineCommand({
+  meta: { name: "analytics", description: "Usage of MCP tools: calls, failures, latency, per server, tool and agent" },
+  args: {
+    name: { type: "positional", description: "A server: its usage with every tool", required: false },
+    server: { type: "string", description: "Same as the positional server" },
+    "agent-id": { type: "string", description: "Only this agent's calls" },
+    source: { type: "string", description: "Only calls from cli (operators), agent (agents' bridged calls) or mcp (Signet's own tools)" },
+    since: { type: "string", description: "Calls at or after this ISO time" },
+    until: { type: "string", description: "Calls at or before this ISO time" },
+    limit: { type: "string", description: "How many servers, tools and agents to list (default 10, max 100)" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    if (args.name && args.server && args.name !== args.server) {
+      throw new UsageError(`two servers given (${args.name} and --server ${args.server}): give one`);
+    }
+    // Checked here first, so a bad flag is a usage error before any request.
+    const { server, ...query } = parseInput(
+      AnalyticsQuerySchema,
+      defined({
+        server: args.name || args.server,
+        agent_id: args["agent-id"],
+        source: args.source,
+        since: args.since,
+        until: args.until,
+        limit: args.limit,
+      }),
+      "analytics filter",
+    );
+    const client = clientFor(configFromFlags(args)).analytics;
+    const result = server === undefined ? await client.summary(query) : await client.server(server, query);
+    emit(result, args, (r) => renderAnalytics(r));
+  },
+});

@@ -1,0 +1,213 @@
+// `signet mcp <server> ...`: an installed server's tools as subcommands. Parameters are typed from
+// each tool's JSON Schema; the daemon starts the server, makes the call and records it.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ApiError, type SignetClient } from "../../client/client";
+import type { BridgeTool } from "../../contracts/bridge";
+import { ParamError, parseParams, validateArguments } from "../../core/bridge/params";
+import { configFromFlags, clientFor } from "../context";
+import { EXIT, ExitError, UsageError } from "../errors";
+import { wantsJson } from "../output";
+import { renderCallResult, renderServerHelp, renderToolHelp, renderToolList } from "./render";
+
+interface CallFlags {
+  params: string[];
+  /** Raw arguments: a JSON object, or `-` to read one from stdin. */
+  jsonArgs?: string;
+  batch?: string;
+  timeoutMs?: number;
+  json?: boolean;
+  pretty?: boolean;
+  help?: boolean;
+  url?: string;
+  agent?: string;
+  saveDir?: string;
+  words: string[];
+}
+
+const OPTION_HELP: [string, string][] = [
+  ["--param k=v", "a parameter, typed by the tool's schema (repeatable)"],
+  ["--json '{...}' | --json -", "raw arguments as a JSON object (or read from stdin), passed as given"],
+  ["--batch -", "JSON lines {tool, arguments} on stdin, one JSON result per line out"],
+  ["--timeout <ms>", "how long the call may take (default bridge.callTimeoutMs)"],
+  ["--pretty | --json", "readable output (saves images) or the CallToolResult as JSON (the default in a pipe)"],
+  ["--save-dir <dir>", "where --pretty saves images and audio (default: a new temp folder)"],
+  ["--url <daemon> --agent <id>", "the daemon to use and the agent to act as"],
+];
+const OPTIONS = OPTION_HELP.map(([flag]) => flag);
+
+function optionsHelp(): string {
+  const width = Math.max(...OPTION_HELP.map(([flag]) => flag.length));
+  return `Options:\n${OPTION_HELP.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join("\n")}`;
+}
+
+function valueOf(args: string[], i: number, flag: string): string {
+  const value = args[i + 1];
+  if (value === undefined) throw new UsageError(`${flag} needs a value`);
+  return value;
+}
+
+/** Reads the words and flags after the server name. `--json` with a JSON object or `-` after it is arguments; alone it asks for JSON output. */
+export function parseCallArgs(args: string[]): CallFlags {
+  const flags: CallFlags = { params: [], words: [] };
+  for (let i = 0; i < args.length; i++) {
+    const token = args[i]!;
+    const [name, inline] = token.startsWith("--") && token.includes("=") ? [token.slice(0, token.indexOf("=")), token.slice(token.indexOf("=") + 1)] : [token, undefined];
+    const take = () => (inline !== undefined ? inline : valueOf(args, i++, name));
+    switch (name) {
+      case "--param":
+      case "-p":
+        flags.params.push(take());
+        break;
+      case "--json": {
+        const next = inline ?? args[i + 1];
+        if (next !== undefined && (inline !== undefined || next === "-" || /^\s*[[{]/.test(next))) {
+          flags.jsonArgs = next;
+          if (inline === undefined) i++;
+        } else {
+          flags.json = true;
+        }
+        break;
+      }
+      case "--batch":
+        flags.batch = take();
+        break;
+      case "--timeout": {
+        const raw = take();
+        if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`--timeout ${JSON.stringify(raw)} is not a number of milliseconds`);
+        flags.timeoutMs = Number(raw);
+        break;
+      }
+      case "--save-dir":
+        flags.saveDir = take();
+        break;
+      case "--pretty":
+        flags.pretty = true;
+        break;
+      case "--url":
+        flags.url = take();
+        break;
+      case "--agent":
+        flags.agent = take();
+        break;
+      case "--help":
+      case "-h":
+        flags.help = true;
+        break;
+      default:
+        if (token.startsWith("-") && token !== "-") throw new UsageError(`unknown option ${token}; valid options: ${OPTIONS.join(", ")}`);
+        flags.words.push(token);
+    }
+  }
+  return flags;
+}
+
+async function readStdinText(): Promise<string> {
+  return await new Response(Bun.stdin.stream()).text();
+}
+
+function findTool(server: string, tools: BridgeTool[], name: string): BridgeTool {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const names = tools.map((t) => t.name);
+    throw new UsageError(
+      `server "${server}" has no tool "${name}"; its tools: ${names.length ? names.join(", ") : "(none)"} (see \`signet mcp ${server} list-tools\`)`,
+    );
+  }
+  return tool;
+}
+
+async function argumentsFor(tool: BridgeTool, flags: CallFlags): Promise<Record<string, unknown>> {
+  if (flags.jsonArgs !== undefined && flags.params.length > 0) throw new UsageError("give either --param or --json arguments, not both");
+  try {
+    if (flags.jsonArgs === undefined) return parseParams(tool, flags.params);
+    const text = flags.jsonArgs === "-" ? await readStdinText() : flags.jsonArgs;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new UsageError(`--json: not valid JSON (${(err as Error).message})`);
+    }
+    return validateArguments(tool, parsed);
+  } catch (err) {
+    if (err instanceof ParamError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+function print(result: CallToolResult, flags: CallFlags): void {
+  if (wantsJson(flags)) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const { text } = renderCallResult(result, { saveDir: flags.saveDir });
+  process.stdout.write(`${text}\n`);
+}
+
+/** `--batch -`: JSON lines `{tool, arguments}` in, one JSON result per line out, in order. */
+async function runBatch(client: SignetClient, server: string, flags: CallFlags): Promise<number> {
+  if (flags.batch !== "-") throw new UsageError("--batch reads JSON lines from stdin: use --batch -");
+  if (flags.words.length > 0 || flags.params.length > 0 || flags.jsonArgs !== undefined) {
+    throw new UsageError("--batch takes the tool and arguments from each input line: `{\"tool\": ..., \"arguments\": {...}}`");
+  }
+  let failed = false;
+  const lines = (await readStdinText()).split("\n");
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    let out: unknown;
+    try {
+      const item = JSON.parse(line) as { tool?: unknown; arguments?: unknown };
+      if (typeof item !== "object" || item === null || typeof item.tool !== "string") {
+        throw new UsageError(`line ${index + 1}: expected {"tool": "<name>", "arguments": {...}}`);
+      }
+      const args = item.arguments ?? {};
+      if (typeof args !== "object" || args === null || Array.isArray(args)) throw new UsageError(`line ${index + 1}: arguments must be a JSON object`);
+      const result = await client.bridge.call(server, { tool: item.tool, arguments: args, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" });
+      if (result.isError) failed = true;
+      out = result;
+    } catch (err) {
+      failed = true;
+      if (err instanceof SyntaxError) out = { error: `line ${index + 1}: not valid JSON (${err.message})`, code: "invalid_input" };
+      else if (err instanceof ApiError) out = { error: err.message, code: err.code };
+      else if (err instanceof UsageError) out = { error: err.message, code: "invalid_input" };
+      else throw err;
+    }
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  }
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+export async function runServerCommand(server: string, args: string[]): Promise<number> {
+  const flags = parseCallArgs(args);
+  const client = clientFor(configFromFlags({ url: flags.url, agent: flags.agent }));
+  if (flags.batch !== undefined) return runBatch(client, server, flags);
+  const [word, ...extra] = flags.words;
+  if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}: parameters go as --param k=v`);
+  if (word === undefined) {
+    // The metadata comes first: an unknown server is a plain "not found", not a failed start.
+    const info = await client.bridge.get(server);
+    const { tools } = await client.bridge.tools(server, flags.timeoutMs);
+    process.stdout.write(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}\n`);
+    return EXIT.ok;
+  }
+  const { tools } = await client.bridge.tools(server, flags.timeoutMs);
+  if (word === "list-tools") {
+    if (wantsJson(flags)) process.stdout.write(`${JSON.stringify({ server, tools }, null, 2)}\n`);
+    else process.stdout.write(`${renderToolList(server, tools)}\n`);
+    return EXIT.ok;
+  }
+  const tool = findTool(server, tools, word);
+  if (flags.help) {
+    process.stdout.write(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}\n`);
+    return EXIT.ok;
+  }
+  const result = await client.bridge.call(server, {
+    tool: tool.name,
+    arguments: await argumentsFor(tool, flags),
+    timeoutMs: flags.timeoutMs,
+    source: "cli",
+    client: "cli",
+  });
+  print(result, flags);
+  if (result.isError) throw new ExitError(EXIT.failed);
+  return EXIT.ok;
+}

@@ -1,0 +1,175 @@
+// Installing and managing MCP servers: list, add, remove, enable, disable, import (SPEC §7).
+import { defineCommand } from "citty";
+import { InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
+import { parseInput } from "../../contracts/parse";
+import { ApiError } from "../../client/client";
+import { readHarnessServers } from "../../core/bridge/import";
+import { HARNESS_NAMES, type HarnessName } from "../../core/harness/types";
+import { clientArgs, clientFor, configFromFlags } from "../context";
+import { UsageError } from "../errors";
+import { emit, outputArgs } from "../output";
+import { renderServerList } from "./render";
+
+const nameArg = { name: { type: "positional", description: "Installed server name", required: true } } as const;
+
+/** Values of a flag that may repeat (`--env A=1 --env B=2`), read from the raw arguments. */
+function repeated(rawArgs: string[], flag: string): string[] {
+  const values: string[] = [];
+  const end = rawArgs.includes("--") ? rawArgs.indexOf("--") : rawArgs.length;
+  for (let i = 0; i < end; i++) {
+    const token = rawArgs[i]!;
+    if (token === `--${flag}`) {
+      const value = rawArgs[++i];
+      if (value === undefined) throw new UsageError(`--${flag} needs a KEY=VALUE`);
+      values.push(value);
+    } else if (token.startsWith(`--${flag}=`)) {
+      values.push(token.slice(flag.length + 3));
+    }
+  }
+  return values;
+}
+
+function keyValues(flag: string, pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--${flag} expects KEY=VALUE, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function describe(server: InstalledServer): string {
+  return renderServerList([server]);
+}
+
+export const list = defineCommand({
+  meta: { name: "list", description: "List installed MCP servers, enabled or not" },
+  args: { ...clientArgs },
+  async run({ args }) {
+    const { servers } = await clientFor(configFromFlags(args)).bridge.list();
+    emit({ servers }, args, (d) => renderServerList(d.servers));
+  },
+});
+
+export const add = defineCommand({
+  meta: {
+    name: "add",
+    description:
+      "Install an MCP server: `signet mcp add <name> [--env K=V ...] -- <command> [args...]` (stdio) or `signet mcp add <name> --url <url> [--header K=V ...]` (streamable HTTP). Values may be secret:NAME references.",
+  },
+  args: {
+    ...nameArg,
+    url: { type: "string", description: "Streamable HTTP endpoint of the server (instead of a command)" },
+    env: { type: "string", description: "Environment variable for the server, KEY=VALUE (repeatable)" },
+    header: { type: "string", description: "HTTP header for the server, KEY=VALUE (repeatable)" },
+    cwd: { type: "string", description: "Working directory of the server process" },
+    description: { type: "string", description: "What the server is for" },
+    disabled: { type: "boolean", description: "Install it disabled" },
+    // --url names the server here; the daemon comes from SIGNET_DAEMON_URL or the config.
+    agent: clientArgs.agent,
+    ...outputArgs,
+  },
+  async run({ args, rawArgs }) {
+    const dashes = rawArgs.indexOf("--");
+    const command = dashes >= 0 ? rawArgs.slice(dashes + 1) : [];
+    const flagUrl = args.url as string | undefined;
+    if (flagUrl && command.length > 0) throw new UsageError("give either --url or `-- <command> [args]`, not both");
+    if (!flagUrl && command.length === 0) {
+      throw new UsageError("missing the server: `signet mcp add <name> -- <command> [args]` or `signet mcp add <name> --url <url>`");
+    }
+    const env = keyValues("env", repeated(rawArgs, "env"));
+    const headers = keyValues("header", repeated(rawArgs, "header"));
+    if (flagUrl && (Object.keys(env).length > 0 || args.cwd)) throw new UsageError("--env and --cwd are for command servers, not --url ones");
+    if (!flagUrl && Object.keys(headers).length > 0) throw new UsageError("--header is for --url servers");
+    const request = parseInput(
+      InstallServerRequestSchema,
+      {
+        name: args.name,
+        transport: flagUrl
+          ? { type: "http", url: flagUrl, headers }
+          : { type: "stdio", command: command[0], args: command.slice(1), env, ...(args.cwd ? { cwd: args.cwd } : {}) },
+        enabled: !args.disabled,
+        ...(args.description ? { description: args.description } : {}),
+      },
+      "server",
+    );
+    const server = await clientFor(configFromFlags({ agent: args.agent })).bridge.install(request);
+    emit(server, args, (s) => `installed:\n${describe(s)}`);
+  },
+});
+
+export const remove = defineCommand({
+  meta: { name: "remove", description: "Uninstall an MCP server (its process is stopped)" },
+  args: { ...nameArg, ...clientArgs },
+  async run({ args }) {
+    const server = await clientFor(configFromFlags(args)).bridge.remove(args.name);
+    emit(server, args, (s) => `removed ${s.name}`);
+  },
+});
+
+function toggle(enabled: boolean) {
+  return defineCommand({
+    meta: {
+      name: enabled ? "enable" : "disable",
+      description: enabled ? "Enable an installed MCP server" : "Disable an installed MCP server (calls are refused; its process is stopped)",
+    },
+    args: { ...nameArg, ...clientArgs },
+    async run({ args }) {
+      const server = await clientFor(configFromFlags(args)).bridge.update(args.name, { enabled });
+      emit(server, args, (s) => `${s.name} ${enabled ? "enabled" : "disabled"}`);
+    },
+  });
+}
+
+export const enable = toggle(true);
+export const disable = toggle(false);
+
+export const importServers = defineCommand({
+  meta: {
+    name: "import",
+    description: "Install the MCP servers a harness already has configured (skips Signet itself and names already installed)",
+  },
+  args: {
+    from: { type: "string", description: `Harness to read: ${HARNESS_NAMES.join(", ")}`, required: true },
+    "dry-run": { type: "boolean", description: "Show what would be installed without installing it" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const from = args.from as string;
+    if (!(HARNESS_NAMES as readonly string[]).includes(from)) {
+      throw new UsageError(`--from ${JSON.stringify(from)} is not a harness; use one of ${HARNESS_NAMES.join(", ")}`);
+    }
+    const home = process.env.HOME;
+    if (!home) throw new UsageError("HOME is not set: cannot find the harness's config");
+    const found = readHarnessServers(from as HarnessName, { home, cwd: process.cwd() });
+    const client = clientFor(configFromFlags(args));
+    const installed: string[] = [];
+    const skipped = [...found.skipped];
+    const existing = new Set((await client.bridge.list()).servers.map((s) => s.name));
+    for (const server of found.servers) {
+      if (existing.has(server.name)) {
+        skipped.push({ name: server.name, reason: "already installed" });
+        continue;
+      }
+      if (!args["dry-run"]) {
+        try {
+          await client.bridge.install(server);
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status >= 500) throw err;
+          skipped.push({ name: server.name, reason: err.message });
+          continue;
+        }
+      }
+      installed.push(server.name);
+    }
+    const result = { from, dryRun: Boolean(args["dry-run"]), sources: found.sources, installed, skipped };
+    emit(result, args, (r) =>
+      [
+        r.sources.length ? `read ${r.sources.join(", ")}` : `no ${from} config found`,
+        `${r.dryRun ? "would install" : "installed"}: ${r.installed.length ? r.installed.join(", ") : "none"}`,
+        ...r.skipped.map((s) => `skipped ${s.name}: ${s.reason}`),
+      ].join("\n"),
+    );
+  },
+});

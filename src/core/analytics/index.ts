@@ -1,0 +1,110 @@
+// Invocation tracking and analytics (SPEC §10) as one object: the recorder every surface records
+// into, the in-memory columns the queries scan, and retention. SQLite is the record; the columns
+// are loaded from it at start (queries wait for that) and appended after every commit.
+import type { Database } from "bun:sqlite";
+import type { AnalyticsResponse } from "../../contracts/analytics";
+import { InvocationColumns } from "./columns";
+import { summarize, type AnalyticsFilter } from "./query";
+import { InvocationRecorder } from "./recorder";
+import { Retention } from "./retention";
+import type { AnalyticsLog, InvocationRecord, InvocationSink, InvocationSource } from "./types";
+
+export interface AnalyticsConfig {
+  retentionDays: number;
+  flushMs: number;
+  trackAgentCalls: boolean;
+}
+
+export type { AnalyticsFilter } from "./query";
+
+export class Analytics implements InvocationSink {
+  private readonly columns = new InvocationColumns();
+  /** Every surface that makes a tool call records into this. */
+  readonly recorder: InvocationRecorder;
+  private readonly retention: Retention;
+  /** Rows above this id are appended by the recorder, so the load must not read them too. */
+  private readonly loadUpToId: number;
+  private loaded: Promise<void> = Promise.resolve();
+  private state: "new" | "started" | "stopped" = "new";
+
+  constructor(
+    private readonly db: Database,
+    config: AnalyticsConfig,
+    private readonly log: AnalyticsLog,
+  ) {
+    this.recorder = new InvocationRecorder(db, {
+      flushMs: config.flushMs,
+      trackAgentCalls: config.trackAgentCalls,
+      log,
+      onCommit: (rows) => this.columns.append(rows),
+    });
+    this.retention = new Retention(db, this.columns, { retentionDays: config.retentionDays, log });
+    this.loadUpToId = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM mcp_invocations").get()?.id ?? 0;
+  }
+
+  /** Loads the stored rows in the background and starts retention. */
+  start(): void {
+    if (this.state !== "new") return;
+    this.state = "started";
+    const began = performance.now();
+    this.loaded = this.columns
+      .load(this.db, { upToId: this.loadUpToId, sinceMs: this.retention.cutoffMs(), stopped: () => this.state === "stopped" })
+      .then(
+        () => {
+          const ms = Math.round(performance.now() - began);
+          if (this.columns.size > 0) this.log("info", `analytics: ${this.columns.size} invocations loaded in ${ms} ms`);
+        },
+        (err) => this.log("error", `analytics: loading stored invocations failed: ${(err as Error).message}`),
+      );
+    this.retention.start();
+  }
+
+  /** Resolves once the stored rows are in memory. */
+  ready(): Promise<void> {
+    return this.loaded;
+  }
+
+  record(invocation: InvocationRecord): void {
+    this.recorder.record(invocation);
+  }
+
+  /** Whether calls from `source` are recorded (analytics.trackAgentCalls). */
+  accepts(source: InvocationSource): boolean {
+    return this.recorder.accepts(source);
+  }
+
+  /** GET /api/mcp/analytics. */
+  async summary(filter: AnalyticsFilter, now = Date.now()): Promise<AnalyticsResponse> {
+    await this.loaded;
+    return summarize(this.columns, filter, { now });
+  }
+
+  /** GET /api/mcp/analytics/:server: the same for one server, with every tool. */
+  async server(server: string, filter: Omit<AnalyticsFilter, "server">, now = Date.now()): Promise<AnalyticsResponse> {
+    await this.loaded;
+    return summarize(this.columns, { ...filter, server }, { now, everyTool: true, timelineServer: server });
+  }
+
+  /** Writes what is queued now (normally the timer does, within analytics.flushMs). */
+  flush(): void {
+    this.recorder.flush();
+  }
+
+  /** Applies retention now; resolves to the number of raw rows deleted. */
+  prune(now = Date.now()): Promise<number> {
+    return this.retention.prune(now);
+  }
+
+  /** Rows held in memory and the bytes their columns take. */
+  stats(): { rows: number; memoryBytes: number; pending: number } {
+    return { rows: this.columns.size, memoryBytes: this.columns.memoryBytes, pending: this.recorder.pending };
+  }
+
+  /** Writes what is queued and clears every timer; call before the database closes. */
+  stop(): void {
+    if (this.state === "stopped") return;
+    this.state = "stopped";
+    this.retention.stop();
+    this.recorder.stop();
+  }
+}

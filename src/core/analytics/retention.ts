@@ -1,0 +1,77 @@
+// Retention (SPEC §10): raw invocation rows older than analytics.retentionDays go, from SQLite and
+// from the in-memory columns, at start and hourly. SQLite deletes in small chunks, each its own short
+// transaction with a turn of the event loop between, so pruning a backlog never holds the write lock
+// (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.
+import type { Database } from "bun:sqlite";
+import { DAY_MS, yieldToLoop, type InvocationColumns } from "./columns";
+import type { AnalyticsLog } from "./types";
+
+export interface RetentionOptions {
+  /** 0 keeps everything. */
+  retentionDays: number;
+  log: AnalyticsLog;
+  chunkRows?: number;
+  intervalMs?: number;
+}
+
+export class Retention {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly columns: InvocationColumns,
+    private readonly options: RetentionOptions,
+  ) {}
+
+  /** Rows created before this are pruned; -Infinity when everything is kept. */
+  cutoffMs(now = Date.now()): number {
+    return this.options.retentionDays === 0 ? -Infinity : now - this.options.retentionDays * DAY_MS;
+  }
+
+  start(): void {
+    if (this.options.retentionDays === 0 || this.timer) return;
+    void this.prune();
+    this.timer = setInterval(() => void this.prune(), this.options.intervalMs ?? 3_600_000);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Prunes now (joining a prune already running); resolves to the number of raw rows deleted. */
+  prune(now = Date.now()): Promise<number> {
+    this.running ??= this.pruneOnce(this.cutoffMs(now)).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pruneOnce(cutoffMs: number): Promise<number> {
+    if (cutoffMs === -Infinity) return 0;
+    this.columns.prune(cutoffMs);
+    const chunkRows = this.options.chunkRows ?? 5000;
+    const cutoff = new Date(cutoffMs).toISOString();
+    let deleted = 0;
+    try {
+      const chunk = this.db.query<unknown, [string, number]>(
+        `DELETE FROM mcp_invocations WHERE id IN
+           (SELECT id FROM mcp_invocations WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+      );
+      while (!this.stopped) {
+        const { changes } = chunk.run(cutoff, chunkRows);
+        deleted += changes;
+        if (changes < chunkRows) break;
+        await yieldToLoop();
+      }
+    } catch (err) {
+      this.options.log("error", `analytics: pruning invocations older than ${cutoff} failed: ${(err as Error).message}`);
+    }
+    if (deleted > 0) this.options.log("info", `analytics: pruned ${deleted} invocations older than ${cutoff}`);
+    return deleted;
+  }
+}

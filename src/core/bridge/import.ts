@@ -1,0 +1,251 @@
+// `signet mcp import --from <harness>`: the MCP servers a harness already has configured, as install
+// requests for the registry. Config files are located with `signet setup`'s path logic (and its
+// location variables); nothing is written here. One unusable entry is skipped with its reason; a
+// config file that cannot be read or parsed throws, naming the file.
+//
+// Environment and header values are copied as written, secrets included: operators who want them
+// out of the registry replace them with `secret:NAME` references afterwards. What a harness reads
+// from its own environment when it starts a server (Codex `env_vars`, `bearer_token_env_var`,
+// `env_http_headers`) cannot be carried, so such servers are skipped with the variables named.
+import { basename, dirname, join, resolve } from "node:path";
+import { InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../../contracts/bridge";
+import { claudePaths } from "../harness/claude-code";
+import { checkCodexToml, codexPath } from "../harness/codex";
+import { isObject, readJsonObject, type JsonObject } from "../harness/json-edit";
+import { opencodePath } from "../harness/opencode";
+import { HarnessConfigError, readConfigText } from "../harness/plan";
+import { parseToml } from "../harness/toml";
+import { MCP_COMMAND, SERVER_NAME, type HarnessName } from "../harness/types";
+
+export interface ImportOptions {
+  home: string;
+  /** The project directory: Claude Code's and OpenCode's project-level servers are looked up here. */
+  cwd: string;
+  /** For the harnesses' own location overrides (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME, OPENCODE_CONFIG). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface SkippedServer {
+  name: string;
+  reason: string;
+}
+
+export interface HarnessServers {
+  servers: InstallServerRequest[];
+  skipped: SkippedServer[];
+  /** The config files that exist and were read; empty when the harness has none. */
+  sources: string[];
+}
+
+/** One harness entry in Signet's terms, before validation; `problem` is why it cannot be imported. */
+interface Candidate {
+  transport?: Record<string, unknown>;
+  enabled: unknown;
+  problem?: string;
+}
+
+interface Found {
+  entries: [string, Candidate][];
+  sources: string[];
+}
+
+type Place = Required<ImportOptions>;
+
+export function readHarnessServers(harness: HarnessName, opts: ImportOptions): HarnessServers {
+  const place: Place = { home: opts.home, cwd: resolve(opts.cwd), env: opts.env ?? process.env };
+  const { entries, sources } = READERS[harness](place);
+  const out: HarnessServers = { servers: [], skipped: [], sources };
+  for (const [name, candidate] of entries) {
+    const verdict = validate(name, candidate);
+    if (typeof verdict === "string") out.skipped.push({ name, reason: verdict });
+    else out.servers.push(verdict);
+  }
+  return out;
+}
+
+const READERS: Record<HarnessName, (place: Place) => Found> = {
+  "claude-code": readClaudeCode,
+  codex: readCodex,
+  opencode: readOpencode,
+};
+
+function validate(name: string, candidate: Candidate): InstallServerRequest | string {
+  if (isSignet(name, candidate.transport)) return "Signet itself";
+  const named = ServerNameSchema.safeParse(name);
+  if (!named.success) return named.error.issues.map((i) => i.message).join("; ");
+  if (candidate.problem) return candidate.problem;
+  const parsed = InstallServerRequestSchema.safeParse({ name, transport: candidate.transport, enabled: candidate.enabled });
+  if (parsed.success) return parsed.data;
+  return parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+}
+
+/** The entry `signet setup` writes: named signet, or starting signet-mcp / `signet mcp serve`. */
+function isSignet(name: string, transport: Record<string, unknown> | undefined): boolean {
+  if (name.trim().toLowerCase() === SERVER_NAME) return true;
+  if (transport?.type !== "stdio" || typeof transport.command !== "string") return false;
+  const program = basename(transport.command).replace(/\.exe$/i, "");
+  const args = Array.isArray(transport.args) ? transport.args : [];
+  return program === MCP_COMMAND || (program === "signet" && args[0] === "mcp" && args[1] === "serve");
+}
+
+/** The object without its undefined values, so absent keys stay absent in what is returned. */
+function defined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+function readJsonConfig(path: string, sources: string[], jsonc = false): JsonObject | undefined {
+  const text = readConfigText(path);
+  if (text === null) return undefined;
+  sources.push(path);
+  try {
+    return readJsonObject(text, jsonc);
+  } catch (err) {
+    throw new HarnessConfigError(path, (err as Error).message);
+  }
+}
+
+/** `doc[key]` when it is an object (absent: undefined); anything else makes the file unusable. */
+function objectAt(doc: JsonObject | undefined, key: string, path: string): JsonObject | undefined {
+  const value = doc && Object.hasOwn(doc, key) ? doc[key] : undefined;
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new HarnessConfigError(path, `"${key}" is not an object`);
+  return value;
+}
+
+function listed(doc: JsonObject | undefined, key: string, name: string): boolean {
+  const list = doc?.[key];
+  return Array.isArray(list) && list.includes(name);
+}
+
+// ---- Claude Code ----
+
+/**
+ * User servers (`mcpServers` in .claude.json), project servers (.mcp.json in the project) and
+ * local servers (`projects[<cwd>].mcpServers`); on a name clash the narrower scope wins, as in
+ * Claude Code. A project server is imported enabled only when Claude Code approved it, since
+ * .mcp.json comes with the repository; servers switched off in /mcp come disabled.
+ */
+function readClaudeCode({ home, cwd, env }: Place): Found {
+  const sources: string[] = [];
+  const paths = claudePaths({ home, env });
+  const mcpJsonPath = join(cwd, ".mcp.json");
+  const state = readJsonConfig(paths.state, sources);
+  const mcpJson = readJsonConfig(mcpJsonPath, sources);
+  const project = objectAt(objectAt(state, "projects", paths.state), cwd, paths.state);
+  // Approvals of .mcp.json servers live in the project's state or in settings kept out of the repository.
+  const approvals = mcpJson
+    ? [project, readJsonConfig(paths.settings, sources), readJsonConfig(join(cwd, ".claude", "settings.local.json"), sources)]
+    : [];
+
+  const scopes: [JsonObject | undefined, boolean][] = [
+    [objectAt(state, "mcpServers", paths.state), false],
+    [objectAt(mcpJson, "mcpServers", mcpJsonPath), true],
+    [objectAt(project, "mcpServers", paths.state), false],
+  ];
+  const chosen = new Map<string, { raw: unknown; fromMcpJson: boolean }>();
+  for (const [servers, fromMcpJson] of scopes) {
+    for (const [name, raw] of Object.entries(servers ?? {})) chosen.set(name, { raw, fromMcpJson });
+  }
+  const approved = (name: string) =>
+    !approvals.some((a) => listed(a, "disabledMcpjsonServers", name)) &&
+    approvals.some((a) => a?.enableAllProjectMcpServers === true || listed(a, "enabledMcpjsonServers", name));
+
+  const entries = [...chosen].map(([name, { raw, fromMcpJson }]): [string, Candidate] => {
+    const enabled = !listed(project, "disabledMcpServers", name) && (!fromMcpJson || approved(name));
+    return [name, { ...claudeCandidate(raw), enabled }];
+  });
+  return { entries, sources };
+}
+
+function claudeCandidate(raw: unknown): Omit<Candidate, "enabled"> {
+  if (!isObject(raw)) return { problem: "the entry is not an object" };
+  const type = raw.type ?? "stdio";
+  if (type === "stdio") return { transport: defined({ type: "stdio", command: raw.command, args: raw.args, env: raw.env }) };
+  if (type === "sse") return { problem: "it uses the SSE transport; Signet bridges stdio and streamable HTTP servers only" };
+  if (type !== "http" && type !== "streamable-http") return { problem: `unsupported transport type ${JSON.stringify(type)}` };
+  const transport = defined({ type: "http", url: raw.url, headers: raw.headers });
+  if (raw.headersHelper !== undefined) return { transport, problem: "its headers come from a headersHelper command, which Signet does not run" };
+  return { transport };
+}
+
+// ---- Codex ----
+
+/** `[mcp_servers.<name>]` tables of the Codex config; `enabled = false` comes disabled. */
+function readCodex({ home, env }: Place): Found {
+  const path = codexPath({ home, env });
+  const text = readConfigText(path);
+  if (text === null) return { entries: [], sources: [] };
+  let servers: unknown;
+  try {
+    checkCodexToml(text);
+    servers = parseToml(text).mcp_servers;
+  } catch (err) {
+    throw new HarnessConfigError(path, (err as Error).message);
+  }
+  if (servers !== undefined && !isObject(servers)) throw new HarnessConfigError(path, "mcp_servers is not a table");
+  const entries = Object.entries(servers ?? {}).map(([name, raw]): [string, Candidate] => [name, codexCandidate(raw)]);
+  return { entries, sources: [path] };
+}
+
+function codexCandidate(raw: unknown): Candidate {
+  if (!isObject(raw)) return { enabled: true, problem: "the entry is not a table" };
+  const enabled = raw.enabled ?? true;
+  const stdio = raw.command !== undefined;
+  if (stdio === (raw.url !== undefined)) return { enabled, problem: "it needs exactly one of command and url" };
+  const transport = stdio
+    ? defined({ type: "stdio", command: raw.command, args: raw.args, env: raw.env, cwd: raw.cwd })
+    : defined({ type: "http", url: raw.url, headers: raw.http_headers });
+  const inherited = [
+    ...(Array.isArray(raw.env_vars) ? raw.env_vars.map(String) : []),
+    ...(typeof raw.bearer_token_env_var === "string" ? [raw.bearer_token_env_var] : []),
+    ...(isObject(raw.env_http_headers) ? Object.values(raw.env_http_headers).map(String) : []),
+  ];
+  if (inherited.length === 0) return { transport, enabled };
+  return {
+    transport,
+    enabled,
+    problem: `it takes ${inherited.join(", ")} from Codex's environment, which Signet cannot carry; add it with \`signet mcp add\`, passing those values as secret:NAME references`,
+  };
+}
+
+// ---- OpenCode ----
+
+/**
+ * `mcp` of the global config (opencode.json, then opencode.jsonc, in its config directory), the
+ * OPENCODE_CONFIG file, then the project's opencode.json / opencode.jsonc; later files are merged
+ * over earlier ones key by key, as OpenCode does, so a project can switch a global server off.
+ */
+function readOpencode({ home, cwd, env }: Place): Found {
+  const global = opencodePath({ home, env });
+  const paths = [global, join(dirname(global), "opencode.jsonc")];
+  if (env.OPENCODE_CONFIG?.trim()) paths.push(resolve(cwd, env.OPENCODE_CONFIG.trim()));
+  paths.push(join(cwd, "opencode.json"), join(cwd, "opencode.jsonc"));
+
+  const sources: string[] = [];
+  let merged: JsonObject = {};
+  for (const path of paths) {
+    // OpenCode reads every config file as JSONC, whatever its extension.
+    merged = mergeDeep(merged, objectAt(readJsonConfig(path, sources, true), "mcp", path) ?? {});
+  }
+  const entries = Object.entries(merged).map(([name, raw]): [string, Candidate] => [name, opencodeCandidate(raw)]);
+  return { entries, sources };
+}
+
+function mergeDeep(base: JsonObject, over: JsonObject): JsonObject {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = isObject(prior) && isObject(value) ? mergeDeep(prior, value) : value;
+  }
+  return out;
+}
+
+function opencodeCandidate(raw: unknown): Candidate {
+  if (!isObject(raw)) return { enabled: true, problem: "the entry is not an object" };
+  const enabled = raw.enabled ?? true;
+  if (raw.type === "remote") return { transport: defined({ type: "http", url: raw.url, headers: raw.headers }), enabled };
+  if (raw.type !== "local") return { enabled, problem: `unsupported type ${JSON.stringify(raw.type ?? null)} (expected "local" or "remote")` };
+  const command = raw.command;
+  if (!Array.isArray(command) || command.length === 0) return { enabled, problem: "command must be a list: [program, ...arguments]" };
+  return { transport: defined({ type: "stdio", command: command[0], args: command.slice(1), env: raw.environment }), enabled };
+}

@@ -1,0 +1,291 @@
+// The daemon's live connections to installed MCP servers: connected on first use, kept warm,
+// closed when idle, capped in number, dropped after a crash (the next call starts the server
+// again), and every child reaped on stop.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  ErrorCode as McpErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { BridgeTool, InstalledServer } from "../../contracts/bridge";
+import { VERSION } from "../../version";
+import { SignetError } from "../errors";
+import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
+import { ProcessGroupStdioTransport } from "./stdio-transport";
+
+export interface PoolOptions {
+  /** Close a server no call has used for this long; 0 keeps servers warm until stop. */
+  idleCloseMs: number;
+  /** Live servers at most; the least recently used idle one makes room for a new one. */
+  maxServers: number;
+  secrets: SecretLookup;
+  log(level: "info" | "warn" | "error", message: string): void;
+  /** A server announced that its tool list changed. */
+  onToolsChanged?(server: string): void;
+}
+
+export interface LiveServerInfo {
+  name: string;
+  pid?: number;
+  startedAt: string;
+  inFlight: number;
+  lastUsedAt: string;
+}
+
+interface Live {
+  server: InstalledServer;
+  client: Client;
+  transport: ProcessGroupStdioTransport | StreamableHTTPClientTransport;
+  ready: Promise<void>;
+  tools: BridgeTool[];
+  inFlight: number;
+  startedAt: number;
+  lastUsed: number;
+  idleTimer?: ReturnType<typeof setTimeout>;
+  closing: boolean;
+}
+
+const STDERR_IN_MESSAGE = 600;
+
+export class ServerPool {
+  private readonly live = new Map<string, Live>();
+  private readonly closing = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  /** The server's tools, starting it if needed. */
+  async tools(server: InstalledServer, timeoutMs: number): Promise<BridgeTool[]> {
+    const entry = await this.acquire(server, Date.now() + timeoutMs);
+    return entry.tools;
+  }
+
+  /** Calls one tool. A tool's own failure comes back as an `isError` result, as the server sent it. */
+  async call(
+    server: InstalledServer,
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<CallToolResult> {
+    const deadline = Date.now() + timeoutMs;
+    const entry = await this.acquire(server, deadline);
+    entry.inFlight++;
+    this.touch(entry);
+    try {
+      if (!entry.tools.some((t) => t.name === tool)) {
+        // The list may have changed since it was read: look once more before refusing.
+        entry.tools = await listTools(entry.client, remaining(deadline));
+        if (!entry.tools.some((t) => t.name === tool)) {
+          const names = entry.tools.map((t) => t.name);
+          throw new SignetError(
+            "not_found",
+            `server "${server.name}" has no tool "${tool}"; its tools: ${names.length ? names.join(", ") : "(none)"}`,
+          );
+        }
+      }
+      return (await entry.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: remaining(deadline),
+      })) as CallToolResult;
+    } catch (err) {
+      throw this.callFailure(entry, err, timeoutMs);
+    } finally {
+      entry.inFlight--;
+      this.touch(entry);
+    }
+  }
+
+  /** Closes a server's connection (after it is removed, disabled or changed); waits for its exit. */
+  async close(name: string): Promise<void> {
+    const entry = this.live.get(name);
+    if (entry) await this.retire(entry);
+  }
+
+  /** Closes everything and refuses new connections; resolves when every child has exited. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.live.values()].map((e) => this.retire(e)));
+    await Promise.all([...this.closing]);
+  }
+
+  status(): LiveServerInfo[] {
+    return [...this.live.values()].map((e) => ({
+      name: e.server.name,
+      pid: e.transport instanceof ProcessGroupStdioTransport ? e.transport.pid : undefined,
+      startedAt: new Date(e.startedAt).toISOString(),
+      inFlight: e.inFlight,
+      lastUsedAt: new Date(e.lastUsed).toISOString(),
+    }));
+  }
+
+  private async acquire(server: InstalledServer, deadline: number): Promise<Live> {
+    let entry = this.live.get(server.name);
+    // A server whose definition changed since it started is started again under the new one.
+    if (entry && entry.server.updatedAt !== server.updatedAt) {
+      await this.retire(entry);
+      entry = undefined;
+    }
+    if (!entry) entry = this.connect(server, deadline);
+    await entry.ready;
+    return entry;
+  }
+
+  private connect(server: InstalledServer, deadline: number): Live {
+    if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping");
+    this.makeRoom();
+    const transport = this.transportFor(server);
+    const client = new Client({ name: "signet-bridge", version: VERSION }, { capabilities: {} });
+    const now = Date.now();
+    const entry: Live = {
+      server,
+      client,
+      transport,
+      ready: Promise.resolve(),
+      tools: [],
+      inFlight: 0,
+      startedAt: now,
+      lastUsed: now,
+      closing: false,
+    };
+    client.onclose = () => {
+      if (this.live.get(server.name) === entry) this.live.delete(server.name);
+      if (!entry.closing) this.options.log("warn", `MCP server "${server.name}" exited${exitDetail(transport)}`);
+      entry.closing = true;
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      entry.tools = await listTools(client, 30_000).catch(() => entry.tools);
+      this.options.onToolsChanged?.(server.name);
+    });
+    entry.ready = (async () => {
+      try {
+        await client.connect(transport, { timeout: remaining(deadline) });
+        entry.tools = await listTools(client, remaining(deadline));
+      } catch (err) {
+        await this.retire(entry);
+        throw this.startFailure(entry, err);
+      }
+    })();
+    this.live.set(server.name, entry);
+    return entry;
+  }
+
+  private transportFor(server: InstalledServer): Live["transport"] {
+    const t = server.transport;
+    if (t.type === "stdio") {
+      return new ProcessGroupStdioTransport({
+        command: t.command,
+        args: t.args,
+        env: resolveSecretRefs(t.env, this.options.secrets),
+        cwd: t.cwd,
+      });
+    }
+    return new StreamableHTTPClientTransport(new URL(t.url), {
+      requestInit: { headers: resolveSecretRefs(t.headers, this.options.secrets) },
+    });
+  }
+
+  /** At the cap, the least recently used idle server is closed; if all are busy the call is refused. */
+  private makeRoom(): void {
+    if (this.live.size < this.options.maxServers) return;
+    const idle = [...this.live.values()].filter((e) => e.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    if (!idle) {
+      throw new SignetError(
+        "server_unavailable",
+        `all ${this.options.maxServers} live MCP servers are busy (bridge.maxServers); retry when a call finishes`,
+      );
+    }
+    this.options.log("info", `closing MCP server "${idle.server.name}" to stay within bridge.maxServers`);
+    void this.retire(idle);
+  }
+
+  private touch(entry: Live): void {
+    entry.lastUsed = Date.now();
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+    if (entry.inFlight > 0 || this.options.idleCloseMs <= 0 || entry.closing) return;
+    entry.idleTimer = setTimeout(() => {
+      if (entry.inFlight === 0) void this.retire(entry);
+    }, this.options.idleCloseMs);
+    entry.idleTimer.unref?.();
+  }
+
+  private retire(entry: Live): Promise<void> {
+    if (this.live.get(entry.server.name) === entry) this.live.delete(entry.server.name);
+    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    entry.closing = true;
+    const done = entry.client
+      .close()
+      .catch(() => entry.transport.close())
+      .catch(() => {})
+      .finally(() => this.closing.delete(done));
+    this.closing.add(done);
+    return done;
+  }
+
+  private startFailure(entry: Live, err: unknown): SignetError {
+    if (err instanceof SignetError) return err;
+    const name = entry.server.name;
+    let reason: string;
+    if (err instanceof McpError && err.code === McpErrorCode.RequestTimeout) {
+      reason = "it did not answer the MCP handshake in time";
+    } else if ((err as { code?: string }).code === "ENOENT") {
+      const t = entry.server.transport;
+      reason = `command not found: ${t.type === "stdio" ? t.command : "?"}`;
+    } else if (entry.transport instanceof ProcessGroupStdioTransport && entry.transport.exit) {
+      reason = `it exited at start${exitDetail(entry.transport)}`;
+    } else {
+      reason = (err as Error)?.message ?? String(err);
+    }
+    return new SignetError("server_unavailable", `MCP server "${name}" failed to start: ${reason}${stderrDetail(entry)}`);
+  }
+
+  private callFailure(entry: Live, err: unknown, timeoutMs: number): Error {
+    if (err instanceof SignetError) return err;
+    const name = entry.server.name;
+    if (err instanceof McpError) {
+      if (err.code === McpErrorCode.RequestTimeout) {
+        return new SignetError("timeout", `MCP server "${name}" did not answer within ${timeoutMs} ms`);
+      }
+      if (err.code === McpErrorCode.ConnectionClosed || entry.closing) {
+        return new SignetError(
+          "server_unavailable",
+          `MCP server "${name}" exited during the call${exitDetail(entry.transport)}${stderrDetail(entry)}; the next call starts it again`,
+        );
+      }
+      if (err.code === McpErrorCode.InvalidParams) return new SignetError("invalid_input", `${name}: ${err.message}`);
+      if (err.code === McpErrorCode.MethodNotFound) return new SignetError("not_found", `${name}: ${err.message}`);
+    }
+    if (entry.closing) {
+      return new SignetError("server_unavailable", `MCP server "${name}" exited during the call${exitDetail(entry.transport)}`);
+    }
+    return new SignetError("server_unavailable", `MCP server "${name}" failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+async function listTools(client: Client, timeoutMs: number): Promise<BridgeTool[]> {
+  const tools: BridgeTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    tools.push(...(page.tools as BridgeTool[]));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+function remaining(deadline: number): number {
+  return Math.max(1, deadline - Date.now());
+}
+
+function exitDetail(transport: Live["transport"]): string {
+  if (!(transport instanceof ProcessGroupStdioTransport) || !transport.exit) return "";
+  const { code, signal } = transport.exit;
+  return signal ? ` (killed by ${signal})` : ` (exit code ${code})`;
+}
+
+function stderrDetail(entry: Live): string {
+  if (!(entry.transport instanceof ProcessGroupStdioTransport)) return "";
+  const tail = entry.transport.stderr;
+  return tail ? `; its stderr ends: ${tail.slice(-STDERR_IN_MESSAGE)}` : "";
+}

@@ -1,0 +1,131 @@
+// The MCP bridge: the registry of installed servers, the pool that runs them, and a record of every
+// call made through it (SPEC §7, §10). Routes, MCP tools and the CLI are thin adapters over this.
+import type { Database } from "bun:sqlite";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  BridgeTool,
+  CallRequest,
+  InstallServerRequest,
+  InstalledServer,
+  UpdateServerRequest,
+} from "../../contracts/bridge";
+import type { InvocationSink } from "../analytics/types";
+import { SignetError } from "../errors";
+import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
+import { ServerRegistry } from "./registry";
+
+export interface BridgeOptions extends PoolOptions {
+  callTimeoutMs: number;
+  /** Records every call; it decides which sources it keeps (analytics.trackAgentCalls). */
+  invocations: InvocationSink;
+  /** The set of installed, enabled servers changed (install, remove, enable, disable, update). */
+  onServersChanged?(): void;
+}
+
+export interface BridgeCaller {
+  agentId: string;
+  sessionKey?: string;
+}
+
+const ERROR_TEXT_MAX = 2000;
+
+export class BridgeService {
+  readonly registry: ServerRegistry;
+  private readonly pool: ServerPool;
+
+  constructor(
+    db: Database,
+    private readonly options: BridgeOptions,
+  ) {
+    this.registry = new ServerRegistry(db);
+    this.pool = new ServerPool(options);
+  }
+
+  list(filter: { enabled?: boolean } = {}): InstalledServer[] {
+    return this.registry.list(filter);
+  }
+
+  /** Live processes and connections, for status views. */
+  live(): LiveServerInfo[] {
+    return this.pool.status();
+  }
+
+  install(req: InstallServerRequest): InstalledServer {
+    const server = this.registry.install(req);
+    this.options.onServersChanged?.();
+    return server;
+  }
+
+  update(name: string, req: UpdateServerRequest): InstalledServer {
+    const server = this.registry.update(name, req);
+    // The running process belongs to the old definition (or to a server now disabled); stop()
+    // still waits for its exit, the answer does not.
+    void this.pool.close(name);
+    this.options.onServersChanged?.();
+    return server;
+  }
+
+  remove(name: string): InstalledServer {
+    const server = this.registry.remove(name);
+    void this.pool.close(name);
+    this.options.onServersChanged?.();
+    return server;
+  }
+
+  async tools(name: string, timeoutMs = this.options.callTimeoutMs): Promise<BridgeTool[]> {
+    return this.pool.tools(this.enabled(name), timeoutMs);
+  }
+
+  /** Calls a tool and records the call; a server-side tool error is a result, not an exception. */
+  async call(name: string, req: CallRequest, caller: BridgeCaller): Promise<CallToolResult> {
+    const server = this.enabled(name);
+    const started = performance.now();
+    let result: CallToolResult | undefined;
+    let failure: unknown;
+    try {
+      result = await this.pool.call(server, req.tool, req.arguments, req.timeoutMs ?? this.options.callTimeoutMs);
+      return result;
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      // A tool that does not exist was never called: nothing to record.
+      const unknownTool = failure instanceof SignetError && failure.code === "not_found";
+      if (!unknownTool) {
+        this.options.invocations.record({
+          server: name,
+          tool: req.tool,
+          agentId: caller.agentId,
+          source: req.source,
+          latencyMs: Math.round(performance.now() - started),
+          success: failure === undefined && result?.isError !== true,
+          errorText: errorText(result, failure),
+          sessionKey: req.sessionKey ?? caller.sessionKey,
+          client: req.source === "cli" ? (req.client ?? "cli") : undefined,
+        });
+      }
+    }
+  }
+
+  stop(): Promise<void> {
+    return this.pool.stop();
+  }
+
+  private enabled(name: string): InstalledServer {
+    const server = this.registry.get(name);
+    if (!server.enabled) {
+      throw new SignetError("disabled", `MCP server "${name}" is disabled: enable it with \`signet mcp enable ${name}\``);
+    }
+    return server;
+  }
+}
+
+function errorText(result: CallToolResult | undefined, failure: unknown): string | undefined {
+  if (failure !== undefined) return ((failure as Error)?.message ?? String(failure)).slice(0, ERROR_TEXT_MAX);
+  if (!result?.isError) return undefined;
+  const text = result.content
+    .filter((c) => c.type === "text")
+    .map((c) => (c as { text: string }).text)
+    .join("\n");
+  return (text || "the tool reported an error").slice(0, ERROR_TEXT_MAX);
+}

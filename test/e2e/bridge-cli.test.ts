@@ -1,0 +1,172 @@
+// `signet mcp` from the compiled binary against a real daemon and the real server-everything:
+// installing, typed calls, output, exit codes (SPEC §3, §7) and the rows each call leaves.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { EVERYTHING, NODE } from "../helpers/everything";
+
+let s: Sandbox;
+const cli = (args: string[], stdin?: string, cwd?: string) => run(args, { env: s.env, stdin, cwd, timeoutMs: 30_000 });
+
+beforeAll(async () => {
+  s = await sandbox("embedding:\n  provider: none\nanalytics:\n  flushMs: 50\n");
+  const start = await cli(["daemon", "start"]);
+  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  const added = await cli(["mcp", "add", "everything", "--description", "reference server", "--", NODE, EVERYTHING, "stdio"]);
+  if (added.code !== 0) throw new Error(`mcp add failed: ${added.stderr}`);
+});
+
+afterAll(async () => {
+  await cli(["daemon", "stop"]);
+});
+
+describe("signet mcp: servers", () => {
+  test("add, list, disable, enable, remove; reserved and bad names are usage errors", async () => {
+    const listed = json(await cli(["mcp", "list"]));
+    expect(listed.servers.map((x: any) => [x.name, x.enabled, x.transport.command])).toEqual([["everything", true, NODE]]);
+    expect((await cli(["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=secret:WEB_TOKEN"])).code).toBe(0);
+    const web = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "web");
+    expect(web.transport).toEqual({ type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "secret:WEB_TOKEN" } });
+    const reserved = await cli(["mcp", "add", "analytics", "--", NODE]);
+    expect(reserved.code).toBe(2);
+    expect(reserved.stderr).toContain("reserved");
+    expect((await cli(["mcp", "add", "nothing"])).code).toBe(2);
+    expect((await cli(["mcp", "add", "both", "--url", "http://x/mcp", "--", NODE])).code).toBe(2);
+    expect((await cli(["mcp", "disable", "web"])).code).toBe(0);
+    const off = await cli(["mcp", "web", "anything"]);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toContain("signet mcp enable web");
+    expect((await cli(["mcp", "remove", "web"])).code).toBe(0);
+    expect((await cli(["mcp", "remove", "web"])).code).toBe(1);
+  });
+
+  test("a server that fails to start exits 3 with the reason", async () => {
+    expect((await cli(["mcp", "add", "broken", "--", NODE, "-e", "console.error('no config file'); process.exit(1)"])).code).toBe(0);
+    const r = await cli(["mcp", "broken", "list-tools"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("failed to start");
+    expect(r.stderr).toContain("no config file");
+    await cli(["mcp", "remove", "broken"]);
+  });
+
+  test("import copies a harness's servers, skipping Signet itself and names already installed", async () => {
+    const project = join(s.home, "project");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(s.home, ".claude.json"),
+      JSON.stringify({
+        mcpServers: {
+          signet: { command: "signet-mcp" },
+          everything: { command: NODE, args: [EVERYTHING, "stdio"] },
+          fetcher: { type: "stdio", command: "uvx", args: ["mcp-server-fetch"], env: { LOG: "1" } },
+        },
+      }),
+    );
+    const dry = json(await cli(["mcp", "import", "--from", "claude-code", "--dry-run"], undefined, project));
+    expect(dry.installed).toEqual(["fetcher"]);
+    expect(json(await cli(["mcp", "list"])).servers.map((x: any) => x.name)).toEqual(["everything"]);
+    const done = json(await cli(["mcp", "import", "--from", "claude-code"], undefined, project));
+    expect(done.installed).toEqual(["fetcher"]);
+    expect(done.skipped.map((x: any) => x.name).sort()).toEqual(["everything", "signet"]);
+    expect(json(await cli(["mcp", "list"])).servers.map((x: any) => x.name)).toEqual(["everything", "fetcher"]);
+    expect((await cli(["mcp", "import", "--from", "vim"])).code).toBe(2);
+    await cli(["mcp", "remove", "fetcher"]);
+    rmSync(join(s.home, ".claude.json"));
+  });
+});
+
+describe("signet mcp <server> <tool>", () => {
+  test("list-tools and help pages come from the server's schemas", async () => {
+    const tools = json(await cli(["mcp", "everything", "list-tools"]));
+    expect(tools.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(["echo", "get-sum"]));
+    const serverHelp = await cli(["mcp", "everything", "--help"]);
+    expect(serverHelp.code).toBe(0);
+    expect(serverHelp.stdout).toContain("reference server");
+    expect(serverHelp.stdout).toContain("get-sum");
+    const toolHelp = await cli(["mcp", "everything", "get-sum", "--help"]);
+    expect(toolHelp.code).toBe(0);
+    expect(toolHelp.stdout).toMatch(/a\b.*number.*required/);
+    expect(toolHelp.stdout).toContain("First number");
+  });
+
+  test("parameters are typed from the schema; JSON output is the CallToolResult", async () => {
+    const echoed = await cli(["mcp", "everything", "echo", "--param", "message=007"]);
+    expect(echoed.code).toBe(0);
+    expect(json(echoed)).toEqual({ content: [{ type: "text", text: "Echo: 007" }] });
+    const sum = json(await cli(["mcp", "everything", "get-sum", "--param", "a=1.5", "--param", "b=2"]));
+    expect(sum.content[0].text).toContain("3.5");
+    const structured = json(await cli(["mcp", "everything", "get-structured-content", "--param", "location=Chicago"]));
+    expect(structured.structuredContent).toHaveProperty("temperature");
+    expect(json(await cli(["mcp", "everything", "echo", "--json", '{"message":"raw"}'])).content[0].text).toBe("Echo: raw");
+    expect(json(await cli(["mcp", "everything", "echo", "--json", "-"], '{"message":"piped"}')).content[0].text).toBe("Echo: piped");
+  });
+
+  test("bad parameters are usage errors listing the valid ones; tool errors exit 1", async () => {
+    const notNumber = await cli(["mcp", "everything", "get-sum", "--param", "a=x", "--param", "b=1"]);
+    expect(notNumber.code).toBe(2);
+    expect(notNumber.stderr).toContain('"a"');
+    const missing = await cli(["mcp", "everything", "get-sum", "--param", "a=1"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing required parameter "b"');
+    const unknown = await cli(["mcp", "everything", "echo", "--param", "msg=hi"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("message");
+    const badEnum = await cli(["mcp", "everything", "get-structured-content", "--param", "location=Paris"]);
+    expect(badEnum.code).toBe(2);
+    expect(badEnum.stderr).toContain("Chicago");
+    const noTool = await cli(["mcp", "everything", "nope"]);
+    expect(noTool.code).toBe(2);
+    expect(noTool.stderr).toContain("echo");
+    const noServer = await cli(["mcp", "nowhere", "echo"]);
+    expect(noServer.code).toBe(1);
+    expect(noServer.stderr).toContain("not found");
+    expect((await cli(["mcp", "everything", "echo", "--bogus"])).code).toBe(2);
+    const toolError = await cli(["mcp", "everything", "echo", "--json", "{}"]);
+    expect(toolError.code).toBe(1);
+    expect(json(toolError).isError).toBe(true);
+  });
+
+  test("--batch - answers one JSON line per input line, in order", async () => {
+    const input = [
+      JSON.stringify({ tool: "echo", arguments: { message: "one" } }),
+      "not json",
+      JSON.stringify({ tool: "get-sum", arguments: { a: 1, b: 2 } }),
+      JSON.stringify({ tool: "missing-tool", arguments: {} }),
+    ].join("\n");
+    const r = await cli(["mcp", "everything", "--batch", "-"], input);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toEqual({ content: [{ type: "text", text: "Echo: one" }] });
+    expect(lines[1].code).toBe("invalid_input");
+    expect(lines[2].content[0].text).toContain("3");
+    expect(lines[3].code).toBe("not_found");
+  });
+
+  test("--pretty prints text as text and saves images", async () => {
+    const text = await cli(["mcp", "everything", "echo", "--param", "message=hello", "--pretty"]);
+    expect(text.stdout.trim()).toBe("Echo: hello");
+    const dir = join(s.home, "images");
+    const image = await cli(["mcp", "everything", "get-tiny-image", "--pretty", "--save-dir", dir]);
+    expect(image.code).toBe(0);
+    const path = /(\/\S+\.png)/.exec(image.stdout)?.[1];
+    expect(path).toBeDefined();
+    expect(existsSync(path!)).toBe(true);
+    expect(readFileSync(path!).subarray(1, 4).toString()).toBe("PNG");
+  });
+
+  test("every call leaves a row, and analytics counts them", async () => {
+    const before = json(await cli(["mcp", "analytics", "--server", "everything"]));
+    await cli(["mcp", "everything", "echo", "--param", "message=counted"]);
+    await cli(["mcp", "everything", "echo", "--json", "{}"]);
+    await Bun.sleep(300);
+    const after = json(await cli(["mcp", "analytics", "--server", "everything"]));
+    expect(after.totalCalls - before.totalCalls).toBe(2);
+    expect(after.failureCount - before.failureCount).toBe(1);
+    expect(after.agents.map((a: any) => a.agentId)).toEqual(["default"]);
+    const pretty = await cli(["mcp", "analytics", "--pretty"]);
+    expect(pretty.code).toBe(0);
+    expect(pretty.stdout).toContain("everything");
+  });
+});

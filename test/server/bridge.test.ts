@@ -1,0 +1,314 @@
+// The MCP bridge in the daemon against real servers: the registry routes, the pool's lifecycle
+// (warm, timeouts, crashes, idle close, the cap, every child reaped) and the calls' records.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { alive } from "../../src/control/daemon-process";
+import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { EVERYTHING, NODE, descendants, everythingStdio, startEverythingHttp } from "../helpers/everything";
+import { eventually } from "../helpers/wait";
+
+let d: TestDaemon;
+
+beforeAll(async () => {
+  d = await startTestDaemon({ yaml: "analytics:\n  flushMs: 50\n" });
+});
+
+afterAll(async () => {
+  await d.stop();
+});
+
+afterEach(async () => {
+  for (const s of d.daemon.context.bridge.list()) d.daemon.context.bridge.remove(s.name);
+});
+
+async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await d.fetch(path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const install = (name: string, transport: unknown, extra: Record<string, unknown> = {}) =>
+  api("POST", "/api/marketplace/servers", { name, transport, ...extra });
+const call = (name: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
+  api("POST", `/api/marketplace/servers/${name}/call`, body, headers);
+const livePid = (name: string) => d.daemon.context.bridge.live().find((s) => s.name === name)?.pid;
+
+function invocationRows(server: string) {
+  return d.daemon.context.db
+    .query<any, [string]>("SELECT * FROM mcp_invocations WHERE server = ? ORDER BY id")
+    .all(server);
+}
+
+async function flushed() {
+  await d.daemon.context.analytics.recorder.flush();
+}
+
+describe("registry routes", () => {
+  test("install, list, get, update, delete; references stay references", async () => {
+    const made = await install("everything", everythingStdio({ env: { TOKEN: "secret:EVERYTHING_TOKEN" } }), {
+      description: "the reference server",
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      name: "everything",
+      enabled: true,
+      description: "the reference server",
+      transport: { type: "stdio", command: NODE, args: [EVERYTHING, "stdio"], env: { TOKEN: "secret:EVERYTHING_TOKEN" } },
+    });
+    const listed = await api("GET", "/api/marketplace/servers");
+    expect(listed.body.servers.map((s: any) => [s.name, s.running])).toEqual([["everything", false]]);
+    const off = await api("PATCH", "/api/marketplace/servers/everything", { enabled: false });
+    expect(off.body.enabled).toBe(false);
+    expect(off.body.updatedAt > made.body.updatedAt).toBe(true);
+    expect((await api("GET", "/api/marketplace/servers?enabled=true")).body.servers).toEqual([]);
+    expect((await api("GET", "/api/marketplace/servers?enabled=false")).body.servers).toHaveLength(1);
+    expect((await api("DELETE", "/api/marketplace/servers/everything")).status).toBe(200);
+    expect((await api("GET", "/api/marketplace/servers/everything")).status).toBe(404);
+  });
+
+  test("bad installs are refused with the field named, and change nothing", async () => {
+    for (const word of ["list", "add", "analytics", "list-tools", "Help"]) {
+      const r = await install(word, everythingStdio());
+      expect(r.status).toBe(400);
+      expect(r.body.error).toContain("reserved");
+    }
+    expect((await install("bad name", everythingStdio())).body.error).toContain("name");
+    expect((await install("x", { type: "stdio", command: "" })).body.error).toContain("transport.command");
+    expect((await install("x", { type: "http", url: "ftp://example.com" })).body.error).toContain("transport.url");
+    expect((await install("x", { type: "sse", url: "http://x" })).status).toBe(400);
+    expect((await api("POST", "/api/marketplace/servers", { name: "x" })).body.error).toContain("transport");
+    expect((await api("GET", "/api/marketplace/servers?enabled=maybe")).status).toBe(400);
+    expect((await api("GET", "/api/marketplace/servers")).body.servers).toEqual([]);
+    expect((await install("dup", everythingStdio())).status).toBe(201);
+    const again = await install("dup", everythingStdio());
+    expect(again).toMatchObject({ status: 409, body: { code: "exists" } });
+  });
+});
+
+describe("calls through the pool", () => {
+  test("tools are listed and a warm server answers; a numeric-looking string stays a string", async () => {
+    await install("everything", everythingStdio());
+    const tools = await api("GET", "/api/marketplace/servers/everything/tools");
+    expect(tools.status).toBe(200);
+    expect(tools.body.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(["echo", "get-sum", "get-tiny-image"]));
+    const pid = livePid("everything");
+    expect(pid).toBeGreaterThan(0);
+    const echoed = await call("everything", { tool: "echo", arguments: { message: "007" } });
+    expect(echoed).toEqual({ status: 200, body: { content: [{ type: "text", text: "Echo: 007" }] } });
+    const sum = await call("everything", { tool: "get-sum", arguments: { a: 2, b: 40 } });
+    expect(sum.body.content[0].text).toContain("42");
+    // The same process served every call: the server stayed warm.
+    expect(livePid("everything")).toBe(pid);
+  });
+
+  test("the tool's own error is a result; unknown tools, servers and disabled servers are refused", async () => {
+    await install("everything", everythingStdio());
+    const bad = await call("everything", { tool: "echo", arguments: {} });
+    expect(bad.status).toBe(200);
+    expect(bad.body.isError).toBe(true);
+    const unknownTool = await call("everything", { tool: "nope", arguments: {} });
+    expect(unknownTool.status).toBe(404);
+    expect(unknownTool.body.error).toContain("its tools: echo");
+    expect((await call("nothing", { tool: "echo" })).status).toBe(404);
+    await api("PATCH", "/api/marketplace/servers/everything", { enabled: false });
+    const off = await call("everything", { tool: "echo", arguments: { message: "x" } });
+    expect(off).toMatchObject({ status: 409, body: { code: "disabled" } });
+    expect(off.body.error).toContain("signet mcp enable everything");
+    expect((await call("everything", { tool: 7 })).status).toBe(400);
+  });
+
+  test("a server that exits at start, or is not there at all, fails to start with the reason", async () => {
+    await install("dies", {
+      type: "stdio",
+      command: NODE,
+      args: ["-e", "console.error('missing API key'); process.exit(3)"],
+    });
+    const r = await call("dies", { tool: "echo", arguments: {} });
+    expect(r.status).toBe(503);
+    expect(r.body.code).toBe("server_unavailable");
+    expect(r.body.error).toContain("exit code 3");
+    expect(r.body.error).toContain("missing API key");
+    await install("absent", { type: "stdio", command: "/nonexistent/mcp-server" });
+    const absent = await call("absent", { tool: "echo", arguments: {} });
+    expect(absent.body).toMatchObject({ code: "server_unavailable" });
+    expect(absent.body.error).toContain("command not found");
+    expect(d.daemon.context.bridge.live()).toEqual([]);
+  });
+
+  test("a server that never answers the handshake is killed when the timeout passes", async () => {
+    await install("silent", { type: "stdio", command: NODE, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const started = Date.now();
+    const pending = api("GET", "/api/marketplace/servers/silent/tools?timeout_ms=400");
+    let pid: number | undefined;
+    await eventually(() => (pid = livePid("silent")) !== undefined, 2000);
+    const r = await pending;
+    expect(r.status).toBe(503);
+    expect(r.body.error).toContain("did not answer the MCP handshake in time");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(pid).toBeGreaterThan(0);
+    expect(await eventually(() => !alive(pid!))).toBe(true);
+  });
+
+  test("a call past its timeout answers 504; the server stays usable", async () => {
+    await install("everything", everythingStdio());
+    const slow = await call("everything", {
+      tool: "trigger-long-running-operation",
+      arguments: { duration: 5, steps: 5 },
+      timeoutMs: 300,
+    });
+    expect(slow).toMatchObject({ status: 504, body: { code: "timeout" } });
+    const ok = await call("everything", { tool: "echo", arguments: { message: "still here" } });
+    expect(ok.body.content[0].text).toBe("Echo: still here");
+  });
+
+  test("a server killed mid-call fails that call; the next call starts it again", async () => {
+    await install("everything", everythingStdio());
+    await call("everything", { tool: "echo", arguments: { message: "warm" } });
+    const pid = livePid("everything")!;
+    const pending = call("everything", { tool: "trigger-long-running-operation", arguments: { duration: 5, steps: 5 } });
+    await Bun.sleep(200);
+    process.kill(pid, "SIGKILL");
+    const r = await pending;
+    expect(r.status).toBe(503);
+    expect(r.body.error).toContain("exited during the call");
+    const again = await call("everything", { tool: "echo", arguments: { message: "back" } });
+    expect(again.body.content[0].text).toBe("Echo: back");
+    expect(livePid("everything")).not.toBe(pid);
+  });
+
+  test("a secret reference that cannot be resolved fails the start and shows no value", async () => {
+    await install("needs-secret", everythingStdio({ env: { API_KEY: "secret:NOT_THERE" } }));
+    const r = await call("needs-secret", { tool: "echo", arguments: { message: "x" } });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toContain("secret:NOT_THERE");
+    expect(d.daemon.context.bridge.live()).toEqual([]);
+  });
+
+  test("streamable HTTP servers are called the same way", async () => {
+    const http = await startEverythingHttp();
+    try {
+      expect((await install("remote", { type: "http", url: http.url })).status).toBe(201);
+      const tools = await api("GET", "/api/marketplace/servers/remote/tools");
+      expect(tools.body.tools.map((t: any) => t.name)).toContain("echo");
+      const r = await call("remote", { tool: "echo", arguments: { message: "over http" } });
+      expect(r.body.content[0].text).toBe("Echo: over http");
+    } finally {
+      await http.stop();
+    }
+  });
+});
+
+describe("invocation records", () => {
+  test("every call is recorded with the real agent, source, outcome and latency", async () => {
+    await install("tracked", everythingStdio());
+    await call("tracked", { tool: "echo", arguments: { message: "a" } }, { "x-signet-agent-id": "ops" });
+    await call("tracked", { tool: "echo", arguments: {} }, { "x-signet-agent-id": "ops" });
+    await call("tracked", { tool: "nope", arguments: {} }); // never reached a tool: not recorded
+    await call("tracked", { tool: "echo", arguments: { message: "b" }, source: "agent", sessionKey: "s-1" }, {
+      "x-signet-agent-id": "claude",
+    });
+    await flushed();
+    const rows = invocationRows("tracked");
+    expect(rows.map((r: any) => [r.tool, r.agent_id, r.source, r.success, r.client, r.session_key])).toEqual([
+      ["echo", "ops", "cli", 1, "cli", null],
+      ["echo", "ops", "cli", 0, "cli", null],
+      ["echo", "claude", "agent", 1, null, "s-1"],
+    ]);
+    expect(rows[1].error_text).toContain("message");
+    for (const r of rows) {
+      expect(r.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(r.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
+    const analytics = await api("GET", "/api/mcp/analytics?server=tracked");
+    expect(analytics.body).toMatchObject({ totalCalls: 3, successCount: 2, failureCount: 1 });
+  });
+
+  test("agents reach enabled servers through mcp_server_list and mcp_server_call over /mcp", async () => {
+    await install("agent-target", everythingStdio());
+    await install("off", everythingStdio(), { enabled: false });
+    const client = new Client({ name: "bridge-test", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), {
+        requestInit: { headers: { "x-signet-agent-id": "codex", "x-signet-session-key": "sess-9" } },
+      }),
+    );
+    try {
+      const listed = await client.callTool({ name: "mcp_server_list", arguments: {} });
+      expect((listed.structuredContent as any).servers.map((s: any) => s.name)).toEqual(["agent-target"]);
+      const tools = await client.callTool({ name: "mcp_server_list", arguments: { server: "agent-target" } });
+      expect((tools.structuredContent as any).tools.map((t: any) => t.name)).toContain("echo");
+      const r = await client.callTool({
+        name: "mcp_server_call",
+        arguments: { server: "agent-target", tool: "echo", arguments: { message: "from an agent" } },
+      });
+      expect(r).toEqual({ content: [{ type: "text", text: "Echo: from an agent" }] });
+      const off = await client.callTool({ name: "mcp_server_call", arguments: { server: "off", tool: "echo", arguments: {} } });
+      expect(off.isError).toBe(true);
+      expect((off.content as any)[0].text).toContain("disabled");
+    } finally {
+      await client.close();
+    }
+    await flushed();
+    expect(invocationRows("agent-target").map((r: any) => [r.tool, r.agent_id, r.source, r.session_key])).toEqual([
+      ["echo", "codex", "agent", "sess-9"],
+    ]);
+    const own = invocationRows("signet").map((r: any) => [r.tool, r.agent_id, r.source, r.success]);
+    expect(own).toEqual([
+      ["mcp_server_list", "codex", "mcp", 1],
+      ["mcp_server_list", "codex", "mcp", 1],
+      ["mcp_server_call", "codex", "mcp", 1],
+      ["mcp_server_call", "codex", "mcp", 0],
+    ]);
+  });
+});
+
+describe("lifecycle", () => {
+  test("an idle server is closed after bridge.idleCloseMs; the cap closes the least recently used", async () => {
+    const small = await startTestDaemon({ yaml: "bridge:\n  idleCloseMs: 400\n  maxServers: 1\n" });
+    try {
+      const post = (path: string, body: unknown) =>
+        small.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      await post("/api/marketplace/servers", { name: "a", transport: everythingStdio() });
+      await post("/api/marketplace/servers", { name: "b", transport: everythingStdio() });
+      const live = () => small.daemon.context.bridge.live();
+      expect((await post("/api/marketplace/servers/a/call", { tool: "echo", arguments: { message: "1" } })).status).toBe(200);
+      const a = live()[0]!.pid!;
+      expect((await post("/api/marketplace/servers/b/call", { tool: "echo", arguments: { message: "2" } })).status).toBe(200);
+      expect(live().map((s) => s.name)).toEqual(["b"]);
+      const b = live()[0]!.pid!;
+      expect(await eventually(() => !alive(a))).toBe(true);
+      // Nothing calls b now: it is closed once idle for 400 ms.
+      expect(await eventually(() => live().length === 0 && !alive(b), 5000)).toBe(true);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  test("no child outlives the daemon: wrapped servers' grandchildren are reaped on stop", async () => {
+    const own = await startTestDaemon();
+    const post = (path: string, body: unknown) =>
+      own.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    // A shell that stays the parent: the server proper is the daemon's grandchild.
+    await post("/api/marketplace/servers", {
+      name: "wrapped",
+      transport: { type: "stdio", command: "/bin/sh", args: ["-c", `"${NODE}" "${EVERYTHING}" stdio`] },
+    });
+    await post("/api/marketplace/servers", { name: "plain", transport: everythingStdio() });
+    await post("/api/marketplace/servers", { name: "silent", transport: { type: "stdio", command: NODE, args: ["-e", "setInterval(() => {}, 1000)"] } });
+    expect((await post("/api/marketplace/servers/wrapped/call", { tool: "echo", arguments: { message: "1" } })).status).toBe(200);
+    expect((await post("/api/marketplace/servers/plain/call", { tool: "echo", arguments: { message: "1" } })).status).toBe(200);
+    // A call in flight on a server that hangs at start when the daemon stops.
+    const hanging = post("/api/marketplace/servers/silent/call", { tool: "echo", arguments: {} }).catch(() => null);
+    await eventually(() => own.daemon.context.bridge.live().length === 3, 3000);
+    const pids = own.daemon.context.bridge.live().map((s) => s.pid!);
+    const all = [...pids, ...pids.flatMap((p) => descendants(p))];
+    expect(all.length).toBeGreaterThan(pids.length);
+    await own.stop();
+    await hanging;
+    expect(all.filter((p) => alive(p))).toEqual([]);
+  });
+});
