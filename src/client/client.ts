@@ -154,8 +154,10 @@ export class SignetClient {
     );
   }
 
+  /** A call may first wait for its server to start (bounded by bridge.callTimeoutMs), then run its own timeout. */
   private bridgeWait(callTimeoutMs: number | undefined): number {
-    return (callTimeoutMs ?? this.options.bridgeCallTimeoutMs ?? BRIDGE_DEFAULT_CALL_MS) + BRIDGE_MARGIN_MS;
+    const configured = this.options.bridgeCallTimeoutMs ?? BRIDGE_DEFAULT_CALL_MS;
+    return configured + (callTimeoutMs ?? configured) + BRIDGE_MARGIN_MS;
   }
 
   health(): Promise<HealthResponse> {

@@ -62,15 +62,20 @@ export class ServerPool {
     return entry.tools;
   }
 
-  /** Calls one tool. A tool's own failure comes back as an `isError` result, as the server sent it. */
+  /**
+   * Calls one tool. A tool's own failure comes back as an `isError` result, as the server sent it.
+   * Starting a cold server has its own budget (`startTimeoutMs`): a short call timeout bounds the
+   * call, not the server's start.
+   */
   async call(
     server: InstalledServer,
     tool: string,
     args: Record<string, unknown>,
-    timeoutMs: number,
+    timeouts: { callMs: number; startMs: number },
   ): Promise<CallToolResult> {
+    const entry = await this.acquire(server, Date.now() + timeouts.startMs);
+    const timeoutMs = timeouts.callMs;
     const deadline = Date.now() + timeoutMs;
-    const entry = await this.acquire(server, deadline);
     entry.inFlight++;
     this.touch(entry);
     try {

@@ -83,7 +83,10 @@ export class BridgeService {
     let result: CallToolResult | undefined;
     let failure: unknown;
     try {
-      result = await this.pool.call(server, req.tool, req.arguments, req.timeoutMs ?? this.options.callTimeoutMs);
+      result = await this.pool.call(server, req.tool, req.arguments, {
+        callMs: req.timeoutMs ?? this.options.callTimeoutMs,
+        startMs: this.options.callTimeoutMs,
+      });
       return result;
     } catch (err) {
       failure = err;
