@@ -1,6 +1,8 @@
 // Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
+import { join } from "node:path";
 import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
+import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
 import { noSecretStore } from "../core/bridge/secret-refs";
 import { Analytics } from "../core/analytics";
@@ -73,11 +75,15 @@ export function startDaemon(config: Config): RunningDaemon {
     recall = new RecallService(db, memory, embeddings, accessLog);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const mcpStreams = new McpStreamHub();
+    const ledger = new ChildLedger(join(config.dataDir, ".daemon", "bridge-children.json"));
+    const swept = ledger.sweep();
+    if (swept > 0) log("warn", `ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
     const analytics = new Analytics(db, config.analytics, log);
     const bridge = new BridgeService(db, {
       ...config.bridge,
       invocations: analytics,
       secrets: noSecretStore,
+      ledger,
       log,
       // Agents see installed servers through mcp_server_list: tell open /mcp streams to re-list.
       onServersChanged: () => void mcpStreams.toolsChanged(),

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
-import { EVERYTHING, NODE } from "../helpers/everything";
+import { alive } from "../../src/control/daemon-process";
+import { EVERYTHING, NODE, descendants } from "../helpers/everything";
+import { eventually } from "../helpers/wait";
 
 let s: Sandbox;
 const cli = (args: string[], stdin?: string, cwd?: string) => run(args, { env: s.env, stdin, cwd, timeoutMs: 30_000 });
@@ -168,5 +170,37 @@ describe("signet mcp <server> <tool>", () => {
     const pretty = await cli(["mcp", "analytics", "--pretty"]);
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain("everything");
+  });
+});
+
+describe("the daemon owns the servers' processes", () => {
+  const daemonPid = async () => json(await cli(["daemon", "status", "--json"])).pid as number;
+  // A server that ignores its stdin closing: only a signal ends it.
+  const STUBBORN = ["--", "/bin/sh", "-c", `"${NODE}" -e "process.stdin.on('end', () => {}); setInterval(() => {}, 1000)" & "${NODE}" "${EVERYTHING}" stdio`];
+
+  test("stopping the daemon ends every server, wrappers' children included", async () => {
+    expect((await cli(["mcp", "add", "stubborn", ...STUBBORN])).code).toBe(0);
+    expect((await cli(["mcp", "stubborn", "echo", "--param", "message=x"])).code).toBe(0);
+    expect((await cli(["mcp", "everything", "echo", "--param", "message=x"])).code).toBe(0);
+    const children = descendants(await daemonPid());
+    expect(children.length).toBeGreaterThanOrEqual(4);
+    expect((await cli(["daemon", "stop"])).code).toBe(0);
+    expect(await eventually(() => children.every((p) => !alive(p)))).toBe(true);
+  });
+
+  test("after kill -9 of the daemon, the next start ends the servers it left", async () => {
+    expect((await cli(["daemon", "start"])).code).toBe(0);
+    expect((await cli(["mcp", "stubborn", "echo", "--param", "message=x"])).code).toBe(0);
+    const pid = await daemonPid();
+    const children = descendants(pid);
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    process.kill(pid, "SIGKILL");
+    expect(await eventually(() => !alive(pid))).toBe(true);
+    // The stubborn server outlived its daemon...
+    await Bun.sleep(300);
+    expect(children.some((p) => alive(p))).toBe(true);
+    // ...until the next daemon starts.
+    expect((await cli(["daemon", "start"])).code).toBe(0);
+    expect(await eventually(() => children.every((p) => !alive(p)))).toBe(true);
   });
 });

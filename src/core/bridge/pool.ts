@@ -12,6 +12,7 @@ import {
 import type { BridgeTool, InstalledServer } from "../../contracts/bridge";
 import { VERSION } from "../../version";
 import { SignetError } from "../errors";
+import type { ChildLedger } from "./child-ledger";
 import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
 import { ProcessGroupStdioTransport } from "./stdio-transport";
 
@@ -24,6 +25,8 @@ export interface PoolOptions {
   log(level: "info" | "warn" | "error", message: string): void;
   /** A server announced that its tool list changed. */
   onToolsChanged?(server: string): void;
+  /** Where running servers' process groups are noted, for the sweep after a crash of the daemon. */
+  ledger?: ChildLedger;
 }
 
 export interface LiveServerInfo {
@@ -183,6 +186,7 @@ export class ServerPool {
         args: t.args,
         env: resolveSecretRefs(t.env, this.options.secrets),
         cwd: t.cwd,
+        ledger: this.options.ledger,
       });
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {

@@ -18,6 +18,8 @@ export interface StdioServerParams {
   cwd?: string;
   /** How long a close waits for a polite exit (stdin closed) before SIGTERM, then SIGKILL. */
   graceMs?: number;
+  /** Told of the process group while it lives, so a daemon killed outright can end it next start. */
+  ledger?: { add(pid: number): void; remove(pid: number): void };
 }
 
 export class ProcessGroupStdioTransport implements Transport {
@@ -59,9 +61,15 @@ export class ProcessGroupStdioTransport implements Transport {
         detached: true,
       });
       this.child = child;
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+        // Helpers the server started share its group: they go with it, even after a crash (and
+        // only then do the pipes they inherited close).
+        this.signalGroup("SIGKILL");
+      });
       this.exited = new Promise((done) =>
-        child.once("close", (code, signal) => {
-          this.exit = { code, signal };
+        child.once("close", () => {
+          if (child.pid !== undefined) this.params.ledger?.remove(child.pid);
           done();
           this.onclose?.();
         }),
@@ -70,7 +78,10 @@ export class ProcessGroupStdioTransport implements Transport {
         reject(err);
         this.onerror?.(err);
       });
-      child.once("spawn", () => resolve());
+      child.once("spawn", () => {
+        if (child.pid !== undefined) this.params.ledger?.add(child.pid);
+        resolve();
+      });
       child.stdout!.on("data", (chunk: Buffer) => {
         this.buffer.append(chunk);
         for (;;) {
@@ -119,8 +130,6 @@ export class ProcessGroupStdioTransport implements Transport {
       if (!(await gone(grace))) this.signalGroup("SIGKILL");
     }
     await gone(grace);
-    // The leader may exit politely while helpers it started linger: the group goes regardless.
-    this.signalGroup("SIGKILL");
     this.buffer.clear();
   }
 
