@@ -301,6 +301,7 @@ async function askInProcess(
   const accessLog = new AccessLog(db);
   const recall = new RecallService(db, memory, embeddings, accessLog, { legs });
   embeddings.start();
+  await recall.start();
   try {
     const t0 = performance.now();
     if (config.embedding.provider !== "none") {

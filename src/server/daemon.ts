@@ -136,6 +136,11 @@ export function startDaemon(config: Config): RunningDaemon {
     const url = `http://${host}:${port}`;
     embeddings.start();
     analytics.start();
+    const indexing = performance.now();
+    recall.start().then(
+      (n) => n > 0 && log("info", `keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
+      (err) => log("error", `keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
+    );
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
     let stopping: Promise<void> | undefined;
     const openDb = db;
@@ -151,6 +156,7 @@ export function startDaemon(config: Config): RunningDaemon {
           // server's stop, and every child exits before the daemon does.
           await bridge.stop();
           await server.stop();
+          recall.stop();
           await embeddings.stop();
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.

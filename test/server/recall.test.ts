@@ -2,6 +2,10 @@
 // the embedding provider going down and coming back (a local fake service stands in for it).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { RecallResponse } from "../../src/contracts/recall";
+import { rmSync } from "node:fs";
+import { SignetClient } from "../../src/client/client";
+import { loadConfig } from "../../src/config/load";
+import { startDaemon } from "../../src/server/daemon";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";
 
@@ -127,6 +131,34 @@ describe("keyword recall (provider none)", () => {
     await remember(td, { content: "private nebula coordinates" }, "alice");
     expect((await recall(td, { query: "nebula coordinates" }, "bob")).results).toEqual([]);
     expect((await recall(td, { query: "nebula coordinates" }, "alice")).results).toHaveLength(1);
+  });
+
+  test("the keyword index is loaded from the store at start and follows every change", async () => {
+    const own = await startTestDaemon();
+    const a = await remember(own, { content: "The zeppelin hangar floods every spring", project: "airship" });
+    await remember(own, { content: "Zeppelin parts ship from Friedrichshafen", project: "airship" });
+    await remember(own, { content: "The zeppelin museum opens at nine", project: "tours" });
+    await own.daemon.stop();
+    const config = loadConfig({ env: { SIGNET_PATH: own.dataDir, HOME: own.dataDir } });
+    const again = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+    try {
+      const client = new SignetClient({ baseUrl: again.url });
+      await waitFor(() => again.context.recall.keywordIndexSize === 3);
+      const scoped = await client.memory.recall({ query: "zeppelin", project: "airship" });
+      expect(scoped.results.map((r) => r.content).sort()).toEqual([
+        "The zeppelin hangar floods every spring",
+        "Zeppelin parts ship from Friedrichshafen",
+      ]);
+      await client.memory.modify(a, { reason: "renamed", content: "The blimp hangar floods every spring" });
+      expect((await client.memory.recall({ query: "blimp" })).results.map((r) => r.id)).toEqual([a]);
+      expect((await client.memory.recall({ query: "zeppelin" })).results.map((r) => r.id)).not.toContain(a);
+      await client.memory.forget(a, { reason: "gone" });
+      expect((await client.memory.recall({ query: "blimp" })).results).toEqual([]);
+      expect(again.context.recall.keywordIndexSize).toBe(2);
+    } finally {
+      await again.stop();
+      rmSync(own.dataDir, { recursive: true, force: true });
+    }
   });
 
   test("forgotten memories are not recalled; recovered ones are", async () => {

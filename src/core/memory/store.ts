@@ -2,7 +2,7 @@
 // made once. No rules live here; the service decides what to write.
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
-import { indexTerms } from "../recall/text";
+import { keywordColumns } from "../recall/text";
 
 export interface MemoryRow {
   seq: number;
@@ -271,8 +271,6 @@ export class MemoryStore {
   }
 
   private indexText(seq: number, content: string, tagsJson: string, hintsJson: string): void {
-    const tags = (JSON.parse(tagsJson) as string[]).join(" ");
-    const hints = (JSON.parse(hintsJson) as string[]).join("\n");
-    this.insertFts.run(seq, content, tags, hints, indexTerms(`${content}\n${hints}`));
+    this.insertFts.run(seq, ...keywordColumns(content, tagsJson, hintsJson));
   }
 }

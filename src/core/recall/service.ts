@@ -9,14 +9,19 @@ import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { filterSql, type MemoryFilter, type MemoryRow } from "../memory/store";
 import type { AccessLog } from "./access-log";
 import { adjustedScore } from "./scoring";
-import { matchExpression } from "./text";
+import { KeywordIndex, type KeywordDoc } from "./keyword-index";
+import { keywordColumns, matchExpression, queryTerms } from "./text";
+import { tokenize } from "./tokenize";
 
 /** How many candidates each leg contributes before fusion. */
 export const LEG_DEPTH = 50;
 /** Weight of the vector leg in the fused score (the keyword leg has the rest). */
 export const VECTOR_WEIGHT = 0.3;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
-const BM25_WEIGHTS = "1.0, 0.8, 0.8, 0.5";
+const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
+const BM25_WEIGHTS = COLUMN_WEIGHTS.join(", ");
+/** Memories read per step while the keyword index loads at start, between yields to the event loop. */
+const INDEX_LOAD_CHUNK = 2000;
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
 const KEYWORD_OVERFETCH = 20;
 
@@ -62,10 +67,24 @@ function normalized(hits: LegHit[]): Map<number, number> {
   return out;
 }
 
-function hasNarrowingFilter(f: MemoryFilter): boolean {
-  return [f.type, f.tags?.length ? f.tags : undefined, f.project, f.who, f.since, f.until, f.pinned, f.importanceMin].some(
+/** Filters beyond the agent and the project (which the keyword index applies itself). */
+function hasRowFilter(f: MemoryFilter): boolean {
+  return [f.type, f.tags?.length ? f.tags : undefined, f.who, f.since, f.until, f.pinned, f.importanceMin].some(
     (v) => v !== undefined,
   );
+}
+
+function hasNarrowingFilter(f: MemoryFilter): boolean {
+  return f.project !== undefined || hasRowFilter(f);
+}
+
+interface IndexRow {
+  seq: number;
+  agent_id: string;
+  project: string | null;
+  content: string;
+  tags: string;
+  hints: string;
 }
 
 const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
@@ -87,6 +106,11 @@ export class RecallService {
   private readonly ftsTop: Statement<{ seq: number; score: number }, [string, number]>;
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
   private owners: Set<string> | null = null;
+  /** The keyword leg's in-memory index; the FTS5 table answers until it has loaded. */
+  private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
+  private keywordsReady = false;
+  private stopped = false;
+  private readonly indexRow: Statement<IndexRow, [number]>;
 
   constructor(
     private readonly db: Database,
@@ -105,6 +129,9 @@ export class RecallService {
          AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
       );
     this.neighbour = { before: neighbourSql("<", "DESC"), after: neighbourSql(">", "ASC") };
+    this.indexRow = db.query(
+      "SELECT seq, agent_id, project, content, tags, hints FROM memories WHERE seq = ? AND deleted_at IS NULL",
+    );
     this.ftsTop = db.query(
       `SELECT rowid AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score FROM memories_fts
        WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
@@ -175,9 +202,43 @@ export class RecallService {
     };
   }
 
-  /** Follows committed memory changes: the set of agents that own memories only grows here. */
+  /**
+   * Loads the keyword index from the store in steps, yielding between them so the daemon answers
+   * meanwhile (recalls use FTS5 until it is done). Changes made during the load are applied as
+   * they come; the load reads each row's state when it gets there, so both orders end the same.
+   */
+  async start(): Promise<number> {
+    const chunk = this.db.query<IndexRow, [number, number]>(
+      `SELECT seq, agent_id, project, content, tags, hints FROM memories
+       WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+    );
+    let after = 0;
+    while (!this.stopped) {
+      const rows = chunk.all(after, INDEX_LOAD_CHUNK);
+      for (const row of rows) this.keywords.set(indexDoc(row));
+      if (rows.length < INDEX_LOAD_CHUNK) break;
+      after = rows[rows.length - 1]!.seq;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.keywordsReady = !this.stopped;
+    return this.keywords.size;
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Memories in the keyword index, or null while it loads (recall uses FTS5 meanwhile). */
+  get keywordIndexSize(): number | null {
+    return this.keywordsReady ? this.keywords.size : null;
+  }
+
+  /** Follows committed memory changes: the keyword index, and the set of agents that own memories. */
   onChange(change: MemoryChange): void {
     if (change.kind === "created") this.owners?.add(change.agentId);
+    const row = this.indexRow.get(change.seq);
+    if (row) this.keywords.set(indexDoc(row));
+    else this.keywords.remove(change.seq);
   }
 
   /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */
@@ -199,14 +260,26 @@ export class RecallService {
    * are checked against the filters, and only when too few pass does the exact joined query run.
    */
   private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
-    const match = matchExpression(query);
-    if (!match) return [];
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const match = matchExpression(query)!;
     const toHits = (rows: { seq: number; score: number }[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
-    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
-      return toHits(this.ftsTop.all(match, this.legDepth));
-    }
     const overfetch = this.legDepth * KEYWORD_OVERFETCH;
-    const top = this.ftsTop.all(match, overfetch);
+    let top: { seq: number; score: number }[];
+    // Each query term must be one token for the index; a term FTS5 reads as a phrase
+    // (snake_case: "snake" then "case") is left to FTS5.
+    const tokens = this.keywordsReady ? terms.map((t) => tokenize(t)) : [];
+    if (tokens.length > 0 && tokens.every((t) => t.length <= 1)) {
+      const scope = { agentIds: filter.agentIds, project: filter.project };
+      const words = tokens.flat();
+      if (!hasRowFilter(filter)) return this.keywords.search(words, this.legDepth, scope).map((h) => ({ seq: h.seq, raw: h.score }));
+      top = this.keywords.search(words, overfetch, scope).map((h) => ({ seq: h.seq, score: -h.score }));
+    } else {
+      if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
+        return toHits(this.ftsTop.all(match, this.legDepth));
+      }
+      top = this.ftsTop.all(match, overfetch);
+    }
     const { where, params } = filterSql(filter);
     if (top.length > 0) {
       // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
@@ -282,6 +355,10 @@ export class RecallService {
     }
     return out;
   }
+}
+
+function indexDoc(row: IndexRow): KeywordDoc {
+  return { seq: row.seq, agentId: row.agent_id, project: row.project, columns: keywordColumns(row.content, row.tags, row.hints) };
 }
 
 function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): RecallResult {

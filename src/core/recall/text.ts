@@ -48,6 +48,13 @@ export function indexTerms(text: string): string {
   return out.join(" ");
 }
 
+/** The four keyword-index columns of a memory: content, tags, hints and the extra terms. */
+export function keywordColumns(content: string, tagsJson: string, hintsJson: string): [string, string, string, string] {
+  const tags = (JSON.parse(tagsJson) as string[]).join(" ");
+  const hints = (JSON.parse(hintsJson) as string[]).join("\n");
+  return [content, tags, hints, indexTerms(`${content}\n${hints}`)];
+}
+
 function quote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
@@ -57,6 +64,12 @@ function quote(term: string): string {
  * many and how rare the matching terms are. Returns null when the query has no searchable term.
  */
 export function matchExpression(query: string): string | null {
+  const terms = queryTerms(query);
+  return terms.length ? terms.map(quote).join(" OR ") : null;
+}
+
+/** The meaningful terms of a free-text query, each searched on its own (see matchExpression). */
+export function queryTerms(query: string): string[] {
   const normalized = query.normalize("NFKC");
   const words = normalized.match(WORD) ?? [];
   const lower = words.map((w) => w.toLowerCase());
@@ -65,6 +78,5 @@ export function matchExpression(query: string): string | null {
   if (terms.length === 0) terms = lower;
   for (const word of words) terms.push(...identifierParts(word));
   for (const run of normalized.match(CJK) ?? []) terms.push(...cjkBigrams(run));
-  const unique = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
-  return unique.length ? unique.map(quote).join(" OR ") : null;
+  return [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
 }

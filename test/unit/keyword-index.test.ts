@@ -1,0 +1,92 @@
+// The in-memory keyword index against FTS5 itself: the same rows, the same scores, the same order,
+// on a realistic corpus; plus its scoping and upkeep.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { makeGenerator, makeQueryGenerator } from "../../scripts/lib/content";
+import { KeywordIndex, type KeywordDoc } from "../../src/core/recall/keyword-index";
+import { keywordColumns, matchExpression, queryTerms } from "../../src/core/recall/text";
+import { tokenize } from "../../src/core/recall/tokenize";
+
+const WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
+let db: Database;
+let index: KeywordIndex;
+const docs: KeywordDoc[] = [];
+
+function doc(seq: number, content: string, extra: { tags?: string[]; hints?: string[]; agentId?: string; project?: string | null } = {}): KeywordDoc {
+  return {
+    seq,
+    agentId: extra.agentId ?? "default",
+    project: extra.project ?? null,
+    columns: keywordColumns(content, JSON.stringify(extra.tags ?? []), JSON.stringify(extra.hints ?? [])),
+  };
+}
+
+function ftsTop(query: string, k: number): { seq: number; score: number }[] {
+  return db
+    .query<{ seq: number; score: number }, [string, number]>(
+      `SELECT rowid AS seq, -bm25(fts, ${WEIGHTS.join(", ")}) AS score FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, ${WEIGHTS.join(", ")}), rowid LIMIT ?`,
+    )
+    .all(matchExpression(query)!, k);
+}
+
+const indexTop = (query: string, k: number, scope = { agentIds: ["default", "other"] }) =>
+  index.search(queryTerms(query).flatMap((t) => tokenize(t)), k, scope);
+
+beforeAll(() => {
+  db = new Database(":memory:");
+  db.run("CREATE VIRTUAL TABLE fts USING fts5(content, tags, hints, terms, tokenize = 'porter unicode61 remove_diacritics 2')");
+  index = new KeywordIndex(WEIGHTS);
+  const gen = makeGenerator(3);
+  const insert = db.query("INSERT INTO fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
+  for (let seq = 1; seq <= 3000; seq++) {
+    const b = JSON.parse(gen()) as { content: string; tags?: string[] };
+    const d = doc(seq, b.content, { tags: b.tags, hints: seq % 7 === 0 ? ["what breaks the build", "getHTTPResponse2"] : [], agentId: seq % 5 === 0 ? "other" : "default" });
+    docs.push(d);
+    insert.run(seq, ...d.columns);
+    index.set(d);
+  }
+});
+
+afterAll(() => db.close());
+
+describe("KeywordIndex", () => {
+  test("ranks like FTS5's bm25() with the same column weights, scores included", () => {
+    const qgen = makeQueryGenerator(11);
+    const queries = [...Array.from({ length: 150 }, () => qgen().query), "getHTTPResponse2 build", "what breaks"];
+    let compared = 0;
+    for (const q of queries) {
+      const expected = ftsTop(q, 50);
+      const got = indexTop(q, 50);
+      expect(got.map((h) => h.seq)).toEqual(expected.map((h) => h.seq));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 6));
+      compared += expected.length;
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  test("scopes by agent and project before the top-k cut", () => {
+    const scoped = new KeywordIndex(WEIGHTS);
+    scoped.set(doc(1, "the cache breaks on restart", { agentId: "a", project: "web" }));
+    scoped.set(doc(2, "the cache breaks", { agentId: "b", project: "web" }));
+    scoped.set(doc(3, "the cache breaks on restart twice", { agentId: "a", project: "api" }));
+    const terms = ["cach", "break"];
+    expect(scoped.search(terms, 10, { agentIds: ["a"] }).map((h) => h.seq).sort()).toEqual([1, 3]);
+    expect(scoped.search(terms, 10, { agentIds: ["a", "b"], project: "web" }).map((h) => h.seq).sort()).toEqual([1, 2]);
+    expect(scoped.search(terms, 10, { agentIds: ["a"], project: "nowhere" })).toEqual([]);
+    expect(scoped.search(terms, 10, { agentIds: ["nobody"] })).toEqual([]);
+  });
+
+  test("replacing and removing a memory keeps it in step with FTS5", () => {
+    const update = db.query("UPDATE fts SET content = ?, tags = ?, hints = ?, terms = ? WHERE rowid = ?");
+    const changed = doc(42, "zebra migrations deadlock under load", { tags: ["zebra"] });
+    update.run(...changed.columns, 42);
+    index.set(changed);
+    db.query("DELETE FROM fts WHERE rowid = ?").run(43);
+    index.remove(43);
+    for (const q of ["zebra deadlock", "the build breaks under load", "migration runner"]) {
+      expect(indexTop(q, 50).map((h) => h.seq)).toEqual(ftsTop(q, 50).map((h) => h.seq));
+    }
+    expect(indexTop("zebra", 5)[0]!.seq).toBe(42);
+    expect(index.size).toBe(2999);
+  });
+});
