@@ -19,6 +19,10 @@ export interface FakeEmbedder {
   /** Texts embedded so far, in order. */
   embedded: string[];
   down: boolean;
+  /** Texts containing this word make the whole request a 400, as a provider refuses bad input. */
+  refuse?: string;
+  /** Requests answered 400 so far. */
+  refusals: number;
   stop(): Promise<void>;
 }
 
@@ -27,6 +31,7 @@ export function startFakeEmbedder(): FakeEmbedder {
     url: "",
     embedded: [],
     down: false,
+    refusals: 0,
     stop: async () => {
       await server.stop(true);
     },
@@ -39,6 +44,10 @@ export function startFakeEmbedder(): FakeEmbedder {
       const path = new URL(req.url).pathname;
       const body = (await req.json()) as { input: string | string[] };
       const input = Array.isArray(body.input) ? body.input : [body.input];
+      if (state.refuse && input.some((t) => t.includes(state.refuse!))) {
+        state.refusals++;
+        return Response.json({ error: { message: "input rejected" } }, { status: 400 });
+      }
       state.embedded.push(...input);
       const vectors = input.map(fakeVector);
       if (path === "/api/embed") return Response.json({ embeddings: vectors });

@@ -202,6 +202,7 @@ describe("hybrid recall with an embedding provider", () => {
   });
   afterEach(() => {
     fake.down = false;
+    fake.refuse = undefined;
   });
   const drained = async () => {
     const h = await td.client().health();
@@ -243,6 +244,33 @@ describe("hybrid recall with an embedding provider", () => {
     expect((await recall(td, { query: "car" })).results.map((x) => x.id)).toContain(id);
     // Recovering reuses the stored vector instead of embedding the text again.
     expect(fake.embedded.length).toBe(embeddedBefore);
+  });
+
+  test("a text the provider refuses is found and set aside; the rest of its batch is embedded", async () => {
+    fake.refuse = "POISON";
+    // Held back while the provider is down, the four go out as one batch when it is back.
+    fake.down = true;
+    const good = [];
+    for (const n of ["one", "two", "three"]) good.push(await remember(td, { content: `kitten number ${n} naps` }));
+    const bad = await remember(td, { content: "a POISON kitten text" });
+    await waitFor(async () => !(await td.client().health()).embedding.ok);
+    const refusedBefore = fake.refusals;
+    fake.down = false;
+    await waitFor(async () => (await td.client().health()).embedding.pending === 0);
+    const h = await td.client().health();
+    expect(h.embedding).toMatchObject({ ok: true, pending: 0, rejected: 1 });
+    // The batch of four was refused, then the poisoned text alone.
+    expect(fake.refusals - refusedBefore).toBe(2);
+    const r = await recall(td, { query: "cat" });
+    const vectorIds = r.results.filter((x) => x.matchedBy === "vector").map((x) => x.id);
+    expect(vectorIds).toEqual(expect.arrayContaining(good));
+    expect(vectorIds).not.toContain(bad);
+    // Its text changed: it is tried again, and embedded.
+    fake.refuse = undefined;
+    await td.client().memory.modify(bad, { reason: "cleaned", content: "a clean kitten text" });
+    await waitFor(async () => (await td.client().health()).embedding.pending === 0);
+    expect((await td.client().health()).embedding.rejected).toBeUndefined();
+    expect((await recall(td, { query: "cat" })).results.find((x) => x.id === bad)?.matchedBy).toBe("vector");
   });
 
   test("a provider that is down never blocks a write; recall falls back to keyword and recovers", async () => {

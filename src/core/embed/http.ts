@@ -1,8 +1,10 @@
 // Embedding providers reached over HTTP: Ollama (`POST /api/embed`) and OpenAI-compatible servers
 // (`POST /v1/embeddings`). Both return L2-normalized Float32Arrays, like the builtin model.
-import type { Embedder } from "./types";
+import { EmbedRejectedError, type Embedder } from "./types";
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Statuses that blame the texts sent; 401, 403, 404, 408, 429 and 5xx blame the setup or the moment. */
+const REJECTS_INPUT = new Set([400, 413, 422]);
 
 export function normalize(values: ArrayLike<number>): Float32Array {
   const v = Float32Array.from(values);
@@ -21,6 +23,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await res.text();
+  if (REJECTS_INPUT.has(res.status)) throw new EmbedRejectedError(`${url} refused the input (${res.status}): ${text.slice(0, 200)}`);
   if (!res.ok) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
   try {
     return JSON.parse(text);

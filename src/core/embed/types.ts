@@ -5,3 +5,14 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
+
+/**
+ * The provider refused the input itself (HTTP 400, 413 or 422): the same texts will never succeed,
+ * so the worker narrows the batch down to the text at fault instead of retrying it forever.
+ */
+export class EmbedRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmbedRejectedError";
+  }
+}

@@ -4,7 +4,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
 import { VectorIndex } from "../recall/vector-index";
-import type { Embedder } from "./types";
+import { EmbedRejectedError, type Embedder } from "./types";
 
 export interface EmbeddingStatus {
   provider: string;
@@ -12,6 +12,8 @@ export interface EmbeddingStatus {
   ok: boolean;
   pending: number;
   error?: string;
+  /** Memories the provider refused to embed (they stay keyword-only), when there are any. */
+  rejected?: number;
 }
 
 export interface EmbeddingWorkerOptions {
@@ -59,6 +61,10 @@ export class EmbeddingWorker {
    * when the provider comes up, then kept by onChange, so a batch never scans the table.
    */
   private readonly pending = new Set<number>();
+  /** Memories of a refused batch, sent one at a time to find the one at fault. */
+  private solo: number[] = [];
+  /** Memories the provider refused on their own; embedded again only when their content changes. */
+  private readonly rejected = new Set<number>();
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly opts: Required<EmbeddingWorkerOptions>;
   private readonly selectPending: Statement<{ seq: number }, [string]>;
@@ -115,6 +121,7 @@ export class EmbeddingWorker {
     }
     if (change.contentChanged) {
       this.index?.remove(change.seq);
+      this.rejected.delete(change.seq);
       this.pending.add(change.seq);
     }
     if (change.kind === "recovered" && !this.restore(change.seq)) this.pending.add(change.seq);
@@ -129,6 +136,7 @@ export class EmbeddingWorker {
       pending: this.embedder ? this.pending.size : 0,
     };
     if (this.lastError && !this.ok) status.error = this.lastError;
+    if (this.rejected.size > 0) status.rejected = this.rejected.size;
     return status;
   }
 
@@ -226,9 +234,21 @@ export class EmbeddingWorker {
         this.succeeded();
         backoff = 0;
       } catch (err) {
-        backoff = await this.backOff(err, backoff);
+        if (err instanceof EmbedRejectedError) this.isolate(batch);
+        else backoff = await this.backOff(err, backoff);
       }
     }
+  }
+
+  /** A refused batch is retried one memory at a time; a memory refused alone is set aside. */
+  private isolate(batch: PendingRow[]): void {
+    if (batch.length > 1) {
+      this.solo.push(...batch.map((r) => r.seq));
+      return;
+    }
+    const seq = batch[0]!.seq;
+    this.pending.delete(seq);
+    this.rejected.add(seq);
   }
 
   /** Records a failure and sleeps for the next backoff (doubling from the minimum up to the cap). */
@@ -279,7 +299,11 @@ export class EmbeddingWorker {
   /** The next pending memories as they are now (forgotten ones leave the queue). */
   private nextBatch(): PendingRow[] {
     const seqs: number[] = [];
-    for (const seq of this.pending) {
+    while (seqs.length === 0 && this.solo.length > 0) {
+      const seq = this.solo.shift()!;
+      if (this.pending.has(seq)) seqs.push(seq);
+    }
+    for (const seq of seqs.length > 0 ? [] : this.pending) {
       seqs.push(seq);
       if (seqs.length === this.opts.batchSize) break;
     }

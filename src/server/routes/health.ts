@@ -11,7 +11,7 @@ export interface HealthResponse {
   port: number;
   dataDir: string;
   db: { ok: boolean; memories: number | null };
-  embedding: { provider: string; model: string | null; ok: boolean; pending: number };
+  embedding: { provider: string; model: string | null; ok: boolean; pending: number; rejected?: number };
 }
 
 export function healthRoutes(ctx: DaemonContext) {
