@@ -91,6 +91,19 @@ describe("VectorIndex", () => {
     expect(small.count).toBe(1251);
   });
 
+  test("a project scope keeps only that project's memories, also after slots move", () => {
+    const scoped = new VectorIndex(8);
+    const vs = Array.from({ length: 300 }, () => unit(8, next));
+    vs.forEach((v, i) => scoped.upsert(i + 1, "a", v, i % 3 === 0 ? "web" : i % 3 === 1 ? "api" : null));
+    for (let seq = 1; seq <= 300; seq += 5) scoped.remove(seq);
+    const owners = new Set([scoped.ownerCode("a")]);
+    const web = scoped.search(vs[0]!, { k: 300, owners, project: "web", rescore: 300 });
+    const expected = vs.map((_, i) => i + 1).filter((seq) => (seq - 1) % 3 === 0 && (seq - 1) % 5 !== 0);
+    expect(web.map((h) => h.seq).sort((a, b) => a - b)).toEqual(expected);
+    expect(scoped.search(vs[0]!, { k: 10, owners, project: "nowhere" })).toEqual([]);
+    expect(scoped.search(vs[0]!, { k: 300, owners, rescore: 300 })).toHaveLength(240);
+  });
+
   test("a vector of the wrong size is refused; an empty index finds nothing", () => {
     const empty = new VectorIndex(4);
     expect(empty.search(new Float32Array(4), { k: 3, owners: new Set([0]) })).toEqual([]);

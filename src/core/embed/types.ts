@@ -2,7 +2,8 @@ export interface Embedder {
   readonly provider: string;
   readonly model: string;
   readonly dimensions: number;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** `query`: a recall waits for it, so it goes before background work where the provider can tell. */
+  embed(texts: string[], options?: { priority?: "query" | "background" }): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
 

@@ -27,6 +27,7 @@ export interface EmbeddingWorkerOptions {
 interface PendingRow {
   seq: number;
   agent_id: string;
+  project: string | null;
   content: string;
   content_key: string;
 }
@@ -69,7 +70,7 @@ export class EmbeddingWorker {
   private readonly opts: Required<EmbeddingWorkerOptions>;
   private readonly selectPending: Statement<{ seq: number }, [string]>;
   private readonly upsertVector: Statement;
-  private readonly vectorOf: Statement<{ agent_id: string; vector: Uint8Array }, [number, string]>;
+  private readonly vectorOf: Statement<{ agent_id: string; project: string | null; vector: Uint8Array }, [number, string]>;
 
   constructor(
     private readonly db: Database,
@@ -89,7 +90,7 @@ export class EmbeddingWorker {
          content_key = excluded.content_key, vector = excluded.vector, created_at = excluded.created_at`,
     );
     this.vectorOf = db.query(
-      `SELECT m.agent_id, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+      `SELECT m.agent_id, m.project, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
        WHERE v.seq = ? AND v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
     );
   }
@@ -169,7 +170,7 @@ export class EmbeddingWorker {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.opts.queryTimeoutMs)));
-      const result = await Promise.race([embedder.embed([text]).then((v) => v[0] ?? null), timeout]);
+      const result = await Promise.race([embedder.embed([text], { priority: "query" }).then((v) => v[0] ?? null), timeout]);
       if (result) {
         this.succeeded();
         if (this.queryCache.size >= QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
@@ -191,7 +192,7 @@ export class EmbeddingWorker {
     const row = this.vectorOf.get(seq, embedder.model);
     if (!row) return false;
     const vector = blobToVector(row.vector);
-    this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector);
+    this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project);
     return true;
   }
 
@@ -288,12 +289,12 @@ export class EmbeddingWorker {
 
   private loadIndex(embedder: Embedder): void {
     const rows = this.db
-      .query<{ seq: number; agent_id: string; dimensions: number; vector: Uint8Array }, [string]>(
-        `SELECT v.seq, m.agent_id, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+      .query<{ seq: number; agent_id: string; project: string | null; dimensions: number; vector: Uint8Array }, [string]>(
+        `SELECT v.seq, m.agent_id, m.project, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
          WHERE v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL ORDER BY v.seq`,
       )
       .iterate(embedder.model);
-    for (const row of rows) this.ensureIndex(row.dimensions).upsert(row.seq, row.agent_id, blobToVector(row.vector));
+    for (const row of rows) this.ensureIndex(row.dimensions).upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project);
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */
@@ -317,7 +318,7 @@ export class EmbeddingWorker {
   private rowsOf(seqs: number[]): PendingRow[] {
     return this.db
       .query<PendingRow, number[]>(
-        `SELECT seq, agent_id, content, content_key FROM memories
+        `SELECT seq, agent_id, project, content, content_key FROM memories
          WHERE seq IN (${seqs.map(() => "?").join(",")}) AND deleted_at IS NULL ORDER BY seq`,
       )
       .all(...seqs);
@@ -339,7 +340,7 @@ export class EmbeddingWorker {
         }
         if (latest.content_key !== row.content_key) return;
         this.upsertVector.run(row.seq, embedder.model, vector.length, row.content_key, bytes, now);
-        this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector);
+        this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project);
         this.pending.delete(row.seq);
       });
     })();

@@ -314,7 +314,7 @@ export class RecallService {
     if (!index) return { hits: [], embedding: "ok" };
     const owners = new Set(filter.agentIds.map((a) => index.ownerCode(a)));
     let allowed: Set<number> | undefined;
-    if (hasNarrowingFilter(filter)) {
+    if (hasRowFilter(filter)) {
       const { where, params } = filterSql(filter);
       allowed = new Set(
         this.db
@@ -323,7 +323,7 @@ export class RecallService {
           .map((r) => r.seq),
       );
     }
-    const hits = index.search(vector, { k: this.legDepth, owners, allowed });
+    const hits = index.search(vector, { k: this.legDepth, owners, project: filter.project, allowed });
     // A vector pointing away from the query is no evidence at all, however few the memories.
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }

@@ -19,6 +19,8 @@ export interface VectorSearchOptions {
   k: number;
   /** Only slots whose owner is in this set are considered. */
   owners: Set<number>;
+  /** When given, only memories of this project are considered. */
+  project?: string;
   /** When given, only these memory seqs are considered (the result of SQL filters). */
   allowed?: Set<number>;
   /** How many Hamming-nearest candidates are re-scored exactly (default max(20·k, 400)). */
@@ -33,8 +35,11 @@ export class VectorIndex {
   private codes: Uint32Array;
   private seqs: Int32Array;
   private ownerOf: Int32Array;
+  /** Project code per slot (0: none); projects never change, so scoping needs no SQL. */
+  private projectOf: Int32Array;
   private readonly slotOf = new Map<number, number>();
   private readonly ownerCodes = new Map<string, number>();
+  private readonly projectCodes = new Map<string, number>();
 
   constructor(readonly dimensions: number) {
     this.words = Math.ceil(dimensions / 32);
@@ -42,6 +47,7 @@ export class VectorIndex {
     this.codes = new Uint32Array(this.capacity * this.words);
     this.seqs = new Int32Array(this.capacity);
     this.ownerOf = new Int32Array(this.capacity);
+    this.projectOf = new Int32Array(this.capacity);
   }
 
   get count(): number {
@@ -62,7 +68,19 @@ export class VectorIndex {
     return code;
   }
 
-  upsert(seq: number, owner: string, vector: Float32Array): void {
+  /** The project's code (from 1); undefined for a project the index has not seen, unless `add`. */
+  private projectCode(project: string, add: true): number;
+  private projectCode(project: string, add: false): number | undefined;
+  private projectCode(project: string, add: boolean): number | undefined {
+    let code = this.projectCodes.get(project);
+    if (code === undefined && add) {
+      code = this.projectCodes.size + 1;
+      this.projectCodes.set(project, code);
+    }
+    return code;
+  }
+
+  upsert(seq: number, owner: string, vector: Float32Array, project: string | null = null): void {
     if (vector.length !== this.dimensions) {
       throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
     }
@@ -74,6 +92,7 @@ export class VectorIndex {
     }
     this.seqs[slot] = seq;
     this.ownerOf[slot] = this.ownerCode(owner);
+    this.projectOf[slot] = project === null ? 0 : this.projectCode(project, true);
     this.vectors.set(vector, slot * this.dimensions);
     const base = slot * this.words;
     this.codes.fill(0, base, base + this.words);
@@ -92,6 +111,7 @@ export class VectorIndex {
       const lastSeq = this.seqs[last]!;
       this.seqs[slot] = lastSeq;
       this.ownerOf[slot] = this.ownerOf[last]!;
+      this.projectOf[slot] = this.projectOf[last]!;
       this.vectors.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
       this.slotOf.set(lastSeq, slot);
@@ -101,6 +121,8 @@ export class VectorIndex {
   search(query: Float32Array, options: VectorSearchOptions): VectorHit[] {
     if (query.length !== this.dimensions || this.size === 0 || options.k <= 0) return [];
     const { owners, allowed } = options;
+    const project = options.project === undefined ? 0 : this.projectCode(options.project, false);
+    if (project === undefined) return [];
     const ownerMask = new Uint8Array(this.ownerCodes.size);
     for (const code of owners) if (code < ownerMask.length) ownerMask[code] = 1;
     const qcode = new Uint32Array(this.words);
@@ -114,6 +136,7 @@ export class VectorIndex {
     let eligibleCount = 0;
     for (let slot = 0; slot < this.size; slot++) {
       if (ownerMask[this.ownerOf[slot]!] !== 1) continue;
+      if (project !== 0 && this.projectOf[slot] !== project) continue;
       if (allowed && !allowed.has(this.seqs[slot]!)) continue;
       let h = 0;
       const base = slot * this.words;
@@ -161,6 +184,9 @@ export class VectorIndex {
     seqs.set(this.seqs);
     const ownerOf = new Int32Array(this.capacity);
     ownerOf.set(this.ownerOf);
+    const projectOf = new Int32Array(this.capacity);
+    projectOf.set(this.projectOf);
+    this.projectOf = projectOf;
     this.vectors = vectors;
     this.codes = codes;
     this.seqs = seqs;

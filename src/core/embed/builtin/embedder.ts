@@ -1,19 +1,25 @@
-// The embedder: tokenizes on the caller's thread, cuts work into chunks and feeds them to the
-// leader one at a time, smaller requests first, so a query is not stuck behind a large batch.
+// The embedder: tokenizes on the caller's thread and feeds the leader one chunk at a time, cut when
+// it is sent: queries go first, and while recalls are being asked background work goes in small
+// chunks, so a query waits behind little work.
 import type { Embedder } from "../types";
 import { CTRL_INTS, CTRL_OP_EXIT, type Layout } from "./layout";
-import { CHUNK_TOKENS, MAX_SENTENCES } from "./limits";
+import { BUSY_CHUNK_TOKENS, CHUNK_TOKENS, MAX_SENTENCES } from "./limits";
 import type { Tokenizer } from "./tokenizer";
 
 export const BUILTIN_MODEL = "use-lite-512";
 export const BUILTIN_DIMENSIONS = 512;
+/** How long after a query background work stays in small chunks. */
+const BUSY_WINDOW_MS = 2000;
 
 /** Bun's Worker also has ref()/unref() (the DOM typing does not). */
 export type BunWorker = Worker & { ref(): void; unref(): void };
 
 interface Job {
-  chunks: { ids: Int32Array; lengths: Int32Array; first: number }[];
+  query: boolean;
+  tokenized: number[][];
+  /** The next text to send. */
   next: number;
+  /** Texts still without a vector. */
   remaining: number;
   results: Float32Array[];
   resolve: (v: Float32Array[]) => void;
@@ -25,7 +31,8 @@ export class BuiltinEmbedder implements Embedder {
   readonly model = BUILTIN_MODEL;
   readonly dimensions = BUILTIN_DIMENSIONS;
   private readonly jobs: Job[] = [];
-  private inFlight: { job: Job; chunk: number; id: number } | null = null;
+  private inFlight: { job: Job; first: number; count: number; id: number } | null = null;
+  private lastQueryAt = -Infinity;
   private nextId = 1;
   private closed = false;
   private failure: Error | null = null;
@@ -50,50 +57,55 @@ export class BuiltinEmbedder implements Embedder {
     return this.tokenizer.encode(text);
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
+  embed(texts: string[], options: { priority?: "query" | "background" } = {}): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error("builtin embedder is closed"));
     if (this.failure) return Promise.reject(this.failure);
     if (texts.length === 0) return Promise.resolve([]);
+    const query = options.priority === "query";
+    if (query) this.lastQueryAt = performance.now();
     const tokenized = texts.map((t) => this.tokenizer.encode(t));
-    const chunks: Job["chunks"] = [];
-    for (let i = 0; i < tokenized.length; ) {
-      const first = i;
-      let tokens = 0;
-      while (i < tokenized.length && i - first < MAX_SENTENCES && (i === first || tokens + tokenized[i]!.length <= CHUNK_TOKENS)) {
-        tokens += tokenized[i]!.length;
-        i++;
-      }
-      const ids = new Int32Array(tokens);
-      const lengths = new Int32Array(i - first);
-      for (let j = first, at = 0; j < i; j++) {
-        ids.set(tokenized[j]!, at);
-        at += tokenized[j]!.length;
-        lengths[j - first] = tokenized[j]!.length;
-      }
-      chunks.push({ ids, lengths, first });
-    }
     return new Promise((resolve, reject) => {
-      this.jobs.push({ chunks, next: 0, remaining: chunks.length, results: new Array(texts.length), resolve, reject });
+      this.jobs.push({ query, tokenized, next: 0, remaining: texts.length, results: new Array(texts.length), resolve, reject });
       this.pump();
     });
   }
 
   private pump(): void {
     if (this.inFlight || this.closed) return;
-    // the waiting job with the fewest chunks left goes first (FIFO among equals)
+    // Queries first; then the waiting job with the fewest texts left (FIFO among equals).
     let pick: Job | null = null;
     for (const job of this.jobs) {
-      if (job.next < job.chunks.length && (!pick || job.chunks.length - job.next < pick.chunks.length - pick.next)) pick = job;
+      if (job.next >= job.tokenized.length) continue;
+      const left = job.tokenized.length - job.next;
+      if (!pick || (job.query && !pick.query) || (job.query === pick.query && left < pick.tokenized.length - pick.next)) pick = job;
     }
     if (!pick) {
       this.workers[0]!.unref();
       return;
     }
     this.workers[0]!.ref();
-    const chunk = pick.next++;
+    const busy = !pick.query && performance.now() - this.lastQueryAt < BUSY_WINDOW_MS;
+    const limit = busy ? BUSY_CHUNK_TOKENS : CHUNK_TOKENS;
+    const first = pick.next;
+    let tokens = 0;
+    while (
+      pick.next < pick.tokenized.length &&
+      pick.next - first < MAX_SENTENCES &&
+      (pick.next === first || tokens + pick.tokenized[pick.next]!.length <= limit)
+    ) {
+      tokens += pick.tokenized[pick.next]!.length;
+      pick.next++;
+    }
+    const count = pick.next - first;
+    const ids = new Int32Array(tokens);
+    const lengths = new Int32Array(count);
+    for (let j = 0, at = 0; j < count; j++) {
+      ids.set(pick.tokenized[first + j]!, at);
+      at += pick.tokenized[first + j]!.length;
+      lengths[j] = pick.tokenized[first + j]!.length;
+    }
     const id = this.nextId++;
-    this.inFlight = { job: pick, chunk, id };
-    const { ids, lengths } = pick.chunks[chunk]!;
+    this.inFlight = { job: pick, first, count, id };
     this.workers[0]!.postMessage({ type: "embed", id, ids, lengths });
   }
 
@@ -101,11 +113,11 @@ export class BuiltinEmbedder implements Embedder {
     const current = this.inFlight;
     if (!current || msg.id !== current.id) return;
     this.inFlight = null;
-    const { job, chunk } = current;
+    const { job, first, count } = current;
     if (msg.type === "vectors") {
-      const { first, lengths } = job.chunks[chunk]!;
-      for (let n = 0; n < lengths.length; n++) job.results[first + n] = msg.vectors!.slice(n * 512, (n + 1) * 512);
-      if (--job.remaining === 0) {
+      for (let n = 0; n < count; n++) job.results[first + n] = msg.vectors!.slice(n * 512, (n + 1) * 512);
+      job.remaining -= count;
+      if (job.remaining === 0) {
         this.jobs.splice(this.jobs.indexOf(job), 1);
         job.resolve(job.results);
       }
