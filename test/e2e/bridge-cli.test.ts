@@ -122,7 +122,7 @@ describe("signet mcp <server> <tool>", () => {
     expect(noTool.stderr).toContain("echo");
     const noServer = await cli(["mcp", "nowhere", "echo"]);
     expect(noServer.code).toBe(1);
-    expect(noServer.stderr).toContain("not found");
+    expect(noServer.stderr).toContain(`no MCP server named "nowhere" is installed`);
     expect((await cli(["mcp", "everything", "echo", "--bogus"])).code).toBe(2);
     const toolError = await cli(["mcp", "everything", "echo", "--json", "{}"]);
     expect(toolError.code).toBe(1);

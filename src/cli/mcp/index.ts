@@ -9,7 +9,8 @@ const manage = () => import("./manage");
 
 export const mcpRoot = defineCommand({
   meta: {
-    name: "mcp",
+    // The full name: its help is shown on its own, without the root's.
+    name: "signet mcp",
     description:
       "Installed MCP servers from the terminal: `signet mcp <server> list-tools`, `signet mcp <server> <tool> --param k=v`, `signet mcp <server> [<tool>] --help`",
   },

@@ -2,7 +2,7 @@
 // included), so what the API shows is exactly what the operator gave.
 import type { Database } from "bun:sqlite";
 import type { InstallServerRequest, InstalledServer, Transport, UpdateServerRequest } from "../../contracts/bridge";
-import { SignetError, notFound } from "../errors";
+import { SignetError } from "../errors";
 
 interface ServerRow {
   name: string;
@@ -71,7 +71,7 @@ export class ServerRegistry {
 
   get(name: string): InstalledServer {
     const server = this.find(name);
-    if (!server) throw notFound(`MCP server "${name}" (see \`signet mcp list\`)`);
+    if (!server) throw new SignetError("not_found", `no MCP server named "${name}" is installed (see \`signet mcp list\`)`);
     return server;
   }
 
