@@ -180,6 +180,19 @@ describe("calls through the pool", () => {
     expect(livePid("everything")).not.toBe(pid);
   });
 
+  test("when a wrapper is killed mid-call, the server it started goes with it", async () => {
+    await install("wrapped", { type: "stdio", command: "/bin/sh", args: ["-c", `"${NODE}" "${EVERYTHING}" stdio`] });
+    await call("wrapped", { tool: "echo", arguments: { message: "warm" } });
+    const shell = livePid("wrapped")!;
+    const server = descendants(shell);
+    expect(server.length).toBeGreaterThan(0);
+    const pending = call("wrapped", { tool: "trigger-long-running-operation", arguments: { duration: 5, steps: 5 } });
+    await Bun.sleep(200);
+    process.kill(shell, "SIGKILL");
+    expect((await pending).status).toBe(503);
+    expect(await eventually(() => server.every((p) => !alive(p)))).toBe(true);
+  });
+
   test("a secret reference that cannot be resolved fails the start and shows no value", async () => {
     await install("needs-secret", everythingStdio({ env: { API_KEY: "secret:NOT_THERE" } }));
     const r = await call("needs-secret", { tool: "echo", arguments: { message: "x" } });
