@@ -10,6 +10,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 /** What a server inherits from the daemon: enough to run, nothing of the daemon's own secrets. */
 const INHERITED_ENV = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR"];
 const STDERR_TAIL_BYTES = 4096;
+/** The largest message a server may send (a tool result with a big image or file). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export interface StdioServerParams {
   command: string;
@@ -18,6 +20,8 @@ export interface StdioServerParams {
   cwd?: string;
   /** How long a close waits for a polite exit (stdin closed) before SIGTERM, then SIGKILL. */
   graceMs?: number;
+  /** The largest message the server may send (default 64 MiB). */
+  maxMessageBytes?: number;
   /** Told of the process group while it lives, so a daemon killed outright can end it next start. */
   ledger?: { add(pid: number): void; remove(pid: number): void };
 }
@@ -28,13 +32,15 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer: ReadBuffer;
   private stderrTail = "";
   private exited?: Promise<void>;
   /** Exit status once the child is gone, for error messages. */
   exit?: { code: number | null; signal: NodeJS.Signals | null };
 
-  constructor(private readonly params: StdioServerParams) {}
+  constructor(private readonly params: StdioServerParams) {
+    this.buffer = new ReadBuffer({ maxBufferSize: params.maxMessageBytes ?? MAX_MESSAGE_BYTES });
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -83,7 +89,15 @@ export class ProcessGroupStdioTransport implements Transport {
         resolve();
       });
       child.stdout!.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
+        try {
+          this.buffer.append(chunk);
+        } catch (err) {
+          // One message larger than the cap (or output with no newline at all): the server is
+          // unusable, and a throw here would escape into the daemon.
+          this.onerror?.(err as Error);
+          void this.close();
+          return;
+        }
         for (;;) {
           let message: JSONRPCMessage | null;
           try {
