@@ -114,7 +114,8 @@ export class ProcessGroupStdioTransport implements Transport {
       child.stderr!.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
       });
-      child.stdin!.on("error", (err) => this.onerror?.(err));
+      // A stream error with no listener would be thrown into the daemon.
+      for (const stream of [child.stdin!, child.stdout!, child.stderr!]) stream.on("error", (err) => this.onerror?.(err));
     });
   }
 
