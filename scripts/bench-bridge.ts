@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { alive } from "../src/control/daemon-process";
 import { benchAnalytics } from "./lib/analytics-bench";
 import { parseFlags } from "./lib/args";
 import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib/daemon";
@@ -93,18 +94,9 @@ const coldDirect = await repeat(Math.min(opts.calls, 10), async () => {
   const pid = transport.pid;
   await c.close();
   // Exit means the process is gone, not just the pipe closed.
-  while (pid && isAlive(pid)) await Bun.sleep(1);
+  while (pid && alive(pid)) await Bun.sleep(1);
   return performance.now() - t0;
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const rssKb = Number(/VmHWM:\s+(\d+)/.exec(await Bun.file(`/proc/${daemon.pid}/status`).text().catch(() => ""))?.[1] ?? NaN);
 await daemon.stop();

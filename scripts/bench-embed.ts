@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { procStatFields } from "../src/core/proc-stat";
 
 const ROOT = join(import.meta.dir, "..");
 const DATA = join(ROOT, "../shared/bench/locomo");
@@ -62,8 +63,8 @@ function cpuSample(): { busy: number; own: number } | null {
     const [, ...f] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
     const v = f.map(Number);
     const busy = v.reduce((a, b) => a + b, 0) - v[3]! - (v[4] ?? 0);
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = procStatFields("self");
+    if (!fields) return null;
     return { busy, own: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;

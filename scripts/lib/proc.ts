@@ -1,5 +1,6 @@
 // What Linux's /proc says about a process (the daemon), and file sizes. Everything is null/0 off Linux.
 import { readFileSync, statSync } from "node:fs";
+import { procStatFields } from "../../src/core/proc-stat";
 
 /** A `kB` field of /proc/<pid>/status: VmRSS (resident now) or VmHWM (peak resident). */
 export function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number | null {
@@ -14,14 +15,10 @@ export function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number | nu
 
 /** The process's CPU time so far (user, system) in ms, from /proc/<pid>/stat; null off Linux. */
 export function procCpuMs(pid: number): { userMs: number; sysMs: number } | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    const tick = 1000 / 100; // USER_HZ is 100 on Linux
-    return { userMs: Number(fields[11]) * tick, sysMs: Number(fields[12]) * tick };
-  } catch {
-    return null;
-  }
+  const fields = procStatFields(pid);
+  if (!fields) return null;
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return { userMs: Number(fields[11]) * tick, sysMs: Number(fields[12]) * tick };
 }
 
 export function fileSize(path: string): number {

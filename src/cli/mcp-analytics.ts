@@ -3,13 +3,13 @@
 import { defineCommand } from "citty";
 import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint } from "../contracts/analytics";
 import { parseInput } from "../contracts/parse";
+import { DAY_MS } from "../core/analytics/columns";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { defined } from "./flags";
 import { emit } from "./output";
 import { textTable } from "./table";
 
-const DAY_MS = 86_400_000;
 const BARS = "▁▂▃▄▅▆▇█";
 
 const count = (n: number) => n.toLocaleString("en-US");

@@ -5,6 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } fr
 import { dirname } from "node:path";
 import { SignetClient } from "../client/client";
 import type { Config } from "../config/schema";
+import { procStatFields } from "../core/proc-stat";
 import { isLockHeld, readPidFile, type PidInfo } from "../server/lock";
 import { daemonFiles } from "../server/paths";
 import { selfCommand } from "../self";
@@ -22,12 +23,9 @@ const STOP_TIMEOUT_MS = 10_000;
 
 /** True while `pid` runs. A zombie (exited, not yet reaped by init) counts as gone. */
 export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    // No /proc (macOS) or no such process: ask the kernel directly.
-  }
+  const fields = procStatFields(pid);
+  if (fields) return fields[0] !== "Z";
+  // No /proc (macOS) or no such process: ask the kernel directly.
   try {
     process.kill(pid, 0);
     return true;

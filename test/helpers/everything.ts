@@ -1,7 +1,8 @@
 // The real MCP server from npm that bridge tests drive (@modelcontextprotocol/server-everything),
 // and process-table helpers to prove that no child outlives its owner.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { procStatFields } from "../../src/core/proc-stat";
 import { freePort } from "./binary";
 
 export const EVERYTHING = resolve(import.meta.dir, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -53,15 +54,10 @@ function processTable(): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the command name (which may hold spaces) start after the last ")".
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] === "Z") continue; // a zombie has exited; only its parent's wait is pending
-      out.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
-    } catch {
-      // exited while we looked
-    }
+    const fields = procStatFields(Number(entry));
+    // Gone while we looked, or a zombie (exited; only its parent's wait is pending).
+    if (!fields || fields[0] === "Z") continue;
+    out.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
   }
   return out;
 }

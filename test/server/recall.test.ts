@@ -7,6 +7,7 @@ import { SignetClient } from "../../src/client/client";
 import { loadConfig } from "../../src/config/load";
 import { startDaemon } from "../../src/server/daemon";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { eventually } from "../helpers/wait";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";
 
 type Body = Record<string, unknown>;
@@ -20,12 +21,7 @@ async function remember(td: TestDaemon, body: Body, agent = "default"): Promise<
 }
 
 async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await Bun.sleep(25);
-  }
-  throw new Error("condition not met in time");
+  if (!(await eventually(check, timeoutMs))) throw new Error("condition not met in time");
 }
 
 describe("keyword recall (provider none)", () => {

@@ -3,6 +3,7 @@
 // interned to small ids (a tool id stands for its server and tool name), so a row costs 21 bytes.
 // SQLite stays the record: the columns are loaded from it at start and appended after each commit.
 import type { Database } from "bun:sqlite";
+import { yieldToLoop } from "../event-loop";
 import { INVOCATION_SOURCES, type InvocationRecord } from "./types";
 
 export const DAY_MS = 86_400_000;
@@ -42,8 +43,6 @@ type StoredRow = [number, string, string, string, number, number, number, number
 
 const INITIAL_CAPACITY = 1024;
 const RESERVE_CAP = 1_000_000;
-/** Lets the event loop answer requests between chunks of a long job. */
-export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class InvocationColumns {
   /** Interned names; ids index these arrays. */

@@ -3,7 +3,8 @@
 // transaction with a turn of the event loop between, so pruning a backlog never holds the write lock
 // (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.
 import type { Database } from "bun:sqlite";
-import { DAY_MS, yieldToLoop, type InvocationColumns } from "./columns";
+import { yieldToLoop } from "../event-loop";
+import { DAY_MS, type InvocationColumns } from "./columns";
 import type { AnalyticsLog } from "./types";
 
 export interface RetentionOptions {

@@ -3,6 +3,7 @@
 // ignores it would live on. The next daemon start reads the ledger and ends those groups, checking
 // each leader's start time first so a reused pid is never signalled.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { procStatFields } from "../proc-stat";
 
 interface Entry {
   pid: number;
@@ -11,12 +12,7 @@ interface Entry {
 }
 
 function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
+  return procStatFields(pid)?.[19];
 }
 
 export class ChildLedger {
