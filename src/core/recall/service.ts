@@ -4,13 +4,14 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../errors";
+import { yieldToLoop } from "../event-loop";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { filterSql, type MemoryFilter, type MemoryRow } from "../memory/store";
 import type { AccessLog } from "./access-log";
 import { adjustedScore } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
-import { keywordColumns, matchExpression, queryTerms } from "./text";
+import { keywordColumns, matchOfTerms, queryTerms } from "./text";
 import { tokenize } from "./tokenize";
 
 /** How many candidates each leg contributes before fusion. */
@@ -218,7 +219,7 @@ export class RecallService {
       for (const row of rows) this.keywords.set(indexDoc(row));
       if (rows.length < INDEX_LOAD_CHUNK) break;
       after = rows[rows.length - 1]!.seq;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToLoop();
     }
     this.keywordsReady = !this.stopped;
     return this.keywords.size;
@@ -262,23 +263,26 @@ export class RecallService {
   private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    const match = matchExpression(query)!;
+    const match = matchOfTerms(terms);
+    // FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher.
     const toHits = (rows: { seq: number; score: number }[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
     const overfetch = this.legDepth * KEYWORD_OVERFETCH;
-    let top: { seq: number; score: number }[];
+    let top: LegHit[];
     // Each query term must be one token for the index; a term FTS5 reads as a phrase
     // (snake_case: "snake" then "case") is left to FTS5.
     const tokens = this.keywordsReady ? terms.map((t) => tokenize(t)) : [];
     if (tokens.length > 0 && tokens.every((t) => t.length <= 1)) {
       const scope = { agentIds: filter.agentIds, project: filter.project };
-      const words = tokens.flat();
-      if (!hasRowFilter(filter)) return this.keywords.search(words, this.legDepth, scope).map((h) => ({ seq: h.seq, raw: h.score }));
-      top = this.keywords.search(words, overfetch, scope).map((h) => ({ seq: h.seq, score: -h.score }));
+      const rowFiltered = hasRowFilter(filter);
+      top = this.keywords
+        .search(tokens.flat(), rowFiltered ? overfetch : this.legDepth, scope)
+        .map((h) => ({ seq: h.seq, raw: h.score }));
+      if (!rowFiltered) return top;
     } else {
       if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
         return toHits(this.ftsTop.all(match, this.legDepth));
       }
-      top = this.ftsTop.all(match, overfetch);
+      top = toHits(this.ftsTop.all(match, overfetch));
     }
     const { where, params } = filterSql(filter);
     if (top.length > 0) {
@@ -292,7 +296,7 @@ export class RecallService {
           .map((r) => r.seq),
       );
       const kept = top.filter((t) => passing.has(t.seq));
-      if (kept.length >= this.legDepth || top.length < overfetch) return toHits(kept.slice(0, this.legDepth));
+      if (kept.length >= this.legDepth || top.length < overfetch) return kept.slice(0, this.legDepth);
     }
     const joined = filterSql(filter, "m");
     return toHits(

@@ -65,7 +65,12 @@ function quote(term: string): string {
  */
 export function matchExpression(query: string): string | null {
   const terms = queryTerms(query);
-  return terms.length ? terms.map(quote).join(" OR ") : null;
+  return terms.length ? matchOfTerms(terms) : null;
+}
+
+/** The MATCH expression of terms already taken from a query (see queryTerms). */
+export function matchOfTerms(terms: string[]): string {
+  return terms.map(quote).join(" OR ");
 }
 
 /** The meaningful terms of a free-text query, each searched on its own (see matchExpression). */
