@@ -179,8 +179,8 @@ export class SignetClient {
 
   /** Invocation tracking (SPEC §10): signet-mcp's reports, and usage analytics. */
   readonly analytics = {
-    report: (body: InvocationReportRequest) =>
-      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", { body }),
+    report: (body: InvocationReportRequest, options: { timeoutMs?: number } = {}) =>
+      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", { body, timeoutMs: options.timeoutMs }),
     summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
     server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
       this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
