@@ -252,24 +252,21 @@ export class ServerPool {
   private callFailure(entry: Live, err: unknown, timeoutMs: number): Error {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
-    if (err instanceof McpError) {
-      if (err.code === McpErrorCode.RequestTimeout) {
-        return new SignetError("timeout", `MCP server "${name}" did not answer within ${timeoutMs} ms`);
-      }
-      if (err.code === McpErrorCode.ConnectionClosed || entry.closing) {
-        return new SignetError(
-          "server_unavailable",
-          `MCP server "${name}" exited during the call${exitDetail(entry.transport)}${stderrDetail(entry)}; the next call starts it again`,
-        );
-      }
-      if (err.code === McpErrorCode.InvalidParams) return new SignetError("invalid_input", `${name}: ${err.message}`);
-      if (err.code === McpErrorCode.MethodNotFound) return new SignetError("not_found", `${name}: ${err.message}`);
+    const code = err instanceof McpError ? err.code : undefined;
+    if (code === McpErrorCode.RequestTimeout) {
+      return new SignetError("timeout", `MCP server "${name}" did not answer within ${timeoutMs} ms`);
     }
-    if (entry.closing) {
-      return new SignetError("server_unavailable", `MCP server "${name}" exited during the call${exitDetail(entry.transport)}`);
+    if (code === McpErrorCode.ConnectionClosed || entry.closing) {
+      return new SignetError(
+        "server_unavailable",
+        `MCP server "${name}" exited during the call${exitDetail(entry.transport)}${stderrDetail(entry)}; the next call starts it again`,
+      );
     }
+    if (code === McpErrorCode.InvalidParams) return new SignetError("invalid_input", `${name}: ${(err as Error).message}`);
+    if (code === McpErrorCode.MethodNotFound) return new SignetError("not_found", `${name}: ${(err as Error).message}`);
     return new SignetError("server_unavailable", `MCP server "${name}" failed: ${(err as Error)?.message ?? String(err)}`);
   }
+
 }
 
 async function listTools(client: Client, timeoutMs: number): Promise<BridgeTool[]> {
