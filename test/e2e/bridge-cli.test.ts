@@ -159,18 +159,20 @@ describe("signet mcp <server> <tool>", () => {
   });
 
   test("every call leaves a row, and analytics counts them", async () => {
-    const before = json(await cli(["mcp", "analytics", "--server", "everything"]));
-    await cli(["mcp", "everything", "echo", "--param", "message=counted"]);
-    await cli(["mcp", "everything", "echo", "--json", "{}"]);
+    // An agent of this test's own: rows of earlier tests still on their way cannot be counted as these.
+    const mine = ["--server", "everything", "--agent-id", "counting-operator"];
+    const before = json(await cli(["mcp", "analytics", ...mine]));
+    await cli(["mcp", "everything", "echo", "--param", "message=counted", "--agent", "counting-operator"]);
+    await cli(["mcp", "everything", "echo", "--json", "{}", "--agent", "counting-operator"]);
     let after: any;
     // Rows become visible within analytics.flushMs; poll rather than guess how busy the machine is.
     await eventually(async () => {
-      after = json(await cli(["mcp", "analytics", "--server", "everything"]));
+      after = json(await cli(["mcp", "analytics", ...mine]));
       return after.totalCalls - before.totalCalls >= 2;
     });
     expect(after.totalCalls - before.totalCalls).toBe(2);
     expect(after.failureCount - before.failureCount).toBe(1);
-    expect(after.agents.map((a: any) => a.agentId)).toEqual(["default"]);
+    expect(after.agents.map((a: any) => a.agentId)).toEqual(["counting-operator"]);
     const pretty = await cli(["mcp", "analytics", "--pretty"]);
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain("everything");
