@@ -36,5 +36,6 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     actorType: "operator",
     runtimePath: "cli",
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
+    dataDir: config.dataDir,
   });
 }

@@ -1,6 +1,15 @@
 // The one typed client for the daemon's API, used by the CLI, signet-mcp and hooks alike: base URL
-// validation, agent and provenance headers, timeouts, and errors mapped back to codes.
-import { loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
+// validation, agent and provenance headers, the owner's credentials, a check that the daemon is the
+// owner's own before anything is sent (docs/security.md), timeouts, and errors mapped back to codes.
+import { randomBytes } from "node:crypto";
+import { isLoopbackHost, loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
+import {
+  CHALLENGE_PARAM,
+  INSTANCE_KEY_HEADER,
+  challengeProof,
+  ownerFiles,
+  readOwnerFile,
+} from "../config/owner-files";
 import type {
   AnalyticsQueryParams,
   AnalyticsResponse,
@@ -30,9 +39,18 @@ export class DaemonUnreachableError extends Error {
   constructor(
     readonly url: string,
     detail: string,
+    message = `daemon not running at ${url} (${detail}): start it with \`signet daemon start\``,
   ) {
-    super(`daemon not running at ${url} (${detail}): start it with \`signet daemon start\``);
+    super(message);
     this.name = "DaemonUnreachableError";
+  }
+}
+
+/** Something answers on the daemon's port, but it cannot prove it is the owner's daemon for this data directory. */
+export class DaemonIdentityError extends DaemonUnreachableError {
+  constructor(url: string, message: string) {
+    super(url, "not the owner's daemon", message);
+    this.name = "DaemonIdentityError";
   }
 }
 
@@ -61,7 +79,16 @@ export interface ClientOptions {
   bridgeCallTimeoutMs?: number;
   /** Called once when the daemon refuses connections; true means "started, try again". */
   autostart?: () => Promise<boolean>;
+  /**
+   * The data directory whose owner this client acts for (the CLI's and signet-mcp's). With a loopback
+   * daemon URL, the daemon must prove it holds this directory's instance key before anything is
+   * sent; admin requests carry its admin token and reports its instance key.
+   */
+  dataDir?: string;
 }
+
+/** What a request proves about its sender beyond the agent id. */
+type Credential = "admin" | "instance";
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
 
@@ -69,6 +96,7 @@ export interface RequestOptions {
   body?: unknown;
   query?: Query;
   timeoutMs?: number;
+  credential?: Credential;
 }
 
 function queryString(query: Query | undefined): string {
@@ -87,19 +115,29 @@ export class SignetClient {
   private readonly candidates: string[];
   private readonly doFetch: typeof fetch;
   private autostartTried = false;
+  /** Where the owner's credentials are, when this client checks the daemon it reaches. */
+  private readonly owner?: ReturnType<typeof ownerFiles>;
+  /** Origins that proved they are the owner's daemon. */
+  private readonly proven = new Set<string>();
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = parseDaemonUrl(options.baseUrl);
     this.candidates = loopbackCandidates(this.baseUrl);
     this.doFetch = options.fetch ?? fetch;
+    // A remote daemon is reached with a token (team mode), not through files on this machine.
+    if (options.dataDir !== undefined && isLoopbackHost(new URL(this.baseUrl).hostname)) this.owner = ownerFiles(options.dataDir);
   }
 
-  private headers(hasBody: boolean): Record<string, string> {
+  private headers(hasBody: boolean, credential: Credential | undefined): Record<string, string> {
     const h: Record<string, string> = { accept: "application/json" };
     if (hasBody) h["content-type"] = "application/json";
     const o = this.options;
     if (o.agentId) h["x-signet-agent-id"] = o.agentId;
-    if (o.token) h.authorization = `Bearer ${o.token}`;
+    const admin = credential === "admin" && this.owner ? readOwnerFile(this.owner.adminToken) : null;
+    const bearer = admin ?? o.token;
+    if (bearer) h.authorization = `Bearer ${bearer}`;
+    const instanceKey = credential === "instance" && this.owner ? readOwnerFile(this.owner.instanceKey) : null;
+    if (instanceKey) h[INSTANCE_KEY_HEADER] = instanceKey;
     if (o.actor) h["x-signet-actor"] = o.actor;
     if (o.actorType) h["x-signet-actor-type"] = o.actorType;
     if (o.runtimePath) h["x-signet-runtime-path"] = o.runtimePath;
@@ -109,16 +147,18 @@ export class SignetClient {
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const hasBody = opts.body !== undefined;
-    const init = { method, headers: this.headers(hasBody), body: hasBody ? JSON.stringify(opts.body) : undefined };
+    const init = { method, headers: this.headers(hasBody, opts.credential), body: hasBody ? JSON.stringify(opts.body) : undefined };
     let lastError = "connection refused";
     for (const origin of this.candidates) {
       let response: Response;
       try {
+        if (this.owner && !this.proven.has(origin)) await this.prove(origin, timeoutMs);
         response = await this.doFetch(`${origin}${path}${queryString(opts.query)}`, {
           ...init,
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
+        if (err instanceof DaemonIdentityError) throw err;
         const e = err as Error;
         if (e.name === "TimeoutError" || e.name === "AbortError") {
           throw new DaemonUnreachableError(this.baseUrl, `no answer within ${timeoutMs} ms`);
@@ -133,6 +173,38 @@ export class SignetClient {
       if (await this.options.autostart()) return this.request<T>(method, path, opts);
     }
     throw new DaemonUnreachableError(this.baseUrl, lastError);
+  }
+
+  /**
+   * Before anything is sent: the daemon on `origin` answers a fresh nonce with its HMAC under the
+   * instance key of our data directory. Another account that took the port first, or a daemon of
+   * another data directory, cannot, and is told nothing.
+   */
+  private async prove(origin: string, timeoutMs: number): Promise<void> {
+    const owner = this.owner!;
+    const dataDir = this.options.dataDir!;
+    const nonce = randomBytes(16).toString("hex");
+    const response = await this.doFetch(`${origin}/health?${CHALLENGE_PARAM}=${nonce}`, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await response.json().catch(() => null)) as Partial<HealthResponse> | null;
+    const key = readOwnerFile(owner.instanceKey);
+    if (key !== null && typeof body?.proof === "string" && body.proof === challengeProof(key, nonce)) {
+      this.proven.add(origin);
+      return;
+    }
+    const port = new URL(origin).port;
+    const serves = typeof body?.dataDir === "string" && body.dataDir !== dataDir ? ` (it says it serves ${body.dataDir})` : "";
+    const why =
+      key === null
+        ? `${owner.instanceKey} does not exist, so no daemon of yours was started for ${dataDir}`
+        : `it cannot prove it holds ${owner.instanceKey}`;
+    throw new DaemonIdentityError(
+      this.baseUrl,
+      `refusing to talk to ${origin}: what answers on port ${port} is not your Signet daemon for ${dataDir}${serves}; ${why}. ` +
+        "Another account's daemon or a daemon of another data directory may hold the port: stop it, or choose another port (SIGNET_PORT / daemon.port) or data directory (SIGNET_PATH).",
+    );
   }
 
   private async decode<T>(response: Response): Promise<T> {
@@ -180,7 +252,11 @@ export class SignetClient {
   /** Invocation tracking (SPEC §10): signet-mcp's reports, and usage analytics. */
   readonly analytics = {
     report: (body: InvocationReportRequest, options: { timeoutMs?: number } = {}) =>
-      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", { body, timeoutMs: options.timeoutMs }),
+      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", {
+        body,
+        timeoutMs: options.timeoutMs,
+        credential: "instance",
+      }),
     summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
     server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
       this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
@@ -190,10 +266,12 @@ export class SignetClient {
   readonly bridge = {
     list: (query: { enabled?: boolean } = {}) => this.request<ServerListResponse>("GET", "/api/marketplace/servers", { query }),
     get: (name: string) => this.request<InstalledServer>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}`),
-    install: (body: unknown) => this.request<InstalledServer>("POST", "/api/marketplace/servers", { body }),
+    // Installing, changing and removing servers need the owner's admin token.
+    install: (body: unknown) => this.request<InstalledServer>("POST", "/api/marketplace/servers", { body, credential: "admin" }),
     update: (name: string, body: unknown) =>
-      this.request<InstalledServer>("PATCH", `/api/marketplace/servers/${encodeURIComponent(name)}`, { body }),
-    remove: (name: string) => this.request<InstalledServer>("DELETE", `/api/marketplace/servers/${encodeURIComponent(name)}`),
+      this.request<InstalledServer>("PATCH", `/api/marketplace/servers/${encodeURIComponent(name)}`, { body, credential: "admin" }),
+    remove: (name: string) =>
+      this.request<InstalledServer>("DELETE", `/api/marketplace/servers/${encodeURIComponent(name)}`, { credential: "admin" }),
     tools: (name: string, timeoutMs?: number) =>
       this.request<ServerToolsResponse>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`, {
         query: { timeout_ms: timeoutMs },

@@ -19,6 +19,10 @@ export const ConfigSchema = z
         url: z.string().optional(),
         autostart: z.boolean().default(true),
         maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+        /** Host names (besides the loopback names) a request's Host header may carry: docs/security.md. */
+        allowedHosts: z.array(z.string().min(1)).default([]),
+        /** Web origins (besides the daemon's own) whose pages may call the API. */
+        allowedOrigins: z.array(z.string().min(1)).default([]),
       })
       .strict()
       .prefault({}),
@@ -57,6 +61,8 @@ export const ConfigSchema = z
         callTimeoutMs: z.number().int().min(1).default(60_000),
         idleCloseMs: z.number().int().min(0).default(600_000),
         maxServers: z.number().int().min(1).default(16),
+        /** The largest single message a bridged stdio server may send; a larger one closes it. */
+        maxMessageBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
       })
       .strict()
       .prefault({}),

@@ -10,6 +10,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   deleted: 409,
   pinned: 409,
   too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
   queue_full: 503,

@@ -1,11 +1,13 @@
 // Controlling the daemon as a background process: start it detached and wait until it answers,
 // stop it gracefully, read its status. Used by `signet daemon` and by signet-mcp's autostart.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SignetClient } from "../client/client";
 import type { Config } from "../config/schema";
 import { procStatFields } from "../core/proc-stat";
+import { secureDataDir } from "../server/data-dir";
+import { makeOwnerOnlyDir, openOwnerOnly } from "../server/file-modes";
 import { isLockHeld, readPidFile, type PidInfo } from "../server/lock";
 import { daemonFiles } from "../server/paths";
 import { selfCommand } from "../self";
@@ -72,6 +74,8 @@ export async function readStatus(config: Config): Promise<Status> {
 
 
 export async function startBackground(config: Config, flags: { port?: string; bind?: string }): Promise<PidInfo> {
+  // Before anything is opened in .daemon: the log below is created there, ahead of the daemon's own check.
+  secureDataDir(config.dataDir);
   if (isLockHeld(config.dataDir)) {
     const info = readPidFile(config.dataDir);
     throw new DaemonControlError(
@@ -79,9 +83,9 @@ export async function startBackground(config: Config, flags: { port?: string; bi
     );
   }
   const files = daemonFiles(config.dataDir);
-  mkdirSync(dirname(files.log), { recursive: true, mode: 0o700 });
-  const logStart = existsSync(files.log) ? statSync(files.log).size : 0;
-  const logFd = openSync(files.log, "a", 0o600);
+  makeOwnerOnlyDir(dirname(files.log));
+  const logFd = openOwnerOnly(files.log, constants.O_WRONLY | constants.O_APPEND);
+  const logStart = fstatSync(logFd).size;
   const [cmd, ...baseArgs] = selfCommand();
   const args = [...baseArgs, "daemon", "run"];
   if (flags.port !== undefined) args.push("--port", flags.port);

@@ -8,6 +8,7 @@ export type ErrorCode =
   | "deleted"
   | "pinned"
   | "too_large"
+  | "unsupported_media_type"
   | "rate_limited"
   | "unavailable"
   | "queue_full"

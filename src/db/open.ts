@@ -1,14 +1,16 @@
 // Opening the database: one place for the pragmas every process must agree on.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { ensureOwnerOnlyFile, makeOwnerOnlyDir } from "../server/file-modes";
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, "memory", "memories.db");
 }
 
 export function openDatabase(path: string): Database {
-  mkdirSync(dirname(path), { recursive: true });
+  makeOwnerOnlyDir(dirname(path));
+  // SQLite would follow a link, and create the file with the umask's mode; its -wal and -shm take this file's mode.
+  ensureOwnerOnlyFile(path);
   const db = new Database(path, { create: true, strict: true });
   // busy_timeout must come before journal_mode: two processes opening at once otherwise see SQLITE_BUSY.
   db.run("PRAGMA busy_timeout = 5000");

@@ -1,6 +1,6 @@
-// The pieces of MCP Streamable HTTP that are not Elysia's business: JSON-RPC error answers, the
-// DNS-rebinding check on Host and Origin, and the hub of open GET streams that carries server
-// notifications and is closed when the daemon stops.
+// The pieces of MCP Streamable HTTP that are not Elysia's business: JSON-RPC error answers and the
+// hub of open GET streams that carries server notifications and is closed when the daemon stops.
+// (Host and Origin are the request guard's: src/server/guard.ts.)
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
@@ -15,57 +15,6 @@ export const JSONRPC_SERVER_ERROR = -32000;
 /** `{jsonrpc: "2.0", error: {code, message}, id: null}` with an HTTP status: what MCP clients expect. */
 export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
-}
-
-// ---------------------------------------------------------------------------------------------
-// DNS rebinding: a web page on evil.example.com whose name resolves to 127.0.0.1 reaches the daemon
-// with `Host: evil.example.com` and `Origin: http://evil.example.com`; both must name this machine.
-
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
-const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
-
-function bare(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, "");
-}
-
-/** Host names a request may be addressed to: the loopback names plus the daemon's own bind host. */
-export function allowedHostNames(bind: string | undefined, extra: string[] = []): Set<string> {
-  const names = new Set(LOOPBACK_NAMES);
-  if (bind && !WILDCARD_BINDS.has(bare(bind))) names.add(bare(bind));
-  for (const name of extra) names.add(bare(name));
-  return names;
-}
-
-/** The host name of a Host header (`name`, `name:port`, `[v6]`, `[v6]:port`), or null if malformed. */
-export function hostHeaderName(value: string): string | null {
-  const v = value.trim().toLowerCase();
-  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(v);
-  if (!m) return null;
-  if (m[2] !== undefined && Number(m[2]) > 65535) return null;
-  return bare(m[1]!);
-}
-
-/**
- * Why a request must be refused, or null when Host and Origin both name an allowed host. A missing
- * Origin is fine (non-browser clients send none); a missing Host is not.
- */
-export function rebindingProblem(headers: Headers, allowed: Set<string>): string | null {
-  const host = headers.get("host");
-  if (!host) return "missing Host header";
-  const hostName = hostHeaderName(host);
-  if (hostName === null || !allowed.has(hostName)) return `Invalid Host header: ${host.slice(0, 200)}`;
-  const origin = headers.get("origin");
-  if (origin !== null) {
-    let originName: string | null = null;
-    try {
-      const url = new URL(origin);
-      if (url.protocol === "http:" || url.protocol === "https:") originName = bare(url.hostname);
-    } catch {
-      originName = null;
-    }
-    if (originName === null || !allowed.has(originName)) return `Invalid Origin header: ${origin.slice(0, 200)}`;
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ export async function runStdioServer(): Promise<number> {
     ...MCP_PROVENANCE,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     autostart: autostarter(config),
+    dataDir: config.dataDir,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
   // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.

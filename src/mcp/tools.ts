@@ -4,7 +4,7 @@
 // later versions are listed already and answer an error saying so, never a fake success.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ApiError, DaemonUnreachableError, type SignetClient } from "../client/client";
+import { ApiError, DaemonIdentityError, DaemonUnreachableError, type SignetClient } from "../client/client";
 import type { RecallResponse } from "../contracts/recall";
 import { recallBrief } from "./brief";
 import { BRIDGE_TOOLS } from "./bridge-tools";
@@ -334,7 +334,9 @@ export async function callTool(
     return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }] };
   } catch (err) {
     let message: string;
-    if (err instanceof DaemonUnreachableError) {
+    if (err instanceof DaemonIdentityError) {
+      message = err.message;
+    } else if (err instanceof DaemonUnreachableError) {
       message = `Signet daemon not reachable at ${err.url}: start it with \`signet daemon start\``;
     } else if (err instanceof ApiError) {
       message = `${tool.name} failed (${err.code}): ${err.message}`;

@@ -1,29 +1,40 @@
-// The daemon's HTTP app: one Elysia plugin per area, one body parser and one error mapper for all.
+// The daemon's HTTP app: one Elysia plugin per area, one body parser and one error mapper for all,
+// behind the one request guard (src/server/guard.ts, docs/security.md).
 import { Elysia } from "elysia";
 import { SignetError } from "../core/errors";
-import { pathStart, readJsonBody, tooLarge } from "./body";
+import { readJsonBody, routable, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
+import { createGuard, type Handler } from "./guard";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { marketplaceRoutes } from "./routes/marketplace";
-import { MCP_PATH, mcpRoutes } from "./routes/mcp";
+import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
+import { isMcpPath, requestPath } from "./request-path";
 
-export function createApp(ctx: DaemonContext) {
+/** The daemon's request handler: the guard, then the routes. */
+export function createHandler(ctx: DaemonContext): Handler {
   const limit = ctx.config.daemon.maxBodyBytes;
-  // MCP tool handlers call the API through the app itself: no network hop.
-  const handle = (request: Request): Promise<Response> => app.handle(request);
+  const guard = createGuard({
+    port: () => ctx.port,
+    bind: ctx.config.daemon.bind,
+    allowedHosts: ctx.config.daemon.allowedHosts,
+    allowedOrigins: ctx.config.daemon.allowedOrigins,
+    credentials: ctx.credentials,
+  });
+  // MCP tool handlers call the API in process, through the guard like any other caller.
+  const handle = guard((request) => app.handle(routable(request)));
   const app = (
     new Elysia()
       .onRequest(({ request }) => {
         const declared = Number(request.headers.get("content-length") ?? "0");
         // /mcp answers its own 413 as a JSON-RPC error.
-        if (declared > limit && !isMcpPath(request.url)) return errorResponse("too_large", tooLarge(limit).message);
+        if (declared > limit && !isMcpPath(requestPath(request.url))) return errorResponse("too_large", tooLarge(limit).message);
       })
       // /mcp reads its own body (same limit) and hands it to the MCP transport: null leaves it unread.
-      .onParse(({ request }) => (isMcpPath(request.url) ? null : readJsonBody(request, limit)))
+      .onParse(({ request }) => (isMcpPath(requestPath(request.url)) ? null : readJsonBody(request, limit)))
       .onError(({ code, error, request }) => {
         const path = new URL(request.url).pathname;
         if (code === "NOT_FOUND") return errorResponse("not_found", `no route ${request.method} ${path}`);
@@ -41,13 +52,5 @@ export function createApp(ctx: DaemonContext) {
       .use(marketplaceRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
-  return app;
-}
-
-function isMcpPath(url: string): boolean {
-  const start = pathStart(url);
-  if (start === -1) return false;
-  const path = url.slice(start).split(/[?#]/, 1)[0];
-  // Elysia routes "/mcp/" to the same handler.
-  return path === MCP_PATH || path === `${MCP_PATH}/`;
+  return handle;
 }

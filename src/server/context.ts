@@ -8,9 +8,12 @@ import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
 import type { McpStreamHub } from "../mcp/http";
+import type { OwnerCredentials } from "./credentials";
 
 export interface DaemonContext {
   config: Config;
+  /** The owner's admin token and instance key (.daemon/, 0600): what the guard checks. */
+  credentials: OwnerCredentials;
   db: Database;
   memory: MemoryService;
   /** Every memory write goes through here, so concurrent writes share a commit. */

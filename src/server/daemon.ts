@@ -16,9 +16,10 @@ import { migrate } from "../db/migrate";
 import { databasePath, openDatabase } from "../db/open";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
-import { createApp } from "./app";
-import { routable } from "./body";
+import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
+import { ownerCredentials } from "./credentials";
+import { secureDataDir } from "./data-dir";
 import { DaemonLock } from "./lock";
 import { log } from "./log";
 
@@ -56,6 +57,7 @@ function sharedAgents(config: Config): string[] {
 
 export function startDaemon(config: Config): RunningDaemon {
   checkAuthMode(config);
+  secureDataDir(config.dataDir);
   const lock = DaemonLock.acquire(config.dataDir);
   let db: ReturnType<typeof openDatabase> | undefined;
   try {
@@ -91,6 +93,7 @@ export function startDaemon(config: Config): RunningDaemon {
     });
     const context: DaemonContext = {
       config,
+      credentials: ownerCredentials(config.dataDir),
       db,
       memory,
       writes,
@@ -102,7 +105,7 @@ export function startDaemon(config: Config): RunningDaemon {
       bridge,
       analytics,
     };
-    const app = createApp(context);
+    const handle = createHandler(context);
     const limit = config.daemon.maxBodyBytes;
     let server: ReturnType<typeof Bun.serve>;
     try {
@@ -112,7 +115,9 @@ export function startDaemon(config: Config): RunningDaemon {
         // The app streams bodies and answers over-limit ones with a JSON 413 without buffering
         // them; this is only the transport's backstop against absurd sizes.
         maxRequestBodySize: Math.max(limit * 64, 1024 * 1024 * 1024),
-        fetch: (request) => app.handle(routable(request)),
+        // Production mode: Bun's development error page would show a malformed request our source.
+        development: false,
+        fetch: handle,
       });
     } catch (err) {
       if ((err as { code?: string }).code === "EADDRINUSE") {

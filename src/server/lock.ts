@@ -2,8 +2,9 @@
 // (fcntl) lock that dies with its process, so a crash or `kill -9` never leaves a stale lock behind.
 // The pid file only tells who holds it.
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, writeOwnerOnlyFile } from "./file-modes";
 import { daemonFiles } from "./paths";
 
 export interface PidInfo {
@@ -42,7 +43,7 @@ export function readPidFile(dataDir: string): PidInfo | null {
 /** True when some process holds the data directory's daemon lock right now. */
 export function isLockHeld(dataDir: string): boolean {
   const path = daemonFiles(dataDir).lock;
-  if (!existsSync(path)) return false;
+  if (!lstatRefusingSymlink(path)) return false;
   const probe = new Database(path);
   try {
     probe.run("PRAGMA busy_timeout = 0");
@@ -64,7 +65,9 @@ export class DaemonLock {
 
   static acquire(dataDir: string): DaemonLock {
     const files = daemonFiles(dataDir);
-    mkdirSync(dirname(files.lock), { recursive: true, mode: 0o700 });
+    makeOwnerOnlyDir(dirname(files.lock));
+    // SQLite would follow a link, and create the lock (and its journal) with the umask's mode.
+    ensureOwnerOnlyFile(files.lock);
     const db = new Database(files.lock, { create: true });
     try {
       db.run("PRAGMA busy_timeout = 0");
@@ -77,10 +80,7 @@ export class DaemonLock {
   }
 
   writePid(info: PidInfo): void {
-    const path = daemonFiles(this.dataDir).pid;
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
-    renameSync(tmp, path);
+    writeOwnerOnlyFile(daemonFiles(this.dataDir).pid, `${JSON.stringify(info)}\n`);
   }
 
   release(): void {

@@ -10,8 +10,10 @@ export interface TestDaemon {
   url: string;
   dataDir: string;
   daemon: RunningDaemon;
-  /** A client acting as `agentId` (default "default"), with CLI-like provenance. */
+  /** A client acting as `agentId` (default "default"), with CLI-like provenance and the owner's credentials. */
   client(agentId?: string): SignetClient;
+  /** The owner's credentials as the CLI sends them: the admin token and the instance key. */
+  ownerHeaders: Record<string, string>;
   /** Raw fetch against the daemon, for malformed requests the client would never send. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -34,7 +36,11 @@ export async function startTestDaemon(options: { yaml?: string; env?: Record<str
     url: daemon.url,
     dataDir,
     daemon,
-    client: (agentId = "default") => new SignetClient({ baseUrl: daemon.url, agentId, actor: "test", actorType: "operator" }),
+    client: (agentId = "default") => new SignetClient({ baseUrl: daemon.url, agentId, actor: "test", actorType: "operator", dataDir }),
+    ownerHeaders: {
+      authorization: `Bearer ${daemon.context.credentials.adminToken}`,
+      "x-signet-instance-key": daemon.context.credentials.instanceKey,
+    },
     fetch: (path, init) => fetch(`${daemon.url}${path}`, init),
     async stop() {
       await daemon.stop();

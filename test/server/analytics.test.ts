@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown, agent?: string): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...d.ownerHeaders };
   if (agent) headers["x-signet-agent-id"] = agent;
   if (body !== undefined) headers["content-type"] = "application/json";
   const res = await d.fetch(path, { method, headers, body: typeof body === "string" ? body : JSON.stringify(body) });
@@ -181,11 +181,16 @@ describe("client and CLI", () => {
   async function cli(args: string[]): Promise<string> {
     const out: string[] = [];
     const write = process.stdout.write;
+    const signetPath = process.env.SIGNET_PATH;
     process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
+    // The CLI checks that the daemon is the one of its own data directory.
+    process.env.SIGNET_PATH = d.dataDir;
     try {
       await runCommand(analyticsCommand, { rawArgs: ["--url", d.url, ...args] });
     } finally {
       process.stdout.write = write;
+      if (signetPath === undefined) delete process.env.SIGNET_PATH;
+      else process.env.SIGNET_PATH = signetPath;
     }
     return out.join("");
   }
@@ -218,7 +223,7 @@ describe("analytics.trackAgentCalls off", () => {
     try {
       const res = await off.fetch("/api/mcp/invocations", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...off.ownerHeaders },
         body: JSON.stringify({ invocations: [{ tool: "t", latencyMs: 1, success: true }] }),
       });
       expect(res.status).toBe(202);

@@ -25,7 +25,7 @@ afterEach(async () => {
 async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await d.fetch(path, {
     method,
-    headers: { "content-type": "application/json", ...headers },
+    headers: { "content-type": "application/json", ...d.ownerHeaders, ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -284,7 +284,7 @@ describe("lifecycle", () => {
     const small = await startTestDaemon({ yaml: "bridge:\n  idleCloseMs: 400\n  maxServers: 1\n" });
     try {
       const post = (path: string, body: unknown) =>
-        small.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        small.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...small.ownerHeaders }, body: JSON.stringify(body) });
       await post("/api/marketplace/servers", { name: "a", transport: everythingStdio() });
       await post("/api/marketplace/servers", { name: "b", transport: everythingStdio() });
       const live = () => small.daemon.context.bridge.live();
@@ -304,7 +304,7 @@ describe("lifecycle", () => {
   test("no child outlives the daemon: wrapped servers' grandchildren are reaped on stop", async () => {
     const own = await startTestDaemon();
     const post = (path: string, body: unknown) =>
-      own.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      own.fetch(path, { method: "POST", headers: { "content-type": "application/json", ...own.ownerHeaders }, body: JSON.stringify(body) });
     // A shell that stays the parent: the server proper is the daemon's grandchild.
     await post("/api/marketplace/servers", {
       name: "wrapped",

@@ -202,16 +202,17 @@ describe("DNS rebinding protection", () => {
     await expectJsonRpcError(await td.fetch("/mcp", { method: "DELETE", headers: { host: "evil.example.com" } }), 403, -32000);
   });
 
-  test("loopback names with any port are accepted, in Host and Origin", async () => {
+  test("loopback names with the daemon's port are accepted, in Host and Origin; other ports are not", async () => {
     const port = new URL(td.url).port;
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, "localhost"]) {
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
       const res = await post(JSON.stringify(INIT), { host, origin: `http://${host}` });
       expect({ host, status: res.status }).toEqual({ host, status: 200 });
       expect(((await res.json()) as any).result.serverInfo.name).toBe("signet");
     }
-    const other = await post(JSON.stringify(INIT), { origin: "http://localhost:6274" });
-    expect(other.status).toBe(200);
-    await other.body?.cancel();
+    // Another local web server's pages (the Inspector's UI on 6274, say) are other origins.
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { origin: "http://localhost:6274" }), 403, -32000, /Origin/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { host: "localhost" }), 403, -32000, /Host/);
+    await expectJsonRpcError(await post(JSON.stringify(INIT), { host: "127.0.0.1:1" }), 403, -32000, /Host/);
   });
 
   test("the same endpoint answers at /mcp/ and with unrelated query parameters", async () => {

@@ -176,7 +176,11 @@ describe("keyword recall (provider none)", () => {
       [{ query: "x", bogus: 1 }, "bogus"],
       [{ query: "x", aggregate: true }, "aggregate"],
     ] as const) {
-      const res = await td.fetch("/api/memory/recall", { method: "POST", body: JSON.stringify(body) });
+      const res = await td.fetch("/api/memory/recall", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       const err = (await res.json()) as { error: string; code: string };
       expect(err.code).toBe("invalid_input");

@@ -19,7 +19,9 @@ async function send(
   body?: BodyInit | null,
   headers: Record<string, string> = {},
 ): Promise<Res> {
-  const res = await td.fetch(path, { method, body: body ?? undefined, headers });
+  // Bodies are JSON unless a test says otherwise (the guard refuses other content types with 415).
+  const withType = body != null && !("content-type" in headers) ? { "content-type": "application/json", ...headers } : headers;
+  const res = await td.fetch(path, { method, body: body ?? undefined, headers: withType });
   const text = method === "HEAD" ? "" : await res.text();
   let parsed: unknown = undefined;
   try {
@@ -142,10 +144,13 @@ describe("invalid JSON", () => {
     });
   }
 
-  test("invalid JSON whatever the content type", async () => {
+  test("invalid JSON is a 400; a body of any other content type is a 415 before it is read", async () => {
+    for (const ct of ["application/json", "application/json; charset=utf-8", "Application/JSON"]) {
+      expectError(await send(td, "POST", "/api/memory/remember", "{not json", { "content-type": ct }), 400, "invalid_input");
+    }
     for (const ct of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/octet-stream", ""]) {
-      const res = await send(td, "POST", "/api/memory/remember", "{not json", ct ? { "content-type": ct } : {});
-      expectError(res, 400, "invalid_input");
+      const res = await send(td, "POST", "/api/memory/remember", "{not json", { "content-type": ct });
+      expectError(res, 415, "unsupported_media_type");
     }
   });
 
@@ -595,7 +600,6 @@ describe("unknown routes and wrong methods", () => {
       ["PUT", "/api/memory/abc"],
       ["GET", "/api/memory/abc/recover"],
       ["POST", "/api/memory/abc/history"],
-      ["OPTIONS", "/api/memory/remember"],
       ["TRACE", "/api/memories"],
     ];
     for (const [method, path] of cases) {
@@ -661,9 +665,10 @@ describe("raw HTTP on the socket", () => {
     expect(out).toStartWith("HTTP/1.1 201");
   });
 
-  test("a valid request with a one-letter Host header is routed like any other", async () => {
+  test("a one-letter Host header is refused by the guard, in JSON, not misrouted", async () => {
     const out = await rawSocket(td, `GET /api/memories HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(out).toStartWith("HTTP/1.1 200");
+    expect(out).toStartWith("HTTP/1.1 403");
+    expect(out).toContain('"code":"forbidden"');
   });
 
   test("garbage, bad lengths, truncated and bad chunked bodies never produce a 5xx or stop the daemon", async () => {

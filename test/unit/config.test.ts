@@ -79,8 +79,13 @@ describe("defaults (SPEC §2)", () => {
     expect(config.llm.baseUrl).toBeUndefined();
   });
 
-  test("bridge defaults 60000 / 600000 / 16", () => {
-    expect(config.bridge).toEqual({ callTimeoutMs: 60_000, idleCloseMs: 600_000, maxServers: 16 });
+  test("bridge defaults 60000 / 600000 / 16 and 16 MiB messages", () => {
+    expect(config.bridge).toEqual({ callTimeoutMs: 60_000, idleCloseMs: 600_000, maxServers: 16, maxMessageBytes: 16 * 1024 * 1024 });
+  });
+
+  test("daemon.allowedHosts and daemon.allowedOrigins default to none", () => {
+    expect(config.daemon.allowedHosts).toEqual([]);
+    expect(config.daemon.allowedOrigins).toEqual([]);
   });
 
   test("analytics defaults true / 30 / 1000 and no alerts", () => {

@@ -1,7 +1,11 @@
 // GET /health: liveness plus what an operator needs to see at a glance.
 import { Elysia } from "elysia";
+import { CHALLENGE_PARAM, challengeProof } from "../../config/owner-files";
+import { invalidInput } from "../../core/errors";
 import { VERSION } from "../../version";
 import type { DaemonContext } from "../context";
+
+const NONCE_MAX = 256;
 
 export interface HealthResponse {
   status: "ok" | "degraded";
@@ -12,11 +16,13 @@ export interface HealthResponse {
   dataDir: string;
   db: { ok: boolean; memories: number | null };
   embedding: { provider: string; model: string | null; ok: boolean; pending: number; rejected?: number };
+  /** With `?challenge=<nonce>`: HMAC-SHA256(instance key, nonce), so a client knows it reached its own daemon. */
+  proof?: string;
 }
 
 export function healthRoutes(ctx: DaemonContext) {
   const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");
-  return new Elysia().get("/health", (): HealthResponse => {
+  return new Elysia().get("/health", ({ query }): HealthResponse => {
     let memories: number | null = null;
     try {
       memories = count.get()?.n ?? 0;
@@ -33,6 +39,13 @@ export function healthRoutes(ctx: DaemonContext) {
       dataDir: ctx.config.dataDir,
       db: { ok: memories !== null, memories },
       embedding,
+      ...proofFor(query[CHALLENGE_PARAM], ctx.credentials.instanceKey),
     };
   });
+}
+
+function proofFor(nonce: string | undefined, instanceKey: string): { proof?: string } {
+  if (nonce === undefined) return {};
+  if (nonce.length === 0 || nonce.length > NONCE_MAX) throw invalidInput(`challenge must be 1-${NONCE_MAX} characters`);
+  return { proof: challengeProof(instanceKey, nonce) };
 }

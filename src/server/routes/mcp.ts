@@ -1,4 +1,4 @@
-// /mcp: MCP Streamable HTTP (SPEC §6), stateless. Every POST gets a fresh McpServer and transport
+// /mcp: MCP Streamable HTTP (SPEC §6), stateless, behind the daemon's request guard (Host, Origin). Every POST gets a fresh McpServer and transport
 // whose tools call this daemon's own API in process; GET opens a notification stream; DELETE is a
 // no-op. Every answer here, errors included, is JSON-RPC shaped, and nothing is ever a 500.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -11,16 +11,14 @@ import {
   JSONRPC_INVALID_REQUEST,
   JSONRPC_PARSE_ERROR,
   JSONRPC_SERVER_ERROR,
-  allowedHostNames,
   jsonRpcError,
-  rebindingProblem,
   shuttingDown,
 } from "../../mcp/http";
 import { MCP_PROVENANCE, createMcpServer, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
+import { MCP_PATH } from "../request-path";
 
-export const MCP_PATH = "/mcp";
 export const DEFAULT_MAX_IN_FLIGHT = 32;
 export const DEFAULT_MAX_STREAMS = 64;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -35,8 +33,6 @@ export interface McpRouteOptions {
   maxStreams?: number;
   /** Interval of the keep-alive comments on GET streams (default 15 s). */
   keepAliveMs?: number;
-  /** Host names accepted in Host and Origin besides the loopback names and the bind host. */
-  allowedHosts?: string[];
 }
 
 function busy(what: string): Response {
@@ -102,7 +98,6 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-  const allowed = allowedHostNames(ctx.config.daemon.bind, options.allowedHosts);
   const hub = ctx.mcpStreams;
   const apiFetch = inProcessFetch(options.handle);
   let inFlight = 0;
@@ -187,8 +182,6 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   }
 
   async function dispatch(request: Request): Promise<Response> {
-    const problem = rebindingProblem(request.headers, allowed);
-    if (problem) return jsonRpcError(403, JSONRPC_SERVER_ERROR, `Forbidden: ${problem}`);
     const url = new URL(request.url);
     switch (request.method) {
       case "POST":

@@ -1,0 +1,44 @@
+// The owner's credentials: two random values the daemon writes into `.daemon/` (mode 0600) at first
+// start, readable only by the account that owns the data directory (docs/security.md).
+// - admin.token: the owner's credential for routes that start processes or change the installation
+//   (installing, changing and removing MCP servers). The CLI on this machine reads it by itself.
+// - instance.key: proves identity both ways. A client checks that the daemon on the port holds the
+//   key of its own data directory before sending anything (a challenge answered with an HMAC), and
+//   signet-mcp presents it when reporting its tool calls, so only the owner's processes can report.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const ADMIN_TOKEN_HEADER = "authorization";
+export const INSTANCE_KEY_HEADER = "x-signet-instance-key";
+/** GET /health?challenge=<nonce> answers `proof`: HMAC-SHA256(instance key, nonce), hex. */
+export const CHALLENGE_PARAM = "challenge";
+
+export function ownerFiles(dataDir: string) {
+  return {
+    adminToken: join(dataDir, ".daemon", "admin.token"),
+    instanceKey: join(dataDir, ".daemon", "instance.key"),
+  };
+}
+
+/** The file's trimmed content, or null when it is missing or unreadable (another account's data). */
+export function readOwnerFile(path: string): string | null {
+  try {
+    const value = readFileSync(path, "utf8").trim();
+    return value.length > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function challengeProof(instanceKey: string, nonce: string): string {
+  return createHmac("sha256", instanceKey).update(nonce).digest("hex");
+}
+
+/** Constant-time comparison, so a caller cannot learn a credential byte by byte from timings. */
+export function sameSecret(given: string | null | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,87 @@
+// Owner-only files: the data directory holds memories (and soon tokens and keys), so what we create
+// there is readable by our account alone, and is never reached through a symbolic link, which would
+// let whoever planted it redirect our writes to a file of their choosing.
+import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+
+export const OWNER_ONLY_FILE = 0o600;
+export const OWNER_ONLY_DIR = 0o700;
+
+/** A data-directory path the daemon refuses to use; the message names the path and what to do. */
+export class UnsafePathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsafePathError";
+  }
+}
+
+export function symlinkRefused(path: string): UnsafePathError {
+  return new UnsafePathError(`${path} is a symbolic link; refusing to follow it (remove it)`);
+}
+
+/** lstat of `path`, undefined when it does not exist; throws when it is a symbolic link. */
+export function lstatRefusingSymlink(path: string): Stats | undefined {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  if (st.isSymbolicLink()) throw symlinkRefused(path);
+  return st;
+}
+
+// The umask can only clear bits, so the modes below are never loosened by it; no chmod is needed.
+
+export function makeOwnerOnlyDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: OWNER_ONLY_DIR });
+}
+
+/**
+ * Opens `path` with `flags` plus O_CREAT | O_NOFOLLOW: created 0600 when missing, refused when it is
+ * a symbolic link. Returns the file descriptor.
+ */
+export function openOwnerOnly(path: string, flags: number): number {
+  try {
+    return openSync(path, flags | constants.O_CREAT | constants.O_NOFOLLOW, OWNER_ONLY_FILE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw symlinkRefused(path);
+    throw err;
+  }
+}
+
+/** Creates `path` 0600 if missing and refuses a symbolic link there: for files SQLite then opens by name. */
+export function ensureOwnerOnlyFile(path: string): void {
+  closeSync(openOwnerOnly(path, constants.O_RDWR));
+}
+
+function writeNewFile(path: string, content: string | Uint8Array): void {
+  const fd = openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL);
+  try {
+    writeFileSync(fd, content);
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `content` to `path`, mode 0600, never through a symbolic link. `exclusive`: create it, failing
+ * with EEXIST if anything (a file or a link) is there already. Otherwise replace it atomically: write
+ * an exclusively created temporary file beside it, then rename it over `path`.
+ */
+export function writeOwnerOnlyFile(path: string, content: string | Uint8Array, options: { exclusive?: boolean } = {}): void {
+  if (options.exclusive) return writeNewFile(path, content);
+  const tmp = `${path}.${process.pid}.tmp`;
+  // Left by a crashed writer whose pid we now have: removed, never written through.
+  rmSync(tmp, { force: true });
+  writeNewFile(tmp, content);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}

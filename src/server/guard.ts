@@ -1,0 +1,226 @@
+// The one request guard (docs/security.md). Every request, those the daemon hands itself in process
+// included, passes here before it is routed and before its body is read:
+// - Host must name this daemon: a loopback name with its port, or a name in daemon.allowedHosts.
+//   A page whose own name resolves to 127.0.0.1 (DNS rebinding) arrives with its name in Host.
+// - Origin, when present, must be the daemon's own origin or one in daemon.allowedOrigins, and
+//   `Sec-Fetch-Site: cross-site` is refused: web pages may not drive the daemon.
+// - A body must be declared `application/json`: browsers send text/plain, form and multipart bodies
+//   cross-origin without a CORS preflight, JSON never. /mcp keeps the MCP SDK's own rules.
+// - Routes that start processes or change the installation need the owner's admin token; reports of
+//   tool calls need the instance key (ROUTE_CREDENTIALS below).
+// Refusals name the problem; none reads the body, so nothing is written and nothing starts.
+import {
+  ADMIN_TOKEN_HEADER,
+  INSTANCE_KEY_HEADER,
+  sameSecret,
+} from "../config/owner-files";
+import { isLoopbackHost } from "../config/daemon-url";
+import type { ErrorCode } from "../core/errors";
+import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
+import { VERSION } from "../version";
+import type { OwnerCredentials } from "./credentials";
+import { errorResponse } from "./http-errors";
+import { isMcpPath, requestPath } from "./request-path";
+
+export interface GuardSettings {
+  /** The port the daemon listens on, read per request (a daemon asked for port 0 learns it late). */
+  port(): number;
+  bind: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  credentials: OwnerCredentials;
+}
+
+export type Handler = (request: Request) => Promise<Response>;
+
+type Credential = "admin" | "instance";
+
+const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
+/** Calling an installed server's tool needs no admin token (it is installed already): the one exception. */
+const BRIDGE_CALL = /^\/api\/marketplace\/servers\/[^/]+\/call\/?$/;
+const CORS_METHODS = "GET, POST, PATCH, DELETE";
+const CORS_HEADERS = "authorization, content-type, x-signet-agent-id, x-signet-session-key";
+
+function bare(host: string): string {
+  return host.trim().toLowerCase().replace(/^\[|\]$/g, "");
+}
+
+/** `name`, `name:port`, `[v6]` or `[v6]:port` split into its parts, or null when malformed. */
+export function parseHostHeader(value: string): { name: string; port: number | null } | null {
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.trim().toLowerCase());
+  if (!m) return null;
+  const port = m[2] === undefined ? null : Number(m[2]);
+  if (port !== null && (port < 1 || port > 65535)) return null;
+  return { name: bare(m[1]!), port };
+}
+
+/** The path as a router might read it: percent-decoded, lower case, single slashes, no trailing one. */
+function looseForm(path: string): string {
+  let p = path;
+  try {
+    p = decodeURIComponent(path);
+  } catch {
+    // undecodable: judge the raw form
+  }
+  return p.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
+}
+
+/**
+ * The credential a route needs, decided on the path before routing. Deny by default: anything but a
+ * read or a tool call under /api/marketplace needs the admin token, however its path is spelled.
+ */
+export function credentialFor(method: string, path: string): Credential | null {
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
+  const loose = looseForm(path);
+  if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
+  if (loose.startsWith("/api/mcp/invocations")) return "instance";
+  return null;
+}
+
+function bearer(request: Request): string | null {
+  const value = request.headers.get(ADMIN_TOKEN_HEADER);
+  const m = value ? /^bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return m ? m[1]! : null;
+}
+
+function mediaType(value: string | null): string {
+  return (value ?? "").split(";", 1)[0]!.trim().toLowerCase();
+}
+
+function hasBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
+}
+
+export function createGuard(settings: GuardSettings) {
+  const ownNames = new Set(["localhost", "127.0.0.1", "::1"]);
+  const bindName = bare(settings.bind);
+  if (!WILDCARD_BINDS.has(bindName)) ownNames.add(bindName);
+  const extraHosts = new Set(settings.allowedHosts.map(bare));
+  const extraOrigins = new Set(settings.allowedOrigins.map(originOf).filter((o): o is string => o !== null));
+
+  function isOwnName(name: string): boolean {
+    return ownNames.has(name) || isLoopbackHost(name);
+  }
+
+  function hostProblem(host: string | null): { status: 400 | 403; message: string } | null {
+    if (host === null || host.trim() === "") return { status: 403, message: "the request has no Host header" };
+    const parsed = parseHostHeader(host);
+    if (!parsed) return { status: 400, message: `malformed Host header ${JSON.stringify(host.slice(0, 100))}` };
+    if (extraHosts.has(parsed.name)) return null;
+    if (isOwnName(parsed.name) && parsed.port === settings.port()) return null;
+    return {
+      status: 403,
+      message: `Host ${JSON.stringify(host.slice(0, 100))} does not name this daemon (a loopback name with port ${settings.port()}, or a name in daemon.allowedHosts)`,
+    };
+  }
+
+  /** null: allowed without CORS; a string: allowed, answer with CORS for it; false: refused. */
+  function originVerdict(origin: string): string | null | false {
+    const normalized = originOf(origin);
+    if (normalized === null) return false;
+    if (extraOrigins.has(normalized)) return normalized;
+    const url = new URL(normalized);
+    const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+    return url.protocol === "http:" && isOwnName(bare(url.hostname)) && port === settings.port() ? null : false;
+  }
+
+  function refuse(path: string, status: number, code: ErrorCode, message: string): Response {
+    if (isMcpPath(path)) return jsonRpcError(status, JSONRPC_SERVER_ERROR, `Forbidden: ${message}`);
+    return errorResponse(code, message);
+  }
+
+  /** Wraps the app's handler: the answer of `inner` for requests that pass, a refusal otherwise. */
+  return function guarded(inner: Handler): Handler {
+    return async (request) => {
+      const method = request.method.toUpperCase();
+      const path = requestPath(request.url);
+      const health = method === "GET" && (path === "/health" || path === "/health/");
+
+      // Requests the daemon hands itself in process carry no Host header but an absolute URL; a
+      // network request without Host reaches us with a relative one and is refused.
+      const host = hostProblem(request.headers.get("host") ?? (request.url.startsWith("/") ? null : new URL(request.url).host));
+      const origin = request.headers.get("origin");
+      const cors = origin === null ? null : originVerdict(origin);
+      const crossSite = request.headers.get("sec-fetch-site")?.toLowerCase() === "cross-site" && !cors;
+      if (host || cors === false || crossSite) {
+        // /health stays public: whoever asks learns that a Signet of this version runs, nothing more.
+        if (health && host?.status !== 400) return Response.json({ status: "ok", version: VERSION });
+        if (host) return refuse(path, host.status, host.status === 400 ? "invalid_input" : "forbidden", host.message);
+        const problem =
+          cors === false
+            ? `Origin ${JSON.stringify(origin!.slice(0, 100))} may not call this daemon (add it to daemon.allowedOrigins to allow a web page)`
+            : "cross-site requests are refused (Sec-Fetch-Site: cross-site)";
+        return refuse(path, 403, "forbidden", problem);
+      }
+
+      if (method === "OPTIONS") {
+        // A preflight grants nothing by itself: only an allowed origin hears which methods it may use.
+        const headers: Record<string, string> = { Allow: CORS_METHODS };
+        if (cors) {
+          Object.assign(headers, corsHeaders(cors), {
+            "Access-Control-Allow-Methods": CORS_METHODS,
+            "Access-Control-Allow-Headers": CORS_HEADERS,
+            "Access-Control-Max-Age": "600",
+          });
+        }
+        return new Response(null, { status: 204, headers });
+      }
+
+      if (hasBody(request) && !isMcpPath(path) && mediaType(request.headers.get("content-type")) !== "application/json") {
+        const given = request.headers.get("content-type");
+        return errorResponse(
+          "unsupported_media_type",
+          `request bodies must be sent as content-type application/json${given ? `, not ${JSON.stringify(given.slice(0, 100))}` : " (none was given)"}`,
+        );
+      }
+
+      const needs = credentialFor(method, path);
+      if (needs) {
+        const { adminToken, instanceKey } = settings.credentials;
+        const token = bearer(request);
+        const granted =
+          sameSecret(token, adminToken) || (needs === "instance" && sameSecret(request.headers.get(INSTANCE_KEY_HEADER), instanceKey));
+        if (!granted) {
+          const what =
+            needs === "admin"
+              ? "the owner's admin token (the signet CLI on this machine sends it from $SIGNET_PATH/.daemon/admin.token)"
+              : "the owner's instance key (signet-mcp sends it from $SIGNET_PATH/.daemon/instance.key)";
+          const given = token !== null || request.headers.has(INSTANCE_KEY_HEADER);
+          return given
+            ? errorResponse("forbidden", `${method} ${path} needs ${what}; the credential given is not it`)
+            : errorResponse("unauthorized", `${method} ${path} needs ${what}`);
+        }
+      }
+
+      const response = await inner(request);
+      return cors ? withHeaders(response, corsHeaders(cors)) : response;
+    };
+  };
+}
+
+function originOf(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+function corsHeaders(origin: string): Record<string, string> {
+  return { "Access-Control-Allow-Origin": origin, Vary: "Origin" };
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  try {
+    for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
+    return response;
+  } catch {
+    // immutable headers (a proxied answer): copy
+    const copy = new Response(response.body, response);
+    for (const [k, v] of Object.entries(headers)) copy.headers.set(k, v);
+    return copy;
+  }
+}

@@ -1,0 +1,13 @@
+// A request's path from its URL, also when a malformed Host left Bun with a relative URL.
+export const MCP_PATH = "/mcp";
+
+export function requestPath(url: string): string {
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  return url.slice(start).split(/[?#]/, 1)[0]!;
+}
+
+/** /mcp reads its own body and answers in JSON-RPC; Elysia routes "/mcp/" to the same handler. */
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || path === `${MCP_PATH}/`;
+}
