@@ -14,6 +14,10 @@ import { parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { defined, filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
+import { terminalText } from "./terminal-text";
+
+/** A field shown inside a line: a newline in it must not pass for another line of the rendering. */
+const inline = (text: string) => terminalText(text, { oneLine: true });
 
 async function readContent(value: string): Promise<string> {
   if (value !== "-") return value;
@@ -25,9 +29,9 @@ function renderMemory(m: Memory): string {
     .filter(Boolean)
     .join(" · ");
   const meta = [
-    m.tags.length ? `tags: ${m.tags.join(", ")}` : null,
-    m.project ? `project: ${m.project}` : null,
-    m.who ? `by ${m.who}` : null,
+    m.tags.length ? `tags: ${inline(m.tags.join(", "))}` : null,
+    m.project ? `project: ${inline(m.project)}` : null,
+    m.who ? `by ${inline(m.who)}` : null,
     `created ${m.createdAt}`,
     `v${m.version}`,
   ]
@@ -39,8 +43,8 @@ function renderMemory(m: Memory): string {
 function renderHistory(history: HistoryEntry[]): string {
   return history
     .map((h) => {
-      const who = [h.actor, h.actorType].filter(Boolean).join("/") || "unknown actor";
-      const why = h.reason ? ` (${h.reason})` : "";
+      const who = inline([h.actor, h.actorType].filter(Boolean).join("/") || "unknown actor");
+      const why = h.reason ? ` (${inline(h.reason)})` : "";
       return `v${h.version} ${h.action} by ${who} at ${h.createdAt}${why}\n  ${h.content.replace(/\n/g, "\n  ")}`;
     })
     .join("\n");

@@ -1,5 +1,7 @@
 // Output rules for every command: JSON when stdout is not a terminal or with --json; a readable
-// rendering on a terminal or with --pretty.
+// rendering on a terminal or with --pretty, with control characters made visible (terminal-text.ts).
+import { terminalText } from "./terminal-text";
+
 export interface OutputFlags {
   json?: boolean;
   pretty?: boolean;
@@ -11,8 +13,14 @@ export function wantsJson(flags: OutputFlags): boolean {
   return !process.stdout.isTTY;
 }
 
+/** A readable rendering on stdout, its control and bidi characters shown as escapes. */
+export function writeText(text: string): void {
+  process.stdout.write(`${terminalText(text)}\n`);
+}
+
 export function emit<T>(data: T, flags: OutputFlags, render: (data: T) => string): void {
-  process.stdout.write(wantsJson(flags) ? `${JSON.stringify(data, null, 2)}\n` : `${render(data)}\n`);
+  if (wantsJson(flags)) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  else writeText(render(data));
 }
 
 export const outputArgs = {

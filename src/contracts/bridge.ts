@@ -1,5 +1,6 @@
 // Contracts of the MCP bridge (SPEC §7): installed servers and calls to their tools. The HTTP
 // routes, the MCP tools and the CLI all validate with these.
+import { isAbsolute, resolve, sep } from "node:path";
 import { z } from "zod";
 import { intString } from "./memory";
 
@@ -31,15 +32,49 @@ export const ServerNameSchema = z
 /** Environment and header values: literal, or `secret:NAME` resolved when the server starts. */
 const StringMap = z.record(z.string().min(1).max(256), z.string().max(8192));
 
+const hasSeparator = (path: string) => path.includes("/") || path.includes(sep);
+
+/** Arguments that are plainly relative paths; others (`--root=./x`, `src`) cannot be told from words. */
+const isRelativeArg = (arg: string) => arg === "." || arg === ".." || arg.startsWith("./") || arg.startsWith("../");
+
+// The daemon starts servers from its own directory, which says nothing about where the operator
+// or a harness config meant: relative paths are resolved by whoever knows (`anchorPaths`), and
+// refused here.
 export const StdioTransportSchema = z
   .object({
     type: z.literal("stdio"),
-    command: z.string().trim().min(1, "command cannot be empty").max(4096),
+    command: z
+      .string()
+      .trim()
+      .min(1, "command cannot be empty")
+      .max(4096)
+      .refine(
+        (c) => isAbsolute(c) || !hasSeparator(c),
+        "a relative path cannot be resolved by the daemon: give an absolute path, or a bare program name looked up on PATH",
+      ),
     args: z.array(z.string().max(8192)).max(256).default([]),
     env: StringMap.default({}),
-    cwd: z.string().min(1).max(4096).optional(),
+    cwd: z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path: the daemon cannot know what a relative one is relative to").optional(),
   })
   .strict();
+
+/**
+ * A stdio server's relative paths made absolute, as they read where they were written: `cwd`
+ * against `base`, then a command containing a path separator and the arguments `.`, `..`, `./...`,
+ * `../...` against that cwd (or `base` without one), where the server would have looked for them.
+ * Fields of the wrong type are left for validation to name.
+ */
+export function anchorPaths<T extends { command?: unknown; args?: unknown; cwd?: unknown }>(transport: T, base: string): T {
+  const cwd = typeof transport.cwd === "string" && transport.cwd !== "" ? resolve(base, transport.cwd) : undefined;
+  const dir = cwd ?? base;
+  const { command, args } = transport;
+  return {
+    ...transport,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(typeof command === "string" && hasSeparator(command) ? { command: resolve(dir, command) } : {}),
+    ...(Array.isArray(args) ? { args: args.map((a: unknown) => (typeof a === "string" && isRelativeArg(a) ? resolve(dir, a) : a)) } : {}),
+  };
+}
 
 export const HttpTransportSchema = z
   .object({

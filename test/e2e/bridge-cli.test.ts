@@ -1,7 +1,7 @@
 // `signet mcp` from the compiled binary against a real daemon and the real server-everything:
 // installing, typed calls, output, exit codes (SPEC §3, §7) and the rows each call leaves.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { alive } from "../../src/control/daemon-process";
@@ -74,6 +74,54 @@ describe("signet mcp: servers", () => {
     expect(json(await cli(["mcp", "list"])).servers.map((x: any) => x.name)).toEqual(["everything", "fetcher"]);
     expect((await cli(["mcp", "import", "--from", "vim"])).code).toBe(2);
     await cli(["mcp", "remove", "fetcher"]);
+    rmSync(join(s.home, ".claude.json"));
+  });
+
+  test("add makes a relative command, --cwd and ./ ../ arguments absolute against the current directory", async () => {
+    const dir = join(s.home, "here");
+    mkdirSync(dir, { recursive: true });
+    const withCwd = json(await cli(["mcp", "add", "rel-cwd", "--cwd", "sub", "--", "./bin/server", "./conf.json", "../up", "plain", "--x=./kept"], undefined, dir));
+    expect(withCwd.transport).toEqual({
+      type: "stdio",
+      command: join(dir, "sub", "bin", "server"),
+      args: [join(dir, "sub", "conf.json"), join(dir, "up"), "plain", "--x=./kept"],
+      env: {},
+      cwd: join(dir, "sub"),
+    });
+    const bare = json(await cli(["mcp", "add", "rel-bare", "--", "node", "./server.js", "."], undefined, dir));
+    expect(bare.transport).toEqual({ type: "stdio", command: "node", args: [join(dir, "server.js"), dir], env: {} });
+    const help = await cli(["mcp", "add", "--help"]);
+    expect(help.stdout).toContain("--cwd");
+    expect(help.stdout).toContain("Relative paths are made absolute");
+    await cli(["mcp", "remove", "rel-cwd"]);
+    await cli(["mcp", "remove", "rel-bare"]);
+  });
+
+  test("import: a repository's own servers come disabled whatever the repository says; the report says why", async () => {
+    const project = join(s.home, "cloned-repo");
+    mkdirSync(join(project, ".claude"), { recursive: true });
+    writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { "repo-tool": { command: "./tool.sh", args: ["."] } } }));
+    // Shipped inside the repository: not the user's approval.
+    writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ enableAllProjectMcpServers: true, enabledMcpjsonServers: ["repo-tool"] }));
+    const why = "disabled: project server not approved in your own config; enable with `signet mcp enable repo-tool`";
+
+    const dry = await cli(["mcp", "import", "--from", "claude-code", "--dry-run", "--pretty"], undefined, project);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`would install:\n  repo-tool  ${why}`);
+    const done = json(await cli(["mcp", "import", "--from", "claude-code"], undefined, project));
+    expect(done.installed).toEqual(["repo-tool"]);
+    expect(done.servers).toEqual([{ name: "repo-tool", enabled: false, why }]);
+    const listed = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "repo-tool");
+    expect(listed.enabled).toBe(false);
+    expect(listed.transport).toEqual({ type: "stdio", command: join(project, "tool.sh"), args: [project], env: {} });
+    await cli(["mcp", "remove", "repo-tool"]);
+
+    // The user's own ~/.claude.json approving this project's servers is what enables them.
+    writeFileSync(join(s.home, ".claude.json"), JSON.stringify({ projects: { [project]: { enabledMcpjsonServers: ["repo-tool"] } } }));
+    const approved = json(await cli(["mcp", "import", "--from", "claude-code", "--dry-run"], undefined, project));
+    expect(approved.servers).toEqual([
+      { name: "repo-tool", enabled: true, why: `enabled: project server approved in your own config (${join(s.home, ".claude.json")})` },
+    ]);
     rmSync(join(s.home, ".claude.json"));
   });
 });
@@ -158,6 +206,18 @@ describe("signet mcp <server> <tool>", () => {
     expect(readFileSync(path!).subarray(1, 4).toString()).toBe("PNG");
   });
 
+  test("--save-dir never writes through a symlink planted at a file's name", async () => {
+    const dir = join(s.home, "planted");
+    mkdirSync(dir);
+    const outside = join(s.home, "outside.png");
+    symlinkSync(outside, join(dir, "image-1.png"));
+    const image = await cli(["mcp", "everything", "get-tiny-image", "--pretty", "--save-dir", dir]);
+    expect(image.code).toBe(0);
+    expect(existsSync(outside)).toBe(false);
+    expect(image.stdout).toContain(`image saved: ${join(dir, "image-2.png")} `);
+    expect(readFileSync(join(dir, "image-2.png")).subarray(1, 4).toString()).toBe("PNG");
+  });
+
   test("every call leaves a row, and analytics counts them", async () => {
     // An agent of this test's own: rows of earlier tests still on their way cannot be counted as these.
     const mine = ["--server", "everything", "--agent-id", "counting-operator"];
@@ -176,6 +236,34 @@ describe("signet mcp <server> <tool>", () => {
     const pretty = await cli(["mcp", "analytics", "--pretty"]);
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain("everything");
+  });
+});
+
+describe("terminal output", () => {
+  const HOSTILE = "clipboard \u001b]52;c;ZXZpbA==\u0007 clear \u001b[2J\u001b[H reversed \u202eevil\u202c end";
+  const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+  test("--pretty shows control characters in memories as escapes, never raw; JSON keeps the content exact", async () => {
+    const added = json(await cli(["remember", HOSTILE, "--tags", "hostile"]));
+    expect(json(await cli(["get", added.id])).content).toBe(HOSTILE);
+    for (const args of [
+      ["list", "--tags", "hostile", "--pretty"],
+      ["get", added.id, "--pretty"],
+      ["history", added.id, "--pretty"],
+      ["recall", "clipboard reversed", "--pretty"],
+    ]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toMatch(raw);
+      expect(r.stdout).toContain("clipboard \\x1b]52;c;ZXZpbA==\\x07 clear \\x1b[2J\\x1b[H reversed \\u202eevil\\u202c end");
+    }
+  });
+
+  test("--pretty shows control characters in a tool's result as escapes", async () => {
+    const r = await cli(["mcp", "everything", "echo", "--param", `message=${HOSTILE}`, "--pretty"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(raw);
+    expect(r.stdout).toContain("Echo: clipboard \\x1b]52;c;ZXZpbA==\\x07");
   });
 });
 

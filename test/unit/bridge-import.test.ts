@@ -29,6 +29,9 @@ function write(path: string, text: string): void {
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 const RESERVED = `is a reserved word of \`signet mcp\` (${RESERVED_SERVER_NAMES.join(", ")}); choose another name`;
 const BAD_NAME = "server names are 1-64 letters, digits and . _ - (starting with a letter or digit)";
+const OWN = "enabled: from your own config";
+const off = (harness: string) => `disabled: switched off in ${harness}`;
+const unapproved = (name: string) => `disabled: project server not approved in your own config; enable with \`signet mcp enable ${name}\``;
 
 describe("claude-code", () => {
   test("user, project and local servers; local wins; approvals and /mcp toggles decide enabled", () => {
@@ -78,19 +81,31 @@ describe("claude-code", () => {
     expect(readHarnessServers("claude-code", opts)).toEqual({
       servers: [
         {
-          name: "github",
-          transport: { type: "http", url: "https://api.githubcopilot.com/mcp/", headers: { Authorization: "Bearer ghp_abc" } },
-          enabled: false,
+          request: {
+            name: "github",
+            transport: { type: "http", url: "https://api.githubcopilot.com/mcp/", headers: { Authorization: "Bearer ghp_abc" } },
+            enabled: false,
+          },
+          why: off("Claude Code"),
         },
         {
-          name: "fs",
-          transport: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", opts.cwd], env: { DEBUG: "1" } },
-          enabled: true,
+          request: {
+            name: "fs",
+            transport: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", opts.cwd], env: { DEBUG: "1" } },
+            enabled: true,
+          },
+          why: OWN,
         },
-        { name: "db", transport: { type: "stdio", command: "db-mcp", args: ["--read-only"], env: {} }, enabled: true },
-        { name: "rejected", transport: { type: "stdio", command: "r-mcp", args: [], env: {} }, enabled: false },
-        { name: "pending", transport: { type: "http", url: "http://localhost:8080/mcp", headers: {} }, enabled: false },
-        { name: "sentry", transport: { type: "stdio", command: "sentry-mcp", args: [], env: { SENTRY_TOKEN: "sntrys_secret" } }, enabled: true },
+        {
+          request: { name: "db", transport: { type: "stdio", command: "db-mcp", args: ["--read-only"], env: {} }, enabled: true },
+          why: `enabled: project server approved in your own config (${join(opts.home, ".claude.json")})`,
+        },
+        { request: { name: "rejected", transport: { type: "stdio", command: "r-mcp", args: [], env: {} }, enabled: false }, why: off("Claude Code") },
+        { request: { name: "pending", transport: { type: "http", url: "http://localhost:8080/mcp", headers: {} }, enabled: false }, why: unapproved("pending") },
+        {
+          request: { name: "sentry", transport: { type: "stdio", command: "sentry-mcp", args: [], env: { SENTRY_TOKEN: "sntrys_secret" } }, enabled: true },
+          why: OWN,
+        },
       ],
       skipped: [
         { name: "signet", reason: "Signet itself" },
@@ -106,7 +121,7 @@ describe("claude-code", () => {
     });
   });
 
-  test("approvals kept in settings files; CLAUDE_CONFIG_DIR moves the state file", () => {
+  test("approvals inside the repository are not trusted, its rejections are; CLAUDE_CONFIG_DIR moves the state file", () => {
     const opts = dirs();
     const configDir = join(opts.home, "cc");
     opts.env.CLAUDE_CONFIG_DIR = configDir;
@@ -120,9 +135,9 @@ describe("claude-code", () => {
 
     expect(readHarnessServers("claude-code", opts)).toEqual({
       servers: [
-        { name: "user", transport: { type: "stdio", command: "u", args: [], env: {} }, enabled: true },
-        { name: "yes", transport: { type: "stdio", command: "y", args: [], env: {} }, enabled: true },
-        { name: "no", transport: { type: "stdio", command: "n", args: [], env: {} }, enabled: false },
+        { request: { name: "user", transport: { type: "stdio", command: "u", args: [], env: {} }, enabled: true }, why: OWN },
+        { request: { name: "yes", transport: { type: "stdio", command: "y", args: [], env: {} }, enabled: false }, why: unapproved("yes") },
+        { request: { name: "no", transport: { type: "stdio", command: "n", args: [], env: {} }, enabled: false }, why: off("Claude Code") },
       ],
       skipped: [],
       sources: [
@@ -131,6 +146,55 @@ describe("claude-code", () => {
         join(configDir, "settings.json"),
         join(opts.cwd, ".claude", "settings.local.json"),
       ],
+    });
+  });
+
+  test("project servers are approved only by the user's own files: the project's entry in .claude.json or settings.json", () => {
+    const opts = dirs();
+    write(join(opts.cwd, ".mcp.json"), json({ mcpServers: { a: { command: "a" }, b: { command: "b" } } }));
+    write(join(opts.cwd, ".claude", "settings.json"), json({ enableAllProjectMcpServers: true, enabledMcpjsonServers: ["a", "b"] }));
+    const why = () => readHarnessServers("claude-code", opts).servers.map((s) => [s.request.name, s.request.enabled, s.why]);
+    expect(why()).toEqual([
+      ["a", false, unapproved("a")],
+      ["b", false, unapproved("b")],
+    ]);
+
+    write(join(opts.home, ".claude", "settings.json"), json({ enabledMcpjsonServers: ["b"] }));
+    const settings = `enabled: project server approved in your own config (${join(opts.home, ".claude", "settings.json")})`;
+    expect(why()).toEqual([
+      ["a", false, unapproved("a")],
+      ["b", true, settings],
+    ]);
+
+    // Another project's approval is not this one's.
+    write(join(opts.home, ".claude.json"), json({ projects: { [`${opts.cwd}-other`]: { enableAllProjectMcpServers: true } } }));
+    expect(why().map(([, enabled]) => enabled)).toEqual([false, true]);
+    write(join(opts.home, ".claude.json"), json({ projects: { [opts.cwd]: { enableAllProjectMcpServers: true } } }));
+    const state = `enabled: project server approved in your own config (${join(opts.home, ".claude.json")})`;
+    expect(why()).toEqual([
+      ["a", true, state],
+      ["b", true, state],
+    ]);
+  });
+
+  test("relative paths are resolved where they were declared: the home's config, the project's .mcp.json, the project's local servers", () => {
+    const opts = dirs();
+    write(
+      join(opts.home, ".claude.json"),
+      json({
+        mcpServers: { user: { command: "bin/user-mcp", args: ["./conf.json", "--flag", "rel/kept"] } },
+        projects: { [opts.cwd]: { mcpServers: { local: { command: "npx", args: ["@modelcontextprotocol/server-filesystem", "."] } } } },
+      }),
+    );
+    write(
+      join(opts.cwd, ".mcp.json"),
+      json({ mcpServers: { repo: { command: "./server.sh", args: ["../shared"] } } }),
+    );
+    const transports = Object.fromEntries(readHarnessServers("claude-code", opts).servers.map((s) => [s.request.name, s.request.transport]));
+    expect(transports).toEqual({
+      user: { type: "stdio", command: join(opts.home, "bin", "user-mcp"), args: [join(opts.home, "conf.json"), "--flag", "rel/kept"], env: {} },
+      repo: { type: "stdio", command: join(opts.cwd, "server.sh"), args: [join(opts.cwd, "..", "shared")], env: {} },
+      local: { type: "stdio", command: "npx", args: ["@modelcontextprotocol/server-filesystem", opts.cwd], env: {} },
     });
   });
 
@@ -201,11 +265,17 @@ args = "--verbose"
     expect(readHarnessServers("codex", opts)).toEqual({
       servers: [
         {
-          name: "context7",
-          transport: { type: "stdio", command: "npx", args: ["-y", "@upstash/context7-mcp"], env: { CONTEXT7_API_KEY: "ctx7sk-123" }, cwd: "/srv/tools" },
-          enabled: true,
+          request: {
+            name: "context7",
+            transport: { type: "stdio", command: "npx", args: ["-y", "@upstash/context7-mcp"], env: { CONTEXT7_API_KEY: "ctx7sk-123" }, cwd: "/srv/tools" },
+            enabled: true,
+          },
+          why: OWN,
         },
-        { name: "figma", transport: { type: "http", url: "https://mcp.figma.com/mcp", headers: { "X-Figma-Region": "us-east-1" } }, enabled: false },
+        {
+          request: { name: "figma", transport: { type: "http", url: "https://mcp.figma.com/mcp", headers: { "X-Figma-Region": "us-east-1" } }, enabled: false },
+          why: off("Codex"),
+        },
       ],
       skipped: [
         { name: "signet", reason: "Signet itself" },
@@ -225,7 +295,9 @@ args = "--verbose"
     opts.env.CODEX_HOME = join(opts.home, "cx");
     write(join(opts.home, ".codex", "config.toml"), '[mcp_servers.home]\ncommand = "h"\n');
     write(join(opts.home, "cx", "config.toml"), '[mcp_servers.cx]\ncommand = "c"\n');
-    expect(readHarnessServers("codex", opts).servers).toEqual([{ name: "cx", transport: { type: "stdio", command: "c", args: [], env: {} }, enabled: true }]);
+    expect(readHarnessServers("codex", opts).servers).toEqual([
+      { request: { name: "cx", transport: { type: "stdio", command: "c", args: [], env: {} }, enabled: true }, why: OWN },
+    ]);
 
     write(join(opts.home, "cx", "config.toml"), '[mcp_servers.a]\ncommand = "a"\n[mcp_servers.a]\nargs = []\n');
     expect(() => readHarnessServers("codex", opts)).toThrow(HarnessConfigError);
@@ -235,8 +307,17 @@ args = "--verbose"
   });
 });
 
+test("codex: a relative cwd is the config directory's; the command and arguments are relative to that cwd", () => {
+  const opts = dirs();
+  write(join(opts.home, ".codex", "config.toml"), '[mcp_servers.t]\ncommand = "./bin/t"\nargs = ["./data", "-v"]\ncwd = "tools"\n');
+  const codexDir = join(opts.home, ".codex");
+  expect(readHarnessServers("codex", opts).servers.map((s) => s.request.transport)).toEqual([
+    { type: "stdio", command: join(codexDir, "tools", "bin", "t"), args: [join(codexDir, "tools", "data"), "-v"], env: {}, cwd: join(codexDir, "tools") },
+  ]);
+});
+
 describe("opencode", () => {
-  test("global .json and .jsonc (comments), then the project's files merged over them", () => {
+  test("global .json and .jsonc (comments), then the project's files merged over them; what the project touches comes disabled", () => {
     const opts = dirs();
     const dir = join(opts.home, ".config", "opencode");
     write(
@@ -278,13 +359,19 @@ describe("opencode", () => {
     expect(readHarnessServers("opencode", opts)).toEqual({
       servers: [
         {
-          name: "everything",
-          transport: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env: { API_KEY: "k-1" } },
-          enabled: true,
+          request: {
+            name: "everything",
+            transport: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env: { API_KEY: "k-1" } },
+            enabled: true,
+          },
+          why: OWN,
         },
-        { name: "jira", transport: { type: "http", url: "https://jira.example.com/mcp", headers: { Authorization: "Bearer j" } }, enabled: false },
-        { name: "sentry", transport: { type: "http", url: "https://mcp.sentry.dev/mcp", headers: {} }, enabled: false },
-        { name: "proj", transport: { type: "stdio", command: "bun", args: ["x", "proj-mcp"], env: {} }, enabled: true },
+        {
+          request: { name: "jira", transport: { type: "http", url: "https://jira.example.com/mcp", headers: { Authorization: "Bearer j" } }, enabled: false },
+          why: off("OpenCode"),
+        },
+        { request: { name: "sentry", transport: { type: "http", url: "https://mcp.sentry.dev/mcp", headers: {} }, enabled: false }, why: off("OpenCode") },
+        { request: { name: "proj", transport: { type: "stdio", command: "bun", args: ["x", "proj-mcp"], env: {} }, enabled: false }, why: unapproved("proj") },
       ],
       skipped: [
         { name: "signet", reason: "Signet itself" },
@@ -298,6 +385,21 @@ describe("opencode", () => {
     });
   });
 
+  test("a project that changes a global server's command takes it over: disabled, its paths the project's", () => {
+    const opts = dirs();
+    const dir = join(opts.home, ".config", "opencode");
+    write(
+      join(dir, "opencode.json"),
+      json({ mcp: { tool: { type: "local", command: ["./tool-mcp", "./conf"] }, kept: { type: "local", command: ["bin/kept"] } } }),
+    );
+    write(join(opts.cwd, "opencode.jsonc"), json({ mcp: { tool: { command: ["./evil.sh"] }, kept: { environment: { K: "v" } } } }));
+    expect(readHarnessServers("opencode", opts).servers.map((s) => [s.request.transport, s.request.enabled, s.why])).toEqual([
+      [{ type: "stdio", command: join(opts.cwd, "evil.sh"), args: [], env: {} }, false, unapproved("tool")],
+      // Only the environment came from the project: the command is still the global file's.
+      [{ type: "stdio", command: join(dir, "bin", "kept"), args: [], env: { K: "v" } }, false, unapproved("kept")],
+    ]);
+  });
+
   test("XDG_CONFIG_HOME and OPENCODE_CONFIG are where the configs are; broken JSONC throws naming the file", () => {
     const opts = dirs();
     opts.env.XDG_CONFIG_HOME = join(opts.home, "xdg");
@@ -306,7 +408,10 @@ describe("opencode", () => {
     write(join(opts.home, "xdg", "opencode", "opencode.json"), json({ mcp: { xdg: { type: "local", command: ["x"] } } }));
     write(join(opts.cwd, "custom.json"), json({ mcp: { custom: { type: "local", command: ["c"] } } }));
     const result = readHarnessServers("opencode", opts);
-    expect(result.servers.map((s) => s.name)).toEqual(["xdg", "custom"]);
+    expect(result.servers.map((s) => [s.request.name, s.why])).toEqual([
+      ["xdg", OWN],
+      ["custom", OWN],
+    ]);
     expect(result.sources).toEqual([join(opts.home, "xdg", "opencode", "opencode.json"), join(opts.cwd, "custom.json")]);
 
     write(join(opts.cwd, "opencode.jsonc"), '{ "mcp": { "a": { // unterminated\n');

@@ -2,7 +2,7 @@
 // (text, saved images, resources, structured content as tables, errors). Results are copied
 // from what server-everything returns.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -52,6 +52,13 @@ describe("renderServerList", () => {
         "remote      disabled  http       https://example.com/mcp",
       ].join("\n"),
     );
+  });
+  test("control and bidi characters in a listing are shown as escapes, columns still aligned", () => {
+    const hostile: InstalledServer = { ...remote, transport: { type: "http", url: "https://example.com/\u001b[2J", headers: {} }, description: "x\u202ey" };
+    expect(renderServerList([hostile, remote]).split("\n").slice(1)).toEqual([
+      "remote  disabled  http       https://example.com/\\x1b[2J  x\\u202ey",
+      "remote  disabled  http       https://example.com/mcp",
+    ]);
   });
   test("a listing that knows which servers are live says so", () => {
     expect(renderServerList([{ ...remote, enabled: true, running: true }]).split("\n")[1]).toBe("remote  enabled, running  http       https://example.com/mcp");
@@ -226,6 +233,23 @@ describe("renderCallResult", () => {
     expect(readFileSync(path).equals(Buffer.from(PNG, "base64"))).toBe(true);
     // Saving into the same directory again keeps the first file.
     expect(renderCallResult(result, { saveDir: dir }).saved).toEqual([join(dir, "image-2.png")]);
+  });
+
+  test("a name already taken, by a file or a symlink (dangling or not), is never written through: the next number is used", () => {
+    const dir = saveDir();
+    const outside = saveDir();
+    const target = join(outside, "planted.png");
+    symlinkSync(target, join(dir, "image-1.png"));
+    writeFileSync(join(outside, "existing"), "mine");
+    symlinkSync(join(outside, "existing"), join(dir, "image-2.png"));
+    writeFileSync(join(dir, "image-3.png"), "earlier");
+    const out = renderCallResult({ content: [{ type: "image", data: PNG, mimeType: "image/png" }] }, { saveDir: dir });
+    expect(out.saved).toEqual([join(dir, "image-4.png")]);
+    expect(existsSync(target)).toBe(false);
+    expect(readlinkSync(join(dir, "image-1.png"))).toBe(target);
+    expect(readFileSync(join(outside, "existing"), "utf8")).toBe("mine");
+    expect(readFileSync(join(dir, "image-3.png"), "utf8")).toBe("earlier");
+    expect(lstatSync(join(dir, "image-4.png")).isFile()).toBe(true);
   });
 
   test("without a directory, files go to a fresh signet-mcp-* directory under the system temp dir", () => {

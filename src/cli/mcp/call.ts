@@ -6,7 +6,7 @@ import type { BridgeTool } from "../../contracts/bridge";
 import { ParamError, parseParams, validateArguments } from "../../core/bridge/params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
-import { wantsJson } from "../output";
+import { wantsJson, writeText } from "../output";
 import { renderCallResult, renderServerHelp, renderToolHelp, renderToolList } from "./render";
 
 interface CallFlags {
@@ -139,8 +139,7 @@ function print(result: CallToolResult, flags: CallFlags): void {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
-  const { text } = renderCallResult(result, { saveDir: flags.saveDir });
-  process.stdout.write(`${text}\n`);
+  writeText(renderCallResult(result, { saveDir: flags.saveDir }).text);
 }
 
 /** `--batch -`: JSON lines `{tool, arguments}` in, one JSON result per line out, in order. */
@@ -186,18 +185,18 @@ export async function runServerCommand(server: string, args: string[]): Promise<
     // The metadata comes first: an unknown server is a plain "not found", not a failed start.
     const info = await client.bridge.get(server);
     const { tools } = await client.bridge.tools(server, flags.timeoutMs);
-    process.stdout.write(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}\n`);
+    writeText(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
   const { tools } = await client.bridge.tools(server, flags.timeoutMs);
   if (word === "list-tools") {
     if (wantsJson(flags)) process.stdout.write(`${JSON.stringify({ server, tools }, null, 2)}\n`);
-    else process.stdout.write(`${renderToolList(server, tools)}\n`);
+    else writeText(renderToolList(server, tools));
     return EXIT.ok;
   }
   const tool = findTool(server, tools, word);
   if (flags.help) {
-    process.stdout.write(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}\n`);
+    writeText(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
   const result = await client.bridge.call(server, {

@@ -1,6 +1,6 @@
 // Installing and managing MCP servers: list, add, remove, enable, disable, import (SPEC §7).
 import { defineCommand } from "citty";
-import { InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
+import { anchorPaths, InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
 import { parseInput } from "../../contracts/parse";
 import { ApiError } from "../../client/client";
 import { readHarnessServers } from "../../core/bridge/import";
@@ -56,14 +56,14 @@ export const add = defineCommand({
   meta: {
     name: "add",
     description:
-      "Install an MCP server: `signet mcp add <name> [--env K=V ...] -- <command> [args...]` (stdio) or `signet mcp add <name> --url <url> [--header K=V ...]` (streamable HTTP). Values may be secret:NAME references.",
+      "Install an MCP server: `signet mcp add <name> [--cwd DIR] [--env K=V ...] -- <command> [args...]` (stdio) or `signet mcp add <name> --url <url> [--header K=V ...]` (streamable HTTP). Values may be secret:NAME references. Relative paths are made absolute now, since the daemon runs servers elsewhere: --cwd against the current directory; a command with a / and the arguments ., .., ./... and ../... against --cwd, or the current directory without it. A bare command (npx, node) is looked up on PATH.",
   },
   args: {
     ...nameArg,
     url: { type: "string", description: "Streamable HTTP endpoint of the server (instead of a command)" },
     env: { type: "string", description: "Environment variable for the server, KEY=VALUE (repeatable)" },
     header: { type: "string", description: "HTTP header for the server, KEY=VALUE (repeatable)" },
-    cwd: { type: "string", description: "Working directory of the server process" },
+    cwd: { type: "string", description: "Working directory of the server process (default: your home directory); a relative one is taken from the current directory" },
     description: { type: "string", description: "What the server is for" },
     disabled: { type: "boolean", description: "Install it disabled" },
     // --url names the server here; the daemon comes from SIGNET_DAEMON_URL or the config.
@@ -88,7 +88,7 @@ export const add = defineCommand({
         name: args.name,
         transport: flagUrl
           ? { type: "http", url: flagUrl, headers }
-          : { type: "stdio", command: command[0], args: command.slice(1), env, ...(args.cwd ? { cwd: args.cwd } : {}) },
+          : anchorPaths({ type: "stdio", command: command[0], args: command.slice(1), env, ...(args.cwd ? { cwd: args.cwd } : {}) }, process.cwd()),
         enabled: !args.disabled,
         ...(args.description ? { description: args.description } : {}),
       },
@@ -128,11 +128,12 @@ export const disable = toggle(false);
 export const importServers = defineCommand({
   meta: {
     name: "import",
-    description: "Install the MCP servers a harness already has configured (skips Signet itself and names already installed)",
+    description:
+      "Install the MCP servers a harness already has configured (skips Signet itself and names already installed). A repository's own servers (.mcp.json, the project's opencode.json) come disabled unless your own config approves them; approvals inside the repository are not trusted. Relative paths are resolved against the directory of the config that declares them.",
   },
   args: {
     from: { type: "string", description: `Harness to read: ${HARNESS_NAMES.join(", ")}`, required: true },
-    "dry-run": { type: "boolean", description: "Show what would be installed without installing it" },
+    "dry-run": { type: "boolean", description: "Show what would be installed, enabled or not, without installing it" },
     ...clientArgs,
   },
   async run({ args }) {
@@ -144,30 +145,32 @@ export const importServers = defineCommand({
     if (!home) throw new UsageError("HOME is not set: cannot find the harness's config");
     const found = readHarnessServers(from as HarnessName, { home, cwd: process.cwd() });
     const client = clientFor(configFromFlags(args));
-    const installed: string[] = [];
+    const servers: { name: string; enabled: boolean; why: string }[] = [];
     const skipped = [...found.skipped];
     const existing = new Set((await client.bridge.list()).servers.map((s) => s.name));
-    for (const server of found.servers) {
-      if (existing.has(server.name)) {
-        skipped.push({ name: server.name, reason: "already installed" });
+    for (const { request, why } of found.servers) {
+      if (existing.has(request.name)) {
+        skipped.push({ name: request.name, reason: "already installed" });
         continue;
       }
       if (!args["dry-run"]) {
         try {
-          await client.bridge.install(server);
+          await client.bridge.install(request);
         } catch (err) {
           if (!(err instanceof ApiError) || err.status >= 500) throw err;
-          skipped.push({ name: server.name, reason: err.message });
+          skipped.push({ name: request.name, reason: err.message });
           continue;
         }
       }
-      installed.push(server.name);
+      servers.push({ name: request.name, enabled: request.enabled, why });
     }
-    const result = { from, dryRun: Boolean(args["dry-run"]), sources: found.sources, installed, skipped };
+    const installed = servers.map((s) => s.name);
+    const result = { from, dryRun: Boolean(args["dry-run"]), sources: found.sources, installed, servers, skipped };
     emit(result, args, (r) =>
       [
         r.sources.length ? `read ${r.sources.join(", ")}` : `no ${from} config found`,
-        `${r.dryRun ? "would install" : "installed"}: ${r.installed.length ? r.installed.join(", ") : "none"}`,
+        `${r.dryRun ? "would install" : "installed"}: ${r.installed.length ? "" : "none"}`.trimEnd(),
+        ...r.servers.map((s) => `  ${s.name}  ${s.why}`),
         ...r.skipped.map((s) => `skipped ${s.name}: ${s.reason}`),
       ].join("\n"),
     );

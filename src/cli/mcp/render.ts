@@ -1,17 +1,19 @@
 // Readable renderings of the MCP bridge (`signet mcp ... --pretty`, or on a terminal): servers,
 // tools, help pages and call results. Plain text, so it reads the same in a pipe to `less`.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeTool, InstalledServer, Transport } from "../../contracts/bridge";
 import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "../../core/bridge/params";
+import { terminalText } from "../terminal-text";
 
-/** Rows padded into aligned columns; the last column is never padded. */
+/** Rows padded into aligned columns; the last column is never padded. Cells are made safe (terminal-text.ts) before they are measured. */
 function columns(rows: string[][], indent = "  "): string[] {
+  const safe = rows.map((row) => row.map((cell) => terminalText(cell, { oneLine: true })));
   const widths: number[] = [];
-  for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => (indent + row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd());
+  for (const row of safe) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return safe.map((row) => (indent + row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd());
 }
 
 function oneLine(text: string | null | undefined, max = 100): string {
@@ -124,14 +126,25 @@ function extensionOf(mimeType: string | undefined): string {
 function fileSaver(saveDir: string | undefined) {
   let dir = saveDir;
   const saved: string[] = [];
-  /** `image-1.png`, `image-2.png`, ...: the first free number, so a directory given again keeps earlier files. */
+  /**
+   * `image-1.png`, `image-2.png`, ...: the first free number, so a directory given again keeps
+   * earlier files. Each file is created exclusively ("wx": O_CREAT | O_EXCL), which never follows
+   * a symlink, dangling or not, planted at the name: a taken name, whatever it is, moves on to the next.
+   */
   const save = (kind: string, mimeType: string | undefined, base64: string): string => {
     if (dir === undefined) dir = mkdtempSync(join(tmpdir(), "signet-mcp-"));
     else mkdirSync(dir, { recursive: true });
     const bytes = Buffer.from(base64, "base64");
     let path = "";
-    for (let n = 1; path === "" || existsSync(path); n++) path = join(dir, `${kind}-${n}.${extensionOf(mimeType)}`);
-    writeFileSync(path, bytes);
+    for (let n = 1; path === ""; n++) {
+      const candidate = join(dir, `${kind}-${n}.${extensionOf(mimeType)}`);
+      try {
+        writeFileSync(candidate, bytes, { flag: "wx" });
+        path = candidate;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+    }
     saved.push(path);
     return `${path} (${mimeType ?? "unknown type"}, ${bytes.length} bytes)`;
   };

@@ -7,8 +7,13 @@
 // out of the registry replace them with `secret:NAME` references afterwards. What a harness reads
 // from its own environment when it starts a server (Codex `env_vars`, `bearer_token_env_var`,
 // `env_http_headers`) cannot be carried, so such servers are skipped with the variables named.
+//
+// A repository's own files (.mcp.json, the project's opencode.json) are written by whoever wrote the
+// repository: their servers come disabled unless the user's own config approves them, and approvals
+// found inside the repository are never trusted. Relative paths are resolved against the directory
+// of the config that declared them, since the daemon runs servers from elsewhere.
 import { basename, dirname, join, resolve } from "node:path";
-import { InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../../contracts/bridge";
+import { anchorPaths, InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../../contracts/bridge";
 import { claudePaths } from "../harness/claude-code";
 import { checkCodexToml, codexPath } from "../harness/codex";
 import { isObject, readJsonObject, type JsonObject } from "../harness/json-edit";
@@ -30,8 +35,14 @@ export interface SkippedServer {
   reason: string;
 }
 
+export interface ImportedServer {
+  request: InstallServerRequest;
+  /** Why it comes enabled or disabled, for the import report. */
+  why: string;
+}
+
 export interface HarnessServers {
-  servers: InstallServerRequest[];
+  servers: ImportedServer[];
   skipped: SkippedServer[];
   /** The config files that exist and were read; empty when the harness has none. */
   sources: string[];
@@ -40,7 +51,12 @@ export interface HarnessServers {
 /** One harness entry in Signet's terms, before validation; `problem` is why it cannot be imported. */
 interface Candidate {
   transport?: Record<string, unknown>;
+  /** The harness's own switch for the entry. */
   enabled: unknown;
+  /** The directory of the config that declared it, which its relative paths are relative to. */
+  base: string;
+  /** For a repository's server: the file of the user's own config that approves it, if one does. */
+  project?: { approvedIn?: string };
   problem?: string;
 }
 
@@ -53,30 +69,45 @@ type Place = Required<ImportOptions>;
 
 export function readHarnessServers(harness: HarnessName, opts: ImportOptions): HarnessServers {
   const place: Place = { home: opts.home, cwd: resolve(opts.cwd), env: opts.env ?? process.env };
-  const { entries, sources } = READERS[harness](place);
+  const { read, label } = READERS[harness];
+  const { entries, sources } = read(place);
   const out: HarnessServers = { servers: [], skipped: [], sources };
   for (const [name, candidate] of entries) {
-    const verdict = validate(name, candidate);
+    const verdict = validate(name, candidate, label);
     if (typeof verdict === "string") out.skipped.push({ name, reason: verdict });
     else out.servers.push(verdict);
   }
   return out;
 }
 
-const READERS: Record<HarnessName, (place: Place) => Found> = {
-  "claude-code": readClaudeCode,
-  codex: readCodex,
-  opencode: readOpencode,
+const READERS: Record<HarnessName, { read: (place: Place) => Found; label: string }> = {
+  "claude-code": { read: readClaudeCode, label: "Claude Code" },
+  codex: { read: readCodex, label: "Codex" },
+  opencode: { read: readOpencode, label: "OpenCode" },
 };
 
-function validate(name: string, candidate: Candidate): InstallServerRequest | string {
+function validate(name: string, candidate: Candidate, label: string): ImportedServer | string {
   if (isSignet(name, candidate.transport)) return "Signet itself";
   const named = ServerNameSchema.safeParse(name);
   if (!named.success) return named.error.issues.map((i) => i.message).join("; ");
   if (candidate.problem) return candidate.problem;
-  const parsed = InstallServerRequestSchema.safeParse({ name, transport: candidate.transport, enabled: candidate.enabled });
-  if (parsed.success) return parsed.data;
-  return parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  const { transport, base, project } = candidate;
+  const unapproved = project !== undefined && project.approvedIn === undefined;
+  const parsed = InstallServerRequestSchema.safeParse({
+    name,
+    transport: transport?.type === "stdio" ? anchorPaths(transport, base) : transport,
+    enabled: unapproved ? false : candidate.enabled,
+  });
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  const why =
+    candidate.enabled === false
+      ? `disabled: switched off in ${label}`
+      : unapproved
+        ? `disabled: project server not approved in your own config; enable with \`signet mcp enable ${name}\``
+        : project
+          ? `enabled: project server approved in your own config (${project.approvedIn})`
+          : "enabled: from your own config";
+  return { request: parsed.data, why };
 }
 
 /** The entry `signet setup` writes: named signet, or starting signet-mcp / `signet mcp serve`. */
@@ -122,8 +153,10 @@ function listed(doc: JsonObject | undefined, key: string, name: string): boolean
 /**
  * User servers (`mcpServers` in .claude.json), project servers (.mcp.json in the project) and
  * local servers (`projects[<cwd>].mcpServers`); on a name clash the narrower scope wins, as in
- * Claude Code. A project server is imported enabled only when Claude Code approved it, since
- * .mcp.json comes with the repository; servers switched off in /mcp come disabled.
+ * Claude Code. A project server comes enabled only when the user's own files approve it: the
+ * project's entry in .claude.json, or the user's settings.json; the repository's
+ * .claude/settings.local.json can only reject one. Servers switched off in /mcp come disabled.
+ * Local servers run in the project, so their relative paths are the project's.
  */
 function readClaudeCode({ home, cwd, env }: Place): Found {
   const sources: string[] = [];
@@ -132,32 +165,30 @@ function readClaudeCode({ home, cwd, env }: Place): Found {
   const state = readJsonConfig(paths.state, sources);
   const mcpJson = readJsonConfig(mcpJsonPath, sources);
   const project = objectAt(objectAt(state, "projects", paths.state), cwd, paths.state);
-  // Approvals of .mcp.json servers live in the project's state or in settings kept out of the repository.
-  const approvals = mcpJson
-    ? [project, readJsonConfig(paths.settings, sources), readJsonConfig(join(cwd, ".claude", "settings.local.json"), sources)]
-    : [];
+  const approvals: [JsonObject | undefined, string][] = mcpJson ? [[project, paths.state], [readJsonConfig(paths.settings, sources), paths.settings]] : [];
+  const rejections = mcpJson ? [...approvals.map(([doc]) => doc), readJsonConfig(join(cwd, ".claude", "settings.local.json"), sources)] : [];
 
-  const scopes: [JsonObject | undefined, boolean][] = [
-    [objectAt(state, "mcpServers", paths.state), false],
-    [objectAt(mcpJson, "mcpServers", mcpJsonPath), true],
-    [objectAt(project, "mcpServers", paths.state), false],
+  const scopes: [JsonObject | undefined, string, boolean][] = [
+    [objectAt(state, "mcpServers", paths.state), dirname(paths.state), false],
+    [objectAt(mcpJson, "mcpServers", mcpJsonPath), cwd, true],
+    [objectAt(project, "mcpServers", paths.state), cwd, false],
   ];
-  const chosen = new Map<string, { raw: unknown; fromMcpJson: boolean }>();
-  for (const [servers, fromMcpJson] of scopes) {
-    for (const [name, raw] of Object.entries(servers ?? {})) chosen.set(name, { raw, fromMcpJson });
+  const chosen = new Map<string, { raw: unknown; base: string; fromMcpJson: boolean }>();
+  for (const [servers, base, fromMcpJson] of scopes) {
+    for (const [name, raw] of Object.entries(servers ?? {})) chosen.set(name, { raw, base, fromMcpJson });
   }
-  const approved = (name: string) =>
-    !approvals.some((a) => listed(a, "disabledMcpjsonServers", name)) &&
-    approvals.some((a) => a?.enableAllProjectMcpServers === true || listed(a, "enabledMcpjsonServers", name));
+  const approvedIn = (name: string) =>
+    approvals.find(([doc]) => doc?.enableAllProjectMcpServers === true || listed(doc, "enabledMcpjsonServers", name))?.[1];
 
-  const entries = [...chosen].map(([name, { raw, fromMcpJson }]): [string, Candidate] => {
-    const enabled = !listed(project, "disabledMcpServers", name) && (!fromMcpJson || approved(name));
-    return [name, { ...claudeCandidate(raw), enabled }];
+  const entries = [...chosen].map(([name, { raw, base, fromMcpJson }]): [string, Candidate] => {
+    const rejected = listed(project, "disabledMcpServers", name) || (fromMcpJson && rejections.some((doc) => listed(doc, "disabledMcpjsonServers", name)));
+    const origin = fromMcpJson ? { project: { approvedIn: approvedIn(name) } } : {};
+    return [name, { ...claudeCandidate(raw), enabled: !rejected, base, ...origin }];
   });
   return { entries, sources };
 }
 
-function claudeCandidate(raw: unknown): Omit<Candidate, "enabled"> {
+function claudeCandidate(raw: unknown): Pick<Candidate, "transport" | "problem"> {
   if (!isObject(raw)) return { problem: "the entry is not an object" };
   const type = raw.type ?? "stdio";
   if (type === "stdio") return { transport: defined({ type: "stdio", command: raw.command, args: raw.args, env: raw.env }) };
@@ -183,11 +214,11 @@ function readCodex({ home, env }: Place): Found {
     throw new HarnessConfigError(path, (err as Error).message);
   }
   if (servers !== undefined && !isObject(servers)) throw new HarnessConfigError(path, "mcp_servers is not a table");
-  const entries = Object.entries(servers ?? {}).map(([name, raw]): [string, Candidate] => [name, codexCandidate(raw)]);
+  const entries = Object.entries(servers ?? {}).map(([name, raw]): [string, Candidate] => [name, { ...codexCandidate(raw), base: dirname(path) }]);
   return { entries, sources: [path] };
 }
 
-function codexCandidate(raw: unknown): Candidate {
+function codexCandidate(raw: unknown): Omit<Candidate, "base"> {
   if (!isObject(raw)) return { enabled: true, problem: "the entry is not a table" };
   const enabled = raw.enabled ?? true;
   const stdio = raw.command !== undefined;
@@ -213,21 +244,36 @@ function codexCandidate(raw: unknown): Candidate {
 /**
  * `mcp` of the global config (opencode.json, then opencode.jsonc, in its config directory), the
  * OPENCODE_CONFIG file, then the project's opencode.json / opencode.jsonc; later files are merged
- * over earlier ones key by key, as OpenCode does, so a project can switch a global server off.
+ * over earlier ones key by key, as OpenCode does. OpenCode asks nobody before running a project's
+ * servers, so any server the project's files touch (its command, its environment, its switch)
+ * comes disabled. A command's relative paths are those of the file that set it.
  */
 function readOpencode({ home, cwd, env }: Place): Found {
   const global = opencodePath({ home, env });
-  const paths = [global, join(dirname(global), "opencode.jsonc")];
-  if (env.OPENCODE_CONFIG?.trim()) paths.push(resolve(cwd, env.OPENCODE_CONFIG.trim()));
-  paths.push(join(cwd, "opencode.json"), join(cwd, "opencode.jsonc"));
+  const userFiles = [global, join(dirname(global), "opencode.jsonc")];
+  if (env.OPENCODE_CONFIG?.trim()) userFiles.push(resolve(cwd, env.OPENCODE_CONFIG.trim()));
+  const files = [
+    ...userFiles.map((path) => ({ path, project: false })),
+    ...["opencode.json", "opencode.jsonc"].map((file) => ({ path: join(cwd, file), project: true })),
+  ];
 
   const sources: string[] = [];
   let merged: JsonObject = {};
-  for (const path of paths) {
+  const origins = new Map<string, { base: string; project: boolean }>();
+  for (const { path, project } of files) {
     // OpenCode reads every config file as JSONC, whatever its extension.
-    merged = mergeDeep(merged, objectAt(readJsonConfig(path, sources, true), "mcp", path) ?? {});
+    const mcp = objectAt(readJsonConfig(path, sources, true), "mcp", path) ?? {};
+    for (const [name, raw] of Object.entries(mcp)) {
+      const prior = origins.get(name);
+      const setsCommand = isObject(raw) && raw.command !== undefined;
+      origins.set(name, { base: setsCommand || !prior ? dirname(path) : prior.base, project: project || Boolean(prior?.project) });
+    }
+    merged = mergeDeep(merged, mcp);
   }
-  const entries = Object.entries(merged).map(([name, raw]): [string, Candidate] => [name, opencodeCandidate(raw)]);
+  const entries = Object.entries(merged).map(([name, raw]): [string, Candidate] => {
+    const { base, project } = origins.get(name)!;
+    return [name, { ...opencodeCandidate(raw), base, ...(project ? { project: {} } : {}) }];
+  });
   return { entries, sources };
 }
 
@@ -240,7 +286,7 @@ function mergeDeep(base: JsonObject, over: JsonObject): JsonObject {
   return out;
 }
 
-function opencodeCandidate(raw: unknown): Candidate {
+function opencodeCandidate(raw: unknown): Omit<Candidate, "base"> {
   if (!isObject(raw)) return { enabled: true, problem: "the entry is not an object" };
   const enabled = raw.enabled ?? true;
   if (raw.type === "remote") return { transport: defined({ type: "http", url: raw.url, headers: raw.headers }), enabled };
