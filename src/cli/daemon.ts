@@ -1,4 +1,5 @@
 // `signet daemon`: run in the foreground, or start/stop/restart a background daemon and inspect it.
+import { terminalText } from "./terminal-text";
 import { defineCommand } from "citty";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
@@ -88,7 +89,8 @@ const logs = defineCommand({
     const path = daemonFiles(configFromFlags({}).dataDir).log;
     const lines = args.lines === undefined ? 200 : Number(args.lines);
     const head = tailLog(path, Number.isFinite(lines) && lines > 0 ? lines : 200);
-    if (head) process.stdout.write(`${head}\n`);
+    // The log quotes servers' stderr and request paths: shown, never obeyed, by the terminal.
+    if (head) process.stdout.write(`${terminalText(head)}\n`);
     if (!args.follow) return;
     let offset = existsSync(path) ? statSync(path).size : 0;
     for (;;) {
@@ -98,7 +100,7 @@ const logs = defineCommand({
       if (size < offset) offset = 0;
       if (size > offset) {
         const chunk = await Bun.file(path).slice(offset, size).text();
-        process.stdout.write(chunk);
+        process.stdout.write(terminalText(chunk));
         offset = size;
       }
     }

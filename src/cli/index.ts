@@ -1,4 +1,5 @@
 // The `signet` command tree. Subcommands load lazily so `--version` and small commands start fast.
+import { terminalText } from "./terminal-text";
 import { defineCommand, runCommand, showUsage, type ArgsDef, type CommandDef } from "citty";
 import { VERSION } from "../version";
 import { EXIT, UsageError, exitCodeOf } from "./errors";
@@ -98,7 +99,8 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     return await runTree(root as AnyCommand, rawArgs);
   } catch (err) {
     const message = (err as Error)?.message;
-    if (message) process.stderr.write(`signet: ${message.replace(/\x1b\[[0-9;]*m/g, "")}\n`);
+    // Messages may quote a server's stderr: colour codes go, any other control is shown, not obeyed.
+    if (message) process.stderr.write(`signet: ${terminalText(message.replace(/\x1b\[[0-9;]*m/g, ""))}\n`);
     return exitCodeOf(err);
   }
 }

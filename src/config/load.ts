@@ -1,7 +1,7 @@
 // The one configuration loader: flags > environment > agent.yaml > defaults.
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { z } from "zod";
 import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
 import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
@@ -18,7 +18,8 @@ type Tree = Record<string, unknown>;
 
 export function resolveDataDir(env: Env = process.env): string {
   const explicit = env.SIGNET_PATH?.trim();
-  if (explicit) return explicit;
+  // Absolute: the daemon changes to a fixed directory, and clients compare it with the daemon's.
+  if (explicit) return resolve(explicit);
   return join(env.HOME?.trim() || homedir(), ".agents");
 }
 

@@ -182,6 +182,9 @@ export function startDaemon(config: Config): RunningDaemon {
 /** `signet daemon run`: serve in the foreground until SIGTERM or SIGINT, then stop gracefully. */
 export async function runDaemonForeground(config: Config): Promise<void> {
   const daemon = startDaemon(config);
+  // A fixed working directory: one autostarted inside a repository must not let that repository's
+  // files (node_modules, .env) decide what anything the daemon starts resolves to.
+  process.chdir(config.dataDir);
   log("info", `signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir})`);
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
