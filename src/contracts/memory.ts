@@ -2,12 +2,20 @@
 // all validate with these schemas, so the surfaces cannot drift apart.
 import { z } from "zod";
 import { AgentIdSchema } from "../config/schema";
+import { boundedJsonObject } from "./json-bounds";
 
 export const MAX_CONTENT_CHARS = 100_000;
 export const MAX_NOTE_CHARS = 8_000;
 export const MAX_TAGS = 64;
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
+/**
+ * `structured` is entity/attribute data, a few levels deep in practice. 32 levels and 64 KiB leave
+ * room for any real record while bounding what one memory costs to print: pretty-printing indents
+ * each level, so 64 KiB prints as at most about 2 MiB, not the 128 MB that 32 KB 8,000 levels deep made.
+ */
+export const MAX_STRUCTURED_DEPTH = 32;
+export const MAX_STRUCTURED_BYTES = 64 * 1024;
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -82,7 +90,7 @@ export const RememberRequestSchema = z
     sessionKey: shortText(500).optional(),
     hints: z.array(shortText(1000)).max(50, "at most 50 hints").optional(),
     transcript: z.string().max(1_000_000).optional(),
-    structured: z.record(z.string(), z.unknown()).optional(),
+    structured: boundedJsonObject({ maxDepth: MAX_STRUCTURED_DEPTH, maxBytes: MAX_STRUCTURED_BYTES }).optional(),
     reviewAfter: TimestampSchema.optional(),
     createdAt: TimestampSchema.optional(),
   })

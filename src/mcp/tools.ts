@@ -154,8 +154,11 @@ export const TOOLS: ToolDef[] = [
       pinned: z.boolean().optional().describe("Pin this memory so it bypasses decay"),
       hints: z.array(z.string()).optional().describe("Prospective recall hints and alternate phrasings"),
       transcript: z.string().optional().describe("Raw source text to preserve alongside the extracted memory"),
+      // z.unknown, not z.record: a record drops a top-level `__proto__` key silently; the daemon's
+      // contract checks the object and its bounds, and tools/list still advertises an object.
       structured: z
-        .record(z.string(), z.unknown())
+        .unknown()
+        .meta({ type: "object" })
         .optional()
         .describe("Pre-extracted entity/aspect/attribute data retained as episodic evidence alongside the content"),
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),

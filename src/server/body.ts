@@ -1,7 +1,15 @@
 // Reading request bodies: streamed with a byte limit (so an oversized chunked body is refused without
 // being buffered), parsed as JSON whatever the content type says, and with lone UTF-16 surrogates
 // made well-formed so what we answer is exactly what SQLite stores.
+import { textNestsDeeperThan } from "../contracts/json-bounds";
 import { SignetError } from "../core/errors";
+
+/**
+ * JSON.parse copes with any depth, but the recursive code after it (validators, JSON.stringify) runs
+ * out of stack some thousands of levels down. No request needs more than a few dozen levels (a
+ * memory's `structured` allows 32); the rest is generous room for bridged tools' arguments.
+ */
+export const MAX_BODY_DEPTH = 512;
 
 export function tooLarge(limit: number): SignetError {
   return new SignetError("too_large", `request body is larger than the ${limit}-byte limit (daemon.maxBodyBytes)`);
@@ -41,6 +49,9 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
   if (bytes.byteLength > limit) throw tooLarge(limit);
   if (bytes.byteLength === 0) return null;
+  if (textNestsDeeperThan(bytes, MAX_BODY_DEPTH)) {
+    throw new SignetError("invalid_input", `request body is nested deeper than ${MAX_BODY_DEPTH} levels`);
+  }
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === "") return null;
   try {
