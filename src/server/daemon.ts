@@ -12,6 +12,7 @@ import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
+import { becomeChildSubreaper } from "../core/proc/libc";
 import { migrate } from "../db/migrate";
 import { databasePath, openDatabase } from "../db/open";
 import { McpStreamHub } from "../mcp/http";
@@ -181,6 +182,9 @@ export function startDaemon(config: Config): RunningDaemon {
 
 /** `signet daemon run`: serve in the foreground until SIGTERM or SIGINT, then stop gracefully. */
 export async function runDaemonForeground(config: Config): Promise<void> {
+  // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
+  const noSubreaper = becomeChildSubreaper();
+  if (noSubreaper) log("info", noSubreaper);
   const daemon = startDaemon(config);
   // A fixed working directory: one autostarted inside a repository must not let that repository's
   // files (node_modules, .env) decide what anything the daemon starts resolves to.

@@ -1,64 +1,97 @@
-// A file listing the bridged servers' process groups while they run. A daemon that is killed
-// outright (kill -9, OOM) cannot reap them; most servers exit when their stdin closes, but one that
-// ignores it would live on. The next daemon start reads the ledger and ends those groups, checking
-// each leader's start time first so a reused pid is never signalled.
+// A file noting, while bridged servers run, what a daemon killed outright (kill -9, OOM) would leave
+// behind: the servers' process groups, the processes seen outside them (server-processes.ts), and
+// the token of the daemon's marker. The next daemon start reads it and ends those groups and
+// processes, checking each one's start time first so that a reused pid is never signalled, and
+// every process that still carries the old token.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { procStatFields } from "../proc-stat";
+import { allPids, procInfo } from "../proc-stat";
+import { killIfSame, snapshot } from "./server-processes";
 
-interface Entry {
+export interface Recorded {
   pid: number;
-  /** The leader's start time in clock ticks since boot (/proc/<pid>/stat field 22). */
+  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22). */
   started: string;
 }
 
-function startTime(pid: number): string | undefined {
-  return procStatFields(pid)?.[19];
+interface LedgerFile {
+  marker?: string;
+  /** Servers' process group leaders: the whole group is ended. */
+  groups: Recorded[];
+  /** Processes outside those groups, ended one by one. */
+  processes: Recorded[];
+}
+
+const TOKEN = /^[0-9a-f]{32}$/;
+
+function recorded(list: unknown): Recorded[] {
+  return Array.isArray(list) ? list.filter((e): e is Recorded => typeof e === "object" && e !== null) : [];
 }
 
 export class ChildLedger {
-  private readonly entries = new Map<number, Entry>();
+  private marker?: string;
+  private readonly groups = new Map<number, Recorded>();
+  private processes: Recorded[] = [];
+  private written?: string;
 
   constructor(private readonly path: string) {}
 
-  /** Ends the process groups a previous daemon left running; returns how many it ended. */
+  /**
+   * Ends what a previous daemon left running; returns how many groups and processes it ended. Off
+   * Linux there is no start time to compare and no environment to read: nothing is signalled.
+   */
   sweep(): number {
-    let previous: Entry[] = [];
+    let previous: Partial<LedgerFile>;
     try {
-      previous = JSON.parse(readFileSync(this.path, "utf8")) as Entry[];
+      previous = JSON.parse(readFileSync(this.path, "utf8")) ?? {};
     } catch {
       return 0;
     }
-    let ended = 0;
-    for (const e of Array.isArray(previous) ? previous : []) {
-      // Without /proc (macOS) there is no start time to compare: leave the pid alone.
-      if (typeof e?.pid !== "number" || !e.started || startTime(e.pid) !== e.started) continue;
-      try {
-        process.kill(-e.pid, "SIGKILL");
-        ended++;
-      } catch {
-        // gone already
+    const groups = recorded(previous.groups).filter((e) => killIfSame(e.pid, e.started, true));
+    const ended = new Set(groups.map((e) => e.pid));
+    for (const e of recorded(previous.processes)) if (killIfSame(e.pid, e.started)) ended.add(e.pid);
+    if (typeof previous.marker === "string" && TOKEN.test(previous.marker)) {
+      const prefix = `${previous.marker}:`;
+      const endedGroups = new Set(groups.map((e) => e.pid));
+      for (const p of snapshot(allPids())) {
+        if (ended.has(p.pid) || endedGroups.has(p.pgrp) || !p.marker?.startsWith(prefix)) continue;
+        if (killIfSame(p.pid, p.started)) ended.add(p.pid);
       }
     }
     this.write();
-    return ended;
+    return ended.size;
   }
 
-  add(pid: number): void {
-    const started = startTime(pid);
-    if (started === undefined) return;
-    this.entries.set(pid, { pid, started });
+  /** The token in this daemon's servers' markers. */
+  setMarker(marker: string): void {
+    this.marker = marker;
     this.write();
   }
 
-  remove(pid: number): void {
-    if (this.entries.delete(pid)) this.write();
+  addGroup(pid: number): void {
+    const started = procInfo(pid)?.started;
+    if (started === undefined) return;
+    this.groups.set(pid, { pid, started });
+    this.write();
+  }
+
+  removeGroup(pid: number): void {
+    if (this.groups.delete(pid)) this.write();
+  }
+
+  setProcesses(processes: Recorded[]): void {
+    this.processes = processes;
+    this.write();
   }
 
   private write(): void {
+    const file: LedgerFile = { marker: this.marker, groups: [...this.groups.values()], processes: this.processes };
+    const text = JSON.stringify(file);
+    if (text === this.written) return;
     try {
       const tmp = `${this.path}.tmp`;
-      writeFileSync(tmp, JSON.stringify([...this.entries.values()]));
+      writeFileSync(tmp, text);
       renameSync(tmp, this.path);
+      this.written = text;
     } catch {
       // The ledger is a safety net for crashes; failing to write it must not fail a call.
     }

@@ -1,6 +1,7 @@
 // The daemon's live connections to installed MCP servers: connected on first use, kept warm,
 // closed when idle, capped in number, dropped after a crash (the next call starts the server
 // again), and every child reaped on stop.
+import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -14,6 +15,7 @@ import { VERSION } from "../../version";
 import { SignetError } from "../errors";
 import type { ChildLedger } from "./child-ledger";
 import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
+import { ServerProcesses } from "./server-processes";
 import { ProcessGroupStdioTransport } from "./stdio-transport";
 
 export interface PoolOptions {
@@ -25,8 +27,10 @@ export interface PoolOptions {
   log(level: "info" | "warn" | "error", message: string): void;
   /** A server announced that its tool list changed. */
   onToolsChanged?(server: string): void;
-  /** Where running servers' process groups are noted, for the sweep after a crash of the daemon. */
+  /** Where running servers' processes are noted, for the sweep after a crash of the daemon. */
   ledger?: ChildLedger;
+  /** The largest message a stdio server may send (bridge.maxMessageBytes); a larger one closes it. */
+  maxMessageBytes?: number;
 }
 
 export interface LiveServerInfo {
@@ -55,9 +59,12 @@ const STDERR_IN_MESSAGE = 600;
 export class ServerPool {
   private readonly live = new Map<string, Live>();
   private readonly closing = new Set<Promise<void>>();
+  private readonly processes: ServerProcesses;
   private stopped = false;
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    this.processes = new ServerProcesses(options.ledger);
+  }
 
   /** The server's tools, starting it if needed. */
   async tools(server: InstalledServer, timeoutMs: number): Promise<BridgeTool[]> {
@@ -115,6 +122,7 @@ export class ServerPool {
     this.stopped = true;
     await Promise.all([...this.live.values()].map((e) => this.retire(e)));
     await Promise.all([...this.closing]);
+    await this.processes.stop();
   }
 
   status(): LiveServerInfo[] {
@@ -186,7 +194,8 @@ export class ServerPool {
         args: t.args,
         env: resolveSecretRefs(t.env, this.options.secrets),
         cwd: t.cwd,
-        ledger: this.options.ledger,
+        maxMessageBytes: this.options.maxMessageBytes,
+        processes: this.processes,
       });
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
@@ -239,8 +248,10 @@ export class ServerPool {
     if (err instanceof McpError && err.code === McpErrorCode.RequestTimeout) {
       reason = "it did not answer the MCP handshake in time";
     } else if ((err as { code?: string }).code === "ENOENT") {
+      // The runtime says ENOENT for a missing cwd too, naming the command.
       const t = entry.server.transport;
-      reason = `command not found: ${t.type === "stdio" ? t.command : "?"}`;
+      if (t.type === "stdio" && t.cwd && !existsSync(t.cwd)) reason = `its cwd does not exist: ${t.cwd}`;
+      else reason = `command not found: ${t.type === "stdio" ? t.command : "?"}`;
     } else if (entry.transport instanceof ProcessGroupStdioTransport && entry.transport.exit) {
       reason = `it exited at start${exitDetail(entry.transport)}`;
     } else {
@@ -285,7 +296,9 @@ function remaining(deadline: number): number {
 }
 
 function exitDetail(transport: Live["transport"]): string {
-  if (!(transport instanceof ProcessGroupStdioTransport) || !transport.exit) return "";
+  if (!(transport instanceof ProcessGroupStdioTransport)) return "";
+  if (transport.failure) return ` (closed by the daemon: ${transport.failure})`;
+  if (!transport.exit) return "";
   const { code, signal } = transport.exit;
   return signal ? ` (killed by ${signal})` : ` (exit code ${code})`;
 }

@@ -1,0 +1,118 @@
+// The bridge in an in-process daemon against servers that test its limits: large results, the
+// message limit, and processes a server detaches from its group (setsid). No child subreaper here
+// (only the real daemon becomes one): what a server detaches is adopted by init, and found by its
+// marker or because the daemon recorded it; test/e2e/bridge-processes.test.ts covers the real daemon.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { alive } from "../../src/control/daemon-process";
+import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { detachedPids, detachingStdio, fakeStdio, killDetached, ledgerProcesses } from "../helpers/fake-server";
+import { eventually } from "../helpers/wait";
+
+let d: TestDaemon;
+let dir: string;
+
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
+
+afterAll(async () => {
+  await d.stop();
+});
+
+afterEach(async () => {
+  for (const s of d.daemon.context.bridge.list()) d.daemon.context.bridge.remove(s.name);
+  if (!dir) return;
+  killDetached(dir);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function api(daemon: TestDaemon, method: string, path: string, body?: unknown) {
+  const res = await daemon.fetch(path, {
+    method,
+    headers: { "content-type": "application/json", ...daemon.ownerHeaders },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const install = (daemon: TestDaemon, name: string, transport: unknown) =>
+  api(daemon, "POST", "/api/marketplace/servers", { name, transport });
+const call = (daemon: TestDaemon, name: string, tool: string, args: Record<string, unknown> = {}) =>
+  api(daemon, "POST", `/api/marketplace/servers/${name}/call`, { tool, arguments: args });
+
+describe("large results", () => {
+  test("a 12 MB result in many small chunks arrives in proportion to its size", async () => {
+    await install(d, "big", fakeStdio());
+    expect((await call(d, "big", "cwd")).status).toBe(200);
+    // Pieces of 16 KiB reach the daemon as hundreds of chunks: framing that rescanned what it held
+    // on each chunk would make four times the size cost sixteen times the time.
+    const timed = async (bytes: number) => {
+      const started = performance.now();
+      const r = await call(d, "big", "text", { bytes, pieceBytes: 16 * 1024 });
+      expect(r.status).toBe(200);
+      expect(r.body.content[0].text).toHaveLength(bytes);
+      return performance.now() - started;
+    };
+    const median = async (bytes: number) => {
+      const times = [await timed(bytes), await timed(bytes), await timed(bytes)].sort((a, b) => a - b);
+      return times[1]!;
+    };
+    const small = await median(3 * 1024 * 1024);
+    const large = await median(12 * 1024 * 1024);
+    expect(large / small).toBeLessThan(8);
+  }, 60_000);
+
+  test("a result over bridge.maxMessageBytes fails the call naming the limit; the next call starts the server again", async () => {
+    const limited = await startTestDaemon({ yaml: "bridge:\n  maxMessageBytes: 1048576\n" });
+    try {
+      await install(limited, "big", fakeStdio());
+      const over = await call(limited, "big", "text", { bytes: 2 * 1024 * 1024 });
+      expect(over.status).toBe(503);
+      expect(over.body.error).toContain("it sent a message larger than 1 MiB, the limit set by bridge.maxMessageBytes");
+      const under = await call(limited, "big", "text", { bytes: 1000 });
+      expect(under.body.content[0].text).toHaveLength(1000);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("processes a server detaches from its group", () => {
+  async function startDetaching(daemon: TestDaemon): Promise<number[]> {
+    dir = mkdtempSync(join(tmpdir(), "signet-detach-"));
+    await install(daemon, "detaching", detachingStdio(dir));
+    expect((await call(daemon, "detaching", "cwd")).status).toBe(200);
+    const [kept, cleared] = detachedPids(dir);
+    expect([alive(kept), alive(cleared)]).toEqual([true, true]);
+    // The one without a marker is known only from the daemon's look at its subtree, every 2 s.
+    expect(await eventually(() => ledgerProcesses(daemon.dataDir).includes(cleared), 6000)).toBe(true);
+    return [kept, cleared];
+  }
+
+  test("they end when the server is disabled, and the ledger forgets them", async () => {
+    const detached = await startDetaching(d);
+    expect((await api(d, "PATCH", "/api/marketplace/servers/detaching", { enabled: false })).status).toBe(200);
+    expect(await eventually(() => detached.every((p) => !alive(p)), 5000)).toBe(true);
+    expect(await eventually(() => ledgerProcesses(d.dataDir).length === 0, 5000)).toBe(true);
+  }, 20_000);
+
+  test("they end when the server is removed", async () => {
+    const detached = await startDetaching(d);
+    expect((await api(d, "DELETE", "/api/marketplace/servers/detaching")).status).toBe(200);
+    expect(await eventually(() => detached.every((p) => !alive(p)), 5000)).toBe(true);
+  }, 20_000);
+
+  test("they end when the daemon stops", async () => {
+    const own = await startTestDaemon();
+    let detached: number[] = [];
+    try {
+      detached = await startDetaching(own);
+    } finally {
+      await own.stop();
+    }
+    expect(detached.filter((p) => alive(p))).toEqual([]);
+  }, 20_000);
+});
