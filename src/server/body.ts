@@ -1,5 +1,5 @@
 // Reading request bodies: streamed with a byte limit (so an oversized chunked body is refused without
-// being buffered), parsed as JSON whatever the content type says, and with lone UTF-16 surrogates
+// being buffered; the request guard has checked the content type), parsed as JSON, with lone UTF-16 surrogates
 // made well-formed so what we answer is exactly what SQLite stores.
 import { textNestsDeeperThan } from "../contracts/json-bounds";
 import { SignetError } from "../core/errors";
