@@ -76,6 +76,15 @@ describe("KeywordIndex", () => {
     expect(scoped.search(terms, 10, { agentIds: ["nobody"] })).toEqual([]);
   });
 
+  test("owner codes stay distinct past 65,536 agents", () => {
+    const many = new KeywordIndex(WEIGHTS);
+    for (let seq = 1; seq <= 65_540; seq++) many.set(doc(seq, "quokka", { agentId: `agent-${seq}` }));
+    const terms = tokenize("quokka");
+    for (const seq of [1, 2, 65_536, 65_537, 65_540]) {
+      expect(many.search(terms, 10, { agentIds: [`agent-${seq}`] }).map((h) => h.seq)).toEqual([seq]);
+    }
+  });
+
   test("replacing and removing a memory keeps it in step with FTS5", () => {
     const update = db.query("UPDATE fts SET content = ?, tags = ?, hints = ?, terms = ? WHERE rowid = ?");
     const changed = doc(42, "zebra migrations deadlock under load", { tags: ["zebra"] });

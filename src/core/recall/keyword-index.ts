@@ -65,9 +65,12 @@ export class KeywordIndex {
   private readonly docs = new Map<number, DocEntry>();
   private readonly owners = new Map<string, number>();
   private readonly projects = new Map<string, number>();
-  /** Per seq: token count, owner code and project code (0 = none). */
+  /**
+   * Per seq: token count, owner code and project code (0 = none). Codes are 32-bit: 16-bit ones
+   * wrapped at the 65,537th agent, whose memories then read as the first agent's.
+   */
   private tokens = new Float32Array(1024);
-  private ownerOf = new Uint16Array(1024);
+  private ownerOf = new Uint32Array(1024);
   private projectOf = new Uint32Array(1024);
   private totalTokens = 0;
   /** Scratch space for one query's scores, indexed by seq; zeroed again after each query. */
@@ -170,7 +173,7 @@ export class KeywordIndex {
     let size = this.tokens.length;
     while (size <= seq) size *= 2;
     this.tokens = grow(this.tokens, new Float32Array(size));
-    this.ownerOf = grow(this.ownerOf, new Uint16Array(size));
+    this.ownerOf = grow(this.ownerOf, new Uint32Array(size));
     this.projectOf = grow(this.projectOf, new Uint32Array(size));
     this.scores = new Float64Array(size);
   }
@@ -185,7 +188,7 @@ function code(codes: Map<string, number>, value: string): number {
   return c;
 }
 
-function grow<T extends Float32Array | Uint16Array | Uint32Array>(from: T, to: T): T {
+function grow<T extends Float32Array | Uint32Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }

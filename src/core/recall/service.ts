@@ -165,26 +165,29 @@ export class RecallService {
     };
 
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
-    const keyword = this.legs === "vector" ? [] : this.keywordLeg(req.keywordQuery ?? req.query, filter);
-    const { hits: vector, embedding } = await vectorPromise;
+    const keywordHits = this.legs === "vector" ? [] : this.keywordLeg(req.keywordQuery ?? req.query, filter);
+    const { hits: vectorHits, embedding } = await vectorPromise;
 
+    // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
+    // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
+    // can weigh in the normalization.
+    const rows = this.rowsBySeq([...new Set([...keywordHits, ...vectorHits].map((h) => h.seq))], filter.agentIds);
+    const keyword = keywordHits.filter((h) => rows.has(h.seq));
+    const vector = vectorHits.filter((h) => rows.has(h.seq));
     const kw = normalized(keyword);
     const vec = normalized(vector);
     const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
-    const rows = this.rowsBySeq(seqs);
     const now = this.now();
     const wv = vector.length > 0 && keyword.length > 0 ? this.vectorWeight : vector.length > 0 ? 1 : 0;
     const scored = seqs
       .map((seq) => {
-        const row = rows.get(seq);
-        if (!row) return null;
+        const row = rows.get(seq)!;
         const k = kw.get(seq);
         const v = vec.get(seq);
         const fused = (1 - wv) * (k ?? 0) + wv * (v ?? 0);
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         return { row, score: adjustedScore(fused, row, now), matchedBy };
       })
-      .filter((x): x is NonNullable<typeof x> => x !== null)
       .sort((a, b) => b.score - a.score || b.row.created_at.localeCompare(a.row.created_at))
       .slice(0, req.limit);
 
@@ -257,8 +260,9 @@ export class RecallService {
 
   /**
    * BM25 over the keyword index. The index alone answers first (joining every match to its row costs
-   * more than scoring it): when nothing is filtered out its top rows are the answer; otherwise they
-   * are checked against the filters, and only when too few pass does the exact joined query run.
+   * more than scoring it): when nothing is filtered out its top rows are the answer (reading their
+   * rows re-checks the scope); otherwise they are checked against the filters, and only when too few
+   * pass does the exact joined query run.
    */
   private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
     const terms = queryTerms(query);
@@ -284,17 +288,8 @@ export class RecallService {
       }
       top = toHits(this.ftsTop.all(match, overfetch));
     }
-    const { where, params } = filterSql(filter);
     if (top.length > 0) {
-      // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
-      const passing = new Set(
-        this.db
-          .query<{ seq: number }, (string | number)[]>(
-            `SELECT seq FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
-          )
-          .all(JSON.stringify(top.map((t) => t.seq)), ...params)
-          .map((r) => r.seq),
-      );
+      const passing = new Set(this.rowsAmong<{ seq: number }>("seq", top.map((t) => t.seq), filter).map((r) => r.seq));
       const kept = top.filter((t) => passing.has(t.seq));
       if (kept.length >= this.legDepth || top.length < overfetch) return kept.slice(0, this.legDepth);
     }
@@ -332,12 +327,21 @@ export class RecallService {
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }
 
-  private rowsBySeq(seqs: number[]): Map<number, CandidateRow> {
+  /** The live rows among `seqs` that `agentIds` may read; any other seq has no entry. */
+  private rowsBySeq(seqs: number[], agentIds: string[]): Map<number, CandidateRow> {
     if (seqs.length === 0) return new Map();
-    const rows = this.db
-      .query<CandidateRow, number[]>(`SELECT ${ROW_COLUMNS} FROM memories WHERE seq IN (${seqs.map(() => "?").join(",")})`)
-      .all(...seqs);
-    return new Map(rows.map((r) => [r.seq, r]));
+    return new Map(this.rowsAmong<CandidateRow>(ROW_COLUMNS, seqs, { agentIds }).map((r) => [r.seq, r]));
+  }
+
+  /** `columns` of the rows among `seqs` that pass `filter`, whose agent scope and live-rows check always apply. */
+  private rowsAmong<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {
+    const { where, params } = filterSql(filter);
+    // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
+    return this.db
+      .query<T, (string | number)[]>(
+        `SELECT ${columns} FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
+      )
+      .all(JSON.stringify(seqs), ...params);
   }
 
   /** The memories said just before and after each primary result in the same session. */
