@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { procStatFields } from "../src/core/proc-stat";
+import { procStatFields } from "../src/os/proc-stat";
 
 const ROOT = join(import.meta.dir, "..");
 const DATA = join(ROOT, "../shared/bench/locomo");

@@ -3,8 +3,8 @@
 // start, cold and warm queries, retention, and the cost of recording a call.
 import { join } from "node:path";
 import { Analytics } from "../../src/core/analytics";
-import { DAY_MS } from "../../src/core/analytics/columns";
-import type { InvocationSource } from "../../src/core/analytics/types";
+import { DAY_MS } from "../../src/contracts/analytics";
+import type { InvocationSource } from "../../src/contracts/analytics";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
 import { mulberry32 } from "./content";

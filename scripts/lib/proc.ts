@@ -1,6 +1,6 @@
 // What Linux's /proc says about a process (the daemon), and file sizes. Everything is null/0 off Linux.
 import { readFileSync, statSync } from "node:fs";
-import { procStatFields } from "../../src/core/proc-stat";
+import { procStatFields } from "../../src/os/proc-stat";
 
 /** A `kB` field of /proc/<pid>/status: VmRSS (resident now) or VmHWM (peak resident). */
 export function procStatusKb(pid: number, field: "VmRSS" | "VmHWM"): number | null {

@@ -1,45 +1,11 @@
-// Maintenance commands that work on the data directory itself: migrate and self-install.
+// `signet self-install`: put this binary on PATH with its signet-mcp link.
 import { defineCommand } from "citty";
 import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { migrate as runMigrations } from "../db/migrate";
-import { databasePath, openDatabase } from "../db/open";
-import { DaemonLock, DaemonRunningError } from "../server/lock";
 import { isCompiled } from "../self";
-import { configFromFlags } from "./context";
-import { EXIT, ExitError, UsageError } from "./errors";
+import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
-
-export const migrate = defineCommand({
-  meta: { name: "migrate", description: "Apply database migrations with the daemon stopped" },
-  args: outputArgs,
-  async run({ args }) {
-    const config = configFromFlags({});
-    let lock: DaemonLock;
-    try {
-      lock = DaemonLock.acquire(config.dataDir);
-    } catch (err) {
-      if (err instanceof DaemonRunningError) {
-        throw new ExitError(EXIT.failed, `${err.message}; the daemon migrates at start, or stop it before \`signet migrate\``);
-      }
-      throw err;
-    }
-    try {
-      const db = openDatabase(databasePath(config.dataDir));
-      try {
-        const result = runMigrations(db);
-        emit(result, args, (r) =>
-          r.applied.length ? `applied ${r.applied.join(", ")}; schema version ${r.version}` : `up to date at schema version ${r.version}`,
-        );
-      } finally {
-        db.close();
-      }
-    } finally {
-      lock.release();
-    }
-  },
-});
 
 export const selfInstall = defineCommand({
   meta: { name: "self-install", description: "Copy this binary to PREFIX/bin as signet, with its signet-mcp link" },

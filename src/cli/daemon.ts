@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
 import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
-import { daemonFiles } from "../server/paths";
+import { daemonFiles } from "../config/paths";
 import { clientArgs, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
 import { emit, outputArgs, type OutputFlags } from "./output";

@@ -2,7 +2,7 @@
 import { ApiError, DaemonUnreachableError } from "../client/client";
 import { ConfigError } from "../config/load";
 import { DaemonUrlError } from "../config/daemon-url";
-import { SignetError } from "../core/errors";
+import { SignetError } from "../contracts/errors";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, auth: 4 } as const;
 

@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint } from "../contracts/analytics";
 import { parseInput } from "../contracts/parse";
-import { DAY_MS } from "../core/analytics/columns";
+import { DAY_MS } from "../contracts/analytics";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { defined } from "./flags";

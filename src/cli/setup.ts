@@ -10,9 +10,9 @@ import {
   type AppliedFile,
   type FileAction,
   type HarnessName,
-} from "../core/harness/plan";
-import { unifiedDiff } from "../core/harness/diff";
-import { DEFAULT_DAEMON_URL } from "../core/harness/types";
+} from "../harness/plan";
+import { unifiedDiff } from "../harness/diff";
+import { DEFAULT_DAEMON_URL } from "../harness/types";
 import { configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";

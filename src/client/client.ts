@@ -7,16 +7,16 @@ import {
   CHALLENGE_PARAM,
   INSTANCE_KEY_HEADER,
   challengeProof,
-  ownerFiles,
   readOwnerFile,
 } from "../config/owner-files";
+import { daemonFiles } from "../config/paths";
 import type {
   AnalyticsQueryParams,
   AnalyticsResponse,
   InvocationReportRequest,
   InvocationReportResponse,
 } from "../contracts/analytics";
-import type { ErrorBody } from "../contracts/errors";
+import type { ErrorBody, ErrorCode } from "../contracts/errors";
 import type {
   HistoryResponse,
   ListResponse,
@@ -27,8 +27,7 @@ import type {
 import type { RecallResponse } from "../contracts/recall";
 import type { InstalledServer, ServerListResponse, ServerToolsResponse } from "../contracts/bridge";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ErrorCode } from "../core/errors";
-import type { HealthResponse } from "../server/routes/health";
+import type { HealthResponse } from "../contracts/health";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
@@ -116,7 +115,7 @@ export class SignetClient {
   private readonly doFetch: typeof fetch;
   private autostartTried = false;
   /** Where the owner's credentials are, when this client checks the daemon it reaches. */
-  private readonly owner?: ReturnType<typeof ownerFiles>;
+  private readonly owner?: ReturnType<typeof daemonFiles>;
   /** Origins that proved they are the owner's daemon. */
   private readonly proven = new Set<string>();
 
@@ -125,7 +124,7 @@ export class SignetClient {
     this.candidates = loopbackCandidates(this.baseUrl);
     this.doFetch = options.fetch ?? fetch;
     // A remote daemon is reached with a token (team mode), not through files on this machine.
-    if (options.dataDir !== undefined && isLoopbackHost(new URL(this.baseUrl).hostname)) this.owner = ownerFiles(options.dataDir);
+    if (options.dataDir !== undefined && isLoopbackHost(new URL(this.baseUrl).hostname)) this.owner = daemonFiles(options.dataDir);
   }
 
   private headers(hasBody: boolean, credential: Credential | undefined): Record<string, string> {

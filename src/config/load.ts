@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
 import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
+import { configPath } from "./paths";
 import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
 
 export class ConfigError extends Error {
@@ -21,10 +22,6 @@ export function resolveDataDir(env: Env = process.env): string {
   // Absolute: the daemon changes to a fixed directory, and clients compare it with the daemon's.
   if (explicit) return resolve(explicit);
   return join(env.HOME?.trim() || homedir(), ".agents");
-}
-
-export function configPath(dataDir: string): string {
-  return join(dataDir, "agent.yaml");
 }
 
 function readConfigFile(path: string): Tree {

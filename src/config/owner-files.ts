@@ -7,19 +7,11 @@
 //   signet-mcp presents it when reporting its tool calls, so only the owner's processes can report.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 
 export const ADMIN_TOKEN_HEADER = "authorization";
 export const INSTANCE_KEY_HEADER = "x-signet-instance-key";
 /** GET /health?challenge=<nonce> answers `proof`: HMAC-SHA256(instance key, nonce), hex. */
 export const CHALLENGE_PARAM = "challenge";
-
-export function ownerFiles(dataDir: string) {
-  return {
-    adminToken: join(dataDir, ".daemon", "admin.token"),
-    instanceKey: join(dataDir, ".daemon", "instance.key"),
-  };
-}
 
 /** The file's trimmed content, or null when it is missing or unreadable (another account's data). */
 export function readOwnerFile(path: string): string | null {

@@ -1,13 +1,10 @@
 // One schema for every configuration key, with its default. agent.yaml, the environment and
 // command-line flags all pass through it, so every mode sees the same validated shape.
 import { z } from "zod";
+import { AgentIdSchema, DEFAULT_AGENT_ID } from "../contracts/agent";
 
 const port = z.number().int().min(1).max(65535);
-const agentId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/, "agent ids are 1-128 characters of letters, digits and . _ : @ -");
-
-export const AgentIdSchema = agentId;
+const agentId = AgentIdSchema;
 
 export const ConfigSchema = z
   .object({
@@ -26,7 +23,7 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    agent: z.object({ id: agentId.default("default") }).strict().prefault({}),
+    agent: z.object({ id: agentId.default(DEFAULT_AGENT_ID) }).strict().prefault({}),
     agents: z
       .record(agentId, z.object({ readPolicy: z.enum(["private", "shared"]).default("private") }).strict())
       .default({}),

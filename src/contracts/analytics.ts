@@ -1,9 +1,15 @@
 // Contracts of invocation tracking and analytics (SPEC §10): the query of GET /api/mcp/analytics,
 // the batch signet-mcp reports to POST /api/mcp/invocations, and the answers.
 import { z } from "zod";
-import { AgentIdSchema } from "../config/schema";
-import { INVOCATION_SOURCES, type InvocationSource } from "../core/analytics/types";
+import { AgentIdSchema } from "./agent";
 import { intString, TimestampSchema } from "./memory";
+
+/** Where a tool call came from: the bridge CLI, an agent through mcp_server_call, or Signet's own MCP tools. */
+export const INVOCATION_SOURCES = ["cli", "agent", "mcp"] as const;
+export type InvocationSource = (typeof INVOCATION_SOURCES)[number];
+
+/** The timeline counts calls by UTC day. */
+export const DAY_MS = 86_400_000;
 
 export const ANALYTICS_DEFAULT_LIMIT = 10;
 export const ANALYTICS_MAX_LIMIT = 100;

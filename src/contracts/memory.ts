@@ -1,7 +1,7 @@
 // Request and response contracts of the memory API: the HTTP routes, MCP tools and CLI commands
 // all validate with these schemas, so the surfaces cannot drift apart.
 import { z } from "zod";
-import { AgentIdSchema } from "../config/schema";
+import { AgentIdSchema } from "./agent";
 import { boundedJsonObject } from "./json-bounds";
 
 export const MAX_CONTENT_CHARS = 100_000;

@@ -1,6 +1,6 @@
 // Turns a zod failure into one error a person can act on, naming each offending field.
 import type { z } from "zod";
-import { invalidInput } from "../core/errors";
+import { invalidInput } from "./errors";
 
 export function describeZodError(error: z.ZodError, where = "request"): string {
   const parts = error.issues.map((issue) => {

@@ -1,6 +1,6 @@
 // The recall contract (SPEC §5), shared by POST /api/memory/recall, the CLI and the MCP tools.
 import { z } from "zod";
-import { AgentIdSchema } from "../config/schema";
+import { AgentIdSchema } from "./agent";
 import { MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
 
 export const RECALL_DEFAULT_LIMIT = 10;

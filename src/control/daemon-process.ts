@@ -5,11 +5,11 @@ import { closeSync, constants, fstatSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SignetClient } from "../client/client";
 import type { Config } from "../config/schema";
-import { procStatFields } from "../core/proc-stat";
-import { secureDataDir } from "../server/data-dir";
-import { makeOwnerOnlyDir, openOwnerOnly } from "../server/file-modes";
-import { isLockHeld, readPidFile, type PidInfo } from "../server/lock";
-import { daemonFiles } from "../server/paths";
+import { procStatFields } from "../os/proc-stat";
+import { secureDataDir } from "./data-dir";
+import { makeOwnerOnlyDir, openOwnerOnly } from "../os/owner-only-files";
+import { isLockHeld, readPidFile, type PidInfo } from "./lock";
+import { daemonFiles } from "../config/paths";
 import { selfCommand } from "../self";
 
 export class DaemonControlError extends Error {

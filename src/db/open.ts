@@ -1,11 +1,8 @@
 // Opening the database: one place for the pragmas every process must agree on.
 import { Database } from "bun:sqlite";
 import { dirname, join } from "node:path";
-import { ensureOwnerOnlyFile, makeOwnerOnlyDir } from "../server/file-modes";
+import { ensureOwnerOnlyFile, makeOwnerOnlyDir } from "../os/owner-only-files";
 
-export function databasePath(dataDir: string): string {
-  return join(dataDir, "memory", "memories.db");
-}
 
 export function openDatabase(path: string): Database {
   makeOwnerOnlyDir(dirname(path));

@@ -1,7 +1,7 @@
 // The daemon's HTTP app: one Elysia plugin per area, one body parser and one error mapper for all,
 // behind the one request guard (src/server/guard.ts, docs/security.md).
 import { Elysia } from "elysia";
-import { SignetError } from "../core/errors";
+import { SignetError } from "../contracts/errors";
 import { readJsonBody, routable, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
 import { createGuard, type Handler } from "./guard";

@@ -2,7 +2,7 @@
 // being buffered; the request guard has checked the content type), parsed as JSON, with lone UTF-16 surrogates
 // made well-formed so what we answer is exactly what SQLite stores.
 import { textNestsDeeperThan } from "../contracts/json-bounds";
-import { SignetError } from "../core/errors";
+import { SignetError } from "../contracts/errors";
 
 /**
  * JSON.parse copes with any depth, but the recursive code after it (validators, JSON.stringify) runs

@@ -1,7 +1,7 @@
 // Who is calling, from the request: agent id (body/query > header > default) and provenance headers.
 // Provenance is recorded, never trusted for permissions.
-import { AgentIdSchema } from "../config/schema";
-import { invalidInput } from "../core/errors";
+import { AgentIdSchema, DEFAULT_AGENT_ID } from "../contracts/agent";
+import { invalidInput } from "../contracts/errors";
 import type { Caller } from "../core/memory/service";
 
 const PROVENANCE_MAX = 100;
@@ -11,9 +11,9 @@ function header(request: Request, name: string): string | null {
   return v ? v.slice(0, PROVENANCE_MAX) : null;
 }
 
-export function callerFrom(request: Request, explicitAgentId: string | undefined, defaultAgentId: string): Caller {
+export function callerFrom(request: Request, explicitAgentId?: string): Caller {
   const fromHeader = request.headers.get("x-signet-agent-id")?.trim() || undefined;
-  const agentId = explicitAgentId ?? fromHeader ?? defaultAgentId;
+  const agentId = explicitAgentId ?? fromHeader ?? DEFAULT_AGENT_ID;
   if (!AgentIdSchema.safeParse(agentId).success) {
     throw invalidInput(`invalid agent id ${JSON.stringify(agentId)}: use 1-128 letters, digits and . _ : @ -`);
   }

@@ -1,8 +1,9 @@
 // Creates the owner's credentials at first start and loads them afterwards (docs/security.md).
 // Each file is created exclusively (never through a planted symlink) with mode 0600.
 import { randomBytes } from "node:crypto";
-import { ownerFiles, readOwnerFile } from "../config/owner-files";
-import { writeOwnerOnlyFile } from "./file-modes";
+import { readOwnerFile } from "../config/owner-files";
+import { daemonFiles } from "../config/paths";
+import { writeOwnerOnlyFile } from "../os/owner-only-files";
 
 export interface OwnerCredentials {
   adminToken: string;
@@ -23,6 +24,6 @@ function loadOrCreate(path: string): string {
 }
 
 export function ownerCredentials(dataDir: string): OwnerCredentials {
-  const files = ownerFiles(dataDir);
+  const files = daemonFiles(dataDir);
   return { adminToken: loadOrCreate(files.adminToken), instanceKey: loadOrCreate(files.instanceKey) };
 }

@@ -12,16 +12,17 @@ import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
-import { becomeChildSubreaper } from "../core/proc/libc";
+import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
-import { databasePath, openDatabase } from "../db/open";
+import { openDatabase } from "../db/open";
+import { daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
 import { ownerCredentials } from "./credentials";
-import { secureDataDir } from "./data-dir";
-import { DaemonLock } from "./lock";
+import { secureDataDir } from "../control/data-dir";
+import { DaemonLock } from "../control/lock";
 import { log } from "./log";
 
 export class DaemonStartError extends Error {
@@ -78,7 +79,7 @@ export function startDaemon(config: Config): RunningDaemon {
     recall = new RecallService(db, memory, embeddings, accessLog);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const mcpStreams = new McpStreamHub();
-    const ledger = new ChildLedger(join(config.dataDir, ".daemon", "bridge-children.json"));
+    const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
     if (swept > 0) log("warn", `ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
     const analytics = new Analytics(db, config.analytics, log);

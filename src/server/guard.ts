@@ -15,7 +15,7 @@ import {
   sameSecret,
 } from "../config/owner-files";
 import { isLoopbackHost } from "../config/daemon-url";
-import type { ErrorCode } from "../core/errors";
+import type { ErrorCode } from "../contracts/errors";
 import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
 import { VERSION } from "../version";
 import type { OwnerCredentials } from "./credentials";

@@ -1,6 +1,5 @@
 // Every failure leaves the daemon as `{error, code}` with the status SPEC §3 assigns; nothing is a 500.
-import { STATUS_OF, type ErrorBody } from "../contracts/errors";
-import { SignetError, type ErrorCode } from "../core/errors";
+import { STATUS_OF, type ErrorBody, SignetError, type ErrorCode } from "../contracts/errors";
 
 export function errorResponse(code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
   const body: ErrorBody = { error: message, code };

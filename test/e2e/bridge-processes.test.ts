@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
-import { procInfo } from "../../src/core/proc-stat";
+import { procInfo } from "../../src/os/proc-stat";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { detachedPids, detachingStdio, killDetached, ledgerProcesses } from "../helpers/fake-server";
 import { eventually } from "../helpers/wait";

@@ -119,7 +119,8 @@ describe("Inspector CLI over stdio (dist/signet-mcp)", () => {
     "-e",
     `HOME=${join(sandbox, "home")}`,
     "-e",
-    `SIGNET_PATH=${join(sandbox, "agents")}`,
+    // The daemon's own data directory: signet-mcp checks that the daemon it reaches holds its instance key.
+    `SIGNET_PATH=${td.dataDir}`,
     "-e",
     "SIGNET_AUTOSTART=false",
     "-e",

@@ -2,7 +2,7 @@
 // and process-table helpers to prove that no child outlives its owner.
 import { readdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { procStatFields } from "../../src/core/proc-stat";
+import { procStatFields } from "../../src/os/proc-stat";
 import { freePort } from "./binary";
 
 export const EVERYTHING = resolve(import.meta.dir, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");

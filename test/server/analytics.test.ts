@@ -6,7 +6,7 @@ import { runCommand } from "citty";
 import { ApiError } from "../../src/client/client";
 import { analyticsCommand, renderAnalytics } from "../../src/cli/mcp-analytics";
 import type { AnalyticsResponse } from "../../src/contracts/analytics";
-import { SignetError } from "../../src/core/errors";
+import { SignetError } from "../../src/contracts/errors";
 import { eventually } from "../helpers/wait";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 

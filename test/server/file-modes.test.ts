@@ -4,11 +4,11 @@ import { chmodSync, chownSync, constants, existsSync, lstatSync, mkdirSync, read
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load";
 import { startBackground } from "../../src/control/daemon-process";
-import { databasePath, openDatabase } from "../../src/db/open";
+import { openDatabase } from "../../src/db/open";
+import { databasePath, daemonDir, daemonFiles } from "../../src/config/paths";
 import { startDaemon } from "../../src/server/daemon";
-import { openOwnerOnly, writeOwnerOnlyFile } from "../../src/server/file-modes";
-import { DaemonLock, isLockHeld } from "../../src/server/lock";
-import { daemonDir, daemonFiles } from "../../src/server/paths";
+import { openOwnerOnly, writeOwnerOnlyFile } from "../../src/os/owner-only-files";
+import { DaemonLock, isLockHeld } from "../../src/control/lock";
 import { tempDir } from "../helpers/daemon";
 
 const roots: string[] = [];

@@ -6,10 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError } from "../../src/client/client";
-import { SignetError } from "../../src/core/errors";
+import { SignetError } from "../../src/contracts/errors";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { migrate } from "../../src/db/migrate";
-import { databasePath, openDatabase } from "../../src/db/open";
+import { openDatabase } from "../../src/db/open";
+import { databasePath } from "../../src/config/paths";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 
 // ---------------------------------------------------------------------------------------------

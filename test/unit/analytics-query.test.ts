@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { InvocationColumns, type ColumnRow } from "../../src/core/analytics/columns";
 import { nearestRank, summarize, type AnalyticsFilter, type SummaryOptions } from "../../src/core/analytics/query";
-import type { InvocationSource } from "../../src/core/analytics/types";
+import type { InvocationSource } from "../../src/contracts/analytics";
 import { NO_CALLS } from "../helpers/analytics";
 
 const NOW = Date.parse("2026-03-10T12:00:00.000Z");

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RESERVED_SERVER_NAMES } from "../../src/contracts/bridge";
-import { readHarnessServers } from "../../src/core/bridge/import";
-import { HarnessConfigError } from "../../src/core/harness/plan";
+import { readHarnessServers } from "../../src/harness/mcp-import";
+import { HarnessConfigError } from "../../src/harness/plan";
 
 const root = mkdtempSync(join(tmpdir(), "signet-import-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

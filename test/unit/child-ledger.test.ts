@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { ChildLedger } from "../../src/core/bridge/child-ledger";
 import { MARKER_ENV } from "../../src/core/bridge/server-processes";
-import { procInfo } from "../../src/core/proc-stat";
+import { procInfo } from "../../src/os/proc-stat";
 import { tempDir } from "../helpers/daemon";
 import { eventually } from "../helpers/wait";
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, configPath, loadConfig, mergeLayers, resolveDataDir } from "../../src/config/load";
+import { ConfigError, loadConfig, mergeLayers, resolveDataDir } from "../../src/config/load";
+import { configPath } from "../../src/config/paths";
 
 const dirs: string[] = [];
 

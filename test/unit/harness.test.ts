@@ -4,9 +4,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { unifiedDiff } from "../../src/core/harness/diff";
-import { editJsonEntry, mergeEntry, parseJsonObject, type Json } from "../../src/core/harness/json-edit";
-import { HarnessConfigError, applyPlan, planSetup } from "../../src/core/harness/plan";
+import { unifiedDiff } from "../../src/harness/diff";
+import { editJsonEntry, mergeEntry, parseJsonObject, type Json } from "../../src/harness/json-edit";
+import { HarnessConfigError, applyPlan, planSetup } from "../../src/harness/plan";
 import {
   TomlError,
   TomlLiteral,
@@ -16,8 +16,8 @@ import {
   tomlTableBlock,
   type TomlTable,
   type TomlValue,
-} from "../../src/core/harness/toml";
-import type { HarnessContext } from "../../src/core/harness/types";
+} from "../../src/harness/toml";
+import type { HarnessContext } from "../../src/harness/types";
 
 const SIGNET = ["mcp_servers", "signet"];
 const ENTRY: TomlTable = { command: "signet-mcp", env: { SIGNET_DAEMON_URL: "http://127.0.0.1:3850" } };

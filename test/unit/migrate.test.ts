@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS, type Migration } from "../../src/db/migrations";
 import { SchemaTooNewError, migrate, schemaVersion } from "../../src/db/migrate";
-import { databasePath, openDatabase } from "../../src/db/open";
+import { openDatabase } from "../../src/db/open";
+import { databasePath } from "../../src/config/paths";
 
 const dirs: string[] = [];
 const open: Database[] = [];

@@ -5,8 +5,8 @@ import { expect, test } from "bun:test";
 test("a subreaper adopts an orphaned grandchild, and collects it once it is killed", async () => {
   const script = `
     import { spawnSync } from "node:child_process";
-    import { becomeChildSubreaper, reapChild } from ${JSON.stringify(require.resolve("../../src/core/proc/libc"))};
-    import { procInfo } from ${JSON.stringify(require.resolve("../../src/core/proc-stat"))};
+    import { becomeChildSubreaper, reapChild } from ${JSON.stringify(require.resolve("../../src/os/libc"))};
+    import { procInfo } from ${JSON.stringify(require.resolve("../../src/os/proc-stat"))};
     const unavailable = becomeChildSubreaper();
     // The shell exits at once: its sleep is orphaned, and adopted.
     const pid = Number(String(spawnSync("/bin/sh", ["-c", "sleep 1000 >/dev/null 2>&1 & echo $!"]).stdout));
@@ -23,6 +23,6 @@ test("a subreaper adopts an orphaned grandchild, and collects it once it is kill
 });
 
 test("collecting is refused for anything but a plain positive pid", async () => {
-  const { reapChild } = await import("../../src/core/proc/libc");
+  const { reapChild } = await import("../../src/os/libc");
   for (const pid of [0, -1, -4242, 1.5, Number.NaN]) expect(reapChild(pid)).toBe(false);
 });

@@ -3,7 +3,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
-import { ParamError, parseParams, validateArguments } from "../../core/bridge/params";
+import { ParamError, parseParams, validateArguments } from "./params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { wantsJson, writeText } from "../output";

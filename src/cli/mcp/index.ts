@@ -3,7 +3,7 @@
 import { defineCommand } from "citty";
 import { RESERVED_SERVER_NAMES } from "../../contracts/bridge";
 import { UsageError } from "../errors";
-import { runTree, type AnyCommand } from "../index";
+import { runTree, type AnyCommand } from "../run";
 
 const manage = () => import("./manage");
 

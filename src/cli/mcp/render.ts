@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeTool, InstalledServer, Transport } from "../../contracts/bridge";
-import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "../../core/bridge/params";
+import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "./params";
 import { terminalText } from "../terminal-text";
 
 /** Rows padded into aligned columns; the last column is never padded. Cells are made safe (terminal-text.ts) before they are measured. */

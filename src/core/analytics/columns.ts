@@ -4,9 +4,9 @@
 // SQLite stays the record: the columns are loaded from it at start and appended after each commit.
 import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
-import { INVOCATION_SOURCES, type InvocationRecord } from "./types";
+import { type InvocationRecord } from "./types";
+import { INVOCATION_SOURCES } from "../../contracts/analytics";
 
-export const DAY_MS = 86_400_000;
 /** Latencies live in a Uint32 column. */
 export const MAX_LATENCY_MS = 0xffff_ffff;
 /** `flags` holds the source's index in INVOCATION_SOURCES in its low bits and success above them. */

@@ -2,12 +2,12 @@
 // into, the in-memory columns the queries scan, and retention. SQLite is the record; the columns
 // are loaded from it at start (queries wait for that) and appended after every commit.
 import type { Database } from "bun:sqlite";
-import type { AnalyticsResponse } from "../../contracts/analytics";
+import type { AnalyticsResponse, InvocationSource } from "../../contracts/analytics";
 import { InvocationColumns } from "./columns";
 import { summarize, type AnalyticsFilter } from "./query";
 import { InvocationRecorder } from "./recorder";
 import { Retention } from "./retention";
-import type { AnalyticsLog, InvocationRecord, InvocationSink, InvocationSource } from "./types";
+import type { AnalyticsLog, InvocationRecord, InvocationSink } from "./types";
 
 export interface AnalyticsConfig {
   retentionDays: number;

@@ -2,16 +2,9 @@
 // agent and (day, server) and notes the matching rows; their latencies are then gathered into one
 // buffer laid out tool by tool with each server's tools side by side, so sorting a tool's segment,
 // then a server's, then the whole buffer gives nearest-rank percentiles at every level.
-import {
-  ANALYTICS_DEFAULT_LIMIT,
-  type AgentUsage,
-  type AnalyticsResponse,
-  type ServerUsage,
-  type TimelinePoint,
-  type ToolUsage,
-} from "../../contracts/analytics";
-import { DAY_MS, SOURCE_MASK, SUCCESS_BIT, type InvocationColumns } from "./columns";
-import { INVOCATION_SOURCES, type InvocationSource } from "./types";
+import { ANALYTICS_DEFAULT_LIMIT, type AgentUsage, type AnalyticsResponse, type ServerUsage, type TimelinePoint, type ToolUsage, INVOCATION_SOURCES, type InvocationSource } from "../../contracts/analytics";
+import { SOURCE_MASK, SUCCESS_BIT, type InvocationColumns } from "./columns";
+import { DAY_MS } from "../../contracts/analytics";
 
 export interface AnalyticsFilter {
   agentId?: string;

@@ -3,7 +3,8 @@
 // A failed write is logged and retried a few times, then dropped: analytics never fails a call.
 import type { Database } from "bun:sqlite";
 import { MAX_LATENCY_MS, type ColumnRow } from "./columns";
-import { INVOCATION_SOURCES, type AnalyticsLog, type InvocationRecord, type InvocationSink, type InvocationSource } from "./types";
+import { type AnalyticsLog, type InvocationRecord, type InvocationSink } from "./types";
+import { INVOCATION_SOURCES, type InvocationSource } from "../../contracts/analytics";
 
 const MAX_ERROR_TEXT = 2000;
 const MAX_NAME = 256;

@@ -4,7 +4,8 @@
 // (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.
 import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
-import { DAY_MS, type InvocationColumns } from "./columns";
+import { type InvocationColumns } from "./columns";
+import { DAY_MS } from "../../contracts/analytics";
 import type { AnalyticsLog } from "./types";
 
 export interface RetentionOptions {

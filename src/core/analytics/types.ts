@@ -1,6 +1,5 @@
-// One MCP tool call as the analytics store records it (SPEC §10).
-export const INVOCATION_SOURCES = ["cli", "agent", "mcp"] as const;
-export type InvocationSource = (typeof INVOCATION_SOURCES)[number];
+// One MCP tool call as the analytics store records it (docs/api.md#analytics).
+import type { InvocationSource } from "../../contracts/analytics";
 
 export interface InvocationRecord {
   server: string;

@@ -3,15 +3,11 @@
 // the token of the daemon's marker. The next daemon start reads it and ends those groups and
 // processes, checking each one's start time first so that a reused pid is never signalled, and
 // every process that still carries the old token.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
-import { allPids, procInfo } from "../proc-stat";
-import { killIfSame, snapshot } from "./server-processes";
+import { readFileSync } from "node:fs";
+import { writeOwnerOnlyFile } from "../../os/owner-only-files";
+import { allPids, procInfo } from "../../os/proc-stat";
+import { killIfSame, snapshot, type ProcessLedger, type Recorded } from "./server-processes";
 
-export interface Recorded {
-  pid: number;
-  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22). */
-  started: string;
-}
 
 interface LedgerFile {
   marker?: string;
@@ -27,7 +23,7 @@ function recorded(list: unknown): Recorded[] {
   return Array.isArray(list) ? list.filter((e): e is Recorded => typeof e === "object" && e !== null) : [];
 }
 
-export class ChildLedger {
+export class ChildLedger implements ProcessLedger {
   private marker?: string;
   private readonly groups = new Map<number, Recorded>();
   private processes: Recorded[] = [];
@@ -88,9 +84,7 @@ export class ChildLedger {
     const text = JSON.stringify(file);
     if (text === this.written) return;
     try {
-      const tmp = `${this.path}.tmp`;
-      writeFileSync(tmp, text);
-      renameSync(tmp, this.path);
+      writeOwnerOnlyFile(this.path, text);
       this.written = text;
     } catch {
       // The ledger is a safety net for crashes; failing to write it must not fail a call.

@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeTool, InstalledServer } from "../../contracts/bridge";
 import { VERSION } from "../../version";
-import { SignetError } from "../errors";
+import { SignetError } from "../../contracts/errors";
 import type { ChildLedger } from "./child-ledger";
 import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
 import { ServerProcesses } from "./server-processes";

@@ -2,7 +2,7 @@
 // included), so what the API shows is exactly what the operator gave.
 import type { Database } from "bun:sqlite";
 import type { InstallServerRequest, InstalledServer, Transport, UpdateServerRequest } from "../../contracts/bridge";
-import { SignetError } from "../errors";
+import { SignetError } from "../../contracts/errors";
 
 interface ServerRow {
   name: string;

@@ -1,6 +1,6 @@
 // `secret:NAME` values in an installed server's env and headers: stored and shown as references,
 // resolved only when the server starts, so no API answer or log ever holds the value.
-import { SignetError } from "../errors";
+import { SignetError } from "../../contracts/errors";
 
 const PREFIX = "secret:";
 

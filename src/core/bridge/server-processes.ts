@@ -20,9 +20,23 @@
 // for the ledger a daemon killed outright leaves behind (child-ledger.ts).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { allPids, childPids, procInfo, type ProcInfo } from "../proc-stat";
-import { isChildSubreaper, reapChild } from "../proc/libc";
-import type { ChildLedger, Recorded } from "./child-ledger";
+import { allPids, childPids, procInfo, type ProcInfo } from "../../os/proc-stat";
+import { isChildSubreaper, reapChild } from "../../os/libc";
+
+/** A process noted by pid and start time, so a reused pid is never mistaken for it. */
+export interface Recorded {
+  pid: number;
+  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22). */
+  started: string;
+}
+
+/** Where the running servers' processes are noted for the sweep after a crash (child-ledger.ts). */
+export interface ProcessLedger {
+  setMarker(marker: string): void;
+  addGroup(pid: number): void;
+  removeGroup(pid: number): void;
+  setProcesses(processes: Recorded[]): void;
+}
 
 export const MARKER_ENV = "SIGNET_BRIDGE_SERVER";
 const SCAN_MS = 2000;
@@ -137,7 +151,7 @@ export class ServerProcesses {
   private readonly live = new Map<string, Server>();
   private timer?: ReturnType<typeof setInterval>;
 
-  constructor(private readonly ledger?: ChildLedger) {
+  constructor(private readonly ledger?: ProcessLedger) {
     ledger?.setMarker(this.token);
   }
 

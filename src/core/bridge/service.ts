@@ -10,7 +10,7 @@ import type {
   UpdateServerRequest,
 } from "../../contracts/bridge";
 import type { InvocationSink } from "../analytics/types";
-import { SignetError } from "../errors";
+import { SignetError } from "../../contracts/errors";
 import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
 import { ServerRegistry } from "./registry";
 

@@ -14,7 +14,7 @@ import type {
   RememberRequest,
   RememberResponse,
 } from "../../contracts/memory";
-import { SignetError, invalidInput, notFound } from "../errors";
+import { SignetError, invalidInput, notFound } from "../../contracts/errors";
 import { contentKey, normalizeContent } from "./normalize";
 import { MemoryStore, toMemory, type HistoryWrite, type MemoryRow } from "./store";
 

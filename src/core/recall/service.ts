@@ -3,7 +3,7 @@
 // same-session neighbours as supporting context.
 import type { Database, Statement } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
-import { SignetError } from "../errors";
+import { SignetError } from "../../contracts/errors";
 import { yieldToLoop } from "../event-loop";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";

@@ -24,7 +24,7 @@ export function analyticsRoutes(ctx: DaemonContext) {
     .post("/api/mcp/invocations", ({ body, request, set }): InvocationReportResponse => {
       const { invocations } = parseInput(InvocationReportRequestSchema, body, "invocation report");
       // Calls to Signet's own tools, by the agent the reporter acts as.
-      const { agentId } = callerFrom(request, undefined, "default");
+      const { agentId } = callerFrom(request);
       const accepted = analytics.accepts("mcp") ? invocations : [];
       for (const inv of accepted) analytics.record({ ...inv, agentId, source: "mcp" });
       set.status = 202;

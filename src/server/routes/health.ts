@@ -1,24 +1,12 @@
 // GET /health: liveness plus what an operator needs to see at a glance.
 import { Elysia } from "elysia";
 import { CHALLENGE_PARAM, challengeProof } from "../../config/owner-files";
-import { invalidInput } from "../../core/errors";
+import { invalidInput } from "../../contracts/errors";
 import { VERSION } from "../../version";
+import type { HealthResponse } from "../../contracts/health";
 import type { DaemonContext } from "../context";
 
 const NONCE_MAX = 256;
-
-export interface HealthResponse {
-  status: "ok" | "degraded";
-  version: string;
-  pid: number;
-  uptimeS: number;
-  port: number;
-  dataDir: string;
-  db: { ok: boolean; memories: number | null };
-  embedding: { provider: string; model: string | null; ok: boolean; pending: number; rejected?: number };
-  /** With `?challenge=<nonce>`: HMAC-SHA256(instance key, nonce), so a client knows it reached its own daemon. */
-  proof?: string;
-}
 
 export function healthRoutes(ctx: DaemonContext) {
   const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");

@@ -10,7 +10,7 @@ import {
   type ServerToolsResponse,
 } from "../../contracts/bridge";
 import { parseInput } from "../../contracts/parse";
-import { invalidInput } from "../../core/errors";
+import { invalidInput } from "../../contracts/errors";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 
@@ -49,7 +49,7 @@ export function marketplaceRoutes(ctx: DaemonContext) {
     .post("/api/marketplace/servers/:name/call", async ({ params, body, request }) => {
       const name = serverName(params);
       const req = parseInput(CallRequestSchema, body, "call request");
-      const caller = callerFrom(request, undefined, "default");
+      const caller = callerFrom(request);
       ctx.setIdleTimeout?.(request, 0);
       return bridge.call(name, req, { agentId: caller.agentId });
     });

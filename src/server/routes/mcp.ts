@@ -4,8 +4,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { SignetClient } from "../../client/client";
-import { AgentIdSchema } from "../../config/schema";
-import { SignetError } from "../../core/errors";
+import { AgentIdSchema, DEFAULT_AGENT_ID } from "../../contracts/agent";
+import { SignetError } from "../../contracts/errors";
 import {
   JSONRPC_INTERNAL_ERROR,
   JSONRPC_INVALID_REQUEST,
@@ -108,7 +108,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   function recordFor(agentId: string | undefined, sessionKey: string | undefined) {
     if (!ctx.analytics.accepts("mcp")) return undefined;
     return (call: OwnToolCall) =>
-      ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? "default", sessionKey });
+      ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? DEFAULT_AGENT_ID, sessionKey });
   }
 
   /** A server whose tools act as the caller, through the daemon's own API. */

@@ -9,11 +9,10 @@ import {
   RememberRequestSchema,
 } from "../../contracts/memory";
 import { parseInput } from "../../contracts/parse";
-import { invalidInput } from "../../core/errors";
+import { invalidInput } from "../../contracts/errors";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 
-const DEFAULT_AGENT = "default";
 
 function memoryId(params: { id?: string | null }): string {
   const id = params.id;
@@ -26,43 +25,43 @@ export function memoryRoutes(ctx: DaemonContext) {
   return new Elysia()
     .post("/api/memory/remember", async ({ body, request, set }) => {
       const req = parseInput(RememberRequestSchema, body, "remember request");
-      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const caller = callerFrom(request, req.agentId);
       const result = await writes.run(() => memory.remember(caller, req));
       set.status = result.deduped ? 200 : 201;
       return result;
     })
     .post("/api/memory/note", async ({ body, request, set }) => {
       const req = parseInput(NoteRequestSchema, body, "note request");
-      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const caller = callerFrom(request, req.agentId);
       const result = await writes.run(() => memory.note(caller, req));
       set.status = result.deduped ? 200 : 201;
       return result;
     })
     .get("/api/memories", ({ query, request }) => {
       const q = parseInput(ListQuerySchema, query, "list query");
-      return memory.list(callerFrom(request, q.agent_id, DEFAULT_AGENT), q);
+      return memory.list(callerFrom(request, q.agent_id), q);
     })
     .get("/api/memory/:id", ({ params, request }) =>
-      memory.get(callerFrom(request, undefined, DEFAULT_AGENT), memoryId(params)),
+      memory.get(callerFrom(request), memoryId(params)),
     )
     .get("/api/memory/:id/history", ({ params, request }) =>
-      memory.history(callerFrom(request, undefined, DEFAULT_AGENT), memoryId(params)),
+      memory.history(callerFrom(request), memoryId(params)),
     )
     .patch("/api/memory/:id", ({ params, body, request }) => {
       const req = parseInput(ModifyRequestSchema, body, "modify request");
-      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const caller = callerFrom(request, req.agentId);
       const id = memoryId(params);
       return writes.run(() => memory.modify(caller, id, req));
     })
     .delete("/api/memory/:id", ({ params, body, request }) => {
       const req = parseInput(ForgetRequestSchema, body, "forget request");
-      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const caller = callerFrom(request, req.agentId);
       const id = memoryId(params);
       return writes.run(() => memory.forget(caller, id, req));
     })
     .post("/api/memory/:id/recover", ({ params, body, request }) => {
       const req = parseInput(RecoverRequestSchema, body ?? undefined, "recover request");
-      const caller = callerFrom(request, req.agentId, DEFAULT_AGENT);
+      const caller = callerFrom(request, req.agentId);
       const id = memoryId(params);
       return writes.run(() => memory.recover(caller, id, req));
     });

@@ -8,6 +8,6 @@ import type { DaemonContext } from "../context";
 export function recallRoutes(ctx: DaemonContext) {
   return new Elysia().post("/api/memory/recall", async ({ body, request }) => {
     const req = parseInput(RecallRequestSchema, body, "recall request");
-    return ctx.recall.recall(callerFrom(request, req.agentId, "default"), req);
+    return ctx.recall.recall(callerFrom(request, req.agentId), req);
   });
 }

@@ -13,14 +13,14 @@
 // found inside the repository are never trusted. Relative paths are resolved against the directory
 // of the config that declared them, since the daemon runs servers from elsewhere.
 import { basename, dirname, join, resolve } from "node:path";
-import { anchorPaths, InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../../contracts/bridge";
-import { claudePaths } from "../harness/claude-code";
-import { checkCodexToml, codexPath } from "../harness/codex";
-import { isObject, readJsonObject, type JsonObject } from "../harness/json-edit";
-import { opencodePath } from "../harness/opencode";
-import { HarnessConfigError, readConfigText } from "../harness/plan";
-import { parseToml } from "../harness/toml";
-import { MCP_COMMAND, SERVER_NAME, type HarnessName } from "../harness/types";
+import { anchorPaths, InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../contracts/bridge";
+import { claudePaths } from "./claude-code";
+import { checkCodexToml, codexPath } from "./codex";
+import { isObject, readJsonObject, type JsonObject } from "./json-edit";
+import { opencodePath } from "./opencode";
+import { HarnessConfigError, readConfigText } from "./plan";
+import { parseToml } from "./toml";
+import { MCP_COMMAND, SERVER_NAME, type HarnessName } from "./types";
 
 export interface ImportOptions {
   home: string;

@@ -4,8 +4,8 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, writeOwnerOnlyFile } from "./file-modes";
-import { daemonFiles } from "./paths";
+import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, writeOwnerOnlyFile } from "../os/owner-only-files";
+import { daemonFiles } from "../config/paths";
 
 export interface PidInfo {
   pid: number;

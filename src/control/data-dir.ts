@@ -4,11 +4,9 @@
 // stops the start with an error naming the path.
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { configPath } from "../config/load";
-import { databasePath } from "../db/open";
-import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, lstatRefusingSymlink, makeOwnerOnlyDir } from "./file-modes";
-import { log } from "./log";
-import { daemonDir } from "./paths";
+import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, lstatRefusingSymlink, makeOwnerOnlyDir } from "../os/owner-only-files";
+import { log } from "../server/log";
+import { configPath, daemonDir, databasePath } from "../config/paths";
 
 const octal = (mode: number) => mode.toString(8).padStart(4, "0");
 

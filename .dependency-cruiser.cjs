@@ -1,0 +1,75 @@
+/** Layering rules (docs/architecture.md#layers), checked by `.ci/run`: each names the file that breaks it. */
+const ours = "^src/";
+module.exports = {
+  forbidden: [
+    { name: "no-cycles", severity: "error", comment: "an import cycle: break it by moving the shared piece down", from: {}, to: { circular: true } },
+    {
+      name: "contracts-import-nothing-of-ours",
+      severity: "error",
+      comment: "src/contracts is the bottom layer: every surface imports it, it imports none of them",
+      from: { path: "^src/contracts/" },
+      to: { path: ours, pathNot: "^src/contracts/" },
+    },
+    {
+      name: "os-imports-nothing-of-ours",
+      severity: "error",
+      comment: "src/os holds system facts (files, processes, libc) with no knowledge of Signet",
+      from: { path: "^src/os/" },
+      to: { path: ours, pathNot: "^src/os/" },
+    },
+    {
+      name: "config-imports-only-contracts",
+      severity: "error",
+      from: { path: "^src/config/" },
+      to: { path: ours, pathNot: "^src/(config|contracts)/" },
+    },
+    {
+      name: "client-imports-only-contracts-and-config",
+      severity: "error",
+      comment: "the one HTTP client is shared by the CLI, signet-mcp and hooks: it knows the API, not the daemon",
+      from: { path: "^src/client/" },
+      to: { path: ours, pathNot: "^src/(client|contracts|config)/" },
+    },
+    {
+      name: "core-knows-no-surface",
+      severity: "error",
+      comment: "domain logic knows nothing of HTTP, MCP, the CLI or the process that runs it",
+      from: { path: "^src/core/" },
+      to: { path: "^src/(server|mcp|cli|control|client|harness)/" },
+    },
+    {
+      name: "cli-never-opens-the-database",
+      severity: "error",
+      comment: "the CLI talks to the daemon; only `signet migrate` (src/cli/migrate.ts) opens the database",
+      from: { path: "^src/cli/", pathNot: "^src/cli/migrate\\.ts$" },
+      to: { path: ["^src/db/", "^bun:sqlite$"] },
+    },
+    {
+      name: "cli-reaches-the-daemon-only-to-run-it",
+      severity: "error",
+      comment: "the CLI uses the client; only `signet daemon run` (src/cli/daemon.ts) starts the server in process",
+      from: { path: "^src/cli/", pathNot: "^src/cli/daemon\\.ts$" },
+      to: { path: "^src/(server|core)/" },
+    },
+    {
+      name: "no-dev-dependencies-in-src",
+      severity: "error",
+      comment: "the binary is built from src/: a devDependency would be missing from a production install",
+      from: { path: "^src/" },
+      to: { dependencyTypes: ["npm-dev"] },
+    },
+    { name: "no-unresolvable", severity: "error", from: {}, to: { couldNotResolve: true } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types", "typings"],
+      extensions: [".ts", ".js", ".mjs", ".cjs", ".json", ".d.ts"],
+    },
+    exclude: { path: "^(node_modules|dist)/" },
+  },
+};

@@ -1,0 +1,26 @@
+// The data directory's layout, in one place: every process (daemon, CLI, signet-mcp) finds the same
+// files here (docs/config.md#data-directory).
+import { join } from "node:path";
+
+export function configPath(dataDir: string): string {
+  return join(dataDir, "agent.yaml");
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "memory", "memories.db");
+}
+
+export function daemonDir(dataDir: string): string {
+  return join(dataDir, ".daemon");
+}
+
+export const daemonFiles = (dataDir: string) => ({
+  pid: join(daemonDir(dataDir), "daemon.pid"),
+  lock: join(daemonDir(dataDir), "daemon.lock"),
+  log: join(daemonDir(dataDir), "logs", "daemon.log"),
+  /** Bridged servers' processes while they run, for the sweep after a crash. */
+  bridgeChildren: join(daemonDir(dataDir), "bridge-children.json"),
+  /** The owner's credentials (docs/security.md#the-owners-credentials). */
+  adminToken: join(daemonDir(dataDir), "admin.token"),
+  instanceKey: join(daemonDir(dataDir), "instance.key"),
+});
