@@ -8,11 +8,6 @@ export function num(flag: string, value: string | undefined): number | undefined
   return n;
 }
 
-/** Drops undefined keys so `.strict()` schemas and the daemon see only what was given. */
-export function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 /** The filters `list` and `recall` share, as flags. */
 export const filterArgs = {
   project: { type: "string", description: "Only this project" },

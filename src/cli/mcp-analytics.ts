@@ -1,12 +1,10 @@
 // `signet mcp analytics [server]`: usage of MCP tools (SPEC §10) as JSON, or with --pretty as
 // tables and a 7-day sparkline per server. With a server, that server's every tool.
 import { defineCommand } from "citty";
-import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint } from "../contracts/analytics";
-import { parseInput } from "../contracts/parse";
-import { DAY_MS } from "../contracts/analytics";
+import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint, DAY_MS } from "../contracts/analytics";
+import { parseInput, defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
-import { defined } from "./flags";
 import { emit } from "./output";
 import { textTable } from "./table";
 

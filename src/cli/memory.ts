@@ -10,9 +10,9 @@ import {
   type HistoryEntry,
   type Memory,
 } from "../contracts/memory";
-import { parseInput } from "../contracts/parse";
+import { parseInput, defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { defined, filterArgs, filterFields, num } from "./flags";
+import { filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
 import { terminalText } from "./terminal-text";
 

@@ -1,10 +1,10 @@
 // `signet recall "<query>"`: hybrid search with every filter as a flag.
 import { defineCommand } from "citty";
-import { parseInput } from "../contracts/parse";
+import { parseInput, defined } from "../contracts/parse";
 import { RecallRequestSchema, type RecallResponse } from "../contracts/recall";
 import { recallBrief } from "../mcp/brief";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { defined, filterArgs, filterFields, num } from "./flags";
+import { filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
 
 function renderRecall(query: string, res: RecallResponse): string {

@@ -29,3 +29,8 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   if (!result.success) throw invalidInput(describeZodError(result.error, where));
   return result.data;
 }
+
+/** The object without its undefined values: strict schemas and the daemon see only what was given. */
+export function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

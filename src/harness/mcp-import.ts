@@ -14,6 +14,7 @@
 // of the config that declared them, since the daemon runs servers from elsewhere.
 import { basename, dirname, join, resolve } from "node:path";
 import { anchorPaths, InstallServerRequestSchema, ServerNameSchema, type InstallServerRequest } from "../contracts/bridge";
+import { defined } from "../contracts/parse";
 import { claudePaths } from "./claude-code";
 import { checkCodexToml, codexPath } from "./codex";
 import { isObject, readJsonObject, type JsonObject } from "./json-edit";
@@ -117,11 +118,6 @@ function isSignet(name: string, transport: Record<string, unknown> | undefined):
   const program = basename(transport.command).replace(/\.exe$/i, "");
   const args = Array.isArray(transport.args) ? transport.args : [];
   return program === MCP_COMMAND || (program === "signet" && args[0] === "mcp" && args[1] === "serve");
-}
-
-/** The object without its undefined values, so absent keys stay absent in what is returned. */
-function defined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
 function readJsonConfig(path: string, sources: string[], jsonc = false): JsonObject | undefined {

@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError, DaemonIdentityError, DaemonUnreachableError, type SignetClient } from "../client/client";
+import { defined } from "../contracts/parse";
 import type { RecallResponse } from "../contracts/recall";
 import { recallBrief } from "./brief";
 import { BRIDGE_TOOLS } from "./bridge-tools";
@@ -23,11 +24,6 @@ export interface ToolDef {
 
 /** A tool's failure that the model should read as such. */
 class ToolFailure extends Error {}
-
-/** Drops undefined values so the daemon's strict schemas see only what the model gave. */
-function compact(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
-}
 
 const id = z.string().describe("Memory ID");
 const reason = z.string().describe("Why this change is made (kept in the version history)");
@@ -55,7 +51,7 @@ const searchShape = {
 };
 
 async function search(a: Record<string, unknown>, client: SignetClient, ctx: ToolContext): Promise<CallToolResult> {
-  const body = compact({
+  const body = defined({
     query: a.query,
     limit: a.limit,
     project: a.project,
@@ -163,7 +159,7 @@ export const TOOLS: ToolDef[] = [
         .describe("Pre-extracted entity/aspect/attribute data retained as episodic evidence alongside the content"),
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),
     },
-    handler: (a, c, ctx) => c.memory.remember(compact({ ...a, sessionKey: ctx.sessionKey })),
+    handler: (a, c, ctx) => c.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey })),
   },
   {
     name: "signet_save_note",
@@ -173,7 +169,7 @@ export const TOOLS: ToolDef[] = [
       title: z.string().optional().describe("Optional short title"),
       tags: z.string().optional().describe("Comma-separated tags"),
     },
-    handler: (a, c) => c.memory.note(compact({ ...a })),
+    handler: (a, c) => c.memory.note(defined({ ...a })),
   },
   {
     name: "memory_get",
@@ -189,7 +185,7 @@ export const TOOLS: ToolDef[] = [
       offset: z.number().int().optional().describe("Pagination offset"),
       type: z.string().optional().describe("Filter by memory type"),
     },
-    handler: (a, c) => c.memory.list(compact({ limit: a.limit, offset: a.offset, type: a.type }) as Record<string, string | number>),
+    handler: (a, c) => c.memory.list(defined({ limit: a.limit, offset: a.offset, type: a.type }) as Record<string, string | number>),
   },
   {
     name: "memory_modify",
@@ -202,7 +198,7 @@ export const TOOLS: ToolDef[] = [
       importance: z.number().optional().describe("New importance"),
       tags: z.string().optional().describe("New tags (comma-separated)"),
     },
-    handler: ({ id: memoryId, ...rest }, c) => c.memory.modify(String(memoryId), compact(rest)),
+    handler: ({ id: memoryId, ...rest }, c) => c.memory.modify(String(memoryId), defined(rest)),
   },
   {
     name: "memory_forget",
