@@ -1,6 +1,7 @@
 // `signet mcp <server> ...`: an installed server's tools as subcommands. Parameters are typed from
 // each tool's JSON Schema; the daemon starts the server, makes the call and records it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { parseArgs } from "node:util";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
 import { ParamError, parseParams, validateArguments } from "./params";
@@ -40,65 +41,72 @@ function optionsHelp(): string {
   return `Options:\n${OPTION_HELP.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join("\n")}`;
 }
 
-function valueOf(args: string[], i: number, flag: string): string {
-  const value = args[i + 1];
-  if (value === undefined) throw new UsageError(`${flag} needs a value`);
-  return value;
-}
+const CALL_OPTIONS = {
+  param: { type: "string", short: "p", multiple: true },
+  json: { type: "boolean" },
+  // Internal: `--json <object or ->` is rewritten to this before parsing (see parseCallArgs).
+  arguments: { type: "string" },
+  batch: { type: "string" },
+  timeout: { type: "string" },
+  "save-dir": { type: "string" },
+  pretty: { type: "boolean" },
+  url: { type: "string" },
+  agent: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
-/** Reads the words and flags after the server name. `--json` with a JSON object or `-` after it is arguments; alone it asks for JSON output. */
+/** A JSON object, or `-` for stdin: what makes `--json` carry the call's arguments. */
+const isArgumentsValue = (value: string | undefined) => value !== undefined && (value === "-" || /^\s*[[{]/.test(value));
+
+/**
+ * Reads the words and flags after the server name with node:util's parseArgs (citty cannot repeat a
+ * flag). `--json` followed by a JSON object or `-` is the call's arguments; alone it asks for JSON
+ * output, so such a pair is renamed to the internal `--arguments` first.
+ */
 export function parseCallArgs(args: string[]): CallFlags {
-  const flags: CallFlags = { params: [], words: [] };
+  const renamed: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const token = args[i]!;
-    const [name, inline] = token.startsWith("--") && token.includes("=") ? [token.slice(0, token.indexOf("=")), token.slice(token.indexOf("=") + 1)] : [token, undefined];
-    const take = () => (inline !== undefined ? inline : valueOf(args, i++, name));
-    switch (name) {
-      case "--param":
-      case "-p":
-        flags.params.push(take());
-        break;
-      case "--json": {
-        const next = inline ?? args[i + 1];
-        if (next !== undefined && (inline !== undefined || next === "-" || /^\s*[[{]/.test(next))) {
-          flags.jsonArgs = next;
-          if (inline === undefined) i++;
-        } else {
-          flags.json = true;
-        }
-        break;
-      }
-      case "--batch":
-        flags.batch = take();
-        break;
-      case "--timeout": {
-        const raw = take();
-        if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`--timeout ${JSON.stringify(raw)} is not a number of milliseconds`);
-        flags.timeoutMs = Number(raw);
-        break;
-      }
-      case "--save-dir":
-        flags.saveDir = take();
-        break;
-      case "--pretty":
-        flags.pretty = true;
-        break;
-      case "--url":
-        flags.url = take();
-        break;
-      case "--agent":
-        flags.agent = take();
-        break;
-      case "--help":
-      case "-h":
-        flags.help = true;
-        break;
-      default:
-        if (token.startsWith("-") && token !== "-") throw new UsageError(`unknown option ${token}; valid options: ${OPTIONS.join(", ")}`);
-        flags.words.push(token);
-    }
+    if (token.startsWith("--json=")) renamed.push(`--arguments=${token.slice("--json=".length)}`);
+    else if (token === "--json" && isArgumentsValue(args[i + 1])) renamed.push(`--arguments=${args[++i]}`);
+    else renamed.push(token);
   }
-  return flags;
+  let values: ReturnType<typeof parse>["values"];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(renamed));
+  } catch (err) {
+    const { code, message } = err as Error & { code?: string };
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      const option = /'([^']+)'/.exec(message)?.[1] ?? message;
+      throw new UsageError(`unknown option ${option}; valid options: ${OPTIONS.join(", ")}`);
+    }
+    throw new UsageError(message.replaceAll("--arguments", "--json"));
+  }
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    if (!/^\d+$/.test(values.timeout) || Number(values.timeout) < 1) {
+      throw new UsageError(`--timeout ${JSON.stringify(values.timeout)} is not a number of milliseconds`);
+    }
+    timeoutMs = Number(values.timeout);
+  }
+  return {
+    params: values.param ?? [],
+    jsonArgs: values.arguments,
+    batch: values.batch,
+    timeoutMs,
+    json: values.json,
+    pretty: values.pretty,
+    help: values.help,
+    url: values.url,
+    agent: values.agent,
+    saveDir: values["save-dir"],
+    words: positionals,
+  };
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: CALL_OPTIONS, allowPositionals: true, strict: true });
 }
 
 async function readStdinText(): Promise<string> {

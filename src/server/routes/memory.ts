@@ -7,6 +7,7 @@ import {
   NoteRequestSchema,
   RecoverRequestSchema,
   RememberRequestSchema,
+  type RememberResponse,
 } from "../../contracts/memory";
 import { parseInput } from "../../contracts/parse";
 import { invalidInput } from "../../contracts/errors";
@@ -22,20 +23,22 @@ function memoryId(params: { id?: string | null }): string {
 
 export function memoryRoutes(ctx: DaemonContext) {
   const { memory, writes } = ctx;
+  /** Commits a store: 201 with a new memory, 200 with the one already stored (`deduped: true`). */
+  async function stored(set: { status?: number | string }, write: () => RememberResponse): Promise<RememberResponse> {
+    const result = await writes.run(write);
+    set.status = result.deduped ? 200 : 201;
+    return result;
+  }
   return new Elysia()
-    .post("/api/memory/remember", async ({ body, request, set }) => {
+    .post("/api/memory/remember", ({ body, request, set }) => {
       const req = parseInput(RememberRequestSchema, body, "remember request");
       const caller = callerFrom(request, req.agentId);
-      const result = await writes.run(() => memory.remember(caller, req));
-      set.status = result.deduped ? 200 : 201;
-      return result;
+      return stored(set, () => memory.remember(caller, req));
     })
-    .post("/api/memory/note", async ({ body, request, set }) => {
+    .post("/api/memory/note", ({ body, request, set }) => {
       const req = parseInput(NoteRequestSchema, body, "note request");
       const caller = callerFrom(request, req.agentId);
-      const result = await writes.run(() => memory.note(caller, req));
-      set.status = result.deduped ? 200 : 201;
-      return result;
+      return stored(set, () => memory.note(caller, req));
     })
     .get("/api/memories", ({ query, request }) => {
       const q = parseInput(ListQuerySchema, query, "list query");
