@@ -38,6 +38,34 @@ module.exports = {
       to: { path: "^src/(server|mcp|cli|control|client|harness)/" },
     },
     {
+      name: "core-uses-the-logger-it-is-given",
+      severity: "error",
+      comment: "core takes a Logger as an option (docs/architecture.md#dependencies): it imports the type, never makes one",
+      from: { path: "^src/core/" },
+      to: { path: "^src/logger\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "logger-imports-nothing-of-ours",
+      severity: "error",
+      comment: "src/logger.ts is a leaf: every layer may use it",
+      from: { path: "^src/logger\\.ts$" },
+      to: { path: ours },
+    },
+    {
+      name: "consola-only-in-logger",
+      severity: "error",
+      comment: "one logger (src/logger.ts): everything else logs through the Logger it is given or makes there",
+      from: { path: ours, pathNot: "^src/logger\\.ts$" },
+      to: { path: "(^|/)node_modules/consola/" },
+    },
+    {
+      name: "control-never-imports-server",
+      severity: "error",
+      comment: "src/control starts and stops the daemon's process from outside: it must not load the daemon",
+      from: { path: "^src/control/" },
+      to: { path: "^src/server/" },
+    },
+    {
       name: "cli-never-opens-the-database",
       severity: "error",
       comment: "the CLI talks to the daemon; only `signet migrate` (src/cli/migrate.ts) opens the database",
@@ -70,6 +98,8 @@ module.exports = {
       mainFields: ["module", "main", "types", "typings"],
       extensions: [".ts", ".js", ".mjs", ".cjs", ".json", ".d.ts"],
     },
-    exclude: { path: "^(node_modules|dist)/" },
+    // node_modules is not followed but not excluded either: excluding it drops every import of a
+    // package, so the rules on packages (consola, devDependencies) could never match.
+    exclude: { path: "^dist/" },
   },
 };

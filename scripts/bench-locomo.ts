@@ -46,6 +46,7 @@ import { RecallService, type RecallServiceOptions } from "../src/core/recall/ser
 import { migrate } from "../src/db/migrate";
 import { openDatabase } from "../src/db/open";
 import { databasePath } from "../src/config/paths";
+import { createLogger } from "../src/logger";
 import { parseFlags } from "./lib/args";
 import { agentYaml, cleanupAll, installCleanup, makeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
 import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
@@ -299,7 +300,7 @@ async function askInProcess(
   migrate(db);
   const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
   const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
-  const accessLog = new AccessLog(db);
+  const accessLog = new AccessLog(db, createLogger("daemon"));
   const recall = new RecallService(db, memory, embeddings, accessLog, { legs });
   embeddings.start();
   await recall.start();

@@ -157,7 +157,8 @@ export async function benchAnalytics(opts: { rows: number; progress?: (line: str
     db.query("SELECT server, tool, COUNT(*), SUM(1 - success) FROM mcp_invocations GROUP BY server, tool").all();
     const sqliteGroupByMs = performance.now() - t;
 
-    const log = (level: string, message: string) => progress(`${level}: ${message}`);
+    const at = (level: string) => (message: string) => progress(`${level}: ${message}`);
+    const log = { info: at("info"), warn: at("warn"), error: at("error") };
     const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, log);
     progress("loading the store");
     t = performance.now();

@@ -5,9 +5,13 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
 import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
 import { daemonFiles } from "../config/paths";
+import { createLogger } from "../logger";
 import { clientArgs, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
 import { emit, outputArgs, type OutputFlags } from "./output";
+
+/** What `start` and `restart` log before the daemon has its own log (tightened modes, say). */
+const log = createLogger("signet");
 
 const listenArgs = {
   port: { type: "string", description: "Port to listen on (default daemon.port / SIGNET_PORT, 3850)" },
@@ -40,7 +44,7 @@ const start = defineCommand({
   args: { ...listenArgs, ...outputArgs },
   async run({ args }) {
     const config = configFromFlags(args);
-    const info = await startBackground(config, args);
+    const info = await startBackground(config, args, log);
     emit({ ...info, dataDir: config.dataDir, log: daemonFiles(config.dataDir).log }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
   },
 });
@@ -64,7 +68,7 @@ const restart = defineCommand({
   async run({ args }) {
     const config = configFromFlags(args);
     await stopDaemon(config);
-    const info = await startBackground(config, args);
+    const info = await startBackground(config, args, log);
     emit(info, args, (i) => `signet daemon restarted at ${i.url} (pid ${i.pid})`);
   },
 });

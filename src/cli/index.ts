@@ -1,6 +1,7 @@
 // The `signet` command tree. Subcommands load lazily so `--version` and small commands start fast.
 import { defineCommand } from "citty";
 import { VERSION } from "../version";
+import { createLogger } from "../logger";
 import { exitCodeOf } from "./errors";
 import { runTree, type AnyCommand } from "./run";
 import { terminalText } from "./terminal-text";
@@ -35,7 +36,7 @@ export async function runCli(rawArgs: string[]): Promise<number> {
   } catch (err) {
     const message = (err as Error)?.message;
     // Messages may quote a server's stderr: colour codes go, any other control is shown, not obeyed.
-    if (message) process.stderr.write(`signet: ${terminalText(message.replace(/\x1b\[[0-9;]*m/g, ""))}\n`);
+    if (message) createLogger("signet").error(terminalText(message.replace(/\x1b\[[0-9;]*m/g, "")));
     return exitCodeOf(err);
   }
 }

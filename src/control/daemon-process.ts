@@ -5,6 +5,7 @@ import { closeSync, constants, fstatSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SignetClient } from "../client/client";
 import type { Config } from "../config/schema";
+import type { Logger } from "../logger";
 import { procStatFields } from "../os/proc-stat";
 import { secureDataDir } from "./data-dir";
 import { makeOwnerOnlyDir, openOwnerOnly } from "../os/owner-only-files";
@@ -73,9 +74,10 @@ export async function readStatus(config: Config): Promise<Status> {
 }
 
 
-export async function startBackground(config: Config, flags: { port?: string; bind?: string }): Promise<PidInfo> {
+/** `log` is the caller's (the CLI's or signet-mcp's): the daemon logs to its own file. */
+export async function startBackground(config: Config, flags: { port?: string; bind?: string }, log: Logger): Promise<PidInfo> {
   // Before anything is opened in .daemon: the log below is created there, ahead of the daemon's own check.
-  secureDataDir(config.dataDir);
+  secureDataDir(config.dataDir, log);
   if (isLockHeld(config.dataDir)) {
     const info = readPidFile(config.dataDir);
     throw new DaemonControlError(
@@ -110,8 +112,8 @@ export async function startBackground(config: Config, flags: { port?: string; bi
   const info = readPidFile(config.dataDir);
   if (exitCode !== null || !started || !info || info.pid !== child.pid) {
     if (exitCode === null && child.pid) process.kill(child.pid, "SIGKILL");
-    const log = readFileSync(files.log, "utf8").slice(logStart).trim().split("\n").slice(-5).join("\n");
-    throw new DaemonControlError(`the daemon did not start${log ? `:\n${log}` : ""}\n(log: ${files.log})`);
+    const tail = readFileSync(files.log, "utf8").slice(logStart).trim().split("\n").slice(-5).join("\n");
+    throw new DaemonControlError(`the daemon did not start${tail ? `:\n${tail}` : ""}\n(log: ${files.log})`);
   }
   return info;
 }

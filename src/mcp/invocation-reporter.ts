@@ -3,6 +3,7 @@
 // call; a daemon that cannot take a batch costs that batch after a few tries, nothing more.
 import type { SignetClient } from "../client/client";
 import type { InvocationReportRequest } from "../contracts/analytics";
+import type { Logger } from "../logger";
 import type { OwnToolCall } from "./server";
 
 const MAX_BATCH = 1000;
@@ -28,7 +29,7 @@ export class InvocationReporter {
 
   constructor(
     private readonly client: SignetClient,
-    private readonly options: { flushMs: number; sessionKey?: string },
+    private readonly options: { flushMs: number; sessionKey?: string; log: Pick<Logger, "warn"> },
   ) {}
 
   readonly record = (call: OwnToolCall): void => {
@@ -76,7 +77,7 @@ export class InvocationReporter {
       return true;
     } catch (err) {
       if (++this.failures >= MAX_ATTEMPTS) {
-        process.stderr.write(`signet-mcp: dropped ${batch.length} invocation record(s): ${(err as Error).message}\n`);
+        this.options.log.warn(`dropped ${batch.length} invocation record(s): ${(err as Error).message}`);
         this.queue.splice(0, batch.length);
         this.failures = 0;
       } else {

@@ -6,33 +6,35 @@ import { SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
+import { createLogger, type Logger } from "../logger";
 import { InvocationReporter } from "./invocation-reporter";
 import { MCP_PROVENANCE, createMcpServer } from "./server";
 
 /** With a local daemon URL and `daemon.autostart` on, a daemon that is not running is started. */
-function autostarter(config: Config): (() => Promise<boolean>) | undefined {
+function autostarter(config: Config, log: Logger): (() => Promise<boolean>) | undefined {
   const url = new URL(config.daemon.url);
   if (!config.daemon.autostart || !isLoopbackHost(url.hostname)) return undefined;
   return async () => {
     const { startBackground, DaemonControlError } = await import("../control/daemon-process");
     try {
-      const info = await startBackground(config, { port: url.port || undefined });
-      process.stderr.write(`signet-mcp: started the daemon at ${info.url} (pid ${info.pid})\n`);
+      const info = await startBackground(config, { port: url.port || undefined }, log);
+      log.info(`started the daemon at ${info.url} (pid ${info.pid})`);
       return true;
     } catch (err) {
       // Another client may have started it a moment ago: then the retry simply works.
-      process.stderr.write(`signet-mcp: could not start the daemon: ${(err as Error).message}\n`);
+      log.warn(`could not start the daemon: ${(err as Error).message}`);
       return err instanceof DaemonControlError && /already running/.test((err as Error).message);
     }
   };
 }
 
 export async function runStdioServer(): Promise<number> {
+  const log = createLogger("signet-mcp");
   let config;
   try {
     config = loadConfig();
   } catch (err) {
-    process.stderr.write(`signet-mcp: ${(err as Error).message}\n`);
+    log.error((err as Error).message);
     return 2;
   }
   const client = new SignetClient({
@@ -41,13 +43,13 @@ export async function runStdioServer(): Promise<number> {
     token: config.auth.token,
     ...MCP_PROVENANCE,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
-    autostart: autostarter(config),
+    autostart: autostarter(config, log),
     dataDir: config.dataDir,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
   // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.
   const reporter = config.analytics.trackAgentCalls
-    ? new InvocationReporter(client, { flushMs: config.analytics.flushMs, sessionKey })
+    ? new InvocationReporter(client, { flushMs: config.analytics.flushMs, sessionKey, log })
     : undefined;
   const server = createMcpServer(client, { sessionKey }, reporter?.record);
   const transport = new StdioServerTransport();

@@ -43,7 +43,7 @@ export function createHandler(ctx: DaemonContext): Handler {
         if (code === "PARSE" && !(cause instanceof SignetError)) {
           return errorResponse("invalid_input", "request body could not be parsed as JSON");
         }
-        return toErrorResponse(cause, request.method, path);
+        return toErrorResponse(cause, request.method, path, ctx.log);
       })
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))

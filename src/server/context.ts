@@ -7,6 +7,7 @@ import type { EmbeddingWorker } from "../core/embed/worker";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
+import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
 import type { OwnerCredentials } from "./credentials";
 
@@ -29,6 +30,8 @@ export interface DaemonContext {
   analytics: Analytics;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
+  /** The daemon's one logger: everything it logs goes through here. */
+  log: Logger;
   /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */
   setIdleTimeout?: (request: Request, seconds: number) => void;
 }

@@ -23,9 +23,9 @@ import type { DaemonContext } from "./context";
 import { ownerCredentials } from "./credentials";
 import { secureDataDir } from "../control/data-dir";
 import { DaemonLock } from "../control/lock";
-import { log } from "./log";
+import { createLogger, type Logger } from "../logger";
 
-export class DaemonStartError extends Error {
+class DaemonStartError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DaemonStartError";
@@ -57,17 +57,19 @@ function sharedAgents(config: Config): string[] {
     .map(([id]) => id);
 }
 
-export function startDaemon(config: Config): RunningDaemon {
+/** `options.log`: where the daemon logs; by default its own lines on stderr. */
+export function startDaemon(config: Config, options: { log?: Logger } = {}): RunningDaemon {
   checkAuthMode(config);
-  secureDataDir(config.dataDir);
+  const log = options.log ?? createLogger("daemon");
+  secureDataDir(config.dataDir, log);
   const lock = DaemonLock.acquire(config.dataDir);
   let db: ReturnType<typeof openDatabase> | undefined;
   try {
     db = openDatabase(databasePath(config.dataDir));
     const { applied } = migrate(db);
-    if (applied.length > 0) log("info", `applied migrations: ${applied.join(", ")}`);
+    if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
     const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
-    const accessLog = new AccessLog(db);
+    const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
     const memory = new MemoryService(db, {
       sharedAgents: sharedAgents(config),
@@ -81,7 +83,7 @@ export function startDaemon(config: Config): RunningDaemon {
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
-    if (swept > 0) log("warn", `ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
+    if (swept > 0) log.warn(`ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
     const analytics = new Analytics(db, config.analytics, log);
     const bridge = new BridgeService(db, {
       ...config.bridge,
@@ -106,6 +108,7 @@ export function startDaemon(config: Config): RunningDaemon {
       mcpStreams,
       bridge,
       analytics,
+      log,
     };
     const handle = createHandler(context);
     const limit = config.daemon.maxBodyBytes;
@@ -145,8 +148,8 @@ export function startDaemon(config: Config): RunningDaemon {
     analytics.start();
     const indexing = performance.now();
     recall.start().then(
-      (n) => n > 0 && log("info", `keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
-      (err) => log("error", `keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
+      (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
+      (err) => log.error(`keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
     );
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
     let stopping: Promise<void> | undefined;
@@ -183,24 +186,25 @@ export function startDaemon(config: Config): RunningDaemon {
 
 /** `signet daemon run`: serve in the foreground until SIGTERM or SIGINT, then stop gracefully. */
 export async function runDaemonForeground(config: Config): Promise<void> {
+  const log = createLogger("daemon");
   // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
   const noSubreaper = becomeChildSubreaper();
-  if (noSubreaper) log("info", noSubreaper);
-  const daemon = startDaemon(config);
+  if (noSubreaper) log.info(noSubreaper);
+  const daemon = startDaemon(config, { log });
   // A fixed working directory: one autostarted inside a repository must not let that repository's
   // files (node_modules, .env) decide what anything the daemon starts resolves to.
   process.chdir(config.dataDir);
-  log("info", `signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir})`);
+  log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir})`);
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
-      log("info", `${signal} received: shutting down`);
+      log.info(`${signal} received: shutting down`);
       daemon.stop().then(resolve, (err) => {
-        log("error", `shutdown failed: ${(err as Error).message}`);
+        log.error("shutdown failed", err);
         resolve();
       });
     };
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
   });
-  log("info", "stopped");
+  log.info("stopped");
 }

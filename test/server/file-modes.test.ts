@@ -10,6 +10,7 @@ import { startDaemon } from "../../src/server/daemon";
 import { openOwnerOnly, writeOwnerOnlyFile } from "../../src/os/owner-only-files";
 import { DaemonLock, isLockHeld } from "../../src/control/lock";
 import { tempDir } from "../helpers/daemon";
+import { recordingLogger } from "../helpers/log";
 
 const roots: string[] = [];
 let savedUmask: number;
@@ -159,7 +160,7 @@ describe("symbolic links are refused", () => {
     writeFileSync(target, "not the daemon's\n");
     const log = daemonFiles(dataDir).log;
     link(target, log);
-    await expect(startBackground(configFor(dataDir), {})).rejects.toThrow(refusal(log));
+    await expect(startBackground(configFor(dataDir), {}, recordingLogger().log)).rejects.toThrow(refusal(log));
     expect(readFileSync(target, "utf8")).toBe("not the daemon's\n");
   });
 

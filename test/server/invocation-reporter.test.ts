@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { InvocationReporter } from "../../src/mcp/invocation-reporter";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { recordingLogger } from "../helpers/log";
 import { eventually } from "../helpers/wait";
 
 let d: TestDaemon;
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 test("reports are cut to fit the daemon's body limit, and every one arrives", async () => {
-  const reporter = new InvocationReporter(d.client("reporter-agent"), { flushMs: 60_000, sessionKey: "s-r" });
+  const reporter = new InvocationReporter(d.client("reporter-agent"), { flushMs: 60_000, sessionKey: "s-r", log: recordingLogger().log });
   for (let i = 0; i < 200; i++) {
     reporter.record({ tool: "memory_get", latencyMs: i, success: false, errorText: `not found: ${"x".repeat(10_000)}` });
   }

@@ -6,6 +6,7 @@ import { Analytics } from "../../src/core/analytics";
 import { InvocationRecorder, type RecorderOptions } from "../../src/core/analytics/recorder";
 import type { InvocationRecord } from "../../src/core/analytics/types";
 import { migratedDb, removeDatabases } from "../helpers/analytics";
+import { recordingLogger } from "../helpers/log";
 import { eventually } from "../helpers/wait";
 
 afterAll(removeDatabases);
@@ -18,12 +19,12 @@ function call(overrides: Partial<InvocationRecord> = {}): InvocationRecord {
 
 function setup(options: Partial<RecorderOptions> = {}) {
   const db = migratedDb();
-  const logs: string[] = [];
+  const { log, lines: logs } = recordingLogger();
   const committed: number[] = [];
   const recorder = new InvocationRecorder(db, {
     // Long enough that only an explicit flush() writes, unless a test says otherwise.
     flushMs: 3_600_000,
-    log: (level, message) => logs.push(`${level} ${message}`),
+    log,
     onCommit: (rows) => committed.push(rows.length),
     ...options,
   });
@@ -200,7 +201,7 @@ describe("InvocationRecorder", () => {
 describe("Analytics", () => {
   test("recorded calls are in the answers once flushed; stop() flushes", async () => {
     const db = migratedDb();
-    const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, () => {});
+    const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, recordingLogger().log);
     analytics.start();
     await analytics.ready();
     analytics.record(call({ latencyMs: 10 }));
@@ -217,10 +218,10 @@ describe("Analytics", () => {
   test("rows stored before start are loaded once, and rows written meanwhile are not counted twice", async () => {
     const db = migratedDb();
     const config = { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true };
-    const first = new Analytics(db, config, () => {});
+    const first = new Analytics(db, config, recordingLogger().log);
     for (let i = 0; i < 5; i++) first.record(call());
     first.stop();
-    const second = new Analytics(db, config, () => {});
+    const second = new Analytics(db, config, recordingLogger().log);
     // Written after the second instance was made but before its load: appended, not loaded again.
     second.record(call());
     second.flush();

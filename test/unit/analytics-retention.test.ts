@@ -6,6 +6,7 @@ import { Analytics } from "../../src/core/analytics";
 import { InvocationColumns } from "../../src/core/analytics/columns";
 import { Retention } from "../../src/core/analytics/retention";
 import { migratedDb, removeDatabases } from "../helpers/analytics";
+import { recordingLogger } from "../helpers/log";
 
 afterAll(removeDatabases);
 
@@ -17,10 +18,8 @@ const AGES_DAYS = [45, 35, 31, 29, 2, 0];
 /** One call per age, written through the recorder so the rollups are there too. */
 function seeded(retentionDays: number): { db: Database; analytics: Analytics; logs: string[] } {
   const db = migratedDb();
-  const logs: string[] = [];
-  const analytics = new Analytics(db, { retentionDays, flushMs: 3_600_000, trackAgentCalls: true }, (level, m) =>
-    logs.push(`${level} ${m}`),
-  );
+  const { log, lines: logs } = recordingLogger();
+  const analytics = new Analytics(db, { retentionDays, flushMs: 3_600_000, trackAgentCalls: true }, log);
   for (const age of AGES_DAYS) {
     analytics.record({
       server: "github",
@@ -68,7 +67,7 @@ describe("retention", () => {
   test("start() prunes, and rows outside the window are not loaded", async () => {
     const { db, analytics } = seeded(30);
     analytics.stop();
-    const restarted = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, () => {});
+    const restarted = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, recordingLogger().log);
     restarted.start();
     await restarted.ready();
     expect((await restarted.summary({})).totalCalls).toBe(3);
@@ -86,15 +85,15 @@ describe("retention", () => {
     );
     for (let i = 0; i < 23; i++) insert.run(old);
     insert.run(new Date(NOW).toISOString());
-    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log: () => {}, chunkRows: 5 });
+    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log: recordingLogger().log, chunkRows: 5 });
     expect(await retention.prune(NOW)).toBe(23);
     expect(count(db, "mcp_invocations")).toBe(1);
   });
 
   test("a failing prune is logged, not thrown", async () => {
     const db = migratedDb();
-    const logs: string[] = [];
-    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log: (_l, m) => logs.push(m) });
+    const { log, lines: logs } = recordingLogger();
+    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log });
     db.run("DROP TABLE mcp_invocations");
     expect(await retention.prune(NOW)).toBe(0);
     expect(logs.some((l) => l.includes("pruning invocations older than") && l.includes("no such table"))).toBe(true);

@@ -12,6 +12,7 @@ import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
 import { tempDir } from "../helpers/daemon";
+import { recordingLogger } from "../helpers/log";
 
 const AGENTS = 65_540;
 
@@ -22,7 +23,7 @@ function setup(sharedAgents: string[] = []) {
   const db = openDatabase(join(dir, "memories.db"));
   migrate(db);
   const memory = new MemoryService(db, { sharedAgents });
-  const accessLog = new AccessLog(db);
+  const accessLog = new AccessLog(db, recordingLogger().log);
   const recall = new RecallService(db, memory, null, accessLog);
   const ids = async (agentId: string, query: string, extra: Record<string, unknown> = {}) =>
     (await recall.recall(caller(agentId), RecallRequestSchema.parse({ query, ...extra }))).results.map((r) => r.id);

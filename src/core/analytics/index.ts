@@ -7,7 +7,8 @@ import { InvocationColumns } from "./columns";
 import { summarize, type AnalyticsFilter } from "./query";
 import { InvocationRecorder } from "./recorder";
 import { Retention } from "./retention";
-import type { AnalyticsLog, InvocationRecord, InvocationSink } from "./types";
+import type { Logger } from "../../logger";
+import type { InvocationRecord, InvocationSink } from "./types";
 
 export interface AnalyticsConfig {
   retentionDays: number;
@@ -30,7 +31,7 @@ export class Analytics implements InvocationSink {
   constructor(
     private readonly db: Database,
     config: AnalyticsConfig,
-    private readonly log: AnalyticsLog,
+    private readonly log: Logger,
   ) {
     this.recorder = new InvocationRecorder(db, {
       flushMs: config.flushMs,
@@ -52,9 +53,9 @@ export class Analytics implements InvocationSink {
       .then(
         () => {
           const ms = Math.round(performance.now() - began);
-          if (this.columns.size > 0) this.log("info", `analytics: ${this.columns.size} invocations loaded in ${ms} ms`);
+          if (this.columns.size > 0) this.log.info(`analytics: ${this.columns.size} invocations loaded in ${ms} ms`);
         },
-        (err) => this.log("error", `analytics: loading stored invocations failed: ${(err as Error).message}`),
+        (err) => this.log.error(`analytics: loading stored invocations failed: ${(err as Error).message}`),
       );
     this.retention.start();
   }

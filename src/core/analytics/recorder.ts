@@ -3,7 +3,8 @@
 // A failed write is logged and retried a few times, then dropped: analytics never fails a call.
 import type { Database } from "bun:sqlite";
 import { MAX_LATENCY_MS, type ColumnRow } from "./columns";
-import { type AnalyticsLog, type InvocationRecord, type InvocationSink } from "./types";
+import type { Logger } from "../../logger";
+import { type InvocationRecord, type InvocationSink } from "./types";
 import { INVOCATION_SOURCES, type InvocationSource } from "../../contracts/analytics";
 
 const MAX_ERROR_TEXT = 2000;
@@ -11,7 +12,7 @@ const MAX_NAME = 256;
 
 export interface RecorderOptions {
   flushMs: number;
-  log: AnalyticsLog;
+  log: Pick<Logger, "warn" | "error">;
   /** analytics.trackAgentCalls: when off, only operators' `cli` calls are recorded. */
   trackAgentCalls?: boolean;
   /** Receives each batch once it is committed. */
@@ -125,7 +126,7 @@ export class InvocationRecorder implements InvocationSink {
       this.queue.push(row);
       this.schedule();
     } catch (err) {
-      this.options.log("error", `analytics: could not queue an invocation: ${(err as Error).message}`);
+      this.options.log.error(`analytics: could not queue an invocation: ${(err as Error).message}`);
     }
   }
 
@@ -142,7 +143,7 @@ export class InvocationRecorder implements InvocationSink {
     this.stopped = true;
     this.flush();
     if (this.queue.length > 0) {
-      this.options.log("error", `analytics: ${this.queue.length} invocations could not be written before shutdown and are lost`);
+      this.options.log.error(`analytics: ${this.queue.length} invocations could not be written before shutdown and are lost`);
       this.queue = [];
     }
   }
@@ -205,7 +206,7 @@ export class InvocationRecorder implements InvocationSink {
     try {
       this.options.onCommit?.(batch);
     } catch (err) {
-      this.options.log("error", `analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
+      this.options.log.error(`analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
     }
     return true;
   }
@@ -214,8 +215,7 @@ export class InvocationRecorder implements InvocationSink {
     const retry = batch.filter((r) => ++r.attempts < this.maxAttempts);
     const lost = batch.length - retry.length;
     this.queue = retry.concat(this.queue);
-    this.options.log(
-      "error",
+    this.options.log.error(
       `analytics: writing ${batch.length} invocations failed (${(err as Error).message}); ` +
         (lost > 0 ? `${lost} dropped after ${this.maxAttempts} attempts, ` : "") +
         `${retry.length} will be retried`,
@@ -233,6 +233,6 @@ export class InvocationRecorder implements InvocationSink {
     if (this.dropped.size === 0) return;
     const parts = [...this.dropped].map(([reason, n]) => `${n} (${reason})`);
     this.dropped.clear();
-    this.options.log("warn", `analytics: invocations not recorded: ${parts.join(", ")}`);
+    this.options.log.warn(`analytics: invocations not recorded: ${parts.join(", ")}`);
   }
 }

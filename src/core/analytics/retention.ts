@@ -6,12 +6,12 @@ import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
 import { type InvocationColumns } from "./columns";
 import { DAY_MS } from "../../contracts/analytics";
-import type { AnalyticsLog } from "./types";
+import type { Logger } from "../../logger";
 
 export interface RetentionOptions {
   /** 0 keeps everything. */
   retentionDays: number;
-  log: AnalyticsLog;
+  log: Pick<Logger, "info" | "error">;
   chunkRows?: number;
   intervalMs?: number;
 }
@@ -71,9 +71,9 @@ export class Retention {
         await yieldToLoop();
       }
     } catch (err) {
-      this.options.log("error", `analytics: pruning invocations older than ${cutoff} failed: ${(err as Error).message}`);
+      this.options.log.error(`analytics: pruning invocations older than ${cutoff} failed: ${(err as Error).message}`);
     }
-    if (deleted > 0) this.options.log("info", `analytics: pruned ${deleted} invocations older than ${cutoff}`);
+    if (deleted > 0) this.options.log.info(`analytics: pruned ${deleted} invocations older than ${cutoff}`);
     return deleted;
   }
 }

@@ -21,6 +21,3 @@ export interface InvocationRecord {
 export interface InvocationSink {
   record(invocation: InvocationRecord): void;
 }
-
-/** Where analytics reports trouble; core code takes it as a callback so it never imports the server's logger. */
-export type AnalyticsLog = (level: "info" | "warn" | "error", message: string) => void;

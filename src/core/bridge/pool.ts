@@ -11,6 +11,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeTool, InstalledServer } from "../../contracts/bridge";
+import type { Logger } from "../../logger";
 import { VERSION } from "../../version";
 import { SignetError } from "../../contracts/errors";
 import type { ChildLedger } from "./child-ledger";
@@ -24,7 +25,7 @@ export interface PoolOptions {
   /** Live servers at most; the least recently used idle one makes room for a new one. */
   maxServers: number;
   secrets: SecretLookup;
-  log(level: "info" | "warn" | "error", message: string): void;
+  log: Pick<Logger, "info" | "warn">;
   /** A server announced that its tool list changed. */
   onToolsChanged?(server: string): void;
   /** Where running servers' processes are noted, for the sweep after a crash of the daemon. */
@@ -166,7 +167,7 @@ export class ServerPool {
     };
     client.onclose = () => {
       if (this.live.get(server.name) === entry) this.live.delete(server.name);
-      if (!entry.closing) this.options.log("warn", `MCP server "${server.name}" exited${exitDetail(transport)}`);
+      if (!entry.closing) this.options.log.warn(`MCP server "${server.name}" exited${exitDetail(transport)}`);
       entry.closing = true;
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
@@ -213,7 +214,7 @@ export class ServerPool {
         `all ${this.options.maxServers} live MCP servers are busy (bridge.maxServers); retry when a call finishes`,
       );
     }
-    this.options.log("info", `closing MCP server "${idle.server.name}" to stay within bridge.maxServers`);
+    this.options.log.info(`closing MCP server "${idle.server.name}" to stay within bridge.maxServers`);
     void this.retire(idle);
   }
 

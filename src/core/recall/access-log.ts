@@ -2,6 +2,7 @@
 // bumped, and with a session key they are recorded in session_memories, in one batched write a
 // moment after the answer has gone out.
 import type { Database } from "bun:sqlite";
+import type { Logger } from "../../logger";
 
 interface Surfaced {
   seq: number;
@@ -22,6 +23,7 @@ export class AccessLog {
 
   constructor(
     private readonly db: Database,
+    private readonly log: Pick<Logger, "error">,
     private readonly delayMs = 50,
   ) {}
 
@@ -55,7 +57,7 @@ export class AccessLog {
       })();
     } catch (err) {
       // Bookkeeping is best effort: losing an access count must never fail or stop the daemon.
-      console.error(`[signet] access bookkeeping failed: ${(err as Error).message}`);
+      this.log.error(`access bookkeeping failed: ${(err as Error).message}`);
     }
   }
 }

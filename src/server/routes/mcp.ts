@@ -204,7 +204,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       try {
         return await dispatch(request);
       } catch (err) {
-        console.error(`[signet] ${request.method} ${MCP_PATH} failed unexpectedly:`, err);
+        ctx.log.error(`${request.method} ${MCP_PATH} failed unexpectedly`, err);
         return jsonRpcError(503, JSONRPC_INTERNAL_ERROR, `Internal error: ${(err as Error)?.message ?? String(err)}`, {
           "Retry-After": "1",
         });
