@@ -1,67 +1,78 @@
-// Agents' way to the MCP servers installed in Signet (SPEC §6-7): list them, then call their tools.
-// Only enabled servers are offered; every call is made, timed and recorded by the daemon.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+// Agents' way to the MCP servers installed in Signet (docs/mcp.md#bridge-tools): list them, then
+// call their tools. Only enabled servers are offered; every call is made, timed and recorded by the
+// daemon.
 import { z } from "zod";
-import type { SignetClient } from "../client/client";
-import type { ToolContext, ToolDef } from "./tools";
+import { defineTool, type Tool } from "./tool";
 
-async function listServers(a: Record<string, unknown>, client: SignetClient): Promise<CallToolResult> {
-  if (typeof a.server === "string") {
-    const { server, tools } = await client.bridge.tools(a.server);
-    const structured = {
-      server,
-      tools: tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })),
-    };
-    const lines = tools.map((t) => `- ${t.name}${t.description ? `: ${t.description}` : ""}`);
-    return {
-      content: [
-        {
-          type: "text",
-          text: `${tools.length} tool(s) on "${server}" (call one with mcp_server_call; input schemas in the structured result):\n${lines.join("\n")}`,
-        },
-      ],
-      structuredContent: structured,
-    };
-  }
-  const { servers } = await client.bridge.list({ enabled: true });
-  const structured = {
-    servers: servers.map((s) => ({ name: s.name, description: s.description ?? "", transport: s.transport.type, running: s.running })),
-  };
-  const text =
-    servers.length === 0
-      ? "No MCP servers are installed in Signet (an operator adds them with `signet mcp add`)."
-      : `${servers.length} MCP server(s) installed; pass server to see its tools:\n${servers
-          .map((s) => `- ${s.name}${s.description ? `: ${s.description}` : ""}`)
-          .join("\n")}`;
-  return { content: [{ type: "text", text }], structuredContent: structured };
-}
+/** One answer shape for both uses of mcp_server_list: the servers, or one server's tools. */
+const ServerListOutput = {
+  servers: z
+    .array(z.object({ name: z.string(), description: z.string(), transport: z.enum(["stdio", "http"]), running: z.boolean() }))
+    .optional()
+    .describe("Without `server`: the enabled servers"),
+  server: z.string().optional().describe("With `server`: that server's name"),
+  tools: z
+    .array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        inputSchema: z.record(z.string(), z.unknown()).describe("The tool's input schema, as its server gave it"),
+      }),
+    )
+    .optional()
+    .describe("With `server`: its tools"),
+};
 
-async function callServer(a: Record<string, unknown>, client: SignetClient, ctx: ToolContext): Promise<CallToolResult> {
-  // The server's answer goes back as it came: its content, structured content and isError.
-  return client.bridge.call(String(a.server), {
-    tool: String(a.tool),
-    arguments: a.arguments ?? {},
-    timeoutMs: a.timeout_ms as number | undefined,
-    source: "agent",
-    sessionKey: ctx.sessionKey,
-  });
-}
-
-export const BRIDGE_TOOLS: ToolDef[] = [
-  {
+export const BRIDGE_TOOLS: Tool[] = [
+  defineTool({
     name: "mcp_server_list",
+    title: "List MCP servers",
     description:
       "List the MCP servers installed in Signet that you may call. Pass `server` to list that server's tools with their input schemas.",
-    inputSchema: {
+    input: {
       server: z.string().optional().describe("An installed server's name: list its tools instead of the servers"),
     },
-    handler: listServers,
-  },
-  {
+    output: ServerListOutput,
+    // Open world: listing a server's tools starts that server, or connects to its URL.
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    handler: async (a, client) => {
+      if (a.server !== undefined) {
+        const { server, tools } = await client.bridge.tools(a.server);
+        const lines = tools.map((t) => `- ${t.name}${t.description ? `: ${t.description}` : ""}`);
+        return {
+          content: [
+            {
+              type: "text",
+              text: `${tools.length} tool(s) on "${server}" (call one with mcp_server_call; input schemas in the structured result):\n${lines.join("\n")}`,
+            },
+          ],
+          structuredContent: {
+            server,
+            tools: tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })),
+          },
+        };
+      }
+      const { servers } = await client.bridge.list({ enabled: true });
+      const text =
+        servers.length === 0
+          ? "No MCP servers are installed in Signet (an operator adds them with `signet mcp add`)."
+          : `${servers.length} MCP server(s) installed; pass server to see its tools:\n${servers
+              .map((s) => `- ${s.name}${s.description ? `: ${s.description}` : ""}`)
+              .join("\n")}`;
+      return {
+        content: [{ type: "text", text }],
+        structuredContent: {
+          servers: servers.map((s) => ({ name: s.name, description: s.description ?? "", transport: s.transport.type, running: s.running })),
+        },
+      };
+    },
+  }),
+  defineTool({
     name: "mcp_server_call",
+    title: "Call an MCP server's tool",
     description:
       "Call a tool of an MCP server installed in Signet (see mcp_server_list). Returns the tool's own result.",
-    inputSchema: {
+    input: {
       server: z.string().describe("Installed server name"),
       tool: z.string().describe("Tool name on that server"),
       arguments: z.record(z.string(), z.unknown()).optional().describe("Tool arguments, as its input schema describes"),
@@ -73,6 +84,18 @@ export const BRIDGE_TOOLS: ToolDef[] = [
         .optional()
         .describe("Per-call timeout in milliseconds (default: the daemon's bridge.callTimeoutMs, 60 s)"),
     },
-    handler: callServer,
-  },
+    // No output schema: structuredContent, when there is any, is the bridged tool's own, of a shape
+    // only that tool knows; declaring one would also make it required in every answer. Whatever the
+    // bridged tool does (it may delete things, or reach anywhere) this tool does.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    // The server's answer goes back as it came: its content, structured content and isError.
+    handler: (a, client, ctx) =>
+      client.bridge.call(a.server, {
+        tool: a.tool,
+        arguments: a.arguments ?? {},
+        timeoutMs: a.timeout_ms,
+        source: "agent",
+        sessionKey: ctx.sessionKey,
+      }),
+  }),
 ];

@@ -1,31 +1,23 @@
-// The MCP tool table: names and parameters exactly as the MCP design document spells them. Handlers
-// map arguments onto the daemon's API contracts and call it through the one shared client; the
-// daemon validates with the same schemas as every other surface. Tools whose daemon routes come in
-// later versions are listed already and answer an error saying so, never a fake success.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+// The MCP tool table (docs/mcp.md#tools): tool and parameter names as harnesses already know them.
+// Handlers map arguments onto the daemon's API contracts and call it through the one shared client;
+// the daemon validates with the same schemas as every other surface. Tools whose daemon routes come
+// in later versions are listed already and answer an error saying so, never a fake success.
 import { z } from "zod";
-import { ApiError, DaemonIdentityError, DaemonUnreachableError, type SignetClient } from "../client/client";
 import { defined } from "../contracts/parse";
 import type { RecallResponse } from "../contracts/recall";
-import { recallBrief } from "./brief";
 import { BRIDGE_TOOLS } from "./bridge-tools";
+import { recallBrief } from "./brief";
+import { ToolFailure, defineTool, json, type Tool, type ToolListing } from "./tool";
 
-/** What a transport knows about the caller beyond the agent (which the client carries). */
-export interface ToolContext {
-  sessionKey?: string;
-}
+/** Reads Signet's own store, or would once built: nothing outside it. */
+const READS = { readOnlyHint: true, openWorldHint: false } as const;
+/**
+ * Changes only Signet's own state and loses nothing (earlier versions stay in the history); the
+ * same call again changes nothing more (dedupe, or nothing left to change).
+ */
+const SAFE_WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
-export interface ToolDef {
-  name: string;
-  description: string;
-  inputSchema: z.ZodRawShape;
-  handler(args: Record<string, unknown>, client: SignetClient, ctx: ToolContext): Promise<CallToolResult | unknown>;
-}
-
-/** A tool's failure that the model should read as such. */
-class ToolFailure extends Error {}
-
-const id = z.string().describe("Memory ID");
+const memoryId = z.string().describe("Memory ID");
 const reason = z.string().describe("Why this change is made (kept in the version history)");
 
 const searchShape = {
@@ -50,58 +42,83 @@ const searchShape = {
     .describe("Save the aggregate answer as a normal memory; defaults to true in aggregate mode"),
 };
 
-async function search(a: Record<string, unknown>, client: SignetClient, ctx: ToolContext): Promise<CallToolResult> {
-  const body = defined({
-    query: a.query,
-    limit: a.limit,
-    project: a.project,
-    type: a.type,
-    tags: a.tags,
-    who: a.who,
-    since: a.since,
-    until: a.until,
-    keywordQuery: a.keyword_query,
-    pinned: a.pinned,
-    // min_score is the deprecated alias; importance_min wins when both are given.
-    importanceMin: a.importance_min ?? a.min_score,
-    aggregate: a.aggregate,
-    aggregateBudget: a.aggregate_budget,
-    saveAggregate: a.save_aggregate,
-    sessionKey: ctx.sessionKey,
+const matchedBy = z.enum(["hybrid", "keyword", "vector"]);
+const recallResult = {
+  id: z.string(),
+  content: z.string(),
+  score: z.number(),
+  type: z.string(),
+  tags: z.array(z.string()),
+  importance: z.number(),
+  pinned: z.boolean(),
+  who: z.string().nullable(),
+  project: z.string().nullable(),
+  createdAt: z.string(),
+  matchedBy,
+};
+/** The recall answer (docs/api.md#recall); `satisfies` keeps it in step with the contract's type. */
+const RecallOutput = z.object({
+  results: z.array(z.object(recallResult)).describe("Primary matches, best first (score_min applied)"),
+  supporting: z
+    .array(z.object({ ...recallResult, relation: z.string(), supports: z.string() }))
+    .describe("Context around primary matches: `relation` of the primary match `supports`"),
+  meta: z.object({
+    method: matchedBy,
+    tookMs: z.number(),
+    candidates: z.number(),
+    embedding: z.enum(["ok", "unavailable", "disabled"]),
+  }),
+}) satisfies z.ZodType<RecallResponse>;
+
+/** memory_search and signet_recall: one recall, answered as a brief and as the recall answer itself. */
+function recallTool(name: string, title: string, description: string): Tool {
+  return defineTool({
+    name,
+    title,
+    description,
+    input: searchShape,
+    output: RecallOutput.shape,
+    annotations: READS,
+    handler: async (a, client, ctx) => {
+      const response = await client.memory.recall(
+        defined({
+          query: a.query,
+          limit: a.limit,
+          project: a.project,
+          type: a.type,
+          tags: a.tags,
+          who: a.who,
+          since: a.since,
+          until: a.until,
+          keywordQuery: a.keyword_query,
+          pinned: a.pinned,
+          // min_score is the deprecated alias; importance_min wins when both are given.
+          importanceMin: a.importance_min ?? a.min_score,
+          aggregate: a.aggregate,
+          aggregateBudget: a.aggregate_budget,
+          saveAggregate: a.save_aggregate,
+          sessionKey: ctx.sessionKey,
+        }),
+      );
+      const scoreMin = a.score_min;
+      const filtered: RecallResponse =
+        scoreMin === undefined ? response : { ...response, results: response.results.filter((r) => r.score >= scoreMin) };
+      return { content: [{ type: "text", text: recallBrief(a.query, filtered) }], structuredContent: filtered };
+    },
   });
-  const response = await client.memory.recall(body);
-  const scoreMin = typeof a.score_min === "number" ? a.score_min : undefined;
-  const filtered: RecallResponse =
-    scoreMin === undefined ? response : { ...response, results: response.results.filter((r) => r.score >= scoreMin) };
-  return {
-    content: [{ type: "text", text: recallBrief(String(a.query), filtered) }],
-    structuredContent: filtered as unknown as Record<string, unknown>,
-  };
 }
 
-/** A registered tool whose daemon feature is not in this version yet. */
-function unavailable(name: string, description: string, inputSchema: z.ZodRawShape, feature: string): ToolDef {
-  return {
-    name,
-    description,
-    inputSchema,
+/** A listed tool whose daemon side is not in this version: every call answers `failure(name)` as an error. */
+function notBuilt<In extends z.ZodRawShape>(listing: ToolListing<In>, failure: (name: string) => string): Tool {
+  return defineTool({
+    ...listing,
     handler: async () => {
-      throw new ToolFailure(`${name} is not available in this version of Signet yet (${feature})`);
+      throw new ToolFailure(failure(listing.name));
     },
-  };
+  });
 }
-
-const NO_CODE_INDEX = "no project indexed: run `signet index <path>`";
-function codeTool(name: string, description: string, inputSchema: z.ZodRawShape): ToolDef {
-  return {
-    name,
-    description,
-    inputSchema,
-    handler: async () => {
-      throw new ToolFailure(NO_CODE_INDEX);
-    },
-  };
-}
+const comesLater = (feature: string) => (name: string) => `${name} is not available in this version of Signet yet (${feature})`;
+const noCodeIndex = () => "no project indexed: run `signet index <path>`";
 
 const sessionSearchShape = {
   query: z.string().describe("Transcript search query"),
@@ -113,36 +130,38 @@ const sessionSearchShape = {
 };
 const SESSION_SEARCH = "Search active or completed session transcripts (e.g. a parent session's transcript from a sub-agent).";
 
-export const TOOLS: ToolDef[] = [
-  {
-    name: "memory_search",
-    description:
-      "Hybrid vector + keyword search over stored memories, ranked by a combined score. Returns a recall brief with primary matches and supporting context. Use session_search for session transcripts.",
-    inputSchema: searchShape,
-    handler: search,
-  },
-  {
-    name: "signet_recall",
-    description:
-      "Recall memories relevant to a query (hybrid keyword + vector search). Returns primary matches and supporting context with scores, ids, types, dates and authors.",
-    inputSchema: searchShape,
-    handler: search,
-  },
-  unavailable(
-    "signet_source_search",
-    "Search source-backed documents and artifacts.",
-    {
-      query: z.string().describe("Search query text"),
-      limit: z.number().int().optional().describe("Max results to return"),
-      path: z.string().optional().describe("Optional source path filter"),
-    },
-    "document sources",
+/** The whole table, built once; both transports serve it (src/mcp/server.ts). */
+export const TOOLS: Tool[] = [
+  recallTool(
+    "memory_search",
+    "Search memories",
+    "Hybrid vector + keyword search over stored memories, ranked by a combined score. Returns a recall brief with primary matches and supporting context. Use session_search for session transcripts.",
   ),
-  {
+  recallTool(
+    "signet_recall",
+    "Recall memories",
+    "Recall memories relevant to a query (hybrid keyword + vector search). Returns primary matches and supporting context with scores, ids, types, dates and authors.",
+  ),
+  notBuilt(
+    {
+      name: "signet_source_search",
+      title: "Search sources",
+      description: "Search source-backed documents and artifacts.",
+      input: {
+        query: z.string().describe("Search query text"),
+        limit: z.number().int().optional().describe("Max results to return"),
+        path: z.string().optional().describe("Optional source path filter"),
+      },
+      annotations: READS,
+    },
+    comesLater("document sources"),
+  ),
+  defineTool({
     name: "memory_store",
+    title: "Store a memory",
     description:
       "Save a new memory as immutable episodic evidence. It is immediately retrievable via recall/search/list/get. Returns the created memory with its id (or the existing one with deduped:true when the same content is already stored).",
-    inputSchema: {
+    input: {
       content: z.string().describe("Memory content to save"),
       type: z.string().optional().describe("Memory type (fact, preference, decision, etc.)"),
       importance: z.number().optional().describe("Importance score 0-1"),
@@ -159,191 +178,261 @@ export const TOOLS: ToolDef[] = [
         .describe("Pre-extracted entity/aspect/attribute data retained as episodic evidence alongside the content"),
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),
     },
-    handler: (a, c, ctx) => c.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey })),
-  },
-  {
+    annotations: SAFE_WRITE,
+    handler: async (a, client, ctx) => json(await client.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey }))),
+  }),
+  defineTool({
     name: "signet_save_note",
+    title: "Save a note",
     description: "Save a durable native-memory note (type note, at most 8000 characters).",
-    inputSchema: {
+    input: {
       content: z.string().describe("Note text (at most 8000 characters)"),
       title: z.string().optional().describe("Optional short title"),
       tags: z.string().optional().describe("Comma-separated tags"),
     },
-    handler: (a, c) => c.memory.note(defined({ ...a })),
-  },
-  {
+    annotations: SAFE_WRITE,
+    handler: async (a, client) => json(await client.memory.note(defined(a))),
+  }),
+  defineTool({
     name: "memory_get",
+    title: "Get a memory",
     description: "Retrieve a single memory by its ID: content, type, importance, tags, timestamps and version history.",
-    inputSchema: { id: id.describe("Memory ID to retrieve") },
-    handler: (a, c) => c.memory.get(String(a.id)),
-  },
-  {
+    input: { id: memoryId.describe("Memory ID to retrieve") },
+    annotations: READS,
+    handler: async (a, client) => json(await client.memory.get(a.id)),
+  }),
+  defineTool({
     name: "memory_list",
+    title: "List memories",
     description: "List memories, newest first, with optional pagination and type filtering.",
-    inputSchema: {
+    input: {
       limit: z.number().int().optional().describe("Max results (default 100)"),
       offset: z.number().int().optional().describe("Pagination offset"),
       type: z.string().optional().describe("Filter by memory type"),
     },
-    handler: (a, c) => c.memory.list(defined({ limit: a.limit, offset: a.offset, type: a.type }) as Record<string, string | number>),
-  },
-  {
+    annotations: READS,
+    // The client leaves parameters without a value out of the query string.
+    handler: async (a, client) => json(await client.memory.list(a)),
+  }),
+  defineTool({
     name: "memory_modify",
+    title: "Modify a memory",
     description: "Edit an existing memory. Requires a reason for the edit; the previous version stays in the history.",
-    inputSchema: {
-      id: id.describe("Memory ID to modify"),
+    input: {
+      id: memoryId.describe("Memory ID to modify"),
       reason: reason.describe("Why this edit is being made"),
       content: z.string().optional().describe("New content"),
       type: z.string().optional().describe("New type"),
       importance: z.number().optional().describe("New importance"),
       tags: z.string().optional().describe("New tags (comma-separated)"),
     },
-    handler: ({ id: memoryId, ...rest }, c) => c.memory.modify(String(memoryId), defined(rest)),
-  },
-  {
+    annotations: SAFE_WRITE,
+    handler: async ({ id, ...changes }, client) => json(await client.memory.modify(id, defined(changes))),
+  }),
+  defineTool({
     name: "memory_forget",
+    title: "Forget a memory",
     description:
       "Soft-delete a memory: it is marked as forgotten with a reason and can be recovered for 30 days. Pinned memories must be unpinned first (memory_modify cannot unpin; ask the user).",
-    inputSchema: {
-      id: id.describe("Memory ID to forget"),
+    input: {
+      id: memoryId.describe("Memory ID to forget"),
       reason: reason.describe("Why this memory should be forgotten"),
     },
-    handler: ({ id: memoryId, reason: why }, c) => c.memory.forget(String(memoryId), { reason: why }),
-  },
-  unavailable(
-    "memory_feedback",
-    "Rate how relevant injected or recalled memories were to the current conversation (1 helpful, 0 neutral, -1 harmful).",
-    {
-      session_key: z.string().describe("Current session key"),
-      ratings: z.record(z.string(), z.number()).describe("Map of memory ID to relevance score (-1 to 1)"),
-    },
-    "session feedback",
-  ),
-  unavailable("session_search", SESSION_SEARCH, sessionSearchShape, "session transcripts"),
-  unavailable("signet_session_search", SESSION_SEARCH, sessionSearchShape, "session transcripts"),
-  unavailable(
-    "agent_peers",
-    "List currently active peer sessions for cross-agent coordination.",
-    {
-      agent_id: z.string().optional().describe("Current agent id (default default)"),
-      session_key: z.string().optional().describe("Current session key (used to exclude self session)"),
-      include_self: z.boolean().optional().describe("Include this agent's sessions (default false)"),
-      project: z.string().optional().describe("Optional project filter"),
-      limit: z.number().int().optional().describe("Max sessions to return"),
-    },
-    "cross-agent presence",
-  ),
-  unavailable(
-    "agent_message_send",
-    "Send a message to another agent/session or broadcast to all active peers; local delivery or ACP relay.",
-    {
-      content: z.string().describe("Message body"),
-      from_agent_id: z.string().optional().describe("Sender agent id"),
-      from_session_key: z.string().optional().describe("Sender session key"),
-      to_agent_id: z.string().optional().describe("Target agent id"),
-      to_session_key: z.string().optional().describe("Target session key"),
-      broadcast: z.boolean().optional().describe("Broadcast to all sessions"),
-      type: z.enum(["assist_request", "decision_update", "info", "question"]).optional().describe("Message type"),
-      via: z.enum(["local", "acp"]).optional().describe("local (default) or acp"),
-      acp_base_url: z.string().optional().describe("ACP server URL (required if via=acp)"),
-      acp_target_agent_name: z.string().optional().describe("ACP target agent name (required if via=acp)"),
-      acp_timeout_ms: z.number().optional().describe("ACP relay timeout in milliseconds (used when via=acp)"),
-    },
-    "cross-agent messages",
-  ),
-  unavailable(
-    "agent_message_inbox",
-    "Read recent inbound cross-agent messages for an agent/session.",
-    {
-      agent_id: z.string().optional().describe("Recipient agent id (default default)"),
-      session_key: z.string().optional().describe("Recipient session key"),
-      since: z.string().optional().describe("ISO timestamp lower bound"),
-      limit: z.number().int().optional().describe("Max messages to return"),
-      include_sent: z.boolean().optional().describe("Include messages sent by this agent"),
-      include_broadcast: z.boolean().optional().describe("Include broadcast messages"),
-    },
-    "cross-agent messages",
-  ),
-  unavailable(
-    "session_bypass",
-    "Toggle per-session hook bypass: hooks for the session return empty no-op answers; MCP tools keep working.",
-    {
-      session_key: z.string().describe("Session key to toggle bypass for, raw or session:<uuid>"),
-      enabled: z.boolean().describe("true to enable bypass, false to disable"),
-    },
-    "session hooks",
-  ),
-  unavailable("secret_list", "List available secret names (never values).", {}, "secrets"),
-  unavailable(
-    "secret_exec",
-    "Queue a shell command with secrets injected as environment variables; output is redacted. Poll with secret_exec_status.",
-    {
-      command: z.string().describe("Shell command to queue"),
-      secrets: z.record(z.string(), z.string()).describe("Map of env var name to secret reference (name, bw://..., op://...)"),
-      timeoutSeconds: z.number().optional().describe("Max subprocess runtime; defaults to 300 seconds, max 1800"),
-    },
-    "secrets",
-  ),
-  unavailable(
-    "secret_exec_status",
-    "Poll a queued secret_exec job and retrieve its redacted output when it finishes.",
-    { jobId: z.string().describe("Job id returned by secret_exec") },
-    "secrets",
-  ),
-  codeTool("signet_code_search", "Search the active indexed project for symbols and implementation context.", {
-    query: z.string().describe("Code search query"),
-    top: z.number().int().optional().describe("Max results to return (default 10)"),
-    file: z.string().optional().describe("Optional file path filter"),
-    debug: z.boolean().optional().describe("Include score/debug details"),
+    // Forgetting it again is refused and changes nothing.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async ({ id, reason: why }, client) => json(await client.memory.forget(id, { reason: why })),
   }),
-  codeTool("signet_code_context", "Read source and structural neighborhood for a symbol.", {
-    symbol: z.string().describe("Symbol name"),
-  }),
-  codeTool("signet_code_blast", "Analyze forward/backward impact radius for a symbol.", {
-    symbol: z.string().describe("Symbol name"),
-    depth: z.number().int().optional().describe("How many hops to follow"),
-    direction: z.enum(["forward", "backward", "both"]).optional().describe("Which way to follow references"),
-  }),
-  codeTool("signet_code_status", "Show code index status for the active project.", {}),
-  codeTool("signet_code_doctor", "Diagnose code index artifact health.", {}),
-  codeTool("signet_code_constants", "Find shared numeric and string constants.", {}),
-  codeTool("signet_code_clear", "Delete the active code index (destructive; requires confirm: true).", {
-    confirm: z.boolean().describe("Must be true: the index is deleted and not backed up"),
-  }),
-  codeTool("signet_code_briefing", "Get an architecture overview: subsystems, public API, hub symbols.", {
-    compact: z.boolean().optional().describe("A short version"),
-  }),
+  notBuilt(
+    {
+      name: "memory_feedback",
+      title: "Rate recalled memories",
+      description:
+        "Rate how relevant injected or recalled memories were to the current conversation (1 helpful, 0 neutral, -1 harmful).",
+      input: {
+        session_key: z.string().describe("Current session key"),
+        ratings: z.record(z.string(), z.number()).describe("Map of memory ID to relevance score (-1 to 1)"),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    comesLater("session feedback"),
+  ),
+  notBuilt(
+    { name: "session_search", title: "Search sessions", description: SESSION_SEARCH, input: sessionSearchShape, annotations: READS },
+    comesLater("session transcripts"),
+  ),
+  notBuilt(
+    { name: "signet_session_search", title: "Search sessions", description: SESSION_SEARCH, input: sessionSearchShape, annotations: READS },
+    comesLater("session transcripts"),
+  ),
+  notBuilt(
+    {
+      name: "agent_peers",
+      title: "List peer sessions",
+      description: "List currently active peer sessions for cross-agent coordination.",
+      input: {
+        agent_id: z.string().optional().describe("Current agent id (default default)"),
+        session_key: z.string().optional().describe("Current session key (used to exclude self session)"),
+        include_self: z.boolean().optional().describe("Include this agent's sessions (default false)"),
+        project: z.string().optional().describe("Optional project filter"),
+        limit: z.number().int().optional().describe("Max sessions to return"),
+      },
+      annotations: READS,
+    },
+    comesLater("cross-agent presence"),
+  ),
+  notBuilt(
+    {
+      name: "agent_message_send",
+      title: "Message another agent",
+      description: "Send a message to another agent/session or broadcast to all active peers; local delivery or ACP relay.",
+      input: {
+        content: z.string().describe("Message body"),
+        from_agent_id: z.string().optional().describe("Sender agent id"),
+        from_session_key: z.string().optional().describe("Sender session key"),
+        to_agent_id: z.string().optional().describe("Target agent id"),
+        to_session_key: z.string().optional().describe("Target session key"),
+        broadcast: z.boolean().optional().describe("Broadcast to all sessions"),
+        type: z.enum(["assist_request", "decision_update", "info", "question"]).optional().describe("Message type"),
+        via: z.enum(["local", "acp"]).optional().describe("local (default) or acp"),
+        acp_base_url: z.string().optional().describe("ACP server URL (required if via=acp)"),
+        acp_target_agent_name: z.string().optional().describe("ACP target agent name (required if via=acp)"),
+        acp_timeout_ms: z.number().optional().describe("ACP relay timeout in milliseconds (used when via=acp)"),
+      },
+      // Open world: an ACP relay reaches whatever server acp_base_url names.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    comesLater("cross-agent messages"),
+  ),
+  notBuilt(
+    {
+      name: "agent_message_inbox",
+      title: "Read agent messages",
+      description: "Read recent inbound cross-agent messages for an agent/session.",
+      input: {
+        agent_id: z.string().optional().describe("Recipient agent id (default default)"),
+        session_key: z.string().optional().describe("Recipient session key"),
+        since: z.string().optional().describe("ISO timestamp lower bound"),
+        limit: z.number().int().optional().describe("Max messages to return"),
+        include_sent: z.boolean().optional().describe("Include messages sent by this agent"),
+        include_broadcast: z.boolean().optional().describe("Include broadcast messages"),
+      },
+      annotations: READS,
+    },
+    comesLater("cross-agent messages"),
+  ),
+  notBuilt(
+    {
+      name: "session_bypass",
+      title: "Bypass session hooks",
+      description: "Toggle per-session hook bypass: hooks for the session return empty no-op answers; MCP tools keep working.",
+      input: {
+        session_key: z.string().describe("Session key to toggle bypass for, raw or session:<uuid>"),
+        enabled: z.boolean().describe("true to enable bypass, false to disable"),
+      },
+      annotations: SAFE_WRITE,
+    },
+    comesLater("session hooks"),
+  ),
+  notBuilt(
+    { name: "secret_list", title: "List secrets", description: "List available secret names (never values).", input: {}, annotations: READS },
+    comesLater("secrets"),
+  ),
+  notBuilt(
+    {
+      name: "secret_exec",
+      title: "Run a command with secrets",
+      description:
+        "Queue a shell command with secrets injected as environment variables; output is redacted. Poll with secret_exec_status.",
+      input: {
+        command: z.string().describe("Shell command to queue"),
+        secrets: z.record(z.string(), z.string()).describe("Map of env var name to secret reference (name, bw://..., op://...)"),
+        timeoutSeconds: z.number().optional().describe("Max subprocess runtime; defaults to 300 seconds, max 1800"),
+      },
+      // A shell command may change or reach anything.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    comesLater("secrets"),
+  ),
+  notBuilt(
+    {
+      name: "secret_exec_status",
+      title: "Check a secret command",
+      description: "Poll a queued secret_exec job and retrieve its redacted output when it finishes.",
+      input: { jobId: z.string().describe("Job id returned by secret_exec") },
+      annotations: READS,
+    },
+    comesLater("secrets"),
+  ),
+  notBuilt(
+    {
+      name: "signet_code_search",
+      title: "Search code",
+      description: "Search the active indexed project for symbols and implementation context.",
+      input: {
+        query: z.string().describe("Code search query"),
+        top: z.number().int().optional().describe("Max results to return (default 10)"),
+        file: z.string().optional().describe("Optional file path filter"),
+        debug: z.boolean().optional().describe("Include score/debug details"),
+      },
+      annotations: READS,
+    },
+    noCodeIndex,
+  ),
+  notBuilt(
+    {
+      name: "signet_code_context",
+      title: "Symbol context",
+      description: "Read source and structural neighborhood for a symbol.",
+      input: { symbol: z.string().describe("Symbol name") },
+      annotations: READS,
+    },
+    noCodeIndex,
+  ),
+  notBuilt(
+    {
+      name: "signet_code_blast",
+      title: "Symbol impact",
+      description: "Analyze forward/backward impact radius for a symbol.",
+      input: {
+        symbol: z.string().describe("Symbol name"),
+        depth: z.number().int().optional().describe("How many hops to follow"),
+        direction: z.enum(["forward", "backward", "both"]).optional().describe("Which way to follow references"),
+      },
+      annotations: READS,
+    },
+    noCodeIndex,
+  ),
+  notBuilt(
+    { name: "signet_code_status", title: "Code index status", description: "Show code index status for the active project.", input: {}, annotations: READS },
+    noCodeIndex,
+  ),
+  notBuilt(
+    { name: "signet_code_doctor", title: "Code index health", description: "Diagnose code index artifact health.", input: {}, annotations: READS },
+    noCodeIndex,
+  ),
+  notBuilt(
+    { name: "signet_code_constants", title: "Shared constants", description: "Find shared numeric and string constants.", input: {}, annotations: READS },
+    noCodeIndex,
+  ),
+  notBuilt(
+    {
+      name: "signet_code_clear",
+      title: "Delete the code index",
+      description: "Delete the active code index (destructive; requires confirm: true).",
+      input: { confirm: z.boolean().describe("Must be true: the index is deleted and not backed up") },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    noCodeIndex,
+  ),
+  notBuilt(
+    {
+      name: "signet_code_briefing",
+      title: "Architecture briefing",
+      description: "Get an architecture overview: subsystems, public API, hub symbols.",
+      input: { compact: z.boolean().optional().describe("A short version") },
+      annotations: READS,
+    },
+    noCodeIndex,
+  ),
   ...BRIDGE_TOOLS,
 ];
-
-function isCallToolResult(value: unknown): value is CallToolResult {
-  return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
-}
-
-/** Runs a tool and turns every failure into an `isError` result a model can act on. */
-export async function callTool(
-  tool: ToolDef,
-  args: Record<string, unknown>,
-  client: SignetClient,
-  ctx: ToolContext = {},
-): Promise<CallToolResult> {
-  try {
-    const result = await tool.handler(args, client, ctx);
-    if (isCallToolResult(result)) return result;
-    return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }] };
-  } catch (err) {
-    let message: string;
-    if (err instanceof DaemonIdentityError) {
-      message = err.message;
-    } else if (err instanceof DaemonUnreachableError) {
-      message = `Signet daemon not reachable at ${err.url}: start it with \`signet daemon start\``;
-    } else if (err instanceof ApiError) {
-      message = `${tool.name} failed (${err.code}): ${err.message}`;
-    } else if (err instanceof ToolFailure) {
-      message = err.message;
-    } else {
-      message = `${tool.name} failed: ${(err as Error).message ?? String(err)}`;
-    }
-    return { isError: true, content: [{ type: "text", text: message }] };
-  }
-}

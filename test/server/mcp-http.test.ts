@@ -1,15 +1,18 @@
-// /mcp, MCP Streamable HTTP (SPEC §6), against a real daemon on a free loopback port: the SDK's own
-// Client and StreamableHTTPClientTransport for the protocol, raw fetch and raw TCP for what a client
-// library would never send (bad Host/Origin, broken JSON, oversized bodies, a request held open).
+// /mcp, MCP Streamable HTTP (docs/mcp.md#streamable-http-mcp), against a real daemon on a free
+// loopback port: the SDK's own Client and StreamableHTTPClientTransport for the protocol, raw fetch
+// and raw TCP for what a client library would never send (bad Host/Origin, broken JSON, oversized
+// bodies, a request held open).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { Elysia } from "elysia";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { McpStreamHub } from "../../src/mcp/http";
 import { mcpRoutes } from "../../src/server/routes/mcp";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { fakeStdio } from "../helpers/fake-server";
 
 const ACCEPT = "application/json, text/event-stream";
 const INIT = {
@@ -139,6 +142,81 @@ describe("the protocol through the SDK client", () => {
     expect(unknown.isError).toBe(true);
     const invalid = await client.callTool({ name: "memory_store", arguments: { content: 42 } });
     expect(invalid.isError).toBe(true);
+  });
+});
+
+describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools)", () => {
+  // Every tool is in exactly the lists that name it; a new tool has to be placed here.
+  const READ_ONLY = [
+    "memory_search", "signet_recall", "memory_get", "memory_list", "mcp_server_list",
+    // Not built yet, and read-only once they are.
+    "signet_source_search", "session_search", "signet_session_search", "agent_peers", "agent_message_inbox",
+    "secret_list", "secret_exec_status", "signet_code_search", "signet_code_context", "signet_code_blast",
+    "signet_code_status", "signet_code_doctor", "signet_code_constants", "signet_code_briefing",
+  ];
+  const DESTRUCTIVE = ["memory_forget", "signet_code_clear", "secret_exec", "mcp_server_call"];
+  const OPEN_WORLD = ["mcp_server_call", "mcp_server_list", "agent_message_send", "secret_exec"];
+  const STRUCTURED = ["memory_search", "signet_recall", "mcp_server_list"];
+
+  test("tools/list: every tool has a title and states its hints; the structured ones an output schema", async () => {
+    const { tools } = await (await connect()).listTools();
+    const names = tools.map((t) => t.name);
+    for (const name of [...READ_ONLY, ...DESTRUCTIVE, ...OPEN_WORLD, ...STRUCTURED]) expect(names).toContain(name);
+    for (const { name, title, annotations, outputSchema } of tools) {
+      const readOnly = READ_ONLY.includes(name);
+      expect({ name, title: (title?.length ?? 0) > 0 }).toEqual({ name, title: true });
+      expect({ name, readOnlyHint: annotations?.readOnlyHint, openWorldHint: annotations?.openWorldHint }).toEqual({
+        name,
+        readOnlyHint: readOnly,
+        openWorldHint: OPEN_WORLD.includes(name),
+      });
+      // Hints on writing only mean something for tools that write; those state both.
+      expect({ name, destructiveHint: annotations?.destructiveHint, idempotent: typeof annotations?.idempotentHint }).toEqual({
+        name,
+        destructiveHint: readOnly ? undefined : DESTRUCTIVE.includes(name),
+        idempotent: readOnly ? "undefined" : "boolean",
+      });
+      expect({ name, outputSchema: outputSchema?.type }).toEqual({ name, outputSchema: STRUCTURED.includes(name) ? "object" : undefined });
+    }
+  });
+
+  test("structured answers validate against the listed output schemas; an isError answer carries none", async () => {
+    const client = await connect({ headers: { "x-signet-agent-id": "structured" } });
+    // Listing first also has the SDK client check every structured answer below against its schema.
+    const { tools } = await client.listTools();
+    const ajv = new AjvJsonSchemaValidator();
+    const validate = (name: string, value: unknown) => {
+      const { valid, errorMessage } = ajv.getValidator(tools.find((t) => t.name === name)!.outputSchema!)(value);
+      return { name, valid, errorMessage };
+    };
+    const expectValid = (name: string, result: CallToolResult) => {
+      expect(result.isError).toBeFalsy();
+      expect(validate(name, result.structuredContent)).toEqual({ name, valid: true, errorMessage: undefined });
+    };
+
+    await client.callTool({ name: "memory_store", arguments: { content: "The release train leaves on Thursdays" } });
+    const found = (await client.callTool({ name: "memory_search", arguments: { query: "release train" } })) as CallToolResult;
+    expect((found.structuredContent as any).results).toHaveLength(1);
+    expectValid("memory_search", found);
+    expectValid("signet_recall", (await client.callTool({ name: "signet_recall", arguments: { query: "release", score_min: 2 } })) as CallToolResult);
+    // The schema is no formality: a recall answer without its meta fails it.
+    expect(validate("memory_search", { results: [], supporting: [] }).valid).toBe(false);
+
+    expectValid("mcp_server_list", (await client.callTool({ name: "mcp_server_list", arguments: {} })) as CallToolResult);
+    await td.client().bridge.install({ name: "listed", transport: fakeStdio() });
+    try {
+      const listed = (await client.callTool({ name: "mcp_server_list", arguments: { server: "listed" } })) as CallToolResult;
+      expect((listed.structuredContent as any).tools.map((t: any) => t.name)).toEqual(["text", "cwd"]);
+      expectValid("mcp_server_list", listed);
+    } finally {
+      await td.client().bridge.remove("listed");
+    }
+
+    // A failure is text alone: neither the server nor the SDK client holds it to the schema.
+    const refused = await client.callTool({ name: "memory_search", arguments: { query: "release", aggregate: true } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toBeUndefined();
+    expect(text(refused)).toContain("memory_search failed (invalid_input): aggregate");
   });
 });
 

@@ -1,0 +1,97 @@
+// One tool of the MCP table (docs/mcp.md#tools): what tools/list shows of it (name, title,
+// description, input and output schemas, annotations) and a handler typed by its own input shape.
+// tools.ts and bridge-tools.ts define tools with defineTool; server.ts registers the table.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ApiError, DaemonIdentityError, DaemonUnreachableError, type SignetClient } from "../client/client";
+
+/** What a transport knows about the caller beyond the agent (which the client carries). */
+export interface ToolContext {
+  sessionKey?: string;
+}
+
+/** A tool's failure that the model should read as such: its message is the whole answer. */
+export class ToolFailure extends Error {}
+
+/**
+ * MCP tool annotations. The protocol's defaults are the cautious ones (a tool that writes is
+ * destructive, every tool reaches an open world), so each tool states openWorldHint, and each that
+ * writes also states destructiveHint and idempotentHint.
+ */
+type Annotations =
+  | { readOnlyHint: true; openWorldHint: boolean }
+  | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+
+/** A tool's answer; `structuredContent` has the type of the tool's output schema. */
+type ToolResult<Structured> = {
+  content: CallToolResult["content"];
+  structuredContent?: Structured;
+  isError?: boolean;
+};
+
+/** What tools/list shows of a tool, but its output schema. */
+export interface ToolListing<In extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: In;
+  annotations: Annotations;
+}
+
+interface ToolSpec<In extends z.ZodRawShape, Out extends z.ZodRawShape> extends ToolListing<In> {
+  /**
+   * For a tool that answers structuredContent. The SDK then checks every answer but an isError one
+   * against it, and fails the call when structuredContent is missing or does not match.
+   */
+  output?: Out;
+  handler(args: z.infer<z.ZodObject<In>>, client: SignetClient, ctx: ToolContext): Promise<ToolResult<z.infer<z.ZodObject<Out>>>>;
+}
+
+/** A defined tool whose arguments have the type `Args`: what server.ts registers. */
+interface TypedTool<Args> {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodType<Args>;
+  output?: z.ZodRawShape;
+  annotations: Annotations;
+  /** Runs the handler; every failure becomes an isError answer a model can act on. */
+  call(args: Args, client: SignetClient, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/**
+ * A table entry. Tools have different argument types, so the table holds each behind a function
+ * that hands its typed definition to `use`; neither side needs a cast.
+ */
+export type Tool = <R>(use: <Args>(tool: TypedTool<Args>) => R) => R;
+
+// Without an output schema, Out is any shape: structuredContent is then an unchecked object (a
+// bridged tool's own answer).
+export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape = z.ZodRawShape>(spec: ToolSpec<In, Out>): Tool {
+  const { input, handler, ...listing } = spec;
+  const tool: TypedTool<z.infer<z.ZodObject<In>>> = {
+    ...listing,
+    input: z.object(input),
+    call: async (args, client, ctx) => {
+      try {
+        return await handler(args, client, ctx);
+      } catch (err) {
+        return { isError: true, content: [{ type: "text", text: failureText(spec.name, err) }] };
+      }
+    },
+  };
+  return (use) => use(tool);
+}
+
+function failureText(tool: string, err: unknown): string {
+  if (err instanceof DaemonIdentityError) return err.message;
+  if (err instanceof DaemonUnreachableError) return `Signet daemon not reachable at ${err.url}: start it with \`signet daemon start\``;
+  if (err instanceof ApiError) return `${tool} failed (${err.code}): ${err.message}`;
+  if (err instanceof ToolFailure) return err.message;
+  return `${tool} failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** A plain value answered as indented JSON text. */
+export function json(value: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
+}
