@@ -103,4 +103,3 @@ function command(name: string, description: string) {
 
 export const setup = command("setup", "Register signet-mcp in a harness's config (claude-code, codex, opencode)");
 export const install = command("install", "Alias of `signet setup`: register signet-mcp in a harness's config");
-export default setup;

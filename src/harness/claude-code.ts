@@ -1,11 +1,12 @@
 // Claude Code: `mcpServers.signet` in ~/.claude/settings.json (where the MCP design document puts
 // it) and in ~/.claude.json (where current Claude Code reads user-scope servers). With
-// CLAUDE_CONFIG_DIR set, Claude Code keeps both files in that directory.
+// CLAUDE_CONFIG_DIR set, Claude Code keeps both files in that directory. Comments in them are
+// kept as they are (json-edit.ts), though Claude Code itself may refuse a file that has them.
 import { join } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
 import { DEFAULT_DAEMON_URL, MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext } from "./types";
 
-export function claudeEntry(ctx: HarnessContext): Record<string, Json> {
+function claudeEntry(ctx: HarnessContext): Record<string, Json> {
   const entry: Record<string, Json> = { type: "stdio", command: MCP_COMMAND, args: [] };
   if (ctx.daemonUrl !== DEFAULT_DAEMON_URL) entry.env = { SIGNET_DAEMON_URL: ctx.daemonUrl };
   return entry;

@@ -7,7 +7,7 @@ import { MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext } from "./t
 
 const PATH = ["mcp_servers", SERVER_NAME];
 
-export function codexEntry(ctx: HarnessContext): TomlTable {
+function codexEntry(ctx: HarnessContext): TomlTable {
   return { command: MCP_COMMAND, env: { SIGNET_DAEMON_URL: ctx.daemonUrl } };
 }
 
@@ -33,7 +33,7 @@ export function checkCodexToml(text: string): TomlTable | null {
   throw new TomlError(`not valid TOML (${checked.error})`);
 }
 
-export function editCodexConfig(before: string | null, ctx: HarnessContext): string | null {
+function editCodexConfig(before: string | null, ctx: HarnessContext): string | null {
   const text = before ?? "";
   const checked = checkCodexToml(text);
   const existing = getPath(parseToml(text), PATH);

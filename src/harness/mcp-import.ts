@@ -17,8 +17,8 @@ import { anchorPaths, InstallServerRequestSchema, ServerNameSchema, type Install
 import { defined } from "../contracts/parse";
 import { claudePaths } from "./claude-code";
 import { checkCodexToml, codexPath } from "./codex";
-import { isObject, readJsonObject, type JsonObject } from "./json-edit";
-import { opencodePath } from "./opencode";
+import { isObject, readJsonObject, type JsonFormat, type JsonObject } from "./json-edit";
+import { opencodeFiles } from "./opencode";
 import { HarnessConfigError, readConfigText } from "./plan";
 import { parseToml } from "./toml";
 import { MCP_COMMAND, SERVER_NAME, type HarnessName } from "./types";
@@ -31,12 +31,12 @@ export interface ImportOptions {
   env?: Record<string, string | undefined>;
 }
 
-export interface SkippedServer {
+interface SkippedServer {
   name: string;
   reason: string;
 }
 
-export interface ImportedServer {
+interface ImportedServer {
   request: InstallServerRequest;
   /** Why it comes enabled or disabled, for the import report. */
   why: string;
@@ -120,12 +120,12 @@ function isSignet(name: string, transport: Record<string, unknown> | undefined):
   return program === MCP_COMMAND || (program === "signet" && args[0] === "mcp" && args[1] === "serve");
 }
 
-function readJsonConfig(path: string, sources: string[], jsonc = false): JsonObject | undefined {
+function readJsonConfig(path: string, sources: string[], format: JsonFormat = "JSON"): JsonObject | undefined {
   const text = readConfigText(path);
   if (text === null) return undefined;
   sources.push(path);
   try {
-    return readJsonObject(text, jsonc);
+    return readJsonObject(text, format);
   } catch (err) {
     throw new HarnessConfigError(path, (err as Error).message);
   }
@@ -245,8 +245,8 @@ function codexCandidate(raw: unknown): Omit<Candidate, "base"> {
  * comes disabled. A command's relative paths are those of the file that set it.
  */
 function readOpencode({ home, cwd, env }: Place): Found {
-  const global = opencodePath({ home, env });
-  const userFiles = [global, join(dirname(global), "opencode.jsonc")];
+  const global = opencodeFiles({ home, env });
+  const userFiles = [global.json, global.jsonc];
   if (env.OPENCODE_CONFIG?.trim()) userFiles.push(resolve(cwd, env.OPENCODE_CONFIG.trim()));
   const files = [
     ...userFiles.map((path) => ({ path, project: false })),
@@ -258,7 +258,7 @@ function readOpencode({ home, cwd, env }: Place): Found {
   const origins = new Map<string, { base: string; project: boolean }>();
   for (const { path, project } of files) {
     // OpenCode reads every config file as JSONC, whatever its extension.
-    const mcp = objectAt(readJsonConfig(path, sources, true), "mcp", path) ?? {};
+    const mcp = objectAt(readJsonConfig(path, sources, "JSONC"), "mcp", path) ?? {};
     for (const [name, raw] of Object.entries(mcp)) {
       const prior = origins.get(name);
       const setsCommand = isObject(raw) && raw.command !== undefined;

@@ -1,9 +1,15 @@
-// OpenCode: `mcp.signet` in ~/.config/opencode/opencode.json ($XDG_CONFIG_HOME/opencode when set).
+// OpenCode: `mcp.signet` in its global config, ~/.config/opencode/ ($XDG_CONFIG_HOME/opencode when
+// set). OpenCode reads opencode.json and then opencode.jsonc there, both as JSONC, merging the second
+// over the first key by key, and writes its own changes to opencode.jsonc when that exists. So the
+// entry goes in opencode.jsonc when it exists and in opencode.json otherwise (created when neither
+// does). With both, an entry already in opencode.json is updated in step (removed on --uninstall),
+// so the two never merge into a mix of old and new values.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext } from "./types";
+import { DEFAULT_DAEMON_URL, MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext, type HarnessFile } from "./types";
 
-export function opencodeEntry(ctx: HarnessContext): Record<string, Json> {
+function opencodeEntry(ctx: HarnessContext): Record<string, Json> {
   const entry: Record<string, Json> = { type: "local", command: [MCP_COMMAND], enabled: true };
   if (ctx.daemonUrl !== DEFAULT_DAEMON_URL) entry.environment = { SIGNET_DAEMON_URL: ctx.daemonUrl };
   return entry;
@@ -11,24 +17,31 @@ export function opencodeEntry(ctx: HarnessContext): Record<string, Json> {
 
 const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_DAEMON_URL"] };
 
-export function opencodePath(ctx: Pick<HarnessContext, "home" | "env">): string {
+export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
-  return join(xdg || join(ctx.home, ".config"), "opencode", "opencode.json");
+  const dir = join(xdg || join(ctx.home, ".config"), "opencode");
+  return { json: join(dir, "opencode.json"), jsonc: join(dir, "opencode.jsonc") };
 }
 
 export const opencode: Harness = {
   name: "opencode",
   label: "OpenCode",
   files(ctx) {
-    return [
-      {
-        path: opencodePath(ctx),
-        edit: (before) =>
-          editJsonEntry(before, "mcp", SERVER_NAME, (existing) =>
-            ctx.uninstall ? undefined : (mergeEntry(existing, opencodeEntry(ctx), SHAPE) as Json),
-          ),
-      },
-    ];
+    /** `add`: write the entry even where there is none yet; otherwise only keep an existing one in step. */
+    const file = (path: string, add: boolean): HarnessFile => ({
+      path,
+      edit: (before) =>
+        editJsonEntry(
+          before,
+          "mcp",
+          SERVER_NAME,
+          (existing) => (ctx.uninstall || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(ctx), SHAPE) as Json)),
+          "JSONC",
+        ),
+    });
+    const { json, jsonc } = opencodeFiles(ctx);
+    if (!existsSync(jsonc)) return [file(json, true)];
+    return existsSync(json) ? [file(json, false), file(jsonc, true)] : [file(jsonc, true)];
   },
   notes(ctx) {
     if (ctx.uninstall || !ctx.tokenSet) return [];

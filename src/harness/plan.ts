@@ -20,7 +20,7 @@ import { HARNESS_NAMES, MCP_COMMAND, type Harness, type HarnessContext, type Har
 
 export { HARNESS_NAMES, type HarnessName } from "./types";
 
-export const HARNESSES: Record<HarnessName, Harness> = { "claude-code": claudeCode, codex, opencode };
+const HARNESSES: Record<HarnessName, Harness> = { "claude-code": claudeCode, codex, opencode };
 
 export function isHarnessName(name: string): name is HarnessName {
   return (HARNESS_NAMES as readonly string[]).includes(name);
@@ -39,7 +39,7 @@ export class HarnessConfigError extends Error {
 
 export type FileAction = "created" | "updated" | "unchanged" | "removed";
 
-export interface PlannedFile {
+interface PlannedFile {
   path: string;
   before: string | null;
   after: string | null;

@@ -26,7 +26,7 @@ export interface TomlTable {
   [key: string]: TomlValue;
 }
 
-export interface TomlEntry {
+interface TomlEntry {
   /** The key as written on the line (dotted keys are several parts). */
   keyPath: string[];
   /** The section's header path followed by keyPath. */
@@ -37,7 +37,7 @@ export interface TomlEntry {
   end: number;
 }
 
-export interface TomlSection {
+interface TomlSection {
   /** null for the root (the keys before the first header). */
   header: string[] | null;
   arrayOfTables: boolean;
@@ -48,7 +48,7 @@ export interface TomlSection {
   entries: TomlEntry[];
 }
 
-export interface TomlDocument {
+interface TomlDocument {
   sections: TomlSection[];
   /** "\r\n" when the file uses CRLF line endings, else "\n". */
   eol: string;
@@ -415,12 +415,12 @@ function assign(table: TomlTable, path: string[], value: TomlValue, duplicate: (
   t[last] = value;
 }
 
-export function parseTomlDocument(text: string): TomlDocument {
+function parseTomlDocument(text: string): TomlDocument {
   return new Parser(text).document();
 }
 
 /** The document's data. Lenient about redefinitions: validity is checked by Bun.TOML where it can. */
-export function tomlData(doc: TomlDocument): TomlTable {
+function tomlData(doc: TomlDocument): TomlTable {
   const root: TomlTable = {};
   const descend = (t: TomlTable, path: string[]): TomlTable => {
     for (const part of path) {
@@ -458,11 +458,11 @@ export function parseToml(text: string): TomlTable {
 
 // ---- writing ----
 
-export function tomlKey(key: string): string {
+function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key);
 }
 
-export function tomlString(s: string): string {
+function tomlString(s: string): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;

@@ -1,5 +1,6 @@
 // `signet mcp` from the compiled binary against a real daemon and the real server-everything:
-// installing, typed calls, output, exit codes (SPEC §3, §7) and the rows each call leaves.
+// installing, importing, typed calls, output, exit codes (README "MCP bridge", docs/api.md#errors) and
+// the rows each call leaves.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -75,6 +76,42 @@ describe("signet mcp: servers", () => {
     expect((await cli(["mcp", "import", "--from", "vim"])).code).toBe(2);
     await cli(["mcp", "remove", "fetcher"]);
     rmSync(join(s.home, ".claude.json"));
+  });
+
+  test("import --from opencode reads opencode.jsonc, comments and trailing commas included", async () => {
+    const project = join(s.home, "oc-project");
+    mkdirSync(project, { recursive: true });
+    const config = join(s.home, ".config", "opencode", "opencode.jsonc");
+    mkdirSync(join(s.home, ".config", "opencode"), { recursive: true });
+    writeFileSync(
+      config,
+      `{
+  // my servers
+  "mcp": {
+    "signet": { "type": "local", "command": ["signet-mcp"], "enabled": true },
+    "fetcher": {
+      "type": "local",
+      "command": ["uvx", "mcp-server-fetch"], /* python */
+      "environment": { "LOG": "1" },
+    },
+  },
+}
+`,
+    );
+    const dry = await cli(["mcp", "import", "--from", "opencode", "--dry-run"], undefined, project);
+    expect(dry.code).toBe(0);
+    expect(json(dry)).toMatchObject({
+      sources: [config],
+      installed: ["fetcher"],
+      servers: [{ name: "fetcher", enabled: true, why: "enabled: from your own config" }],
+      skipped: [{ name: "signet", reason: "Signet itself" }],
+    });
+    const done = json(await cli(["mcp", "import", "--from", "opencode"], undefined, project));
+    expect(done.installed).toEqual(["fetcher"]);
+    const listed = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "fetcher");
+    expect(listed.transport).toEqual({ type: "stdio", command: "uvx", args: ["mcp-server-fetch"], env: { LOG: "1" } });
+    await cli(["mcp", "remove", "fetcher"]);
+    rmSync(config);
   });
 
   test("add makes a relative command, --cwd and ./ ../ arguments absolute against the current directory", async () => {

@@ -154,6 +154,101 @@ describe("signet setup: existing configs", () => {
   });
 });
 
+describe("signet setup: JSONC configs", () => {
+  const OPENCODE_JSONC = [
+    "{",
+    '  "$schema": "https://opencode.ai/config.json",',
+    "  // keep the theme dark",
+    '  "theme": "tokyonight",',
+    '  "mcp": {',
+    '    "other": {',
+    '      "type": "remote", /* hosted */',
+    '      "url": "https://x",',
+    "    },",
+    "  },",
+    "}",
+    "",
+  ].join("\n");
+
+  test("opencode.jsonc: comments and trailing commas stay, dry run, backup, idempotence, uninstall back to the original", async () => {
+    const h = await home();
+    const file = h.path(".config", "opencode", "opencode.jsonc");
+    h.write(file, OPENCODE_JSONC);
+
+    const dry = json(await h.cli(["setup", "--harness", "opencode", "--dry-run"]));
+    expect(dry.files).toEqual([{ path: file, action: "updated", diff: expect.any(String) }]);
+    expect(dry.files[0].diff.split("\n").filter((l: string) => /^[-+][^-+]/.test(l))).toEqual([
+      '+    "signet": {',
+      '+      "type": "local",',
+      '+      "command": [',
+      '+        "signet-mcp"',
+      "+      ],",
+      '+      "enabled": true',
+      "+    },",
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(OPENCODE_JSONC);
+
+    const r = await h.cli(["setup", "--harness", "opencode"]);
+    expect(r.code).toBe(0);
+    const [applied] = json(r).files;
+    expect(applied).toMatchObject({ path: file, action: "updated" });
+    expect(readFileSync(applied.backup, "utf8")).toBe(OPENCODE_JSONC);
+    const after = readFileSync(file, "utf8");
+    for (const kept of ["// keep the theme dark", "/* hosted */", '"url": "https://x",\n    },', "  },\n}\n"]) expect(after).toContain(kept);
+    expect(Bun.JSONC.parse(after)).toEqual({
+      $schema: "https://opencode.ai/config.json",
+      theme: "tokyonight",
+      mcp: { other: { type: "remote", url: "https://x" }, signet: DOC_OPENCODE },
+    });
+
+    expect(json(await h.cli(["setup", "--harness", "opencode"])).files).toEqual([{ path: file, action: "unchanged" }]);
+    expect(readFileSync(file, "utf8")).toBe(after);
+
+    const removed = await h.cli(["setup", "--harness", "opencode", "--uninstall"]);
+    expect(json(removed).files[0]).toMatchObject({ path: file, action: "removed" });
+    expect(readFileSync(file, "utf8")).toBe(OPENCODE_JSONC);
+    expect(existsSync(h.path(".config", "opencode", "opencode.json"))).toBe(false);
+  });
+
+  test("an opencode.json with comments and trailing commas is edited the same way", async () => {
+    const h = await home();
+    const file = h.path(".config", "opencode", "opencode.json");
+    h.write(file, OPENCODE_JSONC);
+    expect((await h.cli(["setup", "--harness", "opencode"])).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toContain("// keep the theme dark");
+    expect((Bun.JSONC.parse(readFileSync(file, "utf8")) as any).mcp.signet).toEqual(DOC_OPENCODE);
+    expect((await h.cli(["setup", "--harness", "opencode", "--uninstall"])).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(OPENCODE_JSONC);
+  });
+
+  test("claude-code: a ~/.claude.json with comments keeps them", async () => {
+    const h = await home();
+    const state = h.path(".claude.json");
+    const original = '{\n  // Claude Code state, annotated\n  "numStartups": 12,\n  "userID": "abc" /* mine */\n}\n';
+    h.write(state, original);
+    const r = await h.cli(["setup", "--harness", "claude-code"]);
+    expect(r.code).toBe(0);
+    const after = readFileSync(state, "utf8");
+    expect(after).toStartWith('{\n  // Claude Code state, annotated\n  "numStartups": 12,\n  "userID": "abc",\n  "mcpServers": {');
+    expect(after).toEndWith("  } /* mine */\n}\n");
+    expect(Bun.JSONC.parse(after)).toEqual({ numStartups: 12, userID: "abc", mcpServers: { signet: DOC_CLAUDE } });
+    expect((await h.cli(["setup", "--harness", "claude-code", "--uninstall"])).code).toBe(0);
+    expect(readFileSync(state, "utf8")).toBe(original);
+  });
+
+  test("a file that is not valid JSONC is refused, naming the file and the position", async () => {
+    const h = await home();
+    const file = h.path(".config", "opencode", "opencode.jsonc");
+    const broken = '{\n  // a comment is fine\n  "theme": "x",\n  "mcp": { "a": {} "b": {} },\n}\n';
+    h.write(file, broken);
+    const r = await h.cli(["setup", "--harness", "opencode"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: not valid JSONC (comma expected at line 4, column 20)`);
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(files(h.home)).toEqual([file]);
+  });
+});
+
 describe("signet setup --dry-run", () => {
   test("shows the diff and writes nothing", async () => {
     const h = await home();

@@ -3,9 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { unifiedDiff } from "../../src/harness/diff";
-import { editJsonEntry, mergeEntry, parseJsonObject, type Json } from "../../src/harness/json-edit";
+import { editJsonEntry, mergeEntry, readJsonObject, type Json } from "../../src/harness/json-edit";
 import { HarnessConfigError, applyPlan, planSetup } from "../../src/harness/plan";
 import {
   TomlError,
@@ -242,12 +242,90 @@ describe("JSON entries", () => {
     });
   });
 
-  test("invalid JSON, a non-object, and integers that would lose precision are refused", () => {
-    expect(() => parseJsonObject("{ not json")).toThrow(/not valid JSON/);
-    expect(() => parseJsonObject("[1]")).toThrow(/object/);
-    expect(() => parseJsonObject('{"id": 12345678901234567890}')).toThrow(/precision/);
-    expect(parseJsonObject('{"id": "12345678901234567890", "n": 12.5}')).toEqual({ id: "12345678901234567890", n: 12.5 });
+  test("invalid JSON, a non-object, and integers in the entry that would lose precision are refused", () => {
+    expect(() => readJsonObject("{ not json")).toThrow(/not valid JSON/);
+    expect(() => readJsonObject("[1]")).toThrow(/object/);
+    const big = '{"id": 12345678901234567890, "mcpServers": {"signet": {"timeout": 12345678901234567891}}}';
+    expect(() => editJsonEntry(big, "mcpServers", "signet", (e) => mergeEntry(e, desired, shape))).toThrow(/12345678901234567891.*precision/);
     expect(() => editJsonEntry('{"mcpServers": []}', "mcpServers", "signet", () => ({}))).toThrow(/not an object/);
+  });
+
+  test("values outside the entry keep their spelling: big integers, 1.50, escapes", () => {
+    const before = '{"id": 12345678901234567890, "n": 1.50, "s": "\\u00e9", "mcpServers": {"signet": {"timeout": 99999999999999999999}}}';
+    const after = editJsonEntry(before, "mcpServers", "signet", () => undefined)!;
+    expect(after).toBe('{\n  "id": 12345678901234567890,\n  "n": 1.50,\n  "s": "\\u00e9"\n}\n');
+  });
+});
+
+describe("JSONC configs", () => {
+  const shape = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_DAEMON_URL"] };
+  const desired: Record<string, Json> = { type: "local", command: ["signet-mcp"], enabled: true };
+  const register = (text: string | null) => editJsonEntry(text, "mcp", "signet", (e) => mergeEntry(e, desired, shape), "JSONC");
+  const unregister = (text: string | null) => editJsonEntry(text, "mcp", "signet", () => undefined, "JSONC");
+  const ENTRY_LINES = ['    "signet": {', '      "type": "local",', '      "command": [', '        "signet-mcp"', "      ],", '      "enabled": true', "    }"];
+
+  test("comments and trailing commas stay; the entry is added after the other servers; removing restores the text", () => {
+    const before = [
+      "{",
+      "  // my OpenCode settings",
+      '  "theme": "tokyonight", /* dark */',
+      '  "mcp": {',
+      "    // servers added by hand",
+      '    "other": {',
+      '      "type": "remote",',
+      '      "url": "https://x", // the hosted one',
+      "    },",
+      "  },",
+      "}",
+      "",
+    ].join("\n");
+    const after = register(before)!;
+    expect(after).toBe(
+      [...before.split("\n").slice(0, 8), "    },", ...ENTRY_LINES.slice(0, -1), "    },", "  },", "}", ""].join("\n"),
+    );
+    expect(readJsonObject(after, "JSONC")).toEqual({ theme: "tokyonight", mcp: { other: { type: "remote", url: "https://x" }, signet: desired } });
+    expect(register(after)).toBe(after);
+    expect(unregister(after)).toBe(before);
+  });
+
+  test("a new mcp object is added and removed whole; one left holding a comment stays", () => {
+    const before = '{\n  // nothing else yet\n  "theme": "x",\n}\n';
+    const after = register(before)!;
+    expect(after).toBe(['{', "  // nothing else yet", '  "theme": "x",', '  "mcp": {', ...ENTRY_LINES, "  },", "}", ""].join("\n"));
+    expect(unregister(after)).toBe(before);
+    const commented = '{\n  "mcp": {\n    // keep this note\n    "signet": {"type": "local", "command": ["signet-mcp"]}\n  }\n}\n';
+    expect(unregister(commented)).toBe('{\n  "mcp": {\n    // keep this note\n  }\n}\n');
+  });
+
+  test("removing an entry the user placed among commented ones takes no comment with it", () => {
+    const middle = '{\n  "mcp": {\n    "other": {}, // about other\n    "signet": {},\n    "z": 1\n  }\n}\n';
+    expect(unregister(middle)).toBe('{\n  "mcp": {\n    "other": {}, // about other\n    "z": 1\n  }\n}\n');
+    const first = '{\n  "mcp": {\n    "signet": {},\n    // github needs a token\n    "github": {}\n  }\n}\n';
+    expect(unregister(first)).toBe('{\n  "mcp": {\n    // github needs a token\n    "github": {}\n  }\n}\n');
+    const last = '{\n  "mcp": {\n    "other": {}, // about other\n    // signet below\n    "signet": {} /* ours */\n  }\n}\n';
+    expect(unregister(last)).toBe('{\n  "mcp": {\n    "other": {} // about other\n    // signet below\n     /* ours */\n  }\n}\n');
+  });
+
+  test("replacing an entry keeps the comment after it", () => {
+    const before = '{\n  "mcp": {\n    "signet": {"type": "local", "command": ["old"]}, // ours\n    "x": {}\n  }\n}\n';
+    expect(register(before)).toBe(['{', '  "mcp": {', ...ENTRY_LINES.slice(0, -1), "    }, // ours", '    "x": {}', "  }", "}", ""].join("\n"));
+  });
+
+  test("the file's indentation, line endings and byte order mark are kept", () => {
+    const tabs = register('{\n\t"theme": "x"\n}\n')!;
+    expect(tabs).toContain('\n\t"mcp": {\n\t\t"signet": {\n\t\t\t"type": "local",');
+    const four = register('{\r\n    "theme": "x"\r\n}\r\n')!;
+    expect(four).toContain('\r\n    "mcp": {\r\n        "signet": {\r\n            "type": "local",');
+    expect(four.replace(/\r\n/g, "")).not.toContain("\n");
+    const bom = register('\uFEFF{"theme": "x"}\n')!;
+    expect(bom.startsWith('\uFEFF{\n  "theme": "x",\n  "mcp": {')).toBe(true);
+    expect(unregister(bom)).toBe('\uFEFF{\n  "theme": "x"\n}\n');
+  });
+
+  test("text that is not JSONC is refused with the line and column of the first error", () => {
+    expect(() => register('{\n  "mcp": {},\n  "b": [1 2]\n}\n')).toThrow("not valid JSONC (comma expected at line 3, column 11)");
+    expect(() => register('{ "mcp": { // unterminated\n')).toThrow("not valid JSONC (close brace expected at line 2, column 1)");
+    expect(() => readJsonObject("{ mcpServers: ")).toThrow("not valid JSON (invalid symbol at line 1, column 3)");
   });
 });
 
@@ -306,6 +384,60 @@ describe("plan and apply", () => {
       theme: "x",
       mcp: { signet: { type: "local", command: ["signet-mcp"], enabled: true } },
     });
+  });
+
+  test("opencode: opencode.jsonc when it exists; with both, an entry in opencode.json is kept in step, never added", () => {
+    const ctx = context({ daemonUrl: "http://10.0.0.5:3850" });
+    const dir = join(ctx.home, ".config", "opencode");
+    const json = join(dir, "opencode.json");
+    const jsonc = join(dir, "opencode.jsonc");
+    mkdirSync(dir, { recursive: true });
+    const jsoncText = '{\n  // mine\n  "theme": "x",\n}\n';
+    writeFileSync(jsonc, jsoncText);
+    const only = planSetup("opencode", ctx);
+    expect(only.files.map((f) => [f.path, f.action])).toEqual([[jsonc, "updated"]]);
+    expect(only.files[0]!.after).toStartWith('{\n  // mine\n  "theme": "x",\n  "mcp": {');
+
+    writeFileSync(json, JSON.stringify({ theme: "y" }));
+    const both = planSetup("opencode", ctx);
+    expect(both.files.map((f) => [f.path, f.action])).toEqual([
+      [json, "unchanged"],
+      [jsonc, "updated"],
+    ]);
+    // An older entry in opencode.json (written before the .jsonc existed) gets the same values.
+    writeFileSync(json, JSON.stringify({ mcp: { signet: { type: "local", command: ["signet-mcp"], timeout: 9000 } } }));
+    applyPlan(planSetup("opencode", ctx));
+    const entry = { type: "local", command: ["signet-mcp"], enabled: true, environment: { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } };
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: { signet: { ...entry, timeout: 9000 } } });
+    expect(readJsonObject(readFileSync(jsonc, "utf8"), "JSONC")).toEqual({ theme: "x", mcp: { signet: entry } });
+
+    applyPlan(planSetup("opencode", { ...ctx, uninstall: true }));
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
+    expect(readFileSync(jsonc, "utf8")).toBe(jsoncText);
+  });
+
+  test("claude-code: comments in .claude.json are kept, the backup is the original, uninstall restores it", () => {
+    const ctx = context();
+    const state = join(ctx.home, ".claude.json");
+    const original = '{\n  // written by hand\n  "numStartups": 3,\n  "mcpServers": {\n    "other": {\n      "command": "o" // keep\n    }\n  }\n}\n';
+    writeFileSync(state, original);
+    const applied = applyPlan(planSetup("claude-code", ctx));
+    expect(readFileSync(applied[1]!.backup!, "utf8")).toBe(original);
+    const after = readFileSync(state, "utf8");
+    expect(after).toContain("// written by hand");
+    expect(after).toContain("// keep");
+    expect(readJsonObject(after)).toEqual({ numStartups: 3, mcpServers: { other: { command: "o" }, signet: { type: "stdio", command: "signet-mcp", args: [] } } });
+    expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
+    applyPlan(planSetup("claude-code", { ...ctx, uninstall: true }));
+    expect(readFileSync(state, "utf8")).toBe(original);
+  });
+
+  test("a config that is not valid JSONC is refused naming the file, the line and the column", () => {
+    const ctx = context();
+    const jsonc = join(ctx.home, ".config", "opencode", "opencode.jsonc");
+    mkdirSync(dirname(jsonc), { recursive: true });
+    writeFileSync(jsonc, '{\n  // fine so far\n  "mcp": { "a": 1 "b": 2 }\n}\n');
+    expect(() => planSetup("opencode", ctx)).toThrow(`${jsonc}: not valid JSONC (comma expected at line 3, column 19); nothing was changed`);
   });
 
   test("a file changed between plan and apply is not overwritten", () => {
