@@ -15,6 +15,7 @@ import type {
   RememberResponse,
 } from "../../contracts/memory";
 import { SignetError, invalidInput, notFound } from "../../contracts/errors";
+import { memoryFilter } from "./filter";
 import { contentKey, normalizeContent } from "./normalize";
 import { MemoryStore, toMemory, type HistoryWrite, type MemoryRow } from "./store";
 
@@ -26,8 +27,8 @@ export interface Caller {
   runtimePath: string | null;
 }
 
-export const RECOVER_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
-export const NOTE_SOURCE = "codex-native-note";
+const RECOVER_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+const NOTE_SOURCE = "codex-native-note";
 
 /** What changed, told after the transaction committed (the vector index and embedder follow it). */
 export interface MemoryChange {
@@ -140,18 +141,7 @@ export class MemoryService {
   }
 
   list(caller: Caller, query: ListQuery): ListResponse {
-    const rows = this.store.list({
-      agentIds: this.readableAgents(caller),
-      type: query.type,
-      tags: query.tags,
-      project: query.project,
-      who: query.who,
-      since: query.since,
-      until: query.until,
-      pinned: query.pinned,
-      limit: query.limit + 1,
-      offset: query.offset,
-    });
+    const rows = this.store.list({ ...memoryFilter(this.readableAgents(caller), query), limit: query.limit + 1, offset: query.offset });
     const hasMore = rows.length > query.limit;
     return { memories: rows.slice(0, query.limit).map(toMemory), limit: query.limit, offset: query.offset, hasMore };
   }

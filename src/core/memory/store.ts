@@ -3,6 +3,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
 import { keywordColumns } from "../recall/text";
+import { filterSql, type MemoryFilter } from "./filter";
 
 export interface MemoryRow {
   seq: number;
@@ -55,58 +56,26 @@ export interface HistoryWrite {
   at: string;
 }
 
-/** Filters shared by list and recall; every one narrows the candidates before any ranking. */
-export interface MemoryFilter {
-  agentIds: string[];
-  type?: string;
-  tags?: string[];
-  project?: string;
-  who?: string;
-  since?: string;
-  until?: string;
-  pinned?: boolean;
-  importanceMin?: number;
-}
-
 export interface ListFilter extends MemoryFilter {
   limit: number;
   offset: number;
 }
 
-/** SQL conditions over the `memories` table under `alias` (live rows only) and their parameters. */
-export function filterSql(filter: MemoryFilter, alias = "memories"): { where: string; params: (string | number)[] } {
-  const c = (column: string) => `${alias}.${column}`;
-  const where = [`${c("deleted_at")} IS NULL`, `${c("agent_id")} IN (${filter.agentIds.map(() => "?").join(", ")})`];
-  const params: (string | number)[] = [...filter.agentIds];
-  const add = (sql: string, value: string | number) => {
-    where.push(sql);
-    params.push(value);
-  };
-  if (filter.type !== undefined) add(`${c("type")} = ?`, filter.type);
-  if (filter.project !== undefined) add(`${c("project")} = ?`, filter.project);
-  if (filter.who !== undefined) add(`${c("who")} = ?`, filter.who);
-  if (filter.since !== undefined) add(`${c("created_at")} >= ?`, filter.since);
-  if (filter.until !== undefined) add(`${c("created_at")} <= ?`, filter.until);
-  if (filter.pinned !== undefined) add(`${c("pinned")} = ?`, filter.pinned ? 1 : 0);
-  if (filter.importanceMin !== undefined) add(`${c("importance")} >= ?`, filter.importanceMin);
-  if (filter.tags && filter.tags.length > 0) {
-    where.push(
-      `${c("seq")} IN (SELECT memory_seq FROM memory_tags WHERE tag IN (${filter.tags.map(() => "?").join(", ")})
-        GROUP BY memory_seq HAVING COUNT(*) = ?)`,
-    );
-    params.push(...filter.tags, filter.tags.length);
-  }
-  return { where: where.join(" AND "), params };
-}
-
-export function toMemory(row: MemoryRow): Memory {
+/** The fields a memory and each of its history entries share, in the order both answer them. */
+function snapshotOf(row: Pick<MemoryRow, "content" | "type" | "importance" | "tags" | "pinned">) {
   return {
-    id: row.id,
     content: row.content,
     type: row.type,
     importance: row.importance,
     tags: JSON.parse(row.tags) as string[],
     pinned: row.pinned === 1,
+  };
+}
+
+export function toMemory(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    ...snapshotOf(row),
     who: row.who,
     project: row.project,
     agentId: row.agent_id,
@@ -130,11 +99,7 @@ function toHistoryEntry(row: HistoryRow): HistoryEntry {
   return {
     version: row.version,
     action: row.action,
-    content: row.content,
-    type: row.type,
-    importance: row.importance,
-    tags: JSON.parse(row.tags) as string[],
-    pinned: row.pinned === 1,
+    ...snapshotOf(row),
     agentId: row.agent_id,
     actor: row.actor,
     actorType: row.actor_type,

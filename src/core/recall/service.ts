@@ -1,50 +1,30 @@
-// Hybrid recall: a keyword leg (FTS5/BM25) and a vector leg (cosine) over the same filtered
-// candidates, fused into one 0-1 score, adjusted by importance, pinning, recency and access, with
-// same-session neighbours as supporting context.
-import type { Database, Statement } from "bun:sqlite";
+// Hybrid recall (docs/api.md#how-it-ranks): a keyword leg (BM25) and a vector leg (cosine) over the
+// same filtered candidates, fused into one 0-1 score, adjusted by importance, pinning, recency and
+// access, with same-session neighbours as supporting context. Its SQL lives in store.ts.
+import type { Database } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
 import { yieldToLoop } from "../event-loop";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
-import { filterSql, type MemoryFilter, type MemoryRow } from "../memory/store";
+import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import { adjustedScore } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
+import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "./text";
 import { tokenize } from "./tokenize";
 
 /** How many candidates each leg contributes before fusion. */
-export const LEG_DEPTH = 50;
+const LEG_DEPTH = 50;
 /** Weight of the vector leg in the fused score (the keyword leg has the rest). */
-export const VECTOR_WEIGHT = 0.3;
+const VECTOR_WEIGHT = 0.3;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
 const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
-const BM25_WEIGHTS = COLUMN_WEIGHTS.join(", ");
 /** Memories read per step while the keyword index loads at start, between yields to the event loop. */
 const INDEX_LOAD_CHUNK = 2000;
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
 const KEYWORD_OVERFETCH = 20;
-
-const ROW_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
-  access_count, last_accessed_at`;
-type CandidateRow = Pick<
-  MemoryRow,
-  | "seq"
-  | "id"
-  | "agent_id"
-  | "content"
-  | "type"
-  | "importance"
-  | "tags"
-  | "pinned"
-  | "who"
-  | "project"
-  | "session_key"
-  | "created_at"
-  | "access_count"
-  | "last_accessed_at"
->;
 
 interface LegHit {
   seq: number;
@@ -79,15 +59,6 @@ function hasNarrowingFilter(f: MemoryFilter): boolean {
   return f.project !== undefined || hasRowFilter(f);
 }
 
-interface IndexRow {
-  seq: number;
-  agent_id: string;
-  project: string | null;
-  content: string;
-  tags: string;
-  hints: string;
-}
-
 const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
 
 export interface RecallServiceOptions {
@@ -99,22 +70,20 @@ export interface RecallServiceOptions {
 }
 
 export class RecallService {
-  private readonly neighbour: { before: Statement<CandidateRow, [string, string, string, number]>; after: Statement<CandidateRow, [string, string, string, number]> };
+  private readonly store: RecallStore;
   private readonly vectorWeight: number;
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
-  private readonly ftsTop: Statement<{ seq: number; score: number }, [string, number]>;
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
   private owners: Set<string> | null = null;
   /** The keyword leg's in-memory index; the FTS5 table answers until it has loaded. */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
   private keywordsReady = false;
   private stopped = false;
-  private readonly indexRow: Statement<IndexRow, [number]>;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly memory: MemoryService,
     private readonly embeddings: EmbeddingWorker | null,
     private readonly accessLog: AccessLog,
@@ -124,19 +93,7 @@ export class RecallService {
     this.legDepth = options.legDepth ?? LEG_DEPTH;
     this.legs = options.legs ?? "both";
     this.now = options.now ?? (() => new Date());
-    const neighbourSql = (op: string, order: string) =>
-      db.query<CandidateRow, [string, string, string, number]>(
-        `SELECT ${ROW_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
-         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
-      );
-    this.neighbour = { before: neighbourSql("<", "DESC"), after: neighbourSql(">", "ASC") };
-    this.indexRow = db.query(
-      "SELECT seq, agent_id, project, content, tags, hints FROM memories WHERE seq = ? AND deleted_at IS NULL",
-    );
-    this.ftsTop = db.query(
-      `SELECT rowid AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score FROM memories_fts
-       WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
-    );
+    this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
 
   async recall(caller: Caller, req: RecallRequest): Promise<RecallResponse> {
@@ -152,17 +109,7 @@ export class RecallService {
   }
 
   private async answer(caller: Caller, req: RecallRequest, started: number): Promise<RecallResponse> {
-    const filter: MemoryFilter = {
-      agentIds: this.memory.readableAgents(caller),
-      type: req.type,
-      tags: req.tags,
-      project: req.project,
-      who: req.who,
-      since: req.since,
-      until: req.until,
-      pinned: req.pinned,
-      importanceMin: req.importanceMin,
-    };
+    const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
     const keywordHits = this.legs === "vector" ? [] : this.keywordLeg(req.keywordQuery ?? req.query, filter);
@@ -212,13 +159,9 @@ export class RecallService {
    * they come; the load reads each row's state when it gets there, so both orders end the same.
    */
   async start(): Promise<number> {
-    const chunk = this.db.query<IndexRow, [number, number]>(
-      `SELECT seq, agent_id, project, content, tags, hints FROM memories
-       WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
-    );
     let after = 0;
     while (!this.stopped) {
-      const rows = chunk.all(after, INDEX_LOAD_CHUNK);
+      const rows = this.store.indexChunk(after, INDEX_LOAD_CHUNK);
       for (const row of rows) this.keywords.set(indexDoc(row));
       if (rows.length < INDEX_LOAD_CHUNK) break;
       after = rows[rows.length - 1]!.seq;
@@ -240,19 +183,14 @@ export class RecallService {
   /** Follows committed memory changes: the keyword index, and the set of agents that own memories. */
   onChange(change: MemoryChange): void {
     if (change.kind === "created") this.owners?.add(change.agentId);
-    const row = this.indexRow.get(change.seq);
+    const row = this.store.indexRow(change.seq);
     if (row) this.keywords.set(indexDoc(row));
     else this.keywords.remove(change.seq);
   }
 
   /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */
   private readsEverything(agentIds: string[]): boolean {
-    this.owners ??= new Set(
-      this.db
-        .query<{ agent_id: string }, []>("SELECT DISTINCT agent_id FROM memories WHERE deleted_at IS NULL")
-        .all()
-        .map((r) => r.agent_id),
-    );
+    this.owners ??= new Set(this.store.liveOwners());
     const readable = new Set(agentIds);
     for (const owner of this.owners) if (!readable.has(owner)) return false;
     return true;
@@ -269,7 +207,7 @@ export class RecallService {
     if (terms.length === 0) return [];
     const match = matchOfTerms(terms);
     // FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher.
-    const toHits = (rows: { seq: number; score: number }[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
+    const toHits = (rows: FtsHit[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
     const overfetch = this.legDepth * KEYWORD_OVERFETCH;
     let top: LegHit[];
     // Each query term must be one token for the index; a term FTS5 reads as a phrase
@@ -284,25 +222,16 @@ export class RecallService {
       if (!rowFiltered) return top;
     } else {
       if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
-        return toHits(this.ftsTop.all(match, this.legDepth));
+        return toHits(this.store.ftsTop(match, this.legDepth));
       }
-      top = toHits(this.ftsTop.all(match, overfetch));
+      top = toHits(this.store.ftsTop(match, overfetch));
     }
     if (top.length > 0) {
-      const passing = new Set(this.rowsAmong<{ seq: number }>("seq", top.map((t) => t.seq), filter).map((r) => r.seq));
+      const passing = new Set(this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
       const kept = top.filter((t) => passing.has(t.seq));
       if (kept.length >= this.legDepth || top.length < overfetch) return kept.slice(0, this.legDepth);
     }
-    const joined = filterSql(filter, "m");
-    return toHits(
-      this.db
-        .query<{ seq: number; score: number }, (string | number)[]>(
-          `SELECT m.seq AS seq, bm25(memories_fts, ${BM25_WEIGHTS}) AS score
-           FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-           WHERE memories_fts MATCH ? AND ${joined.where} ORDER BY score LIMIT ?`,
-        )
-        .all(match, ...joined.params, this.legDepth),
-    );
+    return toHits(this.store.ftsTopFiltered(match, filter, this.legDepth));
   }
 
   private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
@@ -312,16 +241,7 @@ export class RecallService {
     if (!vector) return { hits: [], embedding: "unavailable" };
     if (!index) return { hits: [], embedding: "ok" };
     const owners = new Set(filter.agentIds.map((a) => index.ownerCode(a)));
-    let allowed: Set<number> | undefined;
-    if (hasRowFilter(filter)) {
-      const { where, params } = filterSql(filter);
-      allowed = new Set(
-        this.db
-          .query<{ seq: number }, (string | number)[]>(`SELECT seq FROM memories WHERE ${where}`)
-          .all(...params)
-          .map((r) => r.seq),
-      );
-    }
+    const allowed = hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined;
     const hits = index.search(vector, { k: this.legDepth, owners, project: filter.project, allowed });
     // A vector pointing away from the query is no evidence at all, however few the memories.
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
@@ -330,18 +250,7 @@ export class RecallService {
   /** The live rows among `seqs` that `agentIds` may read; any other seq has no entry. */
   private rowsBySeq(seqs: number[], agentIds: string[]): Map<number, CandidateRow> {
     if (seqs.length === 0) return new Map();
-    return new Map(this.rowsAmong<CandidateRow>(ROW_COLUMNS, seqs, { agentIds }).map((r) => [r.seq, r]));
-  }
-
-  /** `columns` of the rows among `seqs` that pass `filter`, whose agent scope and live-rows check always apply. */
-  private rowsAmong<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {
-    const { where, params } = filterSql(filter);
-    // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
-    return this.db
-      .query<T, (string | number)[]>(
-        `SELECT ${columns} FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
-      )
-      .all(JSON.stringify(seqs), ...params);
+    return new Map(this.store.candidatesAmong(seqs, { agentIds }).map((r) => [r.seq, r]));
   }
 
   /** The memories said just before and after each primary result in the same session. */
@@ -351,11 +260,11 @@ export class RecallService {
     const out: SupportingResult[] = [];
     for (const { row, score, matchedBy } of scored) {
       if (!row.session_key || !readable.has(row.agent_id)) continue;
-      for (const [relation, stmt] of [
-        ["previous-in-session", this.neighbour.before],
-        ["next-in-session", this.neighbour.after],
+      for (const [relation, side] of [
+        ["previous-in-session", "before"],
+        ["next-in-session", "after"],
       ] as const) {
-        const n = stmt.get(row.session_key, row.agent_id, row.created_at, row.seq);
+        const n = this.store.neighbour(side, row.session_key, row);
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
         out.push({ ...toResult(n, Math.round(score * 0.5 * 1e4) / 1e4, matchedBy), relation, supports: row.id });

@@ -1,0 +1,137 @@
+// SQL for recall: FTS5 BM25, the rows the legs' hits are re-read and filtered by, the keyword index's
+// source rows and same-session neighbours. Fixed statements are prepared once; those whose shape
+// depends on a filter go through db.query, which caches one statement per distinct SQL text.
+import type { Database, Statement } from "bun:sqlite";
+import { filterSql, type MemoryFilter } from "../memory/filter";
+import type { MemoryRow } from "../memory/store";
+
+/** What ranking and the answer need of a memory. */
+export type CandidateRow = Pick<
+  MemoryRow,
+  | "seq"
+  | "id"
+  | "agent_id"
+  | "content"
+  | "type"
+  | "importance"
+  | "tags"
+  | "pinned"
+  | "who"
+  | "project"
+  | "session_key"
+  | "created_at"
+  | "access_count"
+  | "last_accessed_at"
+>;
+const CANDIDATE_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
+  access_count, last_accessed_at`;
+
+/** What the keyword index is built from. */
+export type IndexRow = Pick<MemoryRow, "seq" | "agent_id" | "project" | "content" | "tags" | "hints">;
+const INDEX_COLUMNS = "seq, agent_id, project, content, tags, hints";
+
+/** An FTS5 match: bm25() is negative, better the lower. */
+export interface FtsHit {
+  seq: number;
+  score: number;
+}
+
+type Neighbour = Statement<CandidateRow, [string, string, string, number]>;
+
+export class RecallStore {
+  private readonly bm25: string;
+  private readonly ftsTopStmt: Statement<FtsHit, [string, number]>;
+  private readonly indexRowStmt: Statement<IndexRow, [number]>;
+  private readonly indexChunkStmt: Statement<IndexRow, [number, number]>;
+  private readonly ownersStmt: Statement<{ agent_id: string }, []>;
+  private readonly before: Neighbour;
+  private readonly after: Neighbour;
+
+  /** `columnWeights`: BM25 weights of memories_fts's columns, in their order. */
+  constructor(
+    private readonly db: Database,
+    columnWeights: readonly number[],
+  ) {
+    this.bm25 = `bm25(memories_fts, ${columnWeights.join(", ")})`;
+    this.ftsTopStmt = db.query(
+      `SELECT rowid AS seq, ${this.bm25} AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
+    );
+    this.indexRowStmt = db.query(`SELECT ${INDEX_COLUMNS} FROM memories WHERE seq = ? AND deleted_at IS NULL`);
+    this.indexChunkStmt = db.query(
+      `SELECT ${INDEX_COLUMNS} FROM memories WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
+    );
+    this.ownersStmt = db.query("SELECT DISTINCT agent_id FROM memories WHERE deleted_at IS NULL");
+    const neighbour = (op: string, order: string): Neighbour =>
+      db.query(
+        `SELECT ${CANDIDATE_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
+         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
+      );
+    this.before = neighbour("<", "DESC");
+    this.after = neighbour(">", "ASC");
+  }
+
+  /** The best `limit` FTS5 matches of `match` over every memory, unscoped. */
+  ftsTop(match: string, limit: number): FtsHit[] {
+    return this.ftsTopStmt.all(match, limit);
+  }
+
+  /** The best `limit` FTS5 matches of `match` among the rows that pass `filter`. */
+  ftsTopFiltered(match: string, filter: MemoryFilter, limit: number): FtsHit[] {
+    const { where, params } = filterSql(filter, "m");
+    return this.db
+      .query<FtsHit, (string | number)[]>(
+        `SELECT m.seq AS seq, ${this.bm25} AS score FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+         WHERE memories_fts MATCH ? AND ${where} ORDER BY score LIMIT ?`,
+      )
+      .all(match, ...params, limit);
+  }
+
+  /** Every row that passes `filter`. */
+  seqsPassing(filter: MemoryFilter): number[] {
+    const { where, params } = filterSql(filter);
+    return this.db
+      .query<{ seq: number }, (string | number)[]>(`SELECT seq FROM memories WHERE ${where}`)
+      .all(...params)
+      .map((r) => r.seq);
+  }
+
+  /** The rows among `seqs` that pass `filter`. */
+  seqsPassingAmong(seqs: number[], filter: MemoryFilter): number[] {
+    return this.among<{ seq: number }>("seq", seqs, filter).map((r) => r.seq);
+  }
+
+  /** The candidate rows among `seqs` that pass `filter`. */
+  candidatesAmong(seqs: number[], filter: MemoryFilter): CandidateRow[] {
+    return this.among<CandidateRow>(CANDIDATE_COLUMNS, seqs, filter);
+  }
+
+  /** A live memory's keyword index source, or null once it is forgotten or gone. */
+  indexRow(seq: number): IndexRow | null {
+    return this.indexRowStmt.get(seq);
+  }
+
+  /** The next `limit` live memories after `afterSeq`, in seq order, for loading the keyword index. */
+  indexChunk(afterSeq: number, limit: number): IndexRow[] {
+    return this.indexChunkStmt.all(afterSeq, limit);
+  }
+
+  /** The agents that own live memories. */
+  liveOwners(): string[] {
+    return this.ownersStmt.all().map((r) => r.agent_id);
+  }
+
+  /** The live memory stored just before (or after) `row` in its session `sessionKey` by the same agent. */
+  neighbour(side: "before" | "after", sessionKey: string, row: CandidateRow): CandidateRow | null {
+    return (side === "before" ? this.before : this.after).get(sessionKey, row.agent_id, row.created_at, row.seq);
+  }
+
+  private among<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {
+    const { where, params } = filterSql(filter);
+    // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
+    return this.db
+      .query<T, (string | number)[]>(
+        `SELECT ${columns} FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
+      )
+      .all(JSON.stringify(seqs), ...params);
+  }
+}
