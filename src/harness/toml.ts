@@ -1,10 +1,10 @@
-// A small TOML reader and writer, enough to edit one table of a harness config in place.
-//
-// The reader parses a whole TOML 1.0 document (plus the TOML 1.1 relaxations: \e and \xHH
-// escapes, newlines and trailing commas in inline tables) and records where every table header
-// and key/value line sits in the text. `setTomlTable` uses those spans to rewrite only the text
-// that defines one table (e.g. `[mcp_servers.signet]` and its sub-tables): comments, blank lines
-// and every other table stay byte-for-byte as they were.
+// Editing one table of a harness config (Codex's config.toml) in place. toml-eslint-parser (TOML 1.0
+// and the 1.1 relaxations) gives every table header and key/value line with its source range;
+// `setTomlTable` rewrites only the text that defines one table (e.g. `[mcp_servers.signet]` and its
+// sub-tables) and checks the result reads back as intended: comments, blank lines and every other
+// table stay byte for byte as they were.
+
+import { ParseError, parseTOML, type AST } from "toml-eslint-parser";
 
 export class TomlError extends Error {
   constructor(message: string) {
@@ -60,363 +60,58 @@ export function isTable(v: unknown): v is TomlTable {
   return proto === Object.prototype || proto === null;
 }
 
-const BARE_KEY = /[A-Za-z0-9_-]/;
-
-class Parser {
-  pos = 0;
-  constructor(readonly text: string) {}
-
-  fail(message: string, at = this.pos): never {
-    const before = this.text.slice(0, at);
-    const line = before.split("\n").length;
-    const col = at - (before.lastIndexOf("\n") + 1) + 1;
-    throw new TomlError(`${message} at line ${line}, column ${col}`);
-  }
-
-  peek(offset = 0): string {
-    return this.text[this.pos + offset] ?? "";
-  }
-
-  startsWith(s: string): boolean {
-    return this.text.startsWith(s, this.pos);
-  }
-
-  ws(): void {
-    while (this.peek() === " " || this.peek() === "\t") this.pos++;
-  }
-
-  comment(): void {
-    if (this.peek() !== "#") return;
-    while (this.pos < this.text.length && this.peek() !== "\n" && !this.startsWith("\r\n")) {
-      const c = this.text.charCodeAt(this.pos);
-      if ((c < 0x20 && c !== 0x09) || c === 0x7f) this.fail("control character in a comment");
-      this.pos++;
-    }
-  }
-
-  /** Consumes one newline; false when there is none here. */
-  newline(): boolean {
-    if (this.peek() === "\n") {
-      this.pos++;
-      return true;
-    }
-    if (this.startsWith("\r\n")) {
-      this.pos += 2;
-      return true;
-    }
-    return false;
-  }
-
-  atLineEnd(): boolean {
-    return this.pos >= this.text.length || this.peek() === "\n" || this.startsWith("\r\n");
-  }
-
-  /** Whitespace, comments and newlines, as allowed inside arrays (and, leniently, inline tables). */
-  blank(): void {
-    for (;;) {
-      this.ws();
-      this.comment();
-      if (!this.newline()) return;
-    }
-  }
-
-  endOfLine(): void {
-    this.ws();
-    this.comment();
-    if (this.pos >= this.text.length) return;
-    if (!this.newline()) this.fail(`unexpected ${JSON.stringify(this.peek())}; expected the end of the line`);
-  }
-
-  key(): string[] {
-    const parts: string[] = [];
-    for (;;) {
-      this.ws();
-      parts.push(this.simpleKey());
-      this.ws();
-      if (this.peek() !== ".") return parts;
-      this.pos++;
-    }
-  }
-
-  simpleKey(): string {
-    const c = this.peek();
-    if (c === '"') {
-      if (this.startsWith('"""')) this.fail("a multi-line string cannot be a key");
-      return this.basicString();
-    }
-    if (c === "'") {
-      if (this.startsWith("'''")) this.fail("a multi-line string cannot be a key");
-      return this.literalString();
-    }
-    const start = this.pos;
-    while (BARE_KEY.test(this.peek())) this.pos++;
-    if (start === this.pos) this.fail(c ? `unexpected ${JSON.stringify(c)}; expected a key` : "expected a key");
-    return this.text.slice(start, this.pos);
-  }
-
-  escape(): string {
-    const c = this.peek();
-    this.pos++;
-    const simple: Record<string, string> = { b: "\b", t: "\t", n: "\n", f: "\f", r: "\r", e: "\x1b", '"': '"', "\\": "\\" };
-    if (c in simple) return simple[c]!;
-    const digits = c === "u" ? 4 : c === "U" ? 8 : c === "x" ? 2 : 0;
-    if (!digits) this.fail(`invalid escape \\${c}`, this.pos - 2);
-    const hex = this.text.slice(this.pos, this.pos + digits);
-    if (!new RegExp(`^[0-9A-Fa-f]{${digits}}$`).test(hex)) this.fail(`invalid escape \\${c}${hex}`, this.pos - 2);
-    const code = Number.parseInt(hex, 16);
-    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) this.fail(`\\${c}${hex} is not a Unicode scalar value`, this.pos - 2);
-    this.pos += digits;
-    return String.fromCodePoint(code);
-  }
-
-  checkChar(allowNewline: boolean): void {
-    const c = this.text.charCodeAt(this.pos);
-    if (c === 0x09) return;
-    if (allowNewline && (c === 0x0a || (c === 0x0d && this.peek(1) === "\n"))) return;
-    if (c < 0x20 || c === 0x7f) this.fail("control character in a string");
-  }
-
-  basicString(): string {
-    this.pos++; // "
-    let out = "";
-    for (;;) {
-      if (this.atLineEnd()) this.fail("unterminated string");
-      const c = this.peek();
-      if (c === '"') {
-        this.pos++;
-        return out;
-      }
-      if (c === "\\") {
-        this.pos++;
-        out += this.escape();
-        continue;
-      }
-      this.checkChar(false);
-      out += c;
-      this.pos++;
-    }
-  }
-
-  literalString(): string {
-    this.pos++; // '
-    const start = this.pos;
-    for (;;) {
-      if (this.atLineEnd()) this.fail("unterminated string");
-      if (this.peek() === "'") {
-        const s = this.text.slice(start, this.pos);
-        this.pos++;
-        return s;
-      }
-      this.checkChar(false);
-      this.pos++;
-    }
-  }
-
-  multiline(quote: '"' | "'"): string {
-    const delim = quote.repeat(3);
-    this.pos += 3;
-    this.newline(); // a newline right after the opening delimiter is trimmed
-    let out = "";
-    for (;;) {
-      if (this.pos >= this.text.length) this.fail("unterminated multi-line string");
-      if (this.startsWith(delim)) {
-        let n = 3;
-        while (this.peek(n) === quote && n < 5) n++;
-        out += quote.repeat(n - 3);
-        this.pos += n;
-        return out;
-      }
-      const c = this.peek();
-      if (quote === '"' && c === "\\") {
-        // A backslash at the end of a line trims it and all whitespace and newlines after it.
-        const m = /\\[ \t]*\r?\n/y;
-        m.lastIndex = this.pos;
-        if (m.test(this.text)) {
-          this.pos = m.lastIndex;
-          while (/[ \t\r\n]/.test(this.peek()) && this.pos < this.text.length) {
-            if (this.peek() === "\r" && this.peek(1) !== "\n") break;
-            this.pos++;
-          }
-          continue;
-        }
-        this.pos++;
-        out += this.escape();
-        continue;
-      }
-      this.checkChar(true);
-      if (c === "\r") {
-        out += "\r\n";
-        this.pos += 2;
-        continue;
-      }
-      out += c;
-      this.pos++;
-    }
-  }
-
-  value(): TomlValue {
-    const c = this.peek();
-    if (c === '"') return this.startsWith('"""') ? this.multiline('"') : this.basicString();
-    if (c === "'") return this.startsWith("'''") ? this.multiline("'") : this.literalString();
-    if (c === "[") return this.array();
-    if (c === "{") return this.inlineTable();
-    if (this.word("true")) return true;
-    if (this.word("false")) return false;
-    return this.scalar();
-  }
-
-  word(w: string): boolean {
-    if (!this.startsWith(w) || BARE_KEY.test(this.peek(w.length))) return false;
-    this.pos += w.length;
-    return true;
-  }
-
-  sticky(re: RegExp): string | null {
-    const r = new RegExp(re.source, "y");
-    r.lastIndex = this.pos;
-    const m = r.exec(this.text);
-    if (!m) return null;
-    this.pos = r.lastIndex;
-    return m[0];
-  }
-
-  scalar(): TomlValue {
-    const start = this.pos;
-    const result = this.scalarToken();
-    if (!this.atLineEnd() && !/[ \t,\]}#]/.test(this.peek())) {
-      this.pos = start;
-      this.fail("invalid value");
-    }
-    return result;
-  }
-
-  scalarToken(): TomlValue {
-    const dt = this.sticky(/\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?/);
-    if (dt !== null) return new TomlLiteral("datetime", dt);
-    const time = this.sticky(/\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/);
-    if (time !== null) return new TomlLiteral("datetime", time);
-    const special = this.sticky(/[+-]?(?:inf|nan)/);
-    if (special !== null) return new TomlLiteral("float", special);
-    const prefixed = this.sticky(/0x[0-9A-Fa-f](?:_?[0-9A-Fa-f])*|0o[0-7](?:_?[0-7])*|0b[01](?:_?[01])*/);
-    if (prefixed !== null) return integer(BigInt(prefixed.replace(/_/g, "")));
-    const dec = this.sticky(/[+-]?(?:0|[1-9](?:_?\d)*)(?:\.\d(?:_?\d)*)?(?:[eE][+-]?\d(?:_?\d)*)?/);
-    if (dec !== null) {
-      if (/[.eE]/.test(dec)) return new TomlLiteral("float", dec);
-      const digits = dec.replace(/_/g, "");
-      const sign = digits.startsWith("-") ? -1n : 1n;
-      return integer(sign * BigInt(digits.replace(/^[+-]/, "")));
-    }
-    this.fail(this.peek() ? `unexpected ${JSON.stringify(this.peek())}; expected a value` : "expected a value");
-  }
-
-  array(): TomlValue[] {
-    this.pos++; // [
-    const out: TomlValue[] = [];
-    for (;;) {
-      this.blank();
-      if (this.peek() === "]") {
-        this.pos++;
-        return out;
-      }
-      if (this.pos >= this.text.length) this.fail("unterminated array");
-      out.push(this.value());
-      this.blank();
-      if (this.peek() === ",") {
-        this.pos++;
-        continue;
-      }
-      if (this.peek() === "]") {
-        this.pos++;
-        return out;
-      }
-      this.fail("expected , or ] in an array");
-    }
-  }
-
-  inlineTable(): TomlTable {
-    this.pos++; // {
-    const out: TomlTable = {};
-    for (;;) {
-      this.blank();
-      if (this.peek() === "}") {
-        this.pos++;
-        return out;
-      }
-      if (this.pos >= this.text.length) this.fail("unterminated inline table");
-      const keyStart = this.pos;
-      const key = this.key();
-      if (this.peek() !== "=") this.fail("expected = after a key");
-      this.pos++;
-      this.ws();
-      assign(out, key, this.value(), () => this.fail(`duplicate key ${key.join(".")}`, keyStart));
-      this.blank();
-      if (this.peek() === ",") {
-        this.pos++;
-        continue;
-      }
-      if (this.peek() === "}") {
-        this.pos++;
-        return out;
-      }
-      this.fail("expected , or } in an inline table");
-    }
-  }
-
-  document(): TomlDocument {
-    if (this.peek() === "\uFEFF") this.pos++;
-    const root: TomlSection = { header: null, arrayOfTables: false, start: 0, headerEnd: 0, contentEnd: 0, entries: [] };
-    const sections = [root];
-    let current = root;
-    while (this.pos < this.text.length) {
-      const lineStart = this.pos;
-      this.ws();
-      if (this.peek() === "#" || this.atLineEnd()) {
-        this.endOfLine();
-        continue;
-      }
-      if (this.peek() === "[") {
-        const array = this.peek(1) === "[";
-        this.pos += array ? 2 : 1;
-        const header = this.key();
-        if (!this.startsWith(array ? "]]" : "]")) this.fail(`expected ${array ? "]]" : "]"} to close a table header`);
-        this.pos += array ? 2 : 1;
-        this.endOfLine();
-        current = { header, arrayOfTables: array, start: lineStart, headerEnd: this.pos, contentEnd: this.pos, entries: [] };
-        sections.push(current);
-        continue;
-      }
-      const keyPath = this.key();
-      if (this.peek() !== "=") this.fail("expected = after a key");
-      this.pos++;
-      this.ws();
-      const value = this.value();
-      this.endOfLine();
-      current.entries.push({ keyPath, fullPath: [...(current.header ?? []), ...keyPath], value, start: lineStart, end: this.pos });
-      current.contentEnd = this.pos;
-    }
-    return { sections, eol: this.text.includes("\r\n") ? "\r\n" : "\n" };
-  }
+function keyName(k: AST.TOMLBare | AST.TOMLQuoted): string {
+  return k.type === "TOMLBare" ? k.name : k.value;
 }
 
 function integer(n: bigint): number | bigint {
   return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
 }
 
-function assign(table: TomlTable, path: string[], value: TomlValue, duplicate: () => never): void {
-  let t = table;
-  for (const part of path.slice(0, -1)) {
-    const next = Object.hasOwn(t, part) ? t[part] : undefined;
-    if (next === undefined) t = t[part] = {};
-    else if (isTable(next)) t = next;
-    else duplicate();
+function toValue(node: AST.TOMLContentNode, text: string): TomlValue {
+  if (node.type === "TOMLArray") return node.elements.map((e) => toValue(e, text));
+  if (node.type === "TOMLInlineTable") {
+    const table: TomlTable = {};
+    for (const kv of node.body) {
+      const path = kv.key.keys.map(keyName);
+      let t = table;
+      for (const part of path.slice(0, -1)) t = (t[part] ??= {}) as TomlTable;
+      t[path[path.length - 1]!] = toValue(kv.value, text);
+    }
+    return table;
   }
-  const last = path[path.length - 1]!;
-  if (Object.hasOwn(t, last)) duplicate();
-  t[last] = value;
+  if (node.kind === "integer") return integer(node.bigint);
+  if (node.kind === "string" || node.kind === "boolean") return node.value;
+  return new TomlLiteral(node.kind === "float" ? "float" : "datetime", text.slice(node.range[0], node.range[1]));
 }
 
 function parseTomlDocument(text: string): TomlDocument {
-  return new Parser(text).document();
+  let ast: AST.TOMLProgram;
+  try {
+    ast = parseTOML(text, { tomlVersion: "1.1" });
+  } catch (err) {
+    if (!(err instanceof ParseError)) throw err;
+    throw new TomlError(`${err.message} at line ${err.lineNumber}, column ${err.column + 1}`);
+  }
+  // Spans are whole lines: from the start of the line a node starts on to past the newline it ends on.
+  const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
+  const lineEnd = (at: number) => (text.indexOf("\n", at) + 1 || text.length);
+  const entries = (body: AST.TOMLKeyValue[], header: string[]): TomlEntry[] =>
+    body.map((kv) => {
+      const keyPath = kv.key.keys.map(keyName);
+      return { keyPath, fullPath: [...header, ...keyPath], value: toValue(kv.value, text), start: lineStart(kv.range[0]), end: lineEnd(kv.range[1]) };
+    });
+  const top = ast.body[0].body;
+  const rootEntries = entries(top.filter((n): n is AST.TOMLKeyValue => n.type === "TOMLKeyValue"), []);
+  const sections: TomlSection[] = [{ header: null, arrayOfTables: false, start: 0, headerEnd: 0, contentEnd: rootEntries.at(-1)?.end ?? 0, entries: rootEntries }];
+  for (const node of top) {
+    if (node.type !== "TOMLTable") continue;
+    const header = node.key.keys.map(keyName);
+    const own = entries(node.body, header);
+    const headerEnd = lineEnd(node.key.range[1]);
+    sections.push({ header, arrayOfTables: node.kind === "array", start: lineStart(node.range[0]), headerEnd, contentEnd: own.at(-1)?.end ?? headerEnd, entries: own });
+  }
+  return { sections, eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
 
 /** The document's data. Lenient about redefinitions: validity is checked by Bun.TOML where it can. */

@@ -93,7 +93,11 @@ describe("TOML reader", () => {
     for (const bad of ['a = "unterminated', "a = ", "[table", "a = 1 b = 2", "= 1", 'a = """x', "a = [1 2]", "a = 12abc"]) {
       expect(() => parseToml(bad)).toThrow(TomlError);
     }
-    expect(() => parseToml("x = 1\ny = \n")).toThrow(/line 2/);
+    // The parser (toml-eslint-parser) names where it noticed the problem: a missing value is seen
+    // at the start of the next line, anything else on its own line.
+    expect(() => parseToml("x = 1\ny = [1 2]\n")).toThrow(/line 2, column 8/);
+    expect(() => parseToml('x = 1\ny = "unterminated\n')).toThrow(/line 2/);
+    expect(() => parseToml("x = 1\ny = \n")).toThrow(/line 3, column 1/);
   });
 });
 
