@@ -1,4 +1,4 @@
-// Analytics benchmark: the in-memory invocation store at scale (SPEC §10). Seeds a throwaway
+// Analytics benchmark: the in-memory invocation store at scale (docs/api.md#analytics). Seeds a throwaway
 // database with realistic rows, then measures load, queries, retention and recording in process.
 //
 //   bun scripts/bench-analytics.ts                 1,000,000 rows

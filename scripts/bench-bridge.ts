@@ -1,4 +1,4 @@
-// MCP bridge benchmark (SPEC §7, §10), one run: the whole-process time of
+// MCP bridge benchmark (docs/api.md#bridge, #analytics), one run: the whole-process time of
 // `signet mcp everything echo --param message=hi` with the server cold and warm, against two
 // references (a warm SDK call inside a running process; a cold SDK call: spawn, initialize, call,
 // exit), then the analytics query at 1 M rows and the cost of recording a call.

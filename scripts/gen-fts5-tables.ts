@@ -1,6 +1,6 @@
 // Writes src/core/recall/fts5-tables.ts: the character classes and case/diacritic folding of FTS5's
 // `unicode61 remove_diacritics 2` tokenizer, read off the SQLite in bun:sqlite by tokenizing every
-// code point, so the JS tokenizer (src/core/recall/tokenize.ts) matches it exactly. SQLite's tables
+// code point, so the JS tokenizer (src/core/recall/fts5-tokenizer.ts) matches it exactly. SQLite's tables
 // are its own (an old Unicode version, e.g. later emoji are token characters), so JS's \p{L} won't do.
 //
 //   bun scripts/gen-fts5-tables.ts

@@ -28,7 +28,7 @@ interface ToolProfile {
   failRate: number;
 }
 
-export interface QueryFigures {
+interface QueryFigures {
   name: string;
   coldMs: number;
   warmP50Ms: number;

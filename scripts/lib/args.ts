@@ -11,7 +11,7 @@ type FlagValue<S extends FlagSpec> = S extends { kind: "int" } ? number : S exte
 export type ParsedFlags<T extends Record<string, FlagSpec>> = { [K in keyof T]: FlagValue<T[K]> };
 
 /** Prints `script: message` and the usage line to stderr, then exits with status 2. */
-export function usageExit(script: string, usageLine: string, message?: string): never {
+function usageExit(script: string, usageLine: string, message?: string): never {
   if (message) process.stderr.write(`${script}: ${message}\n`);
   process.stderr.write(`${usageLine}\n`);
   process.exit(2);

@@ -14,7 +14,7 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export const W = {
+const W = {
   subject: [
     "the build", "the test suite", "the auth middleware", "the migration runner", "the session cache", "the CLI parser",
     "the HTTP client", "the retry loop", "the embedding worker", "the release script", "the config loader", "the logger",
@@ -108,7 +108,7 @@ export function makeGenerator(seed: number) {
   };
 }
 
-export function cap(s: string): string {
+function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 

@@ -1,7 +1,7 @@
 // Latency statistics shared by the benchmark scripts: nearest-rank percentiles over every sample.
 
 /** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
+function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[Math.min(rank, sorted.length) - 1]!;

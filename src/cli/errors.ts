@@ -1,4 +1,4 @@
-// CLI exit codes (SPEC §3): 0 ok, 1 failed, 2 usage/validation, 3 daemon unreachable, 4 auth.
+// CLI exit codes (docs/api.md#errors): 0 ok, 1 failed, 2 usage/validation, 3 daemon unreachable, 4 auth.
 import { ApiError, DaemonUnreachableError } from "../client/client";
 import { ConfigError } from "../config/load";
 import { DaemonUrlError } from "../config/daemon-url";

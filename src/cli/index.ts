@@ -8,7 +8,7 @@ import { terminalText } from "./terminal-text";
 
 const memory = () => import("./memory");
 
-export const root = defineCommand({
+const root = defineCommand({
   meta: { name: "signet", version: VERSION, description: "Local-first memory daemon for AI coding agents" },
   subCommands: {
     daemon: () => import("./daemon").then((m) => m.default),

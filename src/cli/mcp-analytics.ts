@@ -1,4 +1,4 @@
-// `signet mcp analytics [server]`: usage of MCP tools (SPEC §10) as JSON, or with --pretty as
+// `signet mcp analytics [server]`: usage of MCP tools (docs/api.md#analytics) as JSON, or with --pretty as
 // tables and a 7-day sparkline per server. With a server, that server's every tool.
 import { defineCommand } from "citty";
 import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint, DAY_MS } from "../contracts/analytics";

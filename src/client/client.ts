@@ -29,7 +29,7 @@ import type { InstalledServer, ServerListResponse, ServerToolsResponse } from ".
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { HealthResponse } from "../contracts/health";
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
 const BRIDGE_DEFAULT_CALL_MS = 60_000;
 const BRIDGE_MARGIN_MS = 5_000;
@@ -248,7 +248,7 @@ export class SignetClient {
     recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
   };
 
-  /** Invocation tracking (SPEC §10): signet-mcp's reports, and usage analytics. */
+  /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */
   readonly analytics = {
     report: (body: InvocationReportRequest, options: { timeoutMs?: number } = {}) =>
       this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", {

@@ -79,7 +79,6 @@ export const ConfigSchema = z
   })
   .strict();
 
-export type ConfigInput = z.input<typeof ConfigSchema>;
 export type ParsedConfig = z.output<typeof ConfigSchema>;
 /** The resolved configuration: every key present, `daemon.url` always set. */
 export type Config = ParsedConfig & { daemon: ParsedConfig["daemon"] & { url: string }; dataDir: string };

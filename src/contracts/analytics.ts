@@ -1,4 +1,4 @@
-// Contracts of invocation tracking and analytics (SPEC §10): the query of GET /api/mcp/analytics,
+// Contracts of invocation tracking and analytics (docs/api.md#analytics): the query of GET /api/mcp/analytics,
 // the batch signet-mcp reports to POST /api/mcp/invocations, and the answers.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
@@ -12,8 +12,8 @@ export type InvocationSource = (typeof INVOCATION_SOURCES)[number];
 export const DAY_MS = 86_400_000;
 
 export const ANALYTICS_DEFAULT_LIMIT = 10;
-export const ANALYTICS_MAX_LIMIT = 100;
-export const MAX_REPORT_BATCH = 1000;
+const ANALYTICS_MAX_LIMIT = 100;
+const MAX_REPORT_BATCH = 1000;
 /** Reported calls may carry their own time, but not one ahead of the daemon's clock by more than this. */
 const CLOCK_SKEW_MS = 60_000;
 
@@ -35,7 +35,6 @@ const orderedIssue = { message: "must not be after until", path: ["since"] };
 
 /** GET /api/mcp/analytics query parameters (strings, as they arrive). */
 export const AnalyticsQuerySchema = z.object(queryFields).strict().refine(ordered, orderedIssue);
-export type AnalyticsQuery = z.output<typeof AnalyticsQuerySchema>;
 
 /** GET /api/mcp/analytics/:server: the server is the path's. */
 export const ServerAnalyticsQuerySchema = z.object(queryFields).omit({ server: true }).strict().refine(ordered, orderedIssue);
@@ -53,7 +52,7 @@ export interface AnalyticsQueryParams {
   limit?: number | string;
 }
 
-export const InvocationReportSchema = z
+const InvocationReportSchema = z
   .object({
     server: name.default("signet"),
     tool: name,

@@ -1,4 +1,4 @@
-// Contracts of the MCP bridge (SPEC §7): installed servers and calls to their tools. The HTTP
+// Contracts of the MCP bridge (docs/api.md#bridge): installed servers and calls to their tools. The HTTP
 // routes, the MCP tools and the CLI all validate with these.
 import { isAbsolute, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -40,7 +40,7 @@ const isRelativeArg = (arg: string) => arg === "." || arg === ".." || arg.starts
 // The daemon starts servers from its own directory, which says nothing about where the operator
 // or a harness config meant: relative paths are resolved by whoever knows (`anchorPaths`), and
 // refused here.
-export const StdioTransportSchema = z
+const StdioTransportSchema = z
   .object({
     type: z.literal("stdio"),
     command: z
@@ -76,7 +76,7 @@ export function anchorPaths<T extends { command?: unknown; args?: unknown; cwd?:
   };
 }
 
-export const HttpTransportSchema = z
+const HttpTransportSchema = z
   .object({
     type: z.literal("http"),
     url: z
@@ -94,7 +94,7 @@ export const HttpTransportSchema = z
   })
   .strict();
 
-export const TransportSchema = z.discriminatedUnion("type", [StdioTransportSchema, HttpTransportSchema]);
+const TransportSchema = z.discriminatedUnion("type", [StdioTransportSchema, HttpTransportSchema]);
 
 export const InstallServerRequestSchema = z
   .object({
@@ -113,7 +113,7 @@ export const UpdateServerRequestSchema = z
   })
   .strict();
 
-export const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
+const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
 
 export const CallRequestSchema = z
   .object({
@@ -128,8 +128,6 @@ export const CallRequestSchema = z
   })
   .strict();
 
-export type StdioTransport = z.output<typeof StdioTransportSchema>;
-export type HttpTransport = z.output<typeof HttpTransportSchema>;
 export type Transport = z.output<typeof TransportSchema>;
 export type InstallServerRequest = z.output<typeof InstallServerRequestSchema>;
 export type UpdateServerRequest = z.output<typeof UpdateServerRequestSchema>;
@@ -171,6 +169,6 @@ export const ServerListQuerySchema = z.object({ enabled: booleanQuery.optional()
 export const ServerToolsQuerySchema = z.object({ timeout_ms: intString(1, MAX_CALL_TIMEOUT_MS).optional() }).strict();
 
 /** An installed server in a listing, with whether its process (or connection) is live now. */
-export interface ListedServer extends InstalledServer {
+interface ListedServer extends InstalledServer {
   running: boolean;
 }

@@ -4,18 +4,18 @@ import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { boundedJsonObject } from "./json-bounds";
 
-export const MAX_CONTENT_CHARS = 100_000;
-export const MAX_NOTE_CHARS = 8_000;
-export const MAX_TAGS = 64;
-export const LIST_DEFAULT_LIMIT = 100;
-export const LIST_MAX_LIMIT = 1000;
+const MAX_CONTENT_CHARS = 100_000;
+const MAX_NOTE_CHARS = 8_000;
+const MAX_TAGS = 64;
+const LIST_DEFAULT_LIMIT = 100;
+const LIST_MAX_LIMIT = 1000;
 /**
  * `structured` is entity/attribute data, a few levels deep in practice. 32 levels and 64 KiB leave
  * room for any real record while bounding what one memory costs to print: pretty-printing indents
  * each level, so 64 KiB prints as at most about 2 MiB, not the 128 MB that 32 KB 8,000 levels deep made.
  */
-export const MAX_STRUCTURED_DEPTH = 32;
-export const MAX_STRUCTURED_BYTES = 64 * 1024;
+const MAX_STRUCTURED_DEPTH = 32;
+const MAX_STRUCTURED_BYTES = 64 * 1024;
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 

@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import { invalidInput } from "./errors";
 
-export function describeZodError(error: z.ZodError, where = "request"): string {
+function describeZodError(error: z.ZodError, where = "request"): string {
   const parts = error.issues.map((issue) => {
     const field = issue.path.map(String).join(".");
     if (issue.code === "unrecognized_keys") {

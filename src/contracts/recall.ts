@@ -1,10 +1,10 @@
-// The recall contract (SPEC §5), shared by POST /api/memory/recall, the CLI and the MCP tools.
+// The recall contract (docs/api.md#recall), shared by POST /api/memory/recall, the CLI and the MCP tools.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
 
-export const RECALL_DEFAULT_LIMIT = 10;
-export const RECALL_MAX_LIMIT = 100;
+const RECALL_DEFAULT_LIMIT = 10;
+const RECALL_MAX_LIMIT = 100;
 
 export const RecallRequestSchema = z
   .object({

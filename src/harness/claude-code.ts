@@ -1,4 +1,4 @@
-// Claude Code: `mcpServers.signet` in ~/.claude/settings.json (where the MCP design document puts
+// Claude Code: `mcpServers.signet` in ~/.claude/settings.json (the place Signet's design first gave
 // it) and in ~/.claude.json (where current Claude Code reads user-scope servers). With
 // CLAUDE_CONFIG_DIR set, Claude Code keeps both files in that directory. Comments in them are
 // kept as they are (json-edit.ts), though Claude Code itself may refuse a file that has them.

@@ -8,7 +8,7 @@ import { createGuard, type Handler } from "./guard";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
-import { marketplaceRoutes } from "./routes/marketplace";
+import { bridgeRoutes } from "./routes/bridge";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
@@ -49,7 +49,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
       .use(analyticsRoutes(ctx))
-      .use(marketplaceRoutes(ctx))
+      .use(bridgeRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

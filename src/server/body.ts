@@ -9,7 +9,7 @@ import { SignetError } from "../contracts/errors";
  * out of stack some thousands of levels down. No request needs more than a few dozen levels (a
  * memory's `structured` allows 32); the rest is generous room for bridged tools' arguments.
  */
-export const MAX_BODY_DEPTH = 512;
+const MAX_BODY_DEPTH = 512;
 
 export function tooLarge(limit: number): SignetError {
   return new SignetError("too_large", `request body is larger than the ${limit}-byte limit (daemon.maxBodyBytes)`);
@@ -63,7 +63,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
 }
 
 /** Where the path begins in an absolute URL (-1 when it has none). */
-export function pathStart(url: string): number {
+function pathStart(url: string): number {
   return url.indexOf("/", url.indexOf("//") + 2);
 }
 

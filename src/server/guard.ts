@@ -46,7 +46,7 @@ function bare(host: string): string {
 }
 
 /** `name`, `name:port`, `[v6]` or `[v6]:port` split into its parts, or null when malformed. */
-export function parseHostHeader(value: string): { name: string; port: number | null } | null {
+function parseHostHeader(value: string): { name: string; port: number | null } | null {
   const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.trim().toLowerCase());
   if (!m) return null;
   const port = m[2] === undefined ? null : Number(m[2]);

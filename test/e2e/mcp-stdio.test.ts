@@ -1,5 +1,5 @@
 // The MCP server with the SDK's own Client, over stdio (signet-mcp) and over the daemon's /mcp: the
-// tool list as the MCP design document names it, a full memory round trip; for stdio also EOF with
+// tool list as docs/mcp.md#tools names it, a full memory round trip; for stdio also EOF with
 // a call in flight, SIGNET_DAEMON_URL validation and autostart.
 import { SignetClient } from "../../src/client/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,7 +14,7 @@ import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
 const MCP_BIN = join(BIN, "..", "signet-mcp");
 const KEYWORD_ONLY = "embedding:\n  provider: none\nanalytics:\n  flushMs: 100\n";
 
-/** Every tool of the MCP design document with its parameter names, plus the bridge tools of SPEC §6. */
+/** Every tool of docs/mcp.md#tools with its parameter names, the bridge tools included. */
 const EXPECTED_TOOLS: Record<string, string[]> = {
   memory_search: [
     "query", "limit", "project", "type", "tags", "who", "since", "until", "keyword_query", "pinned",
@@ -100,7 +100,7 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     await run(["daemon", "stop"], { env: s.env });
   });
 
-  test("tools/list names every tool of the design document with its parameters", async () => {
+  test("tools/list names every tool of docs/mcp.md with its parameters", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(Object.keys(EXPECTED_TOOLS).sort());

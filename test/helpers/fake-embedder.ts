@@ -4,7 +4,7 @@
 const DIMS = 256;
 const SYNONYMS: Record<string, string> = { automobile: "car", vehicle: "car", feline: "cat", kitten: "cat" };
 
-export function fakeVector(text: string): number[] {
+function fakeVector(text: string): number[] {
   const v: number[] = Array.from({ length: DIMS }, () => 0);
   for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     const word = SYNONYMS[raw] ?? raw;

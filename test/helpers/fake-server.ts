@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NODE } from "./everything";
 
-export const FAKE_SERVER = resolve(import.meta.dir, "fake-mcp-server.mjs");
+const FAKE_SERVER = resolve(import.meta.dir, "fake-mcp-server.mjs");
 
 export function fakeStdio() {
   return { type: "stdio" as const, command: NODE, args: [FAKE_SERVER] };

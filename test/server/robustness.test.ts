@@ -1,4 +1,4 @@
-// SPEC §3: "No request, however malformed, produces a 500 or stops the daemon." Malformed JSON,
+// docs/api.md#errors: "No request, however malformed, produces a 500 or stops the daemon." Malformed JSON,
 // oversized bodies (declared and streamed), wrong types, unknown fields, odd whole bodies, huge
 // numbers, unicode, weird ids, unknown routes and methods, raw socket garbage, and a seeded fuzz loop.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The analytics answer (SPEC §10) on a small hand-computed data set: counts, failure rate,
+// The analytics answer (docs/api.md#analytics) on a small hand-computed data set: counts, failure rate,
 // nearest-rank percentiles at every level, each filter, limit, the zero-filled timeline, and the
 // per-server view.
 import { describe, expect, test } from "bun:test";

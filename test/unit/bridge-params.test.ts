@@ -1,4 +1,4 @@
-// Typing of `--param k=v` from a tool's JSON Schema (SPEC §7). Schemas of the echo, get-sum,
+// Typing of `--param k=v` from a tool's JSON Schema (docs/api.md#bridge). Schemas of the echo, get-sum,
 // get-structured-content, get-annotated-message and get-resource-links tools are copied from
 // server-everything's tools/list; the union shapes are what zod 4 and pydantic emit.
 import { describe, expect, test } from "bun:test";

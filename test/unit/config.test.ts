@@ -1,4 +1,4 @@
-// src/config/load.ts: defaults (SPEC §2), precedence flags > env > agent.yaml > defaults, validation
+// src/config/load.ts: defaults (docs/config.md), precedence flags > env > agent.yaml > defaults, validation
 // errors that name the key, and daemon.url derivation. Every test uses a temporary SIGNET_PATH and an
 // explicit `env`, never process.env or the real ~/.agents.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -38,7 +38,7 @@ function configError(fn: () => unknown): ConfigError {
   throw new Error("expected a ConfigError, but nothing was thrown");
 }
 
-describe("defaults (SPEC §2)", () => {
+describe("defaults (docs/config.md)", () => {
   const config = load();
 
   test("daemon.port / daemon.bind default to 3850 / 127.0.0.1", () => {

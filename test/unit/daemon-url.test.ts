@@ -1,4 +1,4 @@
-// src/config/daemon-url.ts: SIGNET_DAEMON_URL must be an origin only (SPEC §2). Every rejected form
+// src/config/daemon-url.ts: SIGNET_DAEMON_URL must be an origin only (docs/config.md). Every rejected form
 // must fail with a DaemonUrlError whose message names the problem; nothing falls back to localhost.
 import { describe, expect, test } from "bun:test";
 import { DaemonUrlError, isLoopbackHost, loopbackCandidates, parseDaemonUrl } from "../../src/config/daemon-url";

@@ -1,5 +1,5 @@
 // `signet mcp ...`: the reserved words are commands of their own (list, add, remove, ...); any
-// other first word names an installed server, whose tools become subcommands (SPEC §7).
+// other first word names an installed server, whose tools become subcommands (docs/api.md#bridge).
 import { defineCommand } from "citty";
 import { RESERVED_SERVER_NAMES } from "../../contracts/bridge";
 import { UsageError } from "../errors";

@@ -1,4 +1,4 @@
-// Installing and managing MCP servers: list, add, remove, enable, disable, import (SPEC §7).
+// Installing and managing MCP servers: list, add, remove, enable, disable, import (docs/api.md#bridge).
 import { defineCommand } from "citty";
 import { anchorPaths, InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
 import { parseInput } from "../../contracts/parse";

@@ -1,4 +1,4 @@
-// Typing of `signet mcp <server> <tool> --param k=v` from the tool's JSON Schema (SPEC §7). The
+// Typing of `signet mcp <server> <tool> --param k=v` from the tool's JSON Schema (docs/api.md#bridge). The
 // command line only carries text, so every value is read against what the parameter accepts:
 // text stays text, everything else is parsed, and anything that does not fit is refused here
 // with a message a person can act on, before the server is ever started.

@@ -1,4 +1,4 @@
-// Invocation tracking and analytics (SPEC §10) as one object: the recorder every surface records
+// Invocation tracking and analytics (docs/api.md#analytics) as one object: the recorder every surface records
 // into, the in-memory columns the queries scan, and retention. SQLite is the record; the columns
 // are loaded from it at start (queries wait for that) and appended after every commit.
 import type { Database } from "bun:sqlite";

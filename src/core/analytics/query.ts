@@ -1,4 +1,4 @@
-// The analytics answer of SPEC §10 from the in-memory columns. One filtered scan counts per tool,
+// The analytics answer of docs/api.md#analytics from the in-memory columns. One filtered scan counts per tool,
 // agent and (day, server) and notes the matching rows; their latencies are then gathered into one
 // buffer laid out tool by tool with each server's tools side by side, so sorting a tool's segment,
 // then a server's, then the whole buffer gives nearest-rank percentiles at every level.

@@ -1,4 +1,4 @@
-// Retention (SPEC §10): raw invocation rows older than analytics.retentionDays go, from SQLite and
+// Retention (docs/api.md#analytics): raw invocation rows older than analytics.retentionDays go, from SQLite and
 // from the in-memory columns, at start and hourly. SQLite deletes in small chunks, each its own short
 // transaction with a turn of the event loop between, so pruning a backlog never holds the write lock
 // (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.

@@ -7,7 +7,7 @@ const PREFIX = "secret:";
 /** Returns the secret's value, or throws a SignetError naming what is missing. */
 export type SecretLookup = (name: string) => string;
 
-export function isSecretRef(value: string): boolean {
+function isSecretRef(value: string): boolean {
   return value.startsWith(PREFIX);
 }
 

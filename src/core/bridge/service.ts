@@ -1,5 +1,5 @@
 // The MCP bridge: the registry of installed servers, the pool that runs them, and a record of every
-// call made through it (SPEC §7, §10). Routes, MCP tools and the CLI are thin adapters over this.
+// call made through it (docs/api.md#bridge, #analytics). Routes, MCP tools and the CLI are thin adapters over this.
 import type { Database } from "bun:sqlite";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type {

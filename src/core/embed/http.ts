@@ -6,7 +6,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** Statuses that blame the texts sent; 401, 403, 404, 408, 429 and 5xx blame the setup or the moment. */
 const REJECTS_INPUT = new Set([400, 413, 422]);
 
-export function normalize(values: ArrayLike<number>): Float32Array {
+function normalize(values: ArrayLike<number>): Float32Array {
   const v = Float32Array.from(values);
   let norm = 0;
   for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;

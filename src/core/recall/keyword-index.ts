@@ -1,9 +1,9 @@
 // The keyword leg's index in memory: BM25 exactly as FTS5's bm25() computes it over the same four
-// columns and weights, from the same tokens (tokenize.ts reproduces FTS5's tokenizer). FTS5 spends
+// columns and weights, from the same tokens (fts5-tokenizer.ts reproduces FTS5's tokenizer). FTS5 spends
 // most of a recall decoding doclists and calling bm25() once per matching row (~2.6 ms for ~2,400
 // matches at 10 k memories); posting lists in typed arrays score the same matches in a fraction of
 // that. Agent and project filters apply before the top-k cut, so scoped queries need no overfetch.
-import { tokenize } from "./tokenize";
+import { tokenize } from "./fts5-tokenizer";
 
 /** FTS5's bm25() constants. */
 const K1 = 1.2;

@@ -13,7 +13,7 @@ import { adjustedScore } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "./text";
-import { tokenize } from "./tokenize";
+import { tokenize } from "./fts5-tokenizer";
 
 /** How many candidates each leg contributes before fusion. */
 const LEG_DEPTH = 50;

@@ -1,4 +1,4 @@
-// Invocation reports and usage analytics (SPEC §10): signet-mcp reports its own tool calls in
+// Invocation reports and usage analytics (docs/api.md#analytics): signet-mcp reports its own tool calls in
 // batches; the analytics routes answer from the in-memory store.
 import { Elysia } from "elysia";
 import {

@@ -1,4 +1,4 @@
-// /mcp: MCP Streamable HTTP (SPEC §6), stateless, behind the daemon's request guard (Host, Origin). Every POST gets a fresh McpServer and transport
+// /mcp: MCP Streamable HTTP (docs/mcp.md), stateless, behind the daemon's request guard (Host, Origin). Every POST gets a fresh McpServer and transport
 // whose tools call this daemon's own API in process; GET opens a notification stream; DELETE is a
 // no-op. Every answer here, errors included, is JSON-RPC shaped, and nothing is ever a 500.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -19,9 +19,9 @@ import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
 import { MCP_PATH } from "../request-path";
 
-export const DEFAULT_MAX_IN_FLIGHT = 32;
-export const DEFAULT_MAX_STREAMS = 64;
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_MAX_IN_FLIGHT = 32;
+const DEFAULT_MAX_STREAMS = 64;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
 const SESSION_KEY_MAX = 256;
 
 export interface McpRouteOptions {

@@ -1,4 +1,4 @@
-// Memory routes (SPEC §3-4): parse with the shared contracts, call the service, shape the answer.
+// Memory routes (docs/api.md#memories): parse with the shared contracts, call the service, shape the answer.
 import { Elysia } from "elysia";
 import {
   ForgetRequestSchema,

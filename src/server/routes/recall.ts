@@ -1,4 +1,4 @@
-// POST /api/memory/recall (SPEC §5).
+// POST /api/memory/recall (docs/api.md#recall).
 import { Elysia } from "elysia";
 import { parseInput } from "../../contracts/parse";
 import { RecallRequestSchema } from "../../contracts/recall";

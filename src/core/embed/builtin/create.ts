@@ -5,7 +5,7 @@ import { BuiltinEmbedder, type BunWorker } from "./embedder";
 import { kernelModuleBytes } from "./kernel";
 import { makeLayout } from "./layout";
 import { fillMemory } from "./pack";
-import { Tokenizer } from "./tokenizer";
+import { Tokenizer } from "./sentencepiece";
 import { readWeights } from "./weights";
 import { workerMain } from "./worker-main";
 

@@ -4,7 +4,7 @@
 import type { Embedder } from "../types";
 import { CTRL_INTS, CTRL_OP_EXIT, type Layout } from "./layout";
 import { BUSY_CHUNK_TOKENS, CHUNK_TOKENS, MAX_SENTENCES } from "./limits";
-import type { Tokenizer } from "./tokenizer";
+import type { Tokenizer } from "./sentencepiece";
 
 export const BUILTIN_MODEL = "use-lite-512";
 export const BUILTIN_DIMENSIONS = 512;

@@ -21,7 +21,7 @@
 //
 // One module per job:
 //   limits.ts       token, chunk and sentence limits that size the buffers
-//   tokenizer.ts    text -> SentencePiece ids
+//   sentencepiece.ts text -> SentencePiece ids
 //   wasm.ts         WebAssembly binary encoding (LEB128, opcodes)
 //   kernel.ts       the GEMM kernels' module bytes
 //   layout.ts       offsets in the shared memory, and its control block
@@ -30,9 +30,6 @@
 //   worker-main.ts  the workers' code (self-contained: it runs from a Blob)
 //   embedder.ts     the Embedder: chunking and scheduling on the caller's thread
 //   create.ts       createBuiltinEmbedder: start-up
-export { type BuiltinOptions, createBuiltinEmbedder } from "./create";
+export { createBuiltinEmbedder } from "./create";
 export { BUILTIN_DIMENSIONS, BUILTIN_MODEL } from "./embedder";
-export { kernelModuleBytes } from "./kernel";
-export type { Layout } from "./layout";
 export { MAX_TOKENS } from "./limits";
-export { Tokenizer } from "./tokenizer";

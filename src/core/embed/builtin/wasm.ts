@@ -14,7 +14,7 @@ export function uleb(v: number): number[] {
   return out;
 }
 
-export function sleb(v: number): number[] {
+function sleb(v: number): number[] {
   const out: number[] = [];
   for (;;) {
     const b = v & 0x7f;

@@ -1,4 +1,4 @@
-// Installed MCP servers and calls to their tools (SPEC §7): /api/marketplace/servers*.
+// The bridge's routes: installed MCP servers and calls to their tools, under /api/marketplace/servers (docs/api.md#bridge).
 import { Elysia } from "elysia";
 import {
   CallRequestSchema,
@@ -20,7 +20,7 @@ function serverName(params: { name?: string | null }): string {
   return name;
 }
 
-export function marketplaceRoutes(ctx: DaemonContext) {
+export function bridgeRoutes(ctx: DaemonContext) {
   const { bridge } = ctx;
   return new Elysia()
     .get("/api/marketplace/servers", ({ query }): ServerListResponse => {
