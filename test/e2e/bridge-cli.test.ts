@@ -31,6 +31,13 @@ describe("signet mcp: servers", () => {
     expect((await cli(["mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=secret:WEB_TOKEN"])).code).toBe(0);
     const web = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "web");
     expect(web.transport).toEqual({ type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "secret:WEB_TOKEN" } });
+    // Repeated flags before `--`; what follows `--` is the server's own command line, untouched.
+    const envs = await cli(["mcp", "add", "envs", "--env", "A=1", "--env=B=two", "--", "/bin/sh", "-c", "exit 0", "--env", "C=3"]);
+    expect(envs.code).toBe(0);
+    const added = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "envs");
+    expect(added.transport).toMatchObject({ command: "/bin/sh", args: ["-c", "exit 0", "--env", "C=3"], env: { A: "1", B: "two" } });
+    expect((await cli(["mcp", "add", "noval", "--", "/bin/sh"].toSpliced(3, 0, "--env"))).code).toBe(2);
+    expect((await cli(["mcp", "remove", "envs"])).code).toBe(0);
     const reserved = await cli(["mcp", "add", "analytics", "--", NODE]);
     expect(reserved.code).toBe(2);
     expect(reserved.stderr).toContain("reserved");

@@ -1,4 +1,5 @@
 // Installing and managing MCP servers: list, add, remove, enable, disable, import (docs/api.md#bridge).
+import { parseArgs } from "node:util";
 import { defineCommand } from "citty";
 import { anchorPaths, InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
 import { parseInput } from "../../contracts/parse";
@@ -12,21 +13,21 @@ import { renderServerList } from "./render";
 
 const nameArg = { name: { type: "positional", description: "Installed server name", required: true } } as const;
 
-/** Values of a flag that may repeat (`--env A=1 --env B=2`), read from the raw arguments. */
+/**
+ * Values of a flag that may repeat (`--env A=1 --env B=2`), which citty cannot express: read with
+ * node:util's parseArgs from the words before `--` (after it comes the server's own command line).
+ */
 function repeated(rawArgs: string[], flag: string): string[] {
-  const values: string[] = [];
   const end = rawArgs.includes("--") ? rawArgs.indexOf("--") : rawArgs.length;
-  for (let i = 0; i < end; i++) {
-    const token = rawArgs[i]!;
-    if (token === `--${flag}`) {
-      const value = rawArgs[++i];
-      if (value === undefined) throw new UsageError(`--${flag} needs a KEY=VALUE`);
-      values.push(value);
-    } else if (token.startsWith(`--${flag}=`)) {
-      values.push(token.slice(flag.length + 3));
-    }
-  }
-  return values;
+  const { values } = parseArgs({
+    args: rawArgs.slice(0, end),
+    options: { [flag]: { type: "string", multiple: true } },
+    strict: false,
+    allowPositionals: true,
+  });
+  const found = (values[flag] ?? []) as (string | boolean)[];
+  if (found.some((v) => typeof v !== "string")) throw new UsageError(`--${flag} needs a KEY=VALUE`);
+  return found as string[];
 }
 
 function keyValues(flag: string, pairs: string[]): Record<string, string> {
