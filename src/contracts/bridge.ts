@@ -1,7 +1,9 @@
 // Contracts of the MCP bridge (docs/api.md#bridge): installed servers and calls to their tools. The HTTP
 // routes, the MCP tools and the CLI all validate with these.
 import { isAbsolute, resolve, sep } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { ErrorBody } from "./errors";
 import { intString } from "./memory";
 
 /** Words of the `signet mcp` command line; a server by one of these names could never be called. */
@@ -113,7 +115,8 @@ export const UpdateServerRequestSchema = z
   })
   .strict();
 
-const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
+/** The longest a bridged call may take: the largest `timeoutMs`, and the bound of a call whose progress renews it. */
+export const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
 
 export const CallRequestSchema = z
   .object({
@@ -127,6 +130,17 @@ export const CallRequestSchema = z
     sessionKey: z.string().min(1).max(256).optional(),
   })
   .strict();
+
+/** The `Accept` type that asks a call to stream its progress: NDJSON, one `CallStreamLine` a line. */
+export const CALL_STREAM_TYPE = "application/x-ndjson";
+
+/** News of a call in flight: an MCP progress notification, or a task's status as it changes. */
+export type CallUpdate =
+  | { progress: number; total?: number; message?: string }
+  | { task: { taskId: string; status: string; statusMessage?: string } };
+
+/** A line of a streamed call: updates, then the result or the error that ends it. */
+export type CallStreamLine = CallUpdate | { result: CallToolResult } | ErrorBody;
 
 export type Transport = z.output<typeof TransportSchema>;
 export type InstallServerRequest = z.output<typeof InstallServerRequestSchema>;

@@ -1,10 +1,10 @@
 // `signet mcp` from the compiled binary against a real daemon and the real server-everything:
-// installing, importing, typed calls, output, exit codes (README "MCP bridge", docs/api.md#errors) and
-// the rows each call leaves.
+// installing, importing, typed calls, output, exit codes (README "MCP bridge", docs/api.md#errors),
+// the rows each call leaves, and progress, waiting and tasks as a terminal (under `script`) shows them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 import { alive } from "../../src/control/daemon-process";
 import { EVERYTHING, NODE, descendants } from "../helpers/everything";
 import { eventually } from "../helpers/wait";
@@ -309,6 +309,61 @@ describe("terminal output", () => {
     expect(r.stdout).not.toMatch(raw);
     expect(r.stdout).toContain("Echo: clipboard \\x1b]52;c;ZXZpbA==\\x07");
   });
+});
+
+describe("progress, waiting and tasks", () => {
+  const LONG = ["mcp", "everything", "trigger-long-running-operation", "--param", "duration=2", "--param", "steps=4"];
+  const CLEAR = "\r\u001b[2K";
+  /** The binary under a pseudo-terminal (`script`), as run at a terminal: stdout and stderr are one screen, in `stdout`. */
+  const onTerminal = (args: string[]) => {
+    const command = [requireBinary(), ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+    return run(["-qfec", command, "/dev/null"], { env: s.env, bin: Bun.which("script") ?? "script", timeoutMs: 30_000 });
+  };
+
+  test("a long call shows its progress on a terminal's status line; in a pipe stdout holds only the result", async () => {
+    const tty = await onTerminal(LONG);
+    expect(tty.code).toBe(0);
+    const first = tty.stdout.indexOf("trigger-long-running-operation: 1/4 (25%)");
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(tty.stdout.indexOf("trigger-long-running-operation: 2/4 (50%)")).toBeGreaterThan(first);
+    // The status line is wiped before the result is printed.
+    const cleared = tty.stdout.lastIndexOf(CLEAR);
+    expect(cleared).toBeGreaterThan(first);
+    expect(tty.stdout.slice(cleared + CLEAR.length)).toContain("Long running operation completed. Duration: 2 seconds, Steps: 4.");
+
+    const piped = await cli(LONG);
+    expect(piped.code).toBe(0);
+    expect(json(piped)).toEqual({ content: [{ type: "text", text: "Long running operation completed. Duration: 2 seconds, Steps: 4." }] });
+    expect(piped.stderr).toBe("");
+  }, 30_000);
+
+  test("a server that never answers: a terminal hears that the CLI is waiting, then the reason it failed (exit 3)", async () => {
+    expect((await cli(["mcp", "add", "silent", "--", NODE, "-e", "setInterval(() => {}, 1000)"])).code).toBe(0);
+    const tty = await onTerminal(["mcp", "silent", "list-tools", "--timeout", "2500"]);
+    expect(tty.code).toBe(3);
+    const waiting = tty.stdout.indexOf("waiting for silent to start… (timeout 3s)");
+    expect(waiting).toBeGreaterThanOrEqual(0);
+    expect(tty.stdout.indexOf("did not answer the MCP handshake in time")).toBeGreaterThan(waiting);
+    const piped = await cli(["mcp", "silent", "list-tools", "--timeout", "1500"]);
+    expect(piped.code).toBe(3);
+    expect(piped.stderr).toContain("did not answer the MCP handshake in time");
+    expect(piped.stderr).not.toContain("waiting");
+    await cli(["mcp", "remove", "silent"]);
+  }, 30_000);
+
+  test("a tool that requires a task runs as one, its status on the terminal; a failed task exits 1", async () => {
+    const tty = await onTerminal(["mcp", "everything", "simulate-research-query", "--param", "topic=terminals"]);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toContain("simulate-research-query: task working: Gathering sources...");
+    expect(tty.stdout.slice(tty.stdout.lastIndexOf(CLEAR))).toContain("# Research Report: terminals");
+
+    const fake = join(import.meta.dir, "../helpers/fake-task-server.mjs");
+    expect((await cli(["mcp", "add", "tasks", "--", NODE, fake])).code).toBe(0);
+    const failed = await cli(["mcp", "tasks", "job", "--param", "fail=disk full"]);
+    expect(failed.code).toBe(1);
+    expect(json(failed)).toEqual({ isError: true, content: [{ type: "text", text: "task t1 of job failed: disk full" }] });
+    await cli(["mcp", "remove", "tasks"]);
+  }, 30_000);
 });
 
 describe("the daemon owns the servers' processes", () => {

@@ -1,11 +1,16 @@
 // The MCP bridge in the daemon against real servers: the registry routes, the pool's lifecycle
-// (warm, timeouts, crashes, idle close, the cap, every child reaped) and the calls' records.
+// (warm, timeouts, crashes, idle close, the cap, every child reaped), streamed progress, tasks and
+// the calls' records.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ApiError } from "../../src/client/client";
+import type { CallUpdate } from "../../src/contracts/bridge";
 import { alive } from "../../src/control/daemon-process";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { EVERYTHING, NODE, descendants, everythingStdio, startEverythingHttp } from "../helpers/everything";
+import { fakeStdio } from "../helpers/fake-server";
 import { eventually } from "../helpers/wait";
 
 let d: TestDaemon;
@@ -36,6 +41,33 @@ const install = (name: string, transport: unknown, extra: Record<string, unknown
 const call = (name: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
   api("POST", `/api/marketplace/servers/${name}/call`, body, headers);
 const livePid = (name: string) => d.daemon.context.bridge.live().find((s) => s.name === name)?.pid;
+
+/** A call asking for its progress: the status, the media type, and each NDJSON line with when it came (ms after the request). */
+async function streamCall(name: string, body: Record<string, unknown>) {
+  const started = Date.now();
+  const res = await d.fetch(`/api/marketplace/servers/${name}/call`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/x-ndjson" },
+    body: JSON.stringify(body),
+  });
+  const type = res.headers.get("content-type");
+  if (!type?.startsWith("application/x-ndjson")) return { status: res.status, type, body: (await res.json()) as any, lines: [] };
+  const lines: { at: number; line: any }[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    buffered += decoder.decode(read.value, { stream: true });
+    for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
+      lines.push({ at: Date.now() - started, line: JSON.parse(buffered.slice(0, nl)) });
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+  expect(buffered).toBe("");
+  return { status: res.status, type, body: undefined, lines };
+}
+
+const FAKE_TASKS = resolve(import.meta.dir, "../helpers/fake-task-server.mjs");
 
 function invocationRows(server: string) {
   return d.daemon.context.db
@@ -212,6 +244,106 @@ describe("calls through the pool", () => {
     } finally {
       await http.stop();
     }
+  });
+});
+
+describe("progress and tasks", () => {
+  const LONG = "trigger-long-running-operation";
+
+  test("asked for with Accept: application/x-ndjson, progress streams as it comes, then the result", async () => {
+    await install("everything", everythingStdio());
+    const r = await streamCall("everything", { tool: LONG, arguments: { duration: 2, steps: 4 } });
+    expect(r.status).toBe(200);
+    expect(r.type).toStartWith("application/x-ndjson");
+    const [last, ...rest] = r.lines.map((l) => l.line).reverse();
+    expect(last).toEqual({ result: { content: [{ type: "text", text: "Long running operation completed. Duration: 2 seconds, Steps: 4." }] } });
+    // The last step's notification comes right before the result, and the SDK may settle the
+    // request first (it handles notifications a tick later): that one can be missing.
+    const progress = rest.reverse();
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress).toEqual([1, 2, 3, 4].slice(0, progress.length).map((n) => ({ progress: n, total: 4 })));
+    // Sent as it happened (a step every 500 ms), not gathered up to the end.
+    expect(r.lines.at(-1)!.at - r.lines[0]!.at).toBeGreaterThan(1000);
+    // A call refused before it started keeps its own status and plain JSON.
+    const unknown = await streamCall("everything", { tool: "nope" });
+    expect(unknown).toMatchObject({ status: 404, body: { code: "not_found" }, lines: [] });
+  }, 20_000);
+
+  test("progress renews the timeout of a call that streams it; without streaming the timeout stays a hard bound", async () => {
+    await install("everything", everythingStdio());
+    const args = { duration: 2, steps: 4 };
+    const streamed = await streamCall("everything", { tool: LONG, arguments: args, timeoutMs: 1200 });
+    expect(streamed.lines.at(-1)!.line.result.content[0].text).toContain("completed");
+    const plain = await call("everything", { tool: LONG, arguments: args, timeoutMs: 1200 });
+    expect(plain).toMatchObject({ status: 504, body: { code: "timeout" } });
+    expect(plain.body.error).toContain("did not answer within 1200 ms");
+    // No progress before the timeout: refused as a plain 504 too.
+    const silent = await streamCall("everything", { tool: LONG, arguments: { duration: 2, steps: 1 }, timeoutMs: 600 });
+    expect(silent).toMatchObject({ status: 504, body: { code: "timeout" }, lines: [] });
+  }, 20_000);
+
+  test("a failure after progress began is the stream's last line; the client throws it with its code", async () => {
+    await install("everything", everythingStdio());
+    await call("everything", { tool: "echo", arguments: { message: "warm" } });
+    const updates: CallUpdate[] = [];
+    const failed = await d
+      .client()
+      .bridge.call("everything", { tool: LONG, arguments: { duration: 5, steps: 5 } }, {
+        onUpdate: (update) => {
+          if (updates.push(update) === 1) process.kill(livePid("everything")!, "SIGKILL");
+        },
+      })
+      .catch((err) => err);
+    expect(failed).toBeInstanceOf(ApiError);
+    expect(failed).toMatchObject({ status: 503, code: "server_unavailable" });
+    expect(failed.message).toContain("exited during the call");
+    expect(updates).toEqual([{ progress: 1, total: 5 }]);
+  });
+
+  test("a large result comes whole over the stream, in however many pieces it arrives", async () => {
+    await install("fake", fakeStdio());
+    const result = await d.client().bridge.call("fake", { tool: "text", arguments: { bytes: 3_000_000 } }, { onUpdate: () => {} });
+    expect((result.content[0] as any).text).toBe("x".repeat(3_000_000));
+  });
+
+  test("a tool that requires a task (server-everything's simulate-research-query) runs as one, its status streamed", async () => {
+    await install("everything", everythingStdio());
+    const tools = await api("GET", "/api/marketplace/servers/everything/tools");
+    expect(tools.body.tools.find((t: any) => t.name === "simulate-research-query").execution).toEqual({ taskSupport: "required" });
+    const updates: CallUpdate[] = [];
+    // Four stages of a second each outlast 2.5 s; each change of status renews the timeout.
+    const result = await d
+      .client()
+      .bridge.call("everything", { tool: "simulate-research-query", arguments: { topic: "bun" }, timeoutMs: 2500 }, {
+        onUpdate: (u) => updates.push(u),
+      });
+    expect((result.content[0] as any).text).toContain("# Research Report: bun");
+    const statuses = updates.map((u) => ("task" in u ? u.task : undefined));
+    expect(statuses[0]).toMatchObject({ status: "working", statusMessage: "Gathering sources..." });
+    expect(statuses.at(-1)).toMatchObject({ status: "completed" });
+    expect(new Set(statuses.map((t) => t?.taskId)).size).toBe(1);
+    // Without streaming, the same call answers its result.
+    const plain = await call("everything", { tool: "simulate-research-query", arguments: { topic: "plain" } });
+    expect(plain.status).toBe(200);
+    expect(plain.body.content[0].text).toContain("# Research Report: plain");
+  }, 30_000);
+
+  test("a failed task is the tool's failure; an overdue one times out; a server without tasks is called plainly", async () => {
+    await install("tasks", { type: "stdio", command: NODE, args: [FAKE_TASKS] });
+    expect((await call("tasks", { tool: "job" })).body).toEqual({ content: [{ type: "text", text: "done" }] });
+    const failed = await call("tasks", { tool: "job", arguments: { fail: "disk full" } });
+    expect(failed.status).toBe(200);
+    expect(failed.body).toEqual({ isError: true, content: [{ type: "text", text: "task t2 of job failed: disk full" }] });
+    const overdue = await call("tasks", { tool: "job", arguments: { ms: 10_000 }, timeoutMs: 400 });
+    expect(overdue).toMatchObject({ status: 504, body: { code: "timeout" } });
+    await install("no-tasks", { type: "stdio", command: NODE, args: [FAKE_TASKS, "--no-tasks"] });
+    expect((await call("no-tasks", { tool: "job" })).body).toEqual({ content: [{ type: "text", text: "ran without a task" }] });
+    await flushed();
+    expect(invocationRows("tasks").map((r: any) => [r.success, r.error_text])).toEqual([
+      [1, null],
+      [0, "task t2 of job failed: disk full"],
+      [0, expect.stringContaining("did not answer within 400 ms")],
+    ]);
   });
 });
 

@@ -8,7 +8,8 @@ import { ParamError, parseParams, validateArguments } from "./params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { wantsJson, writeText } from "../output";
-import { renderCallResult, renderServerHelp, renderToolHelp, renderToolList } from "./render";
+import { terminalText } from "../terminal-text";
+import { renderCallResult, renderCallUpdate, renderServerHelp, renderToolHelp, renderToolList } from "./render";
 
 interface CallFlags {
   params: string[];
@@ -142,6 +143,57 @@ async function argumentsFor(tool: BridgeTool, flags: CallFlags): Promise<Record<
   }
 }
 
+/**
+ * One line on stderr, rewritten in place (`\r`) and wiped when done, saying what a command waits
+ * for. Only on a terminal: in a pipe or a log file it would be noise, so nothing is written there.
+ */
+class StatusLine {
+  private shown = false;
+
+  show(text: string): void {
+    const err = process.stderr;
+    if (!err.isTTY) return;
+    // One screen line at most: a wrapped line could not be rewritten by \r.
+    const width = Math.max(10, (err.columns || 80) - 1);
+    err.write(`\r\x1b[2K${terminalText(text, { oneLine: true }).slice(0, width)}`);
+    this.shown = true;
+  }
+
+  clear(): void {
+    if (this.shown) process.stderr.write("\r\x1b[2K");
+    this.shown = false;
+  }
+}
+
+/**
+ * A cold server may take a while to start: after a second without an answer, a terminal says so.
+ * `defaultMs` is the daemon's start budget when no timeout is given (bridge.callTimeoutMs).
+ */
+async function toolsOf(client: SignetClient, server: string, timeoutMs: number | undefined, defaultMs: number): Promise<BridgeTool[]> {
+  const status = new StatusLine();
+  const seconds = Math.ceil((timeoutMs ?? defaultMs) / 1000);
+  const waiting = setTimeout(() => status.show(`waiting for ${server} to start… (timeout ${seconds}s)`), 1000);
+  try {
+    return (await client.bridge.tools(server, timeoutMs)).tools;
+  } finally {
+    clearTimeout(waiting);
+    status.clear();
+  }
+}
+
+/**
+ * A call whose progress (MCP progress notifications, a task's status) is shown on a terminal as it
+ * comes. It is asked for in a pipe too, so that progress renews the call's timeout the same way.
+ */
+async function callWatched(client: SignetClient, server: string, body: Parameters<SignetClient["bridge"]["call"]>[1]): Promise<CallToolResult> {
+  const status = new StatusLine();
+  try {
+    return await client.bridge.call(server, body, { onUpdate: (update) => status.show(renderCallUpdate(body.tool, update)) });
+  } finally {
+    status.clear();
+  }
+}
+
 function print(result: CallToolResult, flags: CallFlags): void {
   if (wantsJson(flags)) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -168,7 +220,7 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
       }
       const args = item.arguments ?? {};
       if (typeof args !== "object" || args === null || Array.isArray(args)) throw new UsageError(`line ${index + 1}: arguments must be a JSON object`);
-      const result = await client.bridge.call(server, { tool: item.tool, arguments: args, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" });
+      const result = await callWatched(client, server, { tool: item.tool, arguments: args, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" });
       if (result.isError) failed = true;
       out = result;
     } catch (err) {
@@ -185,18 +237,19 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
 
 export async function runServerCommand(server: string, args: string[]): Promise<number> {
   const flags = parseCallArgs(args);
-  const client = clientFor(configFromFlags({ url: flags.url, agent: flags.agent }));
+  const config = configFromFlags({ url: flags.url, agent: flags.agent });
+  const client = clientFor(config);
   if (flags.batch !== undefined) return runBatch(client, server, flags);
   const [word, ...extra] = flags.words;
   if (extra.length > 0) throw new UsageError(`unexpected ${JSON.stringify(extra[0])}: parameters go as --param k=v`);
   if (word === undefined) {
     // The metadata comes first: an unknown server is a plain "not found", not a failed start.
     const info = await client.bridge.get(server);
-    const { tools } = await client.bridge.tools(server, flags.timeoutMs);
+    const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
     writeText(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
-  const { tools } = await client.bridge.tools(server, flags.timeoutMs);
+  const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
   if (word === "list-tools") {
     if (wantsJson(flags)) process.stdout.write(`${JSON.stringify({ server, tools }, null, 2)}\n`);
     else writeText(renderToolList(server, tools));
@@ -207,7 +260,7 @@ export async function runServerCommand(server: string, args: string[]): Promise<
     writeText(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
-  const result = await client.bridge.call(server, {
+  const result = await callWatched(client, server, {
     tool: tool.name,
     arguments: await argumentsFor(tool, flags),
     timeoutMs: flags.timeoutMs,

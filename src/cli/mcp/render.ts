@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import type { BridgeTool, InstalledServer, Transport } from "../../contracts/bridge";
+import type { BridgeTool, CallUpdate, InstalledServer, Transport } from "../../contracts/bridge";
 import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "./params";
 import { terminalText } from "../terminal-text";
 
@@ -219,6 +219,17 @@ function repeatsStructured(block: ContentBlock, structured: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** A call's news as one status line: `tool: 3/5 (60%) message`, or the status of its task. */
+export function renderCallUpdate(tool: string, update: CallUpdate): string {
+  if ("task" in update) {
+    const { status, statusMessage } = update.task;
+    return `${tool}: task ${status}${statusMessage ? `: ${statusMessage}` : ""}`;
+  }
+  const { progress, total, message } = update;
+  const amount = total ? `${progress}/${total} (${Math.round(Math.min(1, progress / total) * 100)}%)` : String(progress);
+  return `${tool}: ${amount}${message ? ` ${message}` : ""}`;
 }
 
 export function renderCallResult(result: CallToolResult, opts: { saveDir?: string } = {}): { text: string; saved: string[] } {

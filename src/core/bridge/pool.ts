@@ -4,16 +4,19 @@
 import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode as McpErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { BridgeTool, InstalledServer } from "../../contracts/bridge";
+import { MAX_CALL_TIMEOUT_MS, type BridgeTool, type CallUpdate, type InstalledServer } from "../../contracts/bridge";
 import type { Logger } from "../../logger";
 import { VERSION } from "../../version";
 import { SignetError } from "../../contracts/errors";
+import { defined } from "../../contracts/parse";
 import type { ChildLedger } from "./child-ledger";
 import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
 import { ServerProcesses } from "./server-processes";
@@ -76,24 +79,28 @@ export class ServerPool {
   /**
    * Calls one tool. A tool's own failure comes back as an `isError` result, as the server sent it.
    * Starting a cold server has its own budget (`startTimeoutMs`): a short call timeout bounds the
-   * call, not the server's start.
+   * call, not the server's start. With `onUpdate` the server is asked for progress, and each
+   * progress notification (or change of a task's status) gives the call its timeout afresh, up to
+   * MAX_CALL_TIMEOUT_MS in all; without it the timeout is a hard bound, as the caller's own wait is.
    */
   async call(
     server: InstalledServer,
     tool: string,
     args: Record<string, unknown>,
     timeouts: { callMs: number; startMs: number },
+    onUpdate?: (update: CallUpdate) => void,
   ): Promise<CallToolResult> {
     const entry = await this.acquire(server, Date.now() + timeouts.startMs);
-    const timeoutMs = timeouts.callMs;
-    const deadline = Date.now() + timeoutMs;
+    const timer = new CallTimer(timeouts.callMs, onUpdate !== undefined);
     entry.inFlight++;
     this.touch(entry);
     try {
-      if (!entry.tools.some((t) => t.name === tool)) {
+      let listed = entry.tools.find((t) => t.name === tool);
+      if (!listed) {
         // The list may have changed since it was read: look once more before refusing.
-        entry.tools = await listTools(entry.client, remaining(deadline));
-        if (!entry.tools.some((t) => t.name === tool)) {
+        entry.tools = await listTools(entry.client, timer.remaining());
+        listed = entry.tools.find((t) => t.name === tool);
+        if (!listed) {
           const names = entry.tools.map((t) => t.name);
           throw new SignetError(
             "not_found",
@@ -101,12 +108,21 @@ export class ServerPool {
           );
         }
       }
-      return (await entry.client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: remaining(deadline),
-      })) as CallToolResult;
+      const options: RequestOptions = {
+        signal: timer.signal,
+        // The timer is the call's limit; the SDK's own per-request timeout must never come first.
+        timeout: timer.totalMs,
+        onprogress: onUpdate && ((p) => {
+          timer.renew();
+          onUpdate({ progress: p.progress, ...defined({ total: p.total, message: p.message }) });
+        }),
+      };
+      if (requiresTask(listed)) return await callAsTask(entry.client, tool, args, options, timer, onUpdate);
+      return (await entry.client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult;
     } catch (err) {
-      throw this.callFailure(entry, err, timeoutMs);
+      throw this.callFailure(entry, err, timer);
     } finally {
+      timer.stop();
       entry.inFlight--;
       this.touch(entry);
     }
@@ -261,13 +277,11 @@ export class ServerPool {
     return new SignetError("server_unavailable", `MCP server "${name}" failed to start: ${reason}${stderrDetail(entry)}`);
   }
 
-  private callFailure(entry: Live, err: unknown, timeoutMs: number): Error {
+  private callFailure(entry: Live, err: unknown, timer: CallTimer): Error {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
     const code = err instanceof McpError ? err.code : undefined;
-    if (code === McpErrorCode.RequestTimeout) {
-      return new SignetError("timeout", `MCP server "${name}" did not answer within ${timeoutMs} ms`);
-    }
+    if (code === McpErrorCode.RequestTimeout) return new SignetError("timeout", `MCP server "${name}" ${timer.expiry()}`);
     if (code === McpErrorCode.ConnectionClosed || entry.closing) {
       return new SignetError(
         "server_unavailable",
@@ -279,6 +293,105 @@ export class ServerPool {
     return new SignetError("server_unavailable", `MCP server "${name}" failed: ${(err as Error)?.message ?? String(err)}`);
   }
 
+}
+
+/**
+ * A tool that declares `execution.taskSupport: "required"` is called through the SDK's tasks API: it
+ * creates the task (when the server announces tasks for tools/call; otherwise the spec says to call
+ * it plainly, which the SDK then does), polls `tasks/get` until it ends and fetches `tasks/result`.
+ * A task that fails or is cancelled is the tool's failure: an `isError` result with the server's
+ * status message, as a tool's own error would be.
+ */
+async function callAsTask(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+  options: RequestOptions,
+  timer: CallTimer,
+  onUpdate: ((update: CallUpdate) => void) | undefined,
+): Promise<CallToolResult> {
+  let last: Task | undefined;
+  for await (const message of client.experimental.tasks.callToolStream({ name: tool, arguments: args }, undefined, options)) {
+    if (message.type === "result") return message.result as CallToolResult;
+    if (message.type === "error") {
+      if (last?.status === "failed" || last?.status === "cancelled") {
+        const why = last.statusMessage ? `: ${last.statusMessage}` : "";
+        return { isError: true, content: [{ type: "text", text: `task ${last.taskId} of ${tool} ${last.status}${why}` }] };
+      }
+      throw message.error;
+    }
+    const { taskId, status, statusMessage } = message.task;
+    // Every poll reports the task; only a change is news.
+    if (status !== last?.status || statusMessage !== last?.statusMessage) {
+      timer.renew();
+      onUpdate?.({ task: { taskId, status, ...defined({ statusMessage }) } });
+    }
+    last = message.task;
+  }
+  throw new McpError(McpErrorCode.InternalError, `the task of ${tool} ended without a result`);
+}
+
+function requiresTask(tool: BridgeTool): boolean {
+  return (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport === "required";
+}
+
+/**
+ * A call's time limit as an abort signal. When the caller watches the call's progress, `renew()`
+ * (news from the server) gives it its full length again, never past MAX_CALL_TIMEOUT_MS from the start.
+ * The SDK's `resetTimeoutOnProgress` would renew one request only, not a task's many polls: this one
+ * timer serves both kinds of call.
+ */
+class CallTimer {
+  private readonly controller = new AbortController();
+  private readonly end: number;
+  private expires: number;
+  private timer: ReturnType<typeof setTimeout>;
+  private renewed = false;
+
+  constructor(
+    private readonly ms: number,
+    private readonly renewable: boolean,
+  ) {
+    this.end = Date.now() + (renewable ? MAX_CALL_TIMEOUT_MS : ms);
+    this.expires = Date.now() + ms;
+    this.timer = this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get totalMs(): number {
+    return this.renewable ? MAX_CALL_TIMEOUT_MS : this.ms;
+  }
+
+  remaining(): number {
+    return remaining(this.expires);
+  }
+
+  renew(): void {
+    if (!this.renewable) return;
+    clearTimeout(this.timer);
+    this.expires = Math.min(this.end, Date.now() + this.ms);
+    this.renewed = true;
+    this.timer = this.arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  /** What the server failed to do in time, for the error message. */
+  expiry(): string {
+    if (!this.renewed) return `did not answer within ${this.ms} ms`;
+    if (this.expires >= this.end) return `did not finish within ${MAX_CALL_TIMEOUT_MS} ms, the most a call may take`;
+    return `sent nothing for ${this.ms} ms after its last progress`;
+  }
+
+  private arm(): ReturnType<typeof setTimeout> {
+    // An McpError passes through the SDK as it is, and reads as the request's own timeout.
+    return setTimeout(() => this.controller.abort(new McpError(McpErrorCode.RequestTimeout, "Request timed out")), this.remaining());
+  }
 }
 
 async function listTools(client: Client, timeoutMs: number): Promise<BridgeTool[]> {

@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type {
   BridgeTool,
   CallRequest,
+  CallUpdate,
   InstallServerRequest,
   InstalledServer,
   UpdateServerRequest,
@@ -76,8 +77,11 @@ export class BridgeService {
     return this.pool.tools(this.enabled(name), timeoutMs);
   }
 
-  /** Calls a tool and records the call; a server-side tool error is a result, not an exception. */
-  async call(name: string, req: CallRequest, caller: BridgeCaller): Promise<CallToolResult> {
+  /**
+   * Calls a tool and records the call; a server-side tool error is a result, not an exception.
+   * `onUpdate` hears the call's progress as it comes (and lets progress renew the timeout: pool.ts).
+   */
+  async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void): Promise<CallToolResult> {
     const server = this.enabled(name);
     const started = performance.now();
     let result: CallToolResult | undefined;
@@ -86,7 +90,7 @@ export class BridgeService {
       result = await this.pool.call(server, req.tool, req.arguments, {
         callMs: req.timeoutMs ?? this.options.callTimeoutMs,
         startMs: this.options.callTimeoutMs,
-      });
+      }, onUpdate);
       return result;
     } catch (err) {
       failure = err;
