@@ -3,7 +3,7 @@
 // tools.ts and bridge-tools.ts define tools with defineTool; server.ts registers the table.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ApiError, DaemonIdentityError, DaemonUnreachableError, type SignetClient } from "../client/client";
+import { ApiError, DaemonIdentityError, DaemonNotStartedError, DaemonUnreachableError, type SignetClient } from "../client/client";
 
 /** What a transport knows about the caller beyond the agent (which the client carries). */
 export interface ToolContext {
@@ -53,7 +53,7 @@ interface TypedTool<Args> {
   title: string;
   description: string;
   input: z.ZodType<Args>;
-  output?: z.ZodRawShape;
+  output?: z.ZodObject;
   annotations: Annotations;
   /** Runs the handler; every failure becomes an isError answer a model can act on. */
   call(args: Args, client: SignetClient, ctx: ToolContext): Promise<CallToolResult>;
@@ -68,10 +68,11 @@ export type Tool = <R>(use: <Args>(tool: TypedTool<Args>) => R) => R;
 // Without an output schema, Out is any shape: structuredContent is then an unchecked object (a
 // bridged tool's own answer).
 export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape = z.ZodRawShape>(spec: ToolSpec<In, Out>): Tool {
-  const { input, handler, ...listing } = spec;
+  const { input, output, handler, ...listing } = spec;
   const tool: TypedTool<z.infer<z.ZodObject<In>>> = {
     ...listing,
     input: z.object(input),
+    output: output && openObject(output),
     call: async (args, client, ctx) => {
       try {
         return await handler(args, client, ctx);
@@ -84,14 +85,24 @@ export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape =
 }
 
 function failureText(tool: string, err: unknown): string {
-  if (err instanceof DaemonIdentityError) return err.message;
+  // These explain themselves: who holds the port, or why no daemon was started for this store.
+  if (err instanceof DaemonIdentityError || err instanceof DaemonNotStartedError) return err.message;
   if (err instanceof DaemonUnreachableError) return `Signet daemon not reachable at ${err.url}: start it with \`signet daemon start\``;
   if (err instanceof ApiError) return `${tool} failed (${err.code}): ${err.message}`;
   if (err instanceof ToolFailure) return err.message;
   return `${tool} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-/** A plain value answered as indented JSON text. */
-export function json(value: unknown): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value, null, 2) }] };
+/**
+ * An object schema whose JSON Schema lets other properties through, for output schemas: z.object's
+ * forbids them, so a field the daemon's answer gains later would make clients refuse the whole
+ * answer; z.looseObject's TypeScript type has an index signature the contracts' interfaces lack.
+ */
+export function openObject<Shape extends z.ZodRawShape>(shape: Shape): z.ZodObject<Shape> {
+  return z.object(shape).meta({ additionalProperties: {} });
+}
+
+/** The answer of a tool with an output schema: `render`'s text for the model, the value itself as structuredContent. */
+export function rendered<S>(value: S, render: (value: S) => string): ToolResult<S> {
+  return { content: [{ type: "text", text: render(value) }], structuredContent: value };
 }

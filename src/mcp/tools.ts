@@ -5,9 +5,21 @@
 import { z } from "zod";
 import { defined } from "../contracts/parse";
 import type { RecallResponse } from "../contracts/recall";
+import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
 import { recallBrief } from "./brief";
-import { ToolFailure, defineTool, json, type Tool, type ToolListing } from "./tool";
+import {
+  LIST_OUTPUT,
+  MEMORY_OUTPUT,
+  MEMORY_WITH_HISTORY_OUTPUT,
+  REMEMBER_OUTPUT,
+  forgottenText,
+  listText,
+  memoryDetailText,
+  modifiedText,
+  storedText,
+} from "./memory-answer";
+import { ToolFailure, defineTool, openObject, rendered, type Tool, type ToolListing } from "./tool";
 
 /** Reads Signet's own store, or would once built: nothing outside it. */
 const READS = { readOnlyHint: true, openWorldHint: false } as const;
@@ -43,26 +55,25 @@ const searchShape = {
 };
 
 const matchedBy = z.enum(["hybrid", "keyword", "vector"]);
+/** A recall result: the memory's main fields, with its score and the leg that found it. */
 const recallResult = {
-  id: z.string(),
-  content: z.string(),
+  ...z
+    .object(MEMORY_OUTPUT)
+    .pick({ id: true, content: true, type: true, tags: true, importance: true, pinned: true, who: true, project: true, createdAt: true })
+    .shape,
   score: z.number(),
-  type: z.string(),
-  tags: z.array(z.string()),
-  importance: z.number(),
-  pinned: z.boolean(),
-  who: z.string().nullable(),
-  project: z.string().nullable(),
-  createdAt: z.string(),
   matchedBy,
 };
-/** The recall answer (docs/api.md#recall); `satisfies` keeps it in step with the contract's type. */
+/**
+ * The recall answer (docs/api.md#recall); `satisfies` keeps it in step with the contract's type.
+ * Open objects, so a field the recall answer gains does not fail clients' check (src/mcp/tool.ts).
+ */
 const RecallOutput = z.object({
-  results: z.array(z.object(recallResult)).describe("Primary matches, best first (score_min applied)"),
+  results: z.array(openObject(recallResult)).describe("Primary matches, best first (score_min applied)"),
   supporting: z
-    .array(z.object({ ...recallResult, relation: z.string(), supports: z.string() }))
+    .array(openObject({ ...recallResult, relation: z.string(), supports: z.string() }))
     .describe("Context around primary matches: `relation` of the primary match `supports`"),
-  meta: z.object({
+  meta: openObject({
     method: matchedBy,
     tookMs: z.number(),
     candidates: z.number(),
@@ -178,8 +189,9 @@ export const TOOLS: Tool[] = [
         .describe("Pre-extracted entity/aspect/attribute data retained as episodic evidence alongside the content"),
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),
     },
+    output: REMEMBER_OUTPUT,
     annotations: SAFE_WRITE,
-    handler: async (a, client, ctx) => json(await client.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey }))),
+    handler: async (a, client, ctx) => rendered(await client.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey })), storedText),
   }),
   defineTool({
     name: "signet_save_note",
@@ -190,16 +202,18 @@ export const TOOLS: Tool[] = [
       title: z.string().optional().describe("Optional short title"),
       tags: z.string().optional().describe("Comma-separated tags"),
     },
+    output: REMEMBER_OUTPUT,
     annotations: SAFE_WRITE,
-    handler: async (a, client) => json(await client.memory.note(defined(a))),
+    handler: async (a, client) => rendered(await client.memory.note(defined(a)), storedText),
   }),
   defineTool({
     name: "memory_get",
     title: "Get a memory",
     description: "Retrieve a single memory by its ID: content, type, importance, tags, timestamps and version history.",
     input: { id: memoryId.describe("Memory ID to retrieve") },
+    output: MEMORY_WITH_HISTORY_OUTPUT,
     annotations: READS,
-    handler: async (a, client) => json(await client.memory.get(a.id)),
+    handler: async (a, client) => rendered(await client.memory.get(a.id), memoryDetailText),
   }),
   defineTool({
     name: "memory_list",
@@ -210,14 +224,16 @@ export const TOOLS: Tool[] = [
       offset: z.number().int().optional().describe("Pagination offset"),
       type: z.string().optional().describe("Filter by memory type"),
     },
+    output: LIST_OUTPUT,
     annotations: READS,
     // The client leaves parameters without a value out of the query string.
-    handler: async (a, client) => json(await client.memory.list(a)),
+    handler: async (a, client) => rendered(await client.memory.list(a), listText),
   }),
   defineTool({
     name: "memory_modify",
     title: "Modify a memory",
-    description: "Edit an existing memory. Requires a reason for the edit; the previous version stays in the history.",
+    description:
+      "Edit an existing memory. Requires a reason for the edit; the previous version stays in the history. Set pinned to false to unpin a memory, which only the user should decide.",
     input: {
       id: memoryId.describe("Memory ID to modify"),
       reason: reason.describe("Why this edit is being made"),
@@ -225,22 +241,38 @@ export const TOOLS: Tool[] = [
       type: z.string().optional().describe("New type"),
       importance: z.number().optional().describe("New importance"),
       tags: z.string().optional().describe("New tags (comma-separated)"),
+      pinned: z.boolean().optional().describe("Pin (true) or unpin (false); a pinned memory cannot be forgotten"),
     },
+    output: MEMORY_OUTPUT,
     annotations: SAFE_WRITE,
-    handler: async ({ id, ...changes }, client) => json(await client.memory.modify(id, defined(changes))),
+    handler: async ({ id, ...changes }, client) => rendered(await client.memory.modify(id, defined(changes)), modifiedText),
   }),
   defineTool({
     name: "memory_forget",
     title: "Forget a memory",
     description:
-      "Soft-delete a memory: it is marked as forgotten with a reason and can be recovered for 30 days. Pinned memories must be unpinned first (memory_modify cannot unpin; ask the user).",
+      "Soft-delete a memory: it is marked as forgotten with a reason and can be recovered for 30 days. Pinned memories must be unpinned first (memory_modify with pinned: false), which only the user should decide.",
     input: {
       id: memoryId.describe("Memory ID to forget"),
       reason: reason.describe("Why this memory should be forgotten"),
     },
+    output: MEMORY_OUTPUT,
     // Forgetting it again is refused and changes nothing.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    handler: async ({ id, reason: why }, client) => json(await client.memory.forget(id, { reason: why })),
+    handler: async ({ id, reason: why }, client) => {
+      try {
+        return rendered(await client.memory.forget(id, { reason: why }), forgottenText);
+      } catch (err) {
+        // The daemon's message offers `force`, which this tool deliberately lacks: agents unpin
+        // first, a visible step with its own reason in the history (docs/mcp.md#tools).
+        if (err instanceof ApiError && err.code === "pinned") {
+          throw new ToolFailure(
+            `memory_forget failed (pinned): memory ${id} is pinned: unpin it first with memory_modify (pinned: false, with a reason), then call memory_forget again. Someone pinned it to keep it: unpin it only if the user wants it gone.`,
+          );
+        }
+        throw err;
+      }
+    },
   }),
   notBuilt(
     {

@@ -62,10 +62,10 @@ function output(r: RunResult): any {
   }
 }
 
-/** The memory a memory_store / memory_get result carries as its text. */
+/** The memory a memory_store / memory_get result carries as its structured content. */
 function memoryOf(result: any): any {
   expect(result.isError).toBeFalsy();
-  return JSON.parse(result.content[0].text);
+  return result.structuredContent;
 }
 
 describe("Inspector CLI over Streamable HTTP (/mcp)", () => {

@@ -1,12 +1,13 @@
 // The MCP server with the SDK's own Client, over stdio (signet-mcp) and over the daemon's /mcp: the
 // tool list as docs/mcp.md#tools names it, a full memory round trip; for stdio also EOF with
-// a call in flight, SIGNET_DAEMON_URL validation and autostart.
+// a call in flight, SIGNET_DAEMON_URL validation and autostart (its refusals: test/e2e/autostart.test.ts).
 import { SignetClient } from "../../src/client/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
@@ -29,7 +30,7 @@ const EXPECTED_TOOLS: Record<string, string[]> = {
   signet_save_note: ["content", "title", "tags"],
   memory_get: ["id"],
   memory_list: ["limit", "offset", "type"],
-  memory_modify: ["id", "reason", "content", "type", "importance", "tags"],
+  memory_modify: ["id", "reason", "content", "type", "importance", "tags", "pinned"],
   memory_forget: ["id", "reason"],
   memory_feedback: ["session_key", "ratings"],
   session_search: ["query", "session_key", "current_session_key", "agent_id", "project", "limit"],
@@ -74,6 +75,8 @@ function connect(env: Record<string, string>): { client: Client; transport: Stdi
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: any };
 const text = (r: unknown) => (r as TextResult).content.map((c) => c.text).join("\n");
+/** The memory tools' record (their text is a rendering for the model). */
+const structured = (r: unknown) => (r as TextResult).structuredContent;
 
 const TRANSPORTS: [string, (s: Sandbox) => Transport][] = [
   ["stdio (signet-mcp)", (s) => connect({ ...s.env, SIGNET_AGENT_ID: "mcp-agent", SIGNET_SESSION_KEY: "sess-mcp" }).transport],
@@ -100,6 +103,16 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     await run(["daemon", "stop"], { env: s.env });
   });
 
+  test("initialize carries instructions: when to search, store, modify and forget", async () => {
+    const instructions = client.getInstructions() ?? "";
+    expect(instructions).toContain("Search (memory_search) at the start of a task");
+    expect(instructions).toContain("preferences, past decisions or facts about this project");
+    expect(instructions).toContain("Store (memory_store) durable facts, preferences and decisions");
+    expect(instructions).toContain("Do not store transient chatter");
+    expect(instructions).toContain("memory_modify");
+    expect(instructions).toContain("memory_forget");
+  });
+
   test("tools/list names every tool of docs/mcp.md with its parameters", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -116,9 +129,9 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
   });
 
   test("store → search → get → modify → forget", async () => {
-    const stored = JSON.parse(
-      text(await client.callTool({ name: "memory_store", arguments: { content: "The CI runs on Debian bookworm", tags: "ci,infra", importance: 0.9 } })),
-    );
+    const storeResult = await client.callTool({ name: "memory_store", arguments: { content: "The CI runs on Debian bookworm", tags: "ci,infra", importance: 0.9 } });
+    const stored = structured(storeResult);
+    expect(text(storeResult)).toStartWith(`Stored as a new memory:\n[${stored.id} · fact · v1 · `);
     expect(stored).toMatchObject({ agentId: "mcp-agent", source: "mcp-server", sessionKey: "sess-mcp", tags: ["ci", "infra"] });
 
     const found = (await client.callTool({ name: "memory_search", arguments: { query: "which Debian does CI use?" } })) as TextResult;
@@ -135,15 +148,15 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     const strict = (await client.callTool({ name: "memory_search", arguments: { query: "Debian", score_min: 1.01 } })) as TextResult;
     expect(text(strict)).toContain("No memories matched");
 
-    const got = JSON.parse(text(await client.callTool({ name: "memory_get", arguments: { id: stored.id } })));
+    const got = structured(await client.callTool({ name: "memory_get", arguments: { id: stored.id } }));
     expect(got.history).toHaveLength(1);
 
-    const modified = JSON.parse(
-      text(await client.callTool({ name: "memory_modify", arguments: { id: stored.id, reason: "upgrade", content: "The CI runs on Debian trixie" } })),
+    const modified = structured(
+      await client.callTool({ name: "memory_modify", arguments: { id: stored.id, reason: "upgrade", content: "The CI runs on Debian trixie" } }),
     );
     expect(modified).toMatchObject({ version: 2, content: "The CI runs on Debian trixie" });
 
-    const forgotten = JSON.parse(text(await client.callTool({ name: "memory_forget", arguments: { id: stored.id, reason: "moved to GitHub" } })));
+    const forgotten = structured(await client.callTool({ name: "memory_forget", arguments: { id: stored.id, reason: "moved to GitHub" } }));
     expect(forgotten.deletedAt).not.toBeNull();
     const gone = (await client.callTool({ name: "memory_search", arguments: { query: "Debian" } })) as TextResult;
     expect(gone.structuredContent.results).toEqual([]);
@@ -209,7 +222,7 @@ describe("signet-mcp over stdio", () => {
     expect(r.code).toBe(0);
     const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(replies.map((m) => m.id)).toEqual([1, 2]);
-    expect(JSON.parse(replies[1].result.content[0].text).content).toBe("written just before EOF");
+    expect(replies[1].result.structuredContent.content).toBe("written just before EOF");
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
@@ -258,12 +271,31 @@ describe("a daemon that is not running", () => {
     expect(text(r)).toBe(`Signet daemon not reachable at http://127.0.0.1:${s.port}: start it with \`signet daemon start\``);
   });
 
+  test("with no store and SIGNET_PATH unset, nothing is started or created, and stderr says why", async () => {
+    const s = await sandbox();
+    const env = { ...s.env };
+    delete env.SIGNET_PATH;
+    const messages = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "memory_list", arguments: {} } },
+    ];
+    const r = await run([], { env, bin: MCP_BIN, stdin: `${messages.map((m) => JSON.stringify(m)).join("\n")}\n` });
+    expect(r.code).toBe(0);
+    const answer = r.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((m) => m.id === 2);
+    expect(answer.result.isError).toBe(true);
+    const dataDir = join(s.home, ".agents");
+    expect(r.stderr).toContain(`signet-mcp: no Signet daemon answers at http://127.0.0.1:${s.port}, and none was started: there is no Signet store at ${dataDir}`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   test("with a local URL, the first call starts the daemon", async () => {
     const s = await sandbox(KEYWORD_ONLY);
     try {
       const r = await call(s.env);
       expect(r.isError).toBeFalsy();
-      expect(JSON.parse(text(r)).memories).toEqual([]);
+      expect(structured(r).memories).toEqual([]);
+      expect(text(r)).toBe("No memories.");
       const status = json(await run(["daemon", "status"], { env: s.env }));
       expect(status.running).toBe(true);
       expect(alive(status.pid)).toBe(true);

@@ -50,8 +50,11 @@ function text(result: unknown): string {
   return first.text;
 }
 
-function json(result: unknown): any {
-  return JSON.parse(text(result));
+/** The memory tools answer their record as structuredContent (the text is for the model). */
+function structured(result: unknown): any {
+  const value = (result as CallToolResult).structuredContent;
+  if (value === undefined) throw new Error(`expected structuredContent, got ${JSON.stringify(result)}`);
+  return value;
 }
 
 async function post(body: string, headers: Record<string, string> = {}, path = "/mcp"): Promise<Response> {
@@ -85,9 +88,14 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 5000): Pr
 // ---------------------------------------------------------------------------------------------
 
 describe("the protocol through the SDK client", () => {
-  test("initialize: server info and capabilities", async () => {
+  test("initialize: server info, capabilities and instructions", async () => {
     const client = await connect();
     expect(client.getServerVersion()?.name).toBe("signet");
+    // When to search, store, modify and forget (docs/mcp.md#instructions).
+    const instructions = client.getInstructions() ?? "";
+    for (const words of ["memory_search", "at the start of a task", "preferences", "past decisions", "memory_store", "transient", "memory_modify", "memory_forget", "pinned: false"]) {
+      expect({ words, present: instructions.includes(words) }).toEqual({ words, present: true });
+    }
     const caps = client.getServerCapabilities();
     expect(caps?.tools).toBeDefined();
     expect(caps?.logging).toBeDefined();
@@ -113,7 +121,7 @@ describe("the protocol through the SDK client", () => {
     const client = await connect({ headers: { "x-signet-agent-id": "roundtrip" } });
     const stored = await client.callTool({ name: "memory_store", arguments: { content: "The staging database lives on port 5433", importance: 0.8 } });
     expect(stored.isError).toBeFalsy();
-    const memory = json(stored);
+    const memory = structured(stored);
     expect(memory.id).toBeString();
     expect(memory.content).toBe("The staging database lives on port 5433");
     expect(memory.agentId).toBe("roundtrip");
@@ -121,7 +129,7 @@ describe("the protocol through the SDK client", () => {
 
     const got = await client.callTool({ name: "memory_get", arguments: { id: memory.id } });
     expect(got.isError).toBeFalsy();
-    const full = json(got);
+    const full = structured(got);
     expect(full.id).toBe(memory.id);
     expect(full.content).toBe("The staging database lives on port 5433");
     expect(full.importance).toBe(0.8);
@@ -156,7 +164,10 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
   ];
   const DESTRUCTIVE = ["memory_forget", "signet_code_clear", "secret_exec", "mcp_server_call"];
   const OPEN_WORLD = ["mcp_server_call", "mcp_server_list", "agent_message_send", "secret_exec"];
-  const STRUCTURED = ["memory_search", "signet_recall", "mcp_server_list"];
+  const STRUCTURED = [
+    "memory_search", "signet_recall", "mcp_server_list",
+    "memory_store", "signet_save_note", "memory_get", "memory_list", "memory_modify", "memory_forget",
+  ];
 
   test("tools/list: every tool has a title and states its hints; the structured ones an output schema", async () => {
     const { tools } = await (await connect()).listTools();
@@ -194,7 +205,19 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
       expect(validate(name, result.structuredContent)).toEqual({ name, valid: true, errorMessage: undefined });
     };
 
-    await client.callTool({ name: "memory_store", arguments: { content: "The release train leaves on Thursdays" } });
+    const stored = (await client.callTool({
+      name: "memory_store",
+      arguments: { content: "The release train leaves on Thursdays", structured: { train: { day: "Thursday" } }, hints: ["when do we ship?"] },
+    })) as CallToolResult;
+    expectValid("memory_store", stored);
+    const id = (stored.structuredContent as any).id;
+    expectValid("memory_store", (await client.callTool({ name: "memory_store", arguments: { content: "The release train leaves on Thursdays." } })) as CallToolResult);
+    expectValid("signet_save_note", (await client.callTool({ name: "signet_save_note", arguments: { content: "a note", title: "T" } })) as CallToolResult);
+    expectValid("memory_modify", (await client.callTool({ name: "memory_modify", arguments: { id, reason: "tag it", tags: "release" } })) as CallToolResult);
+    expectValid("memory_list", (await client.callTool({ name: "memory_list", arguments: { limit: 1 } })) as CallToolResult);
+    // The schemas are no formality: a memory without its version fails them.
+    const { version: _version, ...versionless } = (stored.structuredContent as any);
+    expect(validate("memory_store", versionless).valid).toBe(false);
     const found = (await client.callTool({ name: "memory_search", arguments: { query: "release train" } })) as CallToolResult;
     expect((found.structuredContent as any).results).toHaveLength(1);
     expectValid("memory_search", found);
@@ -212,6 +235,10 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
       await td.client().bridge.remove("listed");
     }
 
+    expectValid("memory_get", (await client.callTool({ name: "memory_get", arguments: { id } })) as CallToolResult);
+    expectValid("memory_forget", (await client.callTool({ name: "memory_forget", arguments: { id, reason: "done" } })) as CallToolResult);
+    expectValid("memory_get", (await client.callTool({ name: "memory_get", arguments: { id } })) as CallToolResult);
+
     // A failure is text alone: neither the server nor the SDK client holds it to the schema.
     const refused = await client.callTool({ name: "memory_search", arguments: { query: "release", aggregate: true } });
     expect(refused.isError).toBe(true);
@@ -224,7 +251,7 @@ describe("who is calling", () => {
   test("the agent from x-signet-agent-id: agent B cannot see agent A's memory", async () => {
     const a = await connect({ headers: { "x-signet-agent-id": "agent-a" } });
     const b = await connect({ headers: { "x-signet-agent-id": "agent-b" } });
-    const memory = json(await a.callTool({ name: "memory_store", arguments: { content: "agent A keeps this to itself" } }));
+    const memory = structured(await a.callTool({ name: "memory_store", arguments: { content: "agent A keeps this to itself" } }));
     expect(memory.agentId).toBe("agent-a");
     const asB = await b.callTool({ name: "memory_get", arguments: { id: memory.id } });
     expect(asB.isError).toBe(true);
@@ -235,7 +262,7 @@ describe("who is calling", () => {
   test("the agent from ?agent_id=, which wins over the header", async () => {
     const a = await connect({ query: "?agent_id=query-a" });
     const b = await connect({ query: "?agent_id=query-b" });
-    const memory = json(await a.callTool({ name: "memory_store", arguments: { content: "stored by the agent named in the query" } }));
+    const memory = structured(await a.callTool({ name: "memory_store", arguments: { content: "stored by the agent named in the query" } }));
     expect(memory.agentId).toBe("query-a");
     expect((await b.callTool({ name: "memory_get", arguments: { id: memory.id } })).isError).toBe(true);
     expect((await a.callTool({ name: "memory_get", arguments: { id: memory.id } })).isError).toBeFalsy();
@@ -246,16 +273,16 @@ describe("who is calling", () => {
 
   test("no agent named: the daemon's default agent", async () => {
     const anon = await connect();
-    const memory = json(await anon.callTool({ name: "memory_store", arguments: { content: "nobody in particular wrote this" } }));
+    const memory = structured(await anon.callTool({ name: "memory_store", arguments: { content: "nobody in particular wrote this" } }));
     expect(memory.agentId).toBe("default");
   });
 
   test("the session key from x-signet-session-key and from ?session_key= reaches the tools", async () => {
     const byHeader = await connect({ headers: { "x-signet-session-key": "sess-header-1" } });
-    const m1 = json(await byHeader.callTool({ name: "memory_store", arguments: { content: "said during the header session" } }));
+    const m1 = structured(await byHeader.callTool({ name: "memory_store", arguments: { content: "said during the header session" } }));
     expect(m1.sessionKey).toBe("sess-header-1");
     const byQuery = await connect({ query: "?session_key=sess-query-2" });
-    const m2 = json(await byQuery.callTool({ name: "memory_store", arguments: { content: "said during the query session" } }));
+    const m2 = structured(await byQuery.callTool({ name: "memory_store", arguments: { content: "said during the query session" } }));
     expect(m2.sessionKey).toBe("sess-query-2");
   });
 

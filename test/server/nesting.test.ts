@@ -177,7 +177,7 @@ describe("MCP memory_store", () => {
     expect(deepest.status).toBe(400);
     expect(deepest.body.error.message).toContain("request body is nested deeper than 512 levels");
     const list = await callTool(agent, "memory_list", "{}");
-    expect(JSON.parse(list.body.result.content[0].text).memories).toEqual([]);
+    expect(list.body.result.structuredContent.memories).toEqual([]);
   });
 
   test("keeps a top-level __proto__ key in structured", async () => {
