@@ -9,6 +9,7 @@ import {
   RememberRequestSchema,
   type HistoryEntry,
   type Memory,
+  type RememberResponse,
 } from "../contracts/memory";
 import { parseInput, defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -50,7 +51,15 @@ function renderHistory(history: HistoryEntry[]): string {
     .join("\n");
 }
 
-const idArg = { id: { type: "positional", description: "Memory id", required: true } } as const;
+/** What a remember did; a repeat changes nothing, and says which of the values sent it left out (docs/api.md#dedupe). */
+function rememberedHow(m: RememberResponse): string {
+  if (!m.deduped) return "remembered";
+  const ignored = m.dedupe?.ignored ?? [];
+  if (ignored.length === 0) return "already remembered";
+  return `already remembered; not applied: ${ignored.join(", ")} (change them with \`signet modify ${m.id} --reason ...\`)`;
+}
+
+const idArg = { id: { type: "positional", description: "Memory id, or its first 6 or more characters", required: true } } as const;
 
 export const remember = defineCommand({
   meta: { name: "remember", description: "Store a memory (content as an argument, or - to read stdin)" },
@@ -87,7 +96,7 @@ export const remember = defineCommand({
       "memory",
     );
     const result = await clientFor(configFromFlags(args)).memory.remember(body);
-    emit(result, args, (m) => `${m.deduped ? "already remembered" : "remembered"}\n${renderMemory(m)}`);
+    emit(result, args, (m) => `${rememberedHow(m)}\n${renderMemory(m)}`);
   },
 });
 
@@ -114,6 +123,7 @@ export const list = defineCommand({
   args: {
     limit: { type: "string", description: "How many (default 100, max 1000)" },
     offset: { type: "string", description: "Skip this many" },
+    forgotten: { type: "boolean", description: "Only forgotten memories, most recently forgotten first (recover them with signet recover)" },
     ...filterArgs,
     ...clientArgs,
   },
@@ -124,6 +134,7 @@ export const list = defineCommand({
       offset: args.offset,
       ...filters,
       pinned: filters.pinned === undefined ? undefined : String(filters.pinned),
+      forgotten: args.forgotten ? "true" : undefined,
     });
     parseInput(ListQuerySchema, query, "list filter");
     const result = await clientFor(configFromFlags(args)).memory.list(query);

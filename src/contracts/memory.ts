@@ -69,28 +69,31 @@ export const MemoryTypeSchema = z
   .toLowerCase()
   .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be a short lowercase word such as fact, preference, decision, rule, learning, issue, event, note");
 
-const content = z
+export const ContentSchema = z
   .string()
   .trim()
   .min(1, "cannot be empty")
   .max(MAX_CONTENT_CHARS, `is longer than ${MAX_CONTENT_CHARS} characters`);
-const importance = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
-const shortText = (max: number) => z.string().trim().min(1).max(max);
+export const ImportanceSchema = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
+export const shortText = (max: number) => z.string().trim().min(1).max(max);
+export const HintsSchema = z.array(shortText(1000)).max(50, "at most 50 hints");
+export const TranscriptSchema = z.string().max(1_000_000);
+export const StructuredSchema = boundedJsonObject({ maxDepth: MAX_STRUCTURED_DEPTH, maxBytes: MAX_STRUCTURED_BYTES });
 
 export const RememberRequestSchema = z
   .object({
-    content,
+    content: ContentSchema,
     type: MemoryTypeSchema.optional(),
-    importance: importance.optional(),
+    importance: ImportanceSchema.optional(),
     tags: TagsSchema.optional(),
     pinned: z.boolean().optional(),
     who: shortText(200).optional(),
     project: shortText(1000).optional(),
     agentId: AgentIdSchema.optional(),
     sessionKey: shortText(500).optional(),
-    hints: z.array(shortText(1000)).max(50, "at most 50 hints").optional(),
-    transcript: z.string().max(1_000_000).optional(),
-    structured: boundedJsonObject({ maxDepth: MAX_STRUCTURED_DEPTH, maxBytes: MAX_STRUCTURED_BYTES }).optional(),
+    hints: HintsSchema.optional(),
+    transcript: TranscriptSchema.optional(),
+    structured: StructuredSchema.optional(),
     reviewAfter: TimestampSchema.optional(),
     createdAt: TimestampSchema.optional(),
   })
@@ -112,9 +115,9 @@ const reason = z.string().trim().min(1, "is required: say why").max(2000);
 export const ModifyRequestSchema = z
   .object({
     reason,
-    content: content.optional(),
+    content: ContentSchema.optional(),
     type: MemoryTypeSchema.optional(),
-    importance: importance.optional(),
+    importance: ImportanceSchema.optional(),
     tags: TagsSchema.optional(),
     pinned: z.boolean().optional(),
     ifVersion: z.number().int().min(1).optional(),
@@ -138,7 +141,7 @@ export const RecoverRequestSchema = z
   .default({});
 export type RecoverRequest = z.output<typeof RecoverRequestSchema>;
 
-const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+export const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 /** A whole number in a query string. */
 export const intString = (min: number, max: number) =>
   z
@@ -159,6 +162,8 @@ export const ListQuerySchema = z
     since: TimestampSchema.optional(),
     until: TimestampSchema.optional(),
     pinned: boolString.optional(),
+    /** true: only forgotten memories, most recently forgotten first (docs/api.md#get-apimemories). */
+    forgotten: boolString.optional(),
     agent_id: AgentIdSchema.optional(),
   })
   .strict();
@@ -204,7 +209,12 @@ export interface Memory {
   deleteReason: string | null;
 }
 
-export type RememberResponse = Memory & { deduped: boolean };
+/**
+ * A remember answer. With `deduped: true` the stored memory comes back unchanged, and `dedupe.ignored`
+ * names the fields the request sent with other values than it holds: none of them was applied
+ * (docs/api.md#dedupe).
+ */
+export type RememberResponse = Memory & { deduped: boolean; dedupe?: { ignored: string[] } };
 export type MemoryWithHistory = Memory & { history: HistoryEntry[] };
 export interface ListResponse {
   memories: Memory[];

@@ -12,6 +12,7 @@ import { bridgeRoutes } from "./routes/bridge";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
+import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
 /** The daemon's request handler: the guard, then the routes. */
@@ -50,6 +51,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(recallRoutes(ctx))
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
+      .use(transferRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

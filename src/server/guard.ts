@@ -65,13 +65,18 @@ function looseForm(path: string): string {
   return p.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
 }
 
+/** The owner's operations over every agent's memories and the database file: the admin token for any method. */
+const OWNER_ONLY = ["/api/export", "/api/import", "/api/backup"];
+
 /**
  * The credential a route needs, decided on the path before routing. Deny by default: anything but a
- * read or a tool call under /api/marketplace needs the admin token, however its path is spelled.
+ * read or a tool call under /api/marketplace needs the admin token, however its path is spelled, and
+ * so does everything under OWNER_ONLY, reads included.
  */
 export function credentialFor(method: string, path: string): Credential | null {
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   const loose = looseForm(path);
+  if (OWNER_ONLY.some((p) => loose === p || loose.startsWith(`${p}/`))) return "admin";
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
   if (loose.startsWith("/api/mcp/invocations")) return "instance";
   return null;

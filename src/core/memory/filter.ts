@@ -14,6 +14,8 @@ export interface MemoryFilter {
   until?: string;
   pinned?: boolean;
   importanceMin?: number;
+  /** true: forgotten memories instead of live ones (the list's `forgotten`; recall never sets it). */
+  forgotten?: boolean;
 }
 
 /** The filter a request asks for, within the caller's agent scope. */
@@ -28,16 +30,17 @@ export function memoryFilter(agentIds: string[], request: Omit<MemoryFilter, "ag
     until: request.until,
     pinned: request.pinned,
     importanceMin: request.importanceMin,
+    forgotten: request.forgotten,
   };
 }
 
 /**
  * SQL conditions over the `memories` table under `alias`, and their parameters. Forgotten rows are
- * always excluded: no list or recall shows them (a forgotten memory is read by id, without a filter).
+ * excluded unless `forgotten` asks for them alone: recall never shows them, and a list only when asked.
  */
 export function filterSql(filter: MemoryFilter, alias = "memories"): { where: string; params: (string | number)[] } {
   const c = (column: string) => `${alias}.${column}`;
-  const where = [`${c("deleted_at")} IS NULL`, `${c("agent_id")} IN (${placeholders(filter.agentIds)})`];
+  const where = [`${c("deleted_at")} IS ${filter.forgotten ? "NOT NULL" : "NULL"}`, `${c("agent_id")} IN (${placeholders(filter.agentIds)})`];
   const params: (string | number)[] = [...filter.agentIds];
   const add = (sql: string, value: string | number) => {
     where.push(sql);

@@ -14,10 +14,13 @@ import type {
   RememberRequest,
   RememberResponse,
 } from "../../contracts/memory";
-import { SignetError, invalidInput, notFound } from "../../contracts/errors";
+import type { ExportRecord } from "../../contracts/transfer";
+import { SignetError, invalidInput } from "../../contracts/errors";
+import { ignoredOnDedupe } from "./dedupe";
 import { memoryFilter } from "./filter";
 import { contentKey, normalizeContent } from "./normalize";
-import { MemoryStore, toMemory, type HistoryWrite, type MemoryRow } from "./store";
+import { findById } from "./short-ids";
+import { MemoryStore, rowOf, toMemory, type HistoryWrite, type MemoryRow } from "./store";
 
 /** Who is calling: the agent whose memories are in scope, and provenance for the history. */
 export interface Caller {
@@ -37,6 +40,13 @@ export interface MemoryChange {
   agentId: string;
   contentChanged: boolean;
 }
+
+/** What became of one imported memory (docs/api.md#post-apiimport). */
+export type RestoreOutcome =
+  | { outcome: "imported" }
+  | { outcome: "skipped" }
+  | { outcome: "duplicate"; existingId: string }
+  | { outcome: "conflict"; reason: string };
 
 export interface MemoryServiceOptions {
   /** Agents configured with `readPolicy: shared`: every agent may read their memories. */
@@ -96,7 +106,10 @@ export class MemoryService {
     const key = contentKey(project, req.content);
     return this.write((): [RememberResponse, MemoryChange | null] => {
       const existing = this.findDuplicate(caller.agentId, project, key, req.content);
-      if (existing) return [{ ...toMemory(existing), deduped: true }, null];
+      if (existing) {
+        const stored = toMemory(existing);
+        return [{ ...stored, deduped: true, dedupe: { ignored: ignoredOnDedupe(stored, req) } }, null];
+      }
       const row = {
         id: crypto.randomUUID(),
         agent_id: caller.agentId,
@@ -217,6 +230,44 @@ export class MemoryService {
     });
   }
 
+  /**
+   * Writes a memory exported elsewhere exactly as it was: id, versions, history, state
+   * (docs/api.md#post-apiimport). Nothing stored is ever overwritten: the same memory is skipped,
+   * another one under its id is a conflict, and a live memory with the same text (dedupe) makes a
+   * live record a duplicate.
+   */
+  restore(record: ExportRecord): RestoreOutcome {
+    return this.write((): [RestoreOutcome, MemoryChange | null] => {
+      const existing = this.store.get(record.id);
+      if (existing) return [this.sameOrConflict(existing, record), null];
+      const key = contentKey(record.project, record.content);
+      const live = record.deletedAt === null;
+      // Forgotten memories take no part in dedupe, here as in remember.
+      const duplicate = live ? this.findDuplicate(record.agentId, record.project, key, record.content) : null;
+      if (duplicate) return [{ outcome: "duplicate", existingId: duplicate.id }, null];
+      const seq = this.store.restore({ ...rowOf(record), content_key: key }, record.history);
+      return [{ outcome: "imported" }, { kind: live ? "created" : "forgotten", seq, agentId: record.agentId, contentChanged: true }];
+    });
+  }
+
+  /**
+   * An imported record against the memory stored under its id: skipped when the memory holds the
+   * record's latest version (at that version, or changed here since: its history has that version with
+   * that content), a conflict saying how they differ otherwise.
+   */
+  private sameOrConflict(stored: MemoryRow, record: ExportRecord): RestoreOutcome {
+    const at = stored.version === record.version ? stored : this.store.history(stored.id).find((h) => h.version === record.version);
+    const differs =
+      stored.agent_id !== record.agentId
+        ? `it belongs to agent ${stored.agent_id} here and to ${record.agentId} in the file`
+        : at === undefined
+          ? `it is at version ${stored.version} here and at version ${record.version} in the file`
+          : at.content !== record.content
+            ? `its content at version ${record.version} differs from the file's`
+            : null;
+    return differs === null ? { outcome: "skipped" } : { outcome: "conflict", reason: `memory ${record.id} exists and ${differs}: left as it is` };
+  }
+
   private findDuplicate(agentId: string, project: string | null, key: string, content: string): MemoryRow | null {
     const normalized = normalizeContent(content);
     return (
@@ -225,11 +276,12 @@ export class MemoryService {
     );
   }
 
-  /** A row the caller may read; others' private memories are indistinguishable from missing ones. */
+  /**
+   * A row the caller may read, by its id or a unique prefix of it; others' private memories are
+   * indistinguishable from missing ones.
+   */
   private readable(caller: Caller, id: string): MemoryRow {
-    const row = this.store.get(id);
-    if (!row || (row.agent_id !== caller.agentId && !this.shared.has(row.agent_id))) throw notFound(`memory ${id}`);
-    return row;
+    return findById(this.store, this.readableAgents(caller), id);
   }
 
   /** A row the caller may change: only its own agent's. */

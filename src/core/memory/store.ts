@@ -2,6 +2,7 @@
 // made once. No rules live here; the service decides what to write.
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
+import type { ExportHistoryEntry } from "../../contracts/transfer";
 import { keywordColumns } from "../recall/text";
 import { filterSql, type MemoryFilter } from "./filter";
 
@@ -43,6 +44,7 @@ interface HistoryRow {
   agent_id: string;
   actor: string | null;
   actor_type: string | null;
+  runtime_path: string | null;
   reason: string | null;
   created_at: string;
 }
@@ -55,6 +57,9 @@ export interface HistoryWrite {
   reason: string | null;
   at: string;
 }
+
+/** A new memory's row: version 1, never read, not forgotten. */
+type NewMemoryRow = Omit<MemoryRow, "seq" | "version" | "access_count" | "last_accessed_at" | "deleted_at" | "delete_reason">;
 
 export interface ListFilter extends MemoryFilter {
   limit: number;
@@ -95,6 +100,34 @@ export function toMemory(row: MemoryRow): Memory {
   };
 }
 
+/** The row of a memory as an export holds it (toMemory's inverse); its dedupe key is the caller's to compute. */
+export function rowOf(m: Memory): Omit<MemoryRow, "seq" | "content_key"> {
+  return {
+    id: m.id,
+    agent_id: m.agentId,
+    content: m.content,
+    type: m.type,
+    importance: m.importance,
+    tags: JSON.stringify(m.tags),
+    pinned: m.pinned ? 1 : 0,
+    who: m.who,
+    project: m.project,
+    source: m.source,
+    session_key: m.sessionKey,
+    hints: JSON.stringify(m.hints),
+    transcript: m.transcript,
+    structured: m.structured === null ? null : JSON.stringify(m.structured),
+    review_after: m.reviewAfter,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+    version: m.version,
+    access_count: m.accessCount,
+    last_accessed_at: m.lastAccessedAt,
+    deleted_at: m.deletedAt,
+    delete_reason: m.deleteReason,
+  };
+}
+
 function toHistoryEntry(row: HistoryRow): HistoryEntry {
   return {
     version: row.version,
@@ -132,9 +165,11 @@ export class MemoryStore {
     );
     this.insertRow = db.query(
       `INSERT INTO memories (id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
-        session_key, hints, transcript, structured, review_after, created_at, updated_at, version)
+        session_key, hints, transcript, structured, review_after, created_at, updated_at, version, access_count,
+        last_accessed_at, deleted_at, delete_reason)
        VALUES ($id, $agent_id, $content, $content_key, $type, $importance, $tags, $pinned, $who, $project, $source,
-        $session_key, $hints, $transcript, $structured, $review_after, $created_at, $updated_at, 1)`,
+        $session_key, $hints, $transcript, $structured, $review_after, $created_at, $updated_at, $version, $access_count,
+        $last_accessed_at, $deleted_at, $delete_reason)`,
     );
     this.updateRow = db.query(
       `UPDATE memories SET content = $content, content_key = $content_key, type = $type, importance = $importance,
@@ -155,8 +190,8 @@ export class MemoryStore {
         $actor, $actor_type, $runtime_path, $reason, $created_at)`,
     );
     this.historyOf = db.query(
-      `SELECT version, action, content, type, importance, tags, pinned, agent_id, actor, actor_type, reason, created_at
-       FROM memory_history WHERE memory_id = ? ORDER BY id`,
+      `SELECT version, action, content, type, importance, tags, pinned, agent_id, actor, actor_type, runtime_path, reason,
+        created_at FROM memory_history WHERE memory_id = ? ORDER BY id`,
     );
   }
 
@@ -168,11 +203,18 @@ export class MemoryStore {
     return this.byKey.all(agentId, key);
   }
 
-  insert(row: Omit<MemoryRow, "seq" | "version" | "access_count" | "last_accessed_at" | "deleted_at" | "delete_reason">): number {
-    const { changes: _c, lastInsertRowid } = this.insertRow.run(row as never);
+  insert(row: NewMemoryRow): number {
+    return this.restore({ ...row, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null }, []);
+  }
+
+  /** Writes a memory as it was somewhere else (an import): its row in any state, and its history verbatim. */
+  restore(row: Omit<MemoryRow, "seq">, history: ExportHistoryEntry[]): number {
+    const { lastInsertRowid } = this.insertRow.run(row as never);
     const seq = Number(lastInsertRowid);
     this.writeTags(seq, JSON.parse(row.tags) as string[]);
-    this.indexText(seq, row.content, row.tags, row.hints);
+    // The keyword index holds live memories only.
+    if (row.deleted_at === null) this.indexText(seq, row.content, row.tags, row.hints);
+    for (const entry of history) this.writeHistory(row.id, entry);
     return seq;
   }
 
@@ -203,32 +245,76 @@ export class MemoryStore {
   }
 
   recordHistory(row: MemoryRow, write: HistoryWrite): void {
-    this.insertHistory.run({
-      memory_id: row.id,
+    this.writeHistory(row.id, {
       version: row.version,
       action: write.action,
-      content: row.content,
-      type: row.type,
-      importance: row.importance,
-      tags: row.tags,
-      pinned: row.pinned,
-      agent_id: row.agent_id,
+      ...snapshotOf(row),
+      agentId: row.agent_id,
       actor: write.actor,
-      actor_type: write.actorType,
-      runtime_path: write.runtimePath,
+      actorType: write.actorType,
+      runtimePath: write.runtimePath,
       reason: write.reason,
-      created_at: write.at,
-    } as never);
+      createdAt: write.at,
+    });
   }
 
   history(id: string): HistoryEntry[] {
     return this.historyOf.all(id).map(toHistoryEntry);
   }
 
+  /** The whole history, with what the API leaves out (the runtime path), for an export. */
+  exportHistory(id: string): ExportHistoryEntry[] {
+    return this.historyOf.all(id).map((row) => ({ ...toHistoryEntry(row), runtimePath: row.runtime_path }));
+  }
+
   list(filter: ListFilter): MemoryRow[] {
     const { where, params } = filterSql(filter);
-    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+    // Forgotten memories are listed by when they were forgotten: the latest mistake comes first.
+    const order = filter.forgotten ? "deleted_at DESC, seq DESC" : "created_at DESC, seq DESC";
+    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`;
     return this.db.query<MemoryRow, (string | number)[]>(sql).all(...params, filter.limit, filter.offset);
+  }
+
+  /**
+   * Memories of `agentIds` whose id starts with `prefix` (lower-case hex and dashes), at most `limit`.
+   * Ids hold only [0-9a-f-], all below "g", so the range [prefix, prefix + "g") is exactly the ids
+   * starting with it, and the id index answers it.
+   */
+  withIdPrefix(prefix: string, agentIds: string[], limit: number): MemoryRow[] {
+    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id >= ? AND id < ?
+      AND agent_id IN (${agentIds.map(() => "?").join(", ")}) ORDER BY id LIMIT ?`;
+    return this.db.query<MemoryRow, (string | number)[]>(sql).all(prefix, `${prefix}g`, ...agentIds, limit);
+  }
+
+  /** How many memories an export holds: live ones, and forgotten ones with `forgotten`. */
+  count(forgotten: boolean): number {
+    const sql = `SELECT COUNT(*) AS n FROM memories${forgotten ? "" : " WHERE deleted_at IS NULL"}`;
+    return this.db.query<{ n: number }, []>(sql).get()!.n;
+  }
+
+  /** The next `limit` memories after `afterSeq` in the order they were stored, for an export. */
+  page(afterSeq: number, limit: number, forgotten: boolean): MemoryRow[] {
+    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE seq > ?${forgotten ? "" : " AND deleted_at IS NULL"} ORDER BY seq LIMIT ?`;
+    return this.db.query<MemoryRow, [number, number]>(sql).all(afterSeq, limit);
+  }
+
+  private writeHistory(memoryId: string, entry: ExportHistoryEntry): void {
+    this.insertHistory.run({
+      memory_id: memoryId,
+      version: entry.version,
+      action: entry.action,
+      content: entry.content,
+      type: entry.type,
+      importance: entry.importance,
+      tags: JSON.stringify(entry.tags),
+      pinned: entry.pinned ? 1 : 0,
+      agent_id: entry.agentId,
+      actor: entry.actor,
+      actor_type: entry.actorType,
+      runtime_path: entry.runtimePath,
+      reason: entry.reason,
+      created_at: entry.createdAt,
+    } as never);
   }
 
   private writeTags(seq: number, tags: string[]): void {

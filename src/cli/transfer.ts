@@ -1,0 +1,263 @@
+// `signet export`, `signet import` and `signet backup` (docs/api.md#export-import-and-backup). The CLI
+// reads and writes the files; the daemon reads and writes the database, with the owner's admin token.
+import { defineCommand } from "citty";
+import { constants, createReadStream, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { createInterface } from "node:readline";
+import type { z } from "zod";
+import type { SignetClient } from "../client/client";
+import { parseInput } from "../contracts/parse";
+import {
+  BackupRequestSchema,
+  ExportHeaderSchema,
+  ExportRecordSchema,
+  IMPORT_FORMATS,
+  NOTE_MAX_CHARS,
+  ServerMemoryItemSchema,
+  type ImportFormat,
+  type ImportResponse,
+} from "../contracts/transfer";
+import { openOwnerOnly } from "../os/owner-only-files";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { EXIT, ExitError, UsageError } from "./errors";
+import { emit } from "./output";
+
+/** Lines of an export written before the output is flushed: bounded memory whatever the export's size. */
+const FLUSH_EVERY = 500;
+/**
+ * Items a request carries at most (the API takes up to 1,000): a batch is written in one go, and 250
+ * memories take the daemon about a tenth of a second, short enough for agents' requests in between.
+ */
+const BATCH = 250;
+/** Outcomes of each kind shown on a terminal; --json lists them all. */
+const SHOWN = 20;
+
+export const exportCommand = defineCommand({
+  meta: {
+    name: "export",
+    description:
+      "Export every agent's memories with their version history as JSON lines. A header line comes first, then one memory a line, to stdout or to a new file (-o).",
+  },
+  args: {
+    forgotten: { type: "boolean", description: "Forgotten memories too" },
+    output: { type: "string", alias: "o", description: "Write to this new file (created 0600; an existing file is never overwritten)" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const path = args.output === undefined ? null : resolve(args.output);
+    if (path !== null && existsSync(path)) throw new UsageError(`${path} already exists: an export never overwrites a file, give a new file name`);
+    const lines = clientFor(configFromFlags(args)).transfer.export({ forgotten: args.forgotten || undefined });
+    let sink: ReturnType<typeof Bun.stdout.writer> | undefined;
+    let expected = 0;
+    let count = -1;
+    try {
+      for await (const line of lines) {
+        if (count === -1) {
+          expected = parseInput(ExportHeaderSchema, JSON.parse(line), "export header").count;
+          // Created once the daemon answers, so a refusal leaves no empty file behind.
+          sink = path === null ? Bun.stdout.writer() : Bun.file(openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL)).writer();
+        }
+        sink!.write(`${line}\n`);
+        if (++count % FLUSH_EVERY === 0) await sink!.flush();
+      }
+      if (count !== expected) throw new Error(`the export ended after ${Math.max(count, 0)} of ${expected} memories: run it again`);
+      await sink!.end();
+    } catch (err) {
+      await sink?.end();
+      if (path !== null && sink !== undefined) rmSync(path, { force: true });
+      throw err;
+    }
+    if (path !== null) emit({ path, count, forgotten: args.forgotten === true }, args, (r) => `exported ${r.count} memories to ${r.path}`);
+  },
+});
+
+export const backup = defineCommand({
+  meta: {
+    name: "backup",
+    description: "Copy the live database into a new file. The copy is consistent while the daemon runs on; an existing file is never overwritten.",
+  },
+  args: {
+    file: { type: "positional", description: "The new file (a relative path is taken from the current directory)", required: true },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(BackupRequestSchema, { path: resolve(args.file) }, "backup");
+    const result = await clientFor(configFromFlags(args)).transfer.backup(body);
+    emit(result, args, (r) => `copied ${r.memories} memories (${r.bytes} bytes) to ${r.path}`);
+  },
+});
+
+/** One thing to send, with where it came from for error messages and its size on the wire. */
+interface Item {
+  value: unknown;
+  where: string;
+  bytes: number;
+}
+
+/** The non-blank lines of a file, numbered from 1, read as a stream. */
+async function* fileLines(path: string): AsyncGenerator<{ text: string; where: string }> {
+  const input = createReadStream(path, { encoding: "utf8" });
+  let n = 0;
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    n++;
+    if (text.trim() !== "") yield { text, where: `${path}:${n}` };
+  }
+}
+
+function parsedLine(line: { text: string; where: string }): unknown {
+  try {
+    return JSON.parse(line.text);
+  } catch (err) {
+    throw new UsageError(`${line.where}: not a JSON line (${(err as Error).message})`);
+  }
+}
+
+/** Checks `value` against `schema`, naming the line of the file when it fails. */
+function check(schema: z.ZodType, value: unknown, where: string): void {
+  try {
+    parseInput(schema, value, "line");
+  } catch (err) {
+    throw new UsageError(`${where}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The records of a Signet export, every line checked before any is sent: a file with a bad line, or
+ * fewer memories than its header counts (a cut file), imports nothing.
+ */
+async function exportItems(path: string): Promise<() => AsyncGenerator<Item>> {
+  let count = -1;
+  let expected = 0;
+  for await (const line of fileLines(path)) {
+    const value = parsedLine(line);
+    if (count++ === -1) {
+      try {
+        expected = parseInput(ExportHeaderSchema, value, "export header").count;
+      } catch (err) {
+        const graph = ["entity", "relation"].includes((value as { type?: unknown } | null)?.type as string);
+        throw new UsageError(`${line.where}: ${(err as Error).message}${graph ? " (a server-memory file? import it with --from server-memory)" : ""}`);
+      }
+    } else check(ExportRecordSchema, value, line.where);
+  }
+  if (count === -1) throw new UsageError(`${path} is empty: it is not a Signet export`);
+  if (count !== expected) throw new UsageError(`${path} holds ${count} memories but its header counts ${expected}: the file is incomplete`);
+  return async function* () {
+    let header = true;
+    for await (const line of fileLines(path)) {
+      if (header) header = false;
+      else yield { value: JSON.parse(line.text), where: line.where, bytes: Buffer.byteLength(line.text) };
+    }
+  };
+}
+
+/** The lines of a server-memory memory.jsonl, every one checked before any is sent. */
+async function serverMemoryItems(path: string): Promise<() => AsyncGenerator<Item>> {
+  for await (const line of fileLines(path)) check(ServerMemoryItemSchema, parsedLine(line), line.where);
+  return async function* () {
+    for await (const line of fileLines(path)) yield { value: JSON.parse(line.text), where: line.where, bytes: Buffer.byteLength(line.text) };
+  };
+}
+
+/** The markdown notes under a basic-memory directory (hidden directories left out), in path order. */
+function basicMemoryItems(dir: string): () => AsyncGenerator<Item> {
+  let entries: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory: --from basic-memory reads a directory of notes`);
+    entries = readdirSync(dir, { recursive: true, encoding: "utf8" });
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read ${dir}: ${(err as Error).message}`);
+  }
+  const notes = entries
+    .filter((p) => p.endsWith(".md") && !p.split(sep).some((part) => part.startsWith(".")))
+    .map((p) => join(dir, p))
+    .filter((p) => statSync(p).isFile())
+    .sort();
+  return async function* () {
+    for (const file of notes) {
+      const text = readFileSync(file, "utf8");
+      if (text.length > NOTE_MAX_CHARS) throw new UsageError(`${file} is larger than ${NOTE_MAX_CHARS} characters: split it to import it`);
+      const value = { path: relative(dir, file).split(sep).join("/"), text, modifiedAt: statSync(file).mtime.toISOString() };
+      yield { value, where: file, bytes: Buffer.byteLength(text) };
+    }
+  };
+}
+
+const BATCH_KEY: Record<ImportFormat, string> = { signet: "records", "server-memory": "items", "basic-memory": "notes" };
+
+/**
+ * Sends the items in batches that fit one request (`maxBodyBytes`: the daemon's limit, from the same
+ * configuration), adding up what the daemon did with them.
+ */
+async function sendAll(client: SignetClient, maxBodyBytes: number, format: ImportFormat, items: AsyncGenerator<Item>): Promise<ImportResponse> {
+  // JSON escapes and the request's own fields take room beside the items.
+  const budget = Math.floor(maxBodyBytes * 0.9) - 1024;
+  const total: ImportResponse = { imported: 0, skipped: 0, duplicates: [], conflicts: [], rejected: [] };
+  let batch: unknown[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const answer = await client.transfer.import({ format, [BATCH_KEY[format]]: batch });
+    total.imported += answer.imported;
+    total.skipped += answer.skipped;
+    total.duplicates.push(...answer.duplicates);
+    total.conflicts.push(...answer.conflicts);
+    total.rejected.push(...answer.rejected);
+    batch = [];
+    bytes = 0;
+  };
+  for await (const item of items) {
+    if (item.bytes > budget) {
+      throw new UsageError(`${item.where} is ${item.bytes} bytes, more than one request may carry (daemon.maxBodyBytes is ${maxBodyBytes}): raise it to import this`);
+    }
+    if (batch.length === BATCH || bytes + item.bytes > budget) await flush();
+    batch.push(item.value);
+    bytes += item.bytes + 1;
+  }
+  await flush();
+  return total;
+}
+
+function renderImport(r: ImportResponse & { source: string }): string {
+  const lines = [
+    `${r.source}: imported ${r.imported} · skipped ${r.skipped} (already stored) · duplicates ${r.duplicates.length} · conflicts ${r.conflicts.length}` +
+      (r.rejected.length > 0 ? ` · rejected ${r.rejected.length}` : ""),
+  ];
+  const list = <T>(label: string, entries: T[], text: (e: T) => string) => {
+    for (const e of entries.slice(0, SHOWN)) lines.push(`  ${label}: ${text(e)}`);
+    if (entries.length > SHOWN) lines.push(`  ... and ${entries.length - SHOWN} more ${label}s (--json lists them all)`);
+  };
+  list("duplicate", r.duplicates, (d) => `${d.id} not imported: memory ${d.existingId} has the same text`);
+  list("conflict", r.conflicts, (c) => c.reason);
+  list("rejected", r.rejected, (x) => `${x.source}: ${x.reason}`);
+  return lines.join("\n");
+}
+
+export const importCommand = defineCommand({
+  meta: {
+    name: "import",
+    description:
+      "Import memories from a signet export, server-memory's memory.jsonl or a directory of basic-memory notes. A signet export keeps ids, versions and history. Importing again adds nothing; a memory stored differently under the same id is reported as a conflict and left alone (exit 1).",
+  },
+  args: {
+    source: { type: "positional", description: "The file, or with --from basic-memory the notes directory", required: true },
+    from: { type: "string", description: `What it is: ${IMPORT_FORMATS.join(", ")} (default signet)` },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const format = (args.from ?? "signet") as ImportFormat;
+    if (!IMPORT_FORMATS.includes(format)) throw new UsageError(`--from ${JSON.stringify(args.from)}: use one of ${IMPORT_FORMATS.join(", ")}`);
+    const source = resolve(args.source);
+    if (format !== "basic-memory") {
+      if (!existsSync(source)) throw new UsageError(`${source} does not exist`);
+      if (statSync(source).isDirectory()) throw new UsageError(`${source} is a directory: give the file (a directory of notes is --from basic-memory)`);
+    }
+    const items =
+      format === "signet" ? await exportItems(source) : format === "server-memory" ? await serverMemoryItems(source) : basicMemoryItems(source);
+    const config = configFromFlags(args);
+    const result = { source, format, ...(await sendAll(clientFor(config), config.daemon.maxBodyBytes, format, items())) };
+    emit(result, args, renderImport);
+    // Something was left out that the file asked for: a script must notice.
+    if (result.conflicts.length > 0 || result.rejected.length > 0) throw new ExitError(EXIT.failed);
+  },
+});

@@ -1,0 +1,47 @@
+// `POST /api/backup` (docs/api.md#post-apibackup): a consistent copy of the live database in one
+// file, made with SQLite's VACUUM INTO from one snapshot. The copy is created here first, exclusively
+// and owner-only (it holds every memory), so an existing file or link is never overwritten or followed.
+import { closeSync, constants, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import type { BackupResponse } from "../../contracts/transfer";
+import { SignetError, invalidInput } from "../../contracts/errors";
+import { openOwnerOnly } from "../../os/owner-only-files";
+import type { MemoryStore } from "../memory/store";
+
+/** Copies the database under `store` to the absolute `path`, which must not exist yet. */
+export function backupDatabase(store: MemoryStore, path: string): BackupResponse {
+  try {
+    closeSync(openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL));
+  } catch (err) {
+    throw refusal(path, err);
+  }
+  try {
+    // VACUUM INTO writes into an empty file; ours is, with mode 0600. The copy runs synchronously, so
+    // no write lands between the count and the copy: the count is the copy's.
+    const memories = store.count(true);
+    store.db.run("VACUUM INTO ?", [path]);
+    return { path, bytes: statSync(path).size, memories };
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
+}
+
+function refusal(path: string, err: unknown): Error {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case "EEXIST":
+      return new SignetError("exists", `${path} already exists: a backup never overwrites a file, give a new file name`);
+    case "ENOENT":
+      return invalidInput(`cannot create ${path}: the directory ${dirname(path)} does not exist`);
+    case "ENOTDIR":
+      return invalidInput(`cannot create ${path}: ${dirname(path)} is not a directory`);
+    case "EISDIR":
+      return invalidInput(`cannot create ${path}: it is a directory; give a file name`);
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return invalidInput(`cannot create ${path}: the daemon may not write there (${(err as NodeJS.ErrnoException).code})`);
+    default:
+      return err as Error;
+  }
+}
