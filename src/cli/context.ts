@@ -1,7 +1,10 @@
-// What client commands share: flags for the daemon URL and agent, the loaded config and the client.
+// What client commands share: flags for the daemon URL and agent, the loaded config and the client
+// (which starts a missing daemon, src/control/autostart.ts).
 import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
+import { autostarter } from "../control/autostart";
+import { createLogger } from "../logger";
 import { UsageError } from "./errors";
 import { outputArgs } from "./output";
 
@@ -37,5 +40,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     runtimePath: "cli",
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     dataDir: config.dataDir,
+    // Like signet-mcp, a command that finds no daemon starts one (daemon.autostart), under the same rules.
+    autostart: autostarter(config, createLogger("signet")),
   });
 }

@@ -1,18 +1,23 @@
 // `signet setup --harness <name>` (alias `signet install`): registers signet-mcp in a harness's
-// config, merging with what is there. The work is in src/core/harness; this is flags and output.
+// config, merging with what is there. The work is in src/harness; this is flags and output.
 import { defineCommand } from "citty";
 import { homedir } from "node:os";
+import { dirname } from "node:path";
+import { resolveDataDir } from "../config/load";
+import { unifiedDiff } from "../harness/diff";
+import { findMcpCommand } from "../harness/mcp-command";
 import {
   HARNESS_NAMES,
   applyPlan,
+  harnessLabel,
   isHarnessName,
   planSetup,
   type AppliedFile,
   type FileAction,
   type HarnessName,
 } from "../harness/plan";
-import { unifiedDiff } from "../harness/diff";
-import { DEFAULT_DAEMON_URL } from "../harness/types";
+import { MCP_COMMAND, type EntryValues } from "../harness/types";
+import { isCompiled } from "../self";
 import { configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
@@ -20,7 +25,7 @@ import { emit, outputArgs } from "./output";
 const args = {
   harness: { type: "string", description: `Harness to register with: ${HARNESS_NAMES.join(", ")}` },
   "dry-run": { type: "boolean", description: "Show what would change, as a diff, and write nothing" },
-  uninstall: { type: "boolean", description: "Remove only the signet entries, keeping everything else" },
+  uninstall: { type: "boolean", description: "Remove only Signet's entries, and the files and directories setup created that are left empty" },
   url: { type: "string", description: "Daemon URL (origin only) for signet-mcp; default from SIGNET_DAEMON_URL or config" },
   ...outputArgs,
 } as const;
@@ -30,7 +35,11 @@ interface SetupOutput {
   uninstall: boolean;
   dryRun: boolean;
   changed: boolean;
+  /** What the entry runs, and the data directory it is given (SIGNET_PATH). */
+  command?: string;
+  dataDir: string;
   files: (AppliedFile & { diff?: string })[];
+  removedDirs: string[];
   notes: string[];
 }
 
@@ -41,7 +50,24 @@ function harnessFrom(value: unknown): HarnessName {
   return value;
 }
 
-const VERB: Record<FileAction, string> = { created: "created", updated: "updated", unchanged: "unchanged", removed: "removed" };
+/** The absolute signet-mcp the entry names, or a refusal saying how to install one. */
+function mcpCommand(label: string): string {
+  const beside = isCompiled() ? dirname(process.execPath) : undefined;
+  const found = findMcpCommand(process.env, beside);
+  if (found) return found;
+  const where = beside ? `beside ${process.execPath} or on PATH` : "on PATH";
+  throw new Error(
+    `there is no ${MCP_COMMAND} ${where} for ${label} to start: install Signet with \`signet self-install\` (it puts signet and ${MCP_COMMAND} in ~/.local/bin), then run this again`,
+  );
+}
+
+const LINE: Record<FileAction, (f: AppliedFile) => string> = {
+  created: (f) => `created   ${f.path} with ${f.entry}`,
+  updated: (f) => `updated   ${f.entry} in ${f.path}`,
+  removed: (f) => `removed   ${f.entry} from ${f.path}`,
+  deleted: (f) => `deleted   ${f.path}: setup created it, and ${f.entry} was all it held`,
+  unchanged: (f) => `unchanged ${f.path}`,
+};
 
 function render(out: SetupOutput, label: string): string {
   const lines: string[] = [];
@@ -51,8 +77,12 @@ function render(out: SetupOutput, label: string): string {
     lines.push(`dry run: nothing was written`);
   } else {
     if (!out.changed) lines.push(out.uninstall ? `signet is not registered with ${label}: nothing changed` : `signet is already registered with ${label}: nothing changed`);
-    else lines.push(out.uninstall ? `removed signet from ${label}` : `registered signet-mcp with ${label}`);
-    for (const f of out.files) lines.push(`  ${VERB[f.action].padEnd(9)} ${f.path}${f.backup ? `  (backup: ${f.backup})` : ""}`);
+    else lines.push(out.uninstall ? `removed signet from ${label}` : `registered ${out.command} with ${label} (SIGNET_PATH ${out.dataDir})`);
+    for (const f of out.files) {
+      const why = f.reason && f.action !== "unchanged" ? ` (${f.reason})` : "";
+      lines.push(`  ${LINE[f.action](f)}${why}${f.backup ? `  (backup: ${f.backup})` : ""}`);
+    }
+    for (const dir of out.removedDirs) lines.push(`  deleted   ${dir}/: setup created it, and it is empty now`);
     if (out.changed && !out.uninstall) lines.push(`restart ${label} to load it`);
   }
   for (const note of out.notes) lines.push(`note: ${note}`);
@@ -67,36 +97,42 @@ function command(name: string, description: string) {
       const harness = harnessFrom(args.harness);
       const uninstall = Boolean(args.uninstall);
       const dryRun = Boolean(args["dry-run"]);
-      // Removing needs no daemon URL, so a bad one does not stand in the way of an uninstall.
-      let daemonUrl = DEFAULT_DAEMON_URL;
-      let tokenSet = false;
+      const label = harnessLabel(harness);
+      // Removing needs no daemon URL or signet-mcp, so neither stands in the way of an uninstall.
+      let dataDir = resolveDataDir();
+      let install: EntryValues | undefined;
       if (!uninstall) {
         const config = configFromFlags({ url: args.url });
-        daemonUrl = config.daemon.url;
-        tokenSet = config.auth.token !== undefined;
+        dataDir = config.dataDir;
+        install = { command: mcpCommand(label), daemonUrl: config.daemon.url, tokenSet: config.auth.token !== undefined };
       }
-      const plan = planSetup(harness, {
-        home: process.env.HOME?.trim() || homedir(),
-        env: process.env,
-        daemonUrl,
-        tokenSet,
-        uninstall,
-      });
-      const files = dryRun
-        ? plan.files.map((f) => {
-            const diff = unifiedDiff(f.path, f.before, f.after);
-            return diff ? { path: f.path, action: f.action, diff } : { path: f.path, action: f.action };
-          })
+      const plan = planSetup(harness, { home: process.env.HOME?.trim() || homedir(), env: process.env, dataDir, install });
+      const applied = dryRun
+        ? {
+            files: plan.files.map(({ before, after, ...file }) => {
+              const diff = unifiedDiff(file.path, before, after);
+              return diff ? { ...file, diff } : file;
+            }),
+            removedDirs: [],
+            notes: [],
+          }
         : applyPlan(plan);
+      const notes = [...plan.notes, ...applied.notes];
+      if (install && process.env.SIGNET_PATH?.trim()) {
+        notes.push(`the entry gives signet-mcp SIGNET_PATH=${dataDir}, from this shell: run the CLI with the same SIGNET_PATH to see what the agent stores`);
+      }
       const out: SetupOutput = {
         harness,
         uninstall,
         dryRun,
         changed: plan.files.some((f) => f.action !== "unchanged"),
-        files,
-        notes: plan.notes,
+        ...(install ? { command: install.command } : {}),
+        dataDir,
+        files: applied.files,
+        removedDirs: applied.removedDirs,
+        notes,
       };
-      emit(out, args, (o) => render(o, plan.label));
+      emit(out, args, (o) => render(o, label));
     },
   });
 }

@@ -1,5 +1,5 @@
 // Controlling the daemon as a background process: start it detached and wait until it answers,
-// stop it gracefully, read its status. Used by `signet daemon` and by signet-mcp's autostart.
+// stop it gracefully, read its status. Used by `signet daemon` and by autostart (autostart.ts).
 import { spawn } from "node:child_process";
 import { closeSync, constants, fstatSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -13,7 +13,7 @@ import { isLockHeld, readPidFile, type PidInfo } from "./lock";
 import { daemonFiles } from "../config/paths";
 import { selfCommand } from "../self";
 
-export class DaemonControlError extends Error {
+class DaemonControlError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DaemonControlError";

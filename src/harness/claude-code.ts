@@ -1,18 +1,20 @@
-// Claude Code: `mcpServers.signet` in ~/.claude/settings.json (the place Signet's design first gave
-// it) and in ~/.claude.json (where current Claude Code reads user-scope servers). With
-// CLAUDE_CONFIG_DIR set, Claude Code keeps both files in that directory. Comments in them are
-// kept as they are (json-edit.ts), though Claude Code itself may refuse a file that has them.
+// Claude Code: `mcpServers.signet` in ~/.claude.json, where Claude Code reads user-scope MCP servers
+// (the entry `claude mcp add-json --scope user` writes). It does not read them from
+// ~/.claude/settings.json, where earlier versions of Signet also wrote the entry: setup and
+// --uninstall take that one out. With CLAUDE_CONFIG_DIR set, Claude Code keeps both files there.
+// Comments in them are kept as they are (json-edit.ts), though Claude Code itself may refuse them.
 import { join } from "node:path";
-import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext } from "./types";
+import { editJsonEntry, isObject, mergeEntry, type Json } from "./json-edit";
+import { DEFAULT_DAEMON_URL, SERVER_NAME, isMcpCommand, tokenNote, type EntryValues, type Harness, type HarnessContext } from "./types";
 
-function claudeEntry(ctx: HarnessContext): Record<string, Json> {
-  const entry: Record<string, Json> = { type: "stdio", command: MCP_COMMAND, args: [] };
-  if (ctx.daemonUrl !== DEFAULT_DAEMON_URL) entry.env = { SIGNET_DAEMON_URL: ctx.daemonUrl };
-  return entry;
+function claudeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
+  const env: Record<string, Json> = { SIGNET_PATH: dataDir };
+  if (values.daemonUrl !== DEFAULT_DAEMON_URL) env.SIGNET_DAEMON_URL = values.daemonUrl;
+  return { type: "stdio", command: values.command, args: [], env };
 }
 
-const SHAPE = { owned: ["type", "command", "args"], envKey: "env", envOwned: ["SIGNET_DAEMON_URL"] };
+const SHAPE = { owned: ["type", "command", "args"], envKey: "env", envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"] };
+const ENTRY = `mcpServers.${SERVER_NAME}`;
 
 export function claudePaths(ctx: Pick<HarnessContext, "home" | "env">): { settings: string; state: string } {
   const dir = ctx.env.CLAUDE_CONFIG_DIR?.trim();
@@ -20,22 +22,38 @@ export function claudePaths(ctx: Pick<HarnessContext, "home" | "env">): { settin
   return { settings: join(ctx.home, ".claude", "settings.json"), state: join(ctx.home, ".claude.json") };
 }
 
+/** Signet's own entry (one that starts signet-mcp); a server the user named signet is theirs. */
+const isSignetEntry = (entry: Json | undefined) => isObject(entry) && typeof entry.command === "string" && isMcpCommand(entry.command);
+
 export const claudeCode: Harness = {
   name: "claude-code",
   label: "Claude Code",
   files(ctx) {
     const { settings, state } = claudePaths(ctx);
-    const edit = (before: string | null) =>
-      editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) =>
-        ctx.uninstall ? undefined : (mergeEntry(existing, claudeEntry(ctx), SHAPE) as Json),
-      );
+    const values = ctx.install;
     return [
-      { path: settings, edit },
-      { path: state, edit },
+      {
+        path: state,
+        entry: ENTRY,
+        removes: !values,
+        edit: (before) =>
+          editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) => (values ? (mergeEntry(existing, claudeEntry(values, ctx.dataDir), SHAPE) as Json) : undefined)),
+      },
+      {
+        path: settings,
+        entry: ENTRY,
+        removes: true,
+        reason: `an earlier signet setup wrote it here, but Claude Code reads MCP servers from ${state}`,
+        edit: (before) => {
+          try {
+            return editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) => (isSignetEntry(existing) ? undefined : existing));
+          } catch {
+            // Not Signet's file to fix, and Claude Code would not read an entry in it either.
+            return before;
+          }
+        },
+      },
     ];
   },
-  notes(ctx) {
-    if (ctx.uninstall || !ctx.tokenSet) return [];
-    return ["a token is configured but was not written to Claude Code's config: start Claude Code with SIGNET_TOKEN in its environment"];
-  },
+  notes: (ctx) => tokenNote(ctx, "Claude Code"),
 };

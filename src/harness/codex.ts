@@ -1,14 +1,16 @@
 // Codex: `[mcp_servers.signet]` in ~/.codex/config.toml ($CODEX_HOME/config.toml when set), with
-// the daemon URL in `[mcp_servers.signet.env]`. Only the signet tables' text is rewritten.
+// the data directory and the daemon URL in `[mcp_servers.signet.env]`: Codex passes an MCP server
+// only a fixed list of its own environment variables, so SIGNET_PATH must be in the entry. Only the
+// signet tables' text is rewritten.
 import { join } from "node:path";
 import { mergeEntry } from "./json-edit";
 import { TomlError, getPath, isTable, parseToml, setTomlTable, tomlEqual, withoutPath, type TomlTable } from "./toml";
-import { MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext } from "./types";
+import { SERVER_NAME, type EntryValues, type Harness, type HarnessContext } from "./types";
 
 const PATH = ["mcp_servers", SERVER_NAME];
 
-function codexEntry(ctx: HarnessContext): TomlTable {
-  return { command: MCP_COMMAND, env: { SIGNET_DAEMON_URL: ctx.daemonUrl } };
+function codexEntry(values: EntryValues, dataDir: string): TomlTable {
+  return { command: values.command, env: { SIGNET_PATH: dataDir, SIGNET_DAEMON_URL: values.daemonUrl } };
 }
 
 export function codexPath(ctx: Pick<HarnessContext, "home" | "env">): string {
@@ -34,18 +36,18 @@ export function checkCodexToml(text: string): TomlTable | null {
 }
 
 function editCodexConfig(before: string | null, ctx: HarnessContext): string | null {
+  const values = ctx.install;
   const text = before ?? "";
   const checked = checkCodexToml(text);
   const existing = getPath(parseToml(text), PATH);
   let value: TomlTable | undefined;
-  if (!ctx.uninstall) {
-    const merged = mergeEntry(existing, codexEntry(ctx), {
+  if (values) {
+    value = mergeEntry(existing, codexEntry(values, ctx.dataDir), {
       owned: ["command"],
       envKey: "env",
-      envOwned: ["SIGNET_DAEMON_URL"],
-      addToLists: { env_vars: ctx.tokenSet ? ["SIGNET_TOKEN"] : [] },
+      envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"],
+      addToLists: { env_vars: values.tokenSet ? ["SIGNET_TOKEN"] : [] },
     });
-    value = merged;
   }
   const after = setTomlTable(text, PATH, value);
   if (after === text) return before;
@@ -57,7 +59,7 @@ function editCodexConfig(before: string | null, ctx: HarnessContext): string | n
     if (!tomlEqual(withoutPath(reread.data as TomlTable, PATH), withoutPath(checked, PATH))) {
       throw new TomlError("the edit would have changed other keys");
     }
-    if (ctx.uninstall ? signet !== undefined : !isTable(signet) || signet.command !== MCP_COMMAND) {
+    if (values ? !isTable(signet) || signet.command !== values.command : signet !== undefined) {
       throw new TomlError("the edited file does not hold the expected [mcp_servers.signet] table");
     }
   }
@@ -68,10 +70,10 @@ export const codex: Harness = {
   name: "codex",
   label: "Codex",
   files(ctx) {
-    return [{ path: codexPath(ctx), edit: (before) => editCodexConfig(before, ctx) }];
+    return [{ path: codexPath(ctx), entry: PATH.join("."), removes: !ctx.install, edit: (before) => editCodexConfig(before, ctx) }];
   },
   notes(ctx) {
-    if (ctx.uninstall || !ctx.tokenSet) return [];
+    if (!ctx.install?.tokenSet) return [];
     return ["a token is configured: Codex forwards SIGNET_TOKEN from its own environment (env_vars); the token itself was not written"];
   },
 };

@@ -21,7 +21,7 @@ import { isObject, readJsonObject, type JsonFormat, type JsonObject } from "./js
 import { opencodeFiles } from "./opencode";
 import { HarnessConfigError, readConfigText } from "./plan";
 import { parseToml } from "./toml";
-import { MCP_COMMAND, SERVER_NAME, type HarnessName } from "./types";
+import { SERVER_NAME, isMcpCommand, type HarnessName } from "./types";
 
 export interface ImportOptions {
   home: string;
@@ -115,9 +115,9 @@ function validate(name: string, candidate: Candidate, label: string): ImportedSe
 function isSignet(name: string, transport: Record<string, unknown> | undefined): boolean {
   if (name.trim().toLowerCase() === SERVER_NAME) return true;
   if (transport?.type !== "stdio" || typeof transport.command !== "string") return false;
-  const program = basename(transport.command).replace(/\.exe$/i, "");
   const args = Array.isArray(transport.args) ? transport.args : [];
-  return program === MCP_COMMAND || (program === "signet" && args[0] === "mcp" && args[1] === "serve");
+  if (isMcpCommand(transport.command)) return true;
+  return basename(transport.command).replace(/\.exe$/i, "") === "signet" && args[0] === "mcp" && args[1] === "serve";
 }
 
 function readJsonConfig(path: string, sources: string[], format: JsonFormat = "JSON"): JsonObject | undefined {

@@ -7,15 +7,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, MCP_COMMAND, SERVER_NAME, type Harness, type HarnessContext, type HarnessFile } from "./types";
+import { DEFAULT_DAEMON_URL, SERVER_NAME, tokenNote, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
 
-function opencodeEntry(ctx: HarnessContext): Record<string, Json> {
-  const entry: Record<string, Json> = { type: "local", command: [MCP_COMMAND], enabled: true };
-  if (ctx.daemonUrl !== DEFAULT_DAEMON_URL) entry.environment = { SIGNET_DAEMON_URL: ctx.daemonUrl };
-  return entry;
+function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
+  const environment: Record<string, Json> = { SIGNET_PATH: dataDir };
+  if (values.daemonUrl !== DEFAULT_DAEMON_URL) environment.SIGNET_DAEMON_URL = values.daemonUrl;
+  return { type: "local", command: [values.command], enabled: true, environment };
 }
 
-const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_DAEMON_URL"] };
+const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"] };
 
 export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
@@ -28,14 +28,17 @@ export const opencode: Harness = {
   label: "OpenCode",
   files(ctx) {
     /** `add`: write the entry even where there is none yet; otherwise only keep an existing one in step. */
+    const values = ctx.install;
     const file = (path: string, add: boolean): HarnessFile => ({
       path,
+      entry: `mcp.${SERVER_NAME}`,
+      removes: !values,
       edit: (before) =>
         editJsonEntry(
           before,
           "mcp",
           SERVER_NAME,
-          (existing) => (ctx.uninstall || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(ctx), SHAPE) as Json)),
+          (existing) => (!values || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(values, ctx.dataDir), SHAPE) as Json)),
           "JSONC",
         ),
     });
@@ -43,8 +46,5 @@ export const opencode: Harness = {
     if (!existsSync(jsonc)) return [file(json, true)];
     return existsSync(json) ? [file(json, false), file(jsonc, true)] : [file(jsonc, true)];
   },
-  notes(ctx) {
-    if (ctx.uninstall || !ctx.tokenSet) return [];
-    return ["a token is configured but was not written to OpenCode's config: start OpenCode with SIGNET_TOKEN in its environment"];
-  },
+  notes: (ctx) => tokenNote(ctx, "OpenCode"),
 };

@@ -1,22 +1,26 @@
 // Plan, then apply: the plan reads every file a registration touches and computes its new text
 // ({path, before, after}); --dry-run shows the plan as a diff, apply writes it. Nothing is written
-// until every file has been read and edited in memory, so one bad file changes none.
+// until every file has been read and edited in memory, so one bad file changes none. Files and
+// directories setup creates are recorded (created.ts) for --uninstall to take away again.
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readFileSync,
   readlinkSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, resolve, sep } from "node:path";
 import { claudeCode } from "./claude-code";
 import { codex } from "./codex";
+import { createdRecordPath, isEmptyConfig, readCreated, writeCreated } from "./created";
 import { opencode } from "./opencode";
-import { HARNESS_NAMES, MCP_COMMAND, type Harness, type HarnessContext, type HarnessName } from "./types";
+import { HARNESS_NAMES, type Harness, type HarnessContext, type HarnessName } from "./types";
 
 export { HARNESS_NAMES, type HarnessName } from "./types";
 
@@ -25,6 +29,8 @@ const HARNESSES: Record<HarnessName, Harness> = { "claude-code": claudeCode, cod
 export function isHarnessName(name: string): name is HarnessName {
   return (HARNESS_NAMES as readonly string[]).includes(name);
 }
+
+export const harnessLabel = (name: HarnessName): string => HARNESSES[name].label;
 
 /** A config file that cannot be read or edited; names the file. The operation fails (exit 1). */
 export class HarnessConfigError extends Error {
@@ -37,10 +43,13 @@ export class HarnessConfigError extends Error {
   }
 }
 
-export type FileAction = "created" | "updated" | "unchanged" | "removed";
+/** `removed`: Signet's entry taken out; `deleted`: the file too (setup created it and nothing else is in it). */
+export type FileAction = "created" | "updated" | "unchanged" | "removed" | "deleted";
 
 interface PlannedFile {
   path: string;
+  entry: string;
+  reason?: string;
   before: string | null;
   after: string | null;
   action: FileAction;
@@ -50,14 +59,28 @@ export interface SetupPlan {
   harness: HarnessName;
   label: string;
   uninstall: boolean;
+  dataDir: string;
   files: PlannedFile[];
+  /** Directories that writing the new files creates. */
+  newDirs: string[];
+  /** Directories setup created above these files, deepest first: --uninstall removes those left empty. */
+  oldDirs: string[];
   notes: string[];
 }
 
 export interface AppliedFile {
   path: string;
   action: FileAction;
+  entry: string;
+  reason?: string;
   backup?: string;
+}
+
+export interface Applied {
+  files: AppliedFile[];
+  /** Directories setup had created and --uninstall removed, being empty. */
+  removedDirs: string[];
+  notes: string[];
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -86,15 +109,24 @@ export function readConfigText(path: string): string | null {
   }
 }
 
-function actionFor(before: string | null, after: string | null, uninstall: boolean): FileAction {
+function actionFor(before: string | null, after: string | null, removes: boolean): FileAction {
   if (before === after) return "unchanged";
   if (before === null) return "created";
-  return uninstall ? "removed" : "updated";
+  if (after === null) return "deleted";
+  return removes ? "removed" : "updated";
+}
+
+/** The directories above `path` that do not exist yet, nearest first. */
+function missingDirs(path: string): string[] {
+  const out: string[] = [];
+  for (let dir = dirname(path); !existsSync(dir) && dir !== dirname(dir); dir = dirname(dir)) out.push(dir);
+  return out;
 }
 
 export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
   const harness = HARNESSES[name];
-  const files = harness.files(ctx).map(({ path, edit }) => {
+  const record = readCreated(ctx.dataDir);
+  const planned = harness.files(ctx).map(({ path, entry, reason, removes, edit }) => {
     const before = readConfigText(path);
     let after: string | null;
     try {
@@ -102,13 +134,17 @@ export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
     } catch (err) {
       throw new HarnessConfigError(path, (err as Error).message);
     }
-    return { path, before, after, action: actionFor(before, after, ctx.uninstall) };
+    // A file setup created goes when nothing but Signet's entry was in it.
+    if (removes && after !== null && record.files.includes(path) && isEmptyConfig(after)) after = null;
+    const file: PlannedFile = { path, entry, before, after, action: actionFor(before, after, removes) };
+    return reason ? { ...file, reason } : file;
   });
-  const notes = harness.notes(ctx);
-  if (!ctx.uninstall && !Bun.which(MCP_COMMAND, { PATH: ctx.env.PATH ?? "" })) {
-    notes.push(`${MCP_COMMAND} is not on PATH: run \`signet self-install\` (or put it on PATH) so ${harness.label} can start it`);
-  }
-  return { harness: name, label: harness.label, uninstall: ctx.uninstall, files, notes };
+  // A file that is not there and stays away was not touched.
+  const files = planned.filter((f) => f.before !== null || f.after !== null);
+  const newDirs = [...new Set(files.filter((f) => f.action === "created").flatMap((f) => missingDirs(writeTarget(f.path))))];
+  const under = (dir: string) => planned.some((f) => f.path.startsWith(dir + sep));
+  const oldDirs = ctx.install ? [] : record.dirs.filter(under).sort((a, b) => b.length - a.length);
+  return { harness: name, label: harness.label, uninstall: !ctx.install, dataDir: ctx.dataDir, files, newDirs, oldDirs, notes: harness.notes(ctx) };
 }
 
 /** Where writes really go: a symlinked config (dotfile managers) is edited at its target. */
@@ -169,15 +205,35 @@ function backup(path: string, now: Date): string {
   }
 }
 
+/** Removes a directory if it is empty. */
+function removeIfEmpty(dir: string): "removed" | "absent" | "kept" {
+  try {
+    rmdirSync(dir);
+    return "removed";
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : "kept";
+  }
+}
+
 /**
- * Writes what the plan computed. Each existing file that changes is backed up first. A file that
- * changed on disk since it was planned stops everything before any write; a write that fails
- * puts back the files already written.
+ * Writes what the plan computed. Each existing file that changes is backed up first (but for one
+ * deleted: setup created it and it holds nothing else). A file that changed on disk since it was
+ * planned stops everything before any write; a write that fails puts back the files already written.
+ * New files are recorded before they are written, so a failure to record changes nothing.
  */
-export function applyPlan(plan: SetupPlan, now = new Date()): AppliedFile[] {
+export function applyPlan(plan: SetupPlan, now = new Date()): Applied {
   for (const f of plan.files) {
     if (f.action === "unchanged") continue;
     if (readConfigText(f.path) !== f.before) throw new HarnessConfigError(f.path, "it changed while signet was editing it; run the command again");
+  }
+  const record = readCreated(plan.dataDir);
+  const created = plan.files.filter((f) => f.action === "created").map((f) => f.path);
+  if (created.length > 0) {
+    try {
+      writeCreated(plan.dataDir, { files: [...record.files, ...created], dirs: [...record.dirs, ...plan.newDirs] });
+    } catch (err) {
+      throw new HarnessConfigError(createdRecordPath(plan.dataDir), `cannot record the files setup creates in it: ${errorText(err)}`);
+    }
   }
   const results: AppliedFile[] = [];
   const written: PlannedFile[] = [];
@@ -185,15 +241,13 @@ export function applyPlan(plan: SetupPlan, now = new Date()): AppliedFile[] {
   try {
     for (const f of plan.files) {
       current = f.path;
-      if (f.action === "unchanged") {
-        results.push({ path: f.path, action: f.action });
-        continue;
-      }
-      const saved = f.before === null ? undefined : backup(f.path, now);
+      const result: AppliedFile = { path: f.path, action: f.action, entry: f.entry, ...(f.reason ? { reason: f.reason } : {}) };
+      results.push(result);
+      if (f.action === "unchanged") continue;
+      if (f.before !== null && f.action !== "deleted") result.backup = backup(f.path, now);
       if (f.after === null) rmSync(writeTarget(f.path), { force: true });
       else writeAtomic(f.path, f.after);
       written.push(f);
-      results.push(saved ? { path: f.path, action: f.action, backup: saved } : { path: f.path, action: f.action });
     }
   } catch (err) {
     for (const f of written.reverse()) {
@@ -204,8 +258,25 @@ export function applyPlan(plan: SetupPlan, now = new Date()): AppliedFile[] {
         // best effort: the backup is still there
       }
     }
+    try {
+      if (created.length > 0) writeCreated(plan.dataDir, record);
+    } catch {
+      // best effort: a record of files that are not there deletes nothing
+    }
     if (err instanceof HarnessConfigError) throw err;
     throw new HarnessConfigError(current, `cannot write it: ${errorText(err)}`);
   }
-  return results;
+  if (!plan.uninstall) return { files: results, removedDirs: [], notes: [] };
+  // The files are no longer Signet's to judge; the directories it created go once empty.
+  const outcome = new Map(plan.oldDirs.map((dir) => [dir, removeIfEmpty(dir)]));
+  const removedDirs = plan.oldDirs.filter((dir) => outcome.get(dir) === "removed");
+  const notes: string[] = [];
+  try {
+    const done = new Set(plan.files.map((f) => f.path));
+    const kept = (dir: string) => (outcome.get(dir) ?? "kept") === "kept";
+    writeCreated(plan.dataDir, { files: record.files.filter((p) => !done.has(p) && existsSync(p)), dirs: record.dirs.filter(kept) });
+  } catch (err) {
+    notes.push(`the entries are out, but the record of what setup created could not be updated: ${errorText(err)}`);
+  }
+  return { files: results, removedDirs, notes };
 }

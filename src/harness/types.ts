@@ -1,4 +1,5 @@
 // What every harness module provides, and what the plan step gives it.
+import { basename } from "node:path";
 
 export const HARNESS_NAMES = ["claude-code", "codex", "opencode"] as const;
 export type HarnessName = (typeof HARNESS_NAMES)[number];
@@ -8,21 +9,44 @@ export const DEFAULT_DAEMON_URL = "http://127.0.0.1:3850";
 export const MCP_COMMAND = "signet-mcp";
 export const SERVER_NAME = "signet";
 
+/** A command that starts signet-mcp, by whatever path (`signet-mcp`, `/home/me/.local/bin/signet-mcp`). */
+export function isMcpCommand(command: string): boolean {
+  return basename(command).replace(/\.exe$/i, "") === MCP_COMMAND;
+}
+
+/** What `signet setup` writes into a harness's entry. */
+export interface EntryValues {
+  /** Absolute path of the signet-mcp the harness starts. */
+  command: string;
+  /** Validated origin signet-mcp should reach the daemon at. */
+  daemonUrl: string;
+  /** A token is configured (auth.token / SIGNET_TOKEN); it is never written, only referred to. */
+  tokenSet: boolean;
+}
+
 export interface HarnessContext {
   /** The home directory configs are found under (process.env.HOME). */
   home: string;
   /** The environment, for the harnesses' own location overrides (CODEX_HOME, XDG_CONFIG_HOME, ...). */
   env: Record<string, string | undefined>;
-  /** Validated origin signet-mcp should reach the daemon at. */
-  daemonUrl: string;
-  /** A token is configured (auth.token / SIGNET_TOKEN); it is never written, only referred to. */
-  tokenSet: boolean;
-  uninstall: boolean;
+  /**
+   * The data directory (absolute): written into the entry as SIGNET_PATH, so the agent uses the
+   * store the user set up; its .daemon/ keeps the record of the files setup created (created.ts).
+   */
+  dataDir: string;
+  /** The entry to write; undefined for --uninstall, which takes Signet's entries out. */
+  install?: EntryValues;
 }
 
-/** One config file a harness registration touches, and how to compute its new text. */
+/** One config file a registration touches, and how to compute its new text. */
 export interface HarnessFile {
   path: string;
+  /** Where Signet's entry is in it, as a dotted key (`mcpServers.signet`). */
+  entry: string;
+  /** The edit only takes Signet's entry out (--uninstall, or a file the harness no longer reads it from). */
+  removes: boolean;
+  /** Why this file is edited, when the command alone does not say it. */
+  reason?: string;
   /** The new text given the current one (null: the file does not exist / should not). */
   edit(before: string | null): string | null;
 }
@@ -32,4 +56,10 @@ export interface Harness {
   label: string;
   files(ctx: HarnessContext): HarnessFile[];
   notes(ctx: HarnessContext): string[];
+}
+
+/** The note of a harness that cannot be given the token by name. */
+export function tokenNote(ctx: HarnessContext, label: string): string[] {
+  if (!ctx.install?.tokenSet) return [];
+  return [`a token is configured but was not written to ${label}'s config: start ${label} with SIGNET_TOKEN in its environment`];
 }

@@ -3,32 +3,42 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SignetClient } from "../client/client";
-import { isLoopbackHost } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
-import type { Config } from "../config/schema";
-import { createLogger, type Logger } from "../logger";
+import { autostarter } from "../control/autostart";
+import { createLogger } from "../logger";
 import { InvocationReporter } from "./invocation-reporter";
 import { MCP_PROVENANCE, createMcpServer } from "./server";
 
-/** With a local daemon URL and `daemon.autostart` on, a daemon that is not running is started. */
-function autostarter(config: Config, log: Logger): (() => Promise<boolean>) | undefined {
-  const url = new URL(config.daemon.url);
-  if (!config.daemon.autostart || !isLoopbackHost(url.hostname)) return undefined;
-  return async () => {
-    const { startBackground, DaemonControlError } = await import("../control/daemon-process");
-    try {
-      const info = await startBackground(config, { port: url.port || undefined }, log);
-      log.info(`started the daemon at ${info.url} (pid ${info.pid})`);
-      return true;
-    } catch (err) {
-      // Another client may have started it a moment ago: then the retry simply works.
-      log.warn(`could not start the daemon: ${(err as Error).message}`);
-      return err instanceof DaemonControlError && /already running/.test((err as Error).message);
-    }
-  };
+const USAGE = `signet-mcp: Signet's MCP server over stdio.
+
+An MCP client (Claude Code, Codex, OpenCode, ...) starts it and speaks JSON-RPC
+on its stdin and stdout. Typed at a terminal, it prints this and exits.
+
+  signet setup --harness <name>   register it with claude-code, codex, opencode
+  signet doctor                   check the daemon, the harnesses, PATH
+  signet mcp serve                the same server, under the name signet
+
+Environment: SIGNET_PATH (the data directory), SIGNET_DAEMON_URL,
+SIGNET_AGENT_ID, SIGNET_SESSION_KEY, SIGNET_AUTOSTART (start a missing local
+daemon; default on).
+
+Options: --help, --version
+`;
+
+/**
+ * Asked for --help, or typed at a terminal (stdin is one), signet-mcp explains itself instead of
+ * waiting for JSON-RPC no one will send; with stdin a pipe it is the server. True when it explained.
+ */
+function explainedInstead(args: readonly string[]): boolean {
+  const help = args.includes("--help") || args.includes("-h");
+  if (!help && !process.stdin.isTTY) return false;
+  // Help asked for is the output; unasked, stdout stays the protocol's.
+  (help ? process.stdout : process.stderr).write(USAGE);
+  return true;
 }
 
 export async function runStdioServer(): Promise<number> {
+  if (explainedInstead(process.argv.slice(2))) return 0;
   const log = createLogger("signet-mcp");
   let config;
   try {
@@ -37,13 +47,25 @@ export async function runStdioServer(): Promise<number> {
     log.error((err as Error).message);
     return 2;
   }
+  const start = autostarter(config, log);
+  // A refusal goes to stderr too: the harness's MCP log is where a person looks for it.
+  const autostart =
+    start &&
+    (async () => {
+      try {
+        return await start();
+      } catch (err) {
+        log.warn((err as Error).message);
+        throw err;
+      }
+    });
   const client = new SignetClient({
     baseUrl: config.daemon.url,
     agentId: config.agent.id,
     token: config.auth.token,
     ...MCP_PROVENANCE,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
-    autostart: autostarter(config, log),
+    autostart,
     dataDir: config.dataDir,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;

@@ -1,12 +1,16 @@
 // `signet setup --harness ...` (and its alias `signet install`) run as the compiled binary with a
-// temporary HOME: what lands in each harness's config, and what must not.
+// temporary HOME and SIGNET_PATH: what lands in each harness's config, what must not, and what
+// --uninstall takes away.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { json, run, sandbox } from "../helpers/binary";
+import { BIN, json, run, sandbox, type RunResult } from "../helpers/binary";
 
-const DOC_CLAUDE = { type: "stdio", command: "signet-mcp", args: [] };
-const DOC_OPENCODE = { type: "local", command: ["signet-mcp"], enabled: true };
+/** What setup writes: the signet-mcp beside the binary that ran it, by its absolute path. */
+const MCP_BIN = join(dirname(BIN), "signet-mcp");
+const claudeEntry = (dataDir: string) => ({ type: "stdio", command: MCP_BIN, args: [], env: { SIGNET_PATH: dataDir } });
+const opencodeEntry = (dataDir: string) => ({ type: "local", command: [MCP_BIN], enabled: true, environment: { SIGNET_PATH: dataDir } });
 
 /** A sandbox whose daemon URL is the default one (the sandbox's own SIGNET_PORT would change it). */
 async function home(extra: Record<string, string> = {}) {
@@ -19,7 +23,7 @@ async function home(extra: Record<string, string> = {}) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   };
-  return { home: s.home, cli, path, write };
+  return { home: s.home, dataDir: s.dataDir, cli, path, write };
 }
 
 function files(dir: string): string[] {
@@ -31,41 +35,50 @@ function files(dir: string): string[] {
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+const actions = (r: RunResult) => json(r).files.map((f: { action: string }) => f.action);
 
 describe("signet setup: fresh installs", () => {
-  test("claude-code writes the document's entry to settings.json and .claude.json", async () => {
+  test("claude-code writes the entry `claude mcp add-json --scope user` writes, to .claude.json only", async () => {
     const h = await home();
     const r = await h.cli(["setup", "--harness", "claude-code"]);
     expect(r.code).toBe(0);
     expect(json(r)).toMatchObject({
       harness: "claude-code",
-      files: [
-        { path: h.path(".claude", "settings.json"), action: "created" },
-        { path: h.path(".claude.json"), action: "created" },
-      ],
+      command: MCP_BIN,
+      dataDir: h.dataDir,
+      files: [{ path: h.path(".claude.json"), action: "created", entry: "mcpServers.signet" }],
     });
-    expect(readJson(h.path(".claude", "settings.json"))).toEqual({ mcpServers: { signet: DOC_CLAUDE } });
-    expect(readJson(h.path(".claude.json"))).toEqual({ mcpServers: { signet: DOC_CLAUDE } });
-    expect(readFileSync(h.path(".claude.json"), "utf8")).toBe(`${JSON.stringify({ mcpServers: { signet: DOC_CLAUDE } }, null, 2)}\n`);
-    expect(files(h.home)).toHaveLength(2);
+    expect(readFileSync(h.path(".claude.json"), "utf8")).toBe(`${JSON.stringify({ mcpServers: { signet: claudeEntry(h.dataDir) } }, null, 2)}\n`);
+    expect(files(h.home)).toEqual([h.path(".claude.json")]);
   });
 
-  test("codex writes [mcp_servers.signet] with the daemon URL in its env table", async () => {
+  test("codex writes [mcp_servers.signet] with SIGNET_PATH and the daemon URL in its env table", async () => {
     const h = await home();
     const r = await h.cli(["setup", "--harness", "codex"]);
     expect(r.code).toBe(0);
-    expect(json(r).files).toEqual([{ path: h.path(".codex", "config.toml"), action: "created" }]);
+    expect(json(r).files).toEqual([{ path: h.path(".codex", "config.toml"), action: "created", entry: "mcp_servers.signet" }]);
     expect(readFileSync(h.path(".codex", "config.toml"), "utf8")).toBe(
-      '[mcp_servers.signet]\ncommand = "signet-mcp"\n\n[mcp_servers.signet.env]\nSIGNET_DAEMON_URL = "http://127.0.0.1:3850"\n',
+      `[mcp_servers.signet]\ncommand = "${MCP_BIN}"\n\n[mcp_servers.signet.env]\nSIGNET_PATH = "${h.dataDir}"\nSIGNET_DAEMON_URL = "http://127.0.0.1:3850"\n`,
     );
   });
 
-  test("opencode writes the document's mcp.signet entry; `install` is the same command", async () => {
+  test("opencode writes mcp.signet; `install` is the same command", async () => {
     const h = await home();
     const r = await h.cli(["install", "--harness", "opencode"]);
     expect(r.code).toBe(0);
     expect(json(r)).toMatchObject({ harness: "opencode", files: [{ path: h.path(".config", "opencode", "opencode.json"), action: "created" }] });
-    expect(readJson(h.path(".config", "opencode", "opencode.json"))).toEqual({ mcp: { signet: DOC_OPENCODE } });
+    expect(readJson(h.path(".config", "opencode", "opencode.json"))).toEqual({ mcp: { signet: opencodeEntry(h.dataDir) } });
+  });
+
+  test("the data directory is written absolute, and the note says the CLI needs the same SIGNET_PATH", async () => {
+    const h = await home();
+    mkdirSync(h.home, { recursive: true });
+    const r = await run(["setup", "--harness", "opencode", "--pretty"], { env: { PATH: "/usr/bin:/bin", HOME: h.home, SIGNET_PATH: "my-store", NO_COLOR: "1" }, cwd: h.home });
+    expect(r.code).toBe(0);
+    const dataDir = join(h.home, "my-store");
+    expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet.environment).toEqual({ SIGNET_PATH: dataDir });
+    expect(r.stdout).toContain(`registered ${MCP_BIN} with OpenCode (SIGNET_PATH ${dataDir})`);
+    expect(r.stdout).toContain(`note: the entry gives signet-mcp SIGNET_PATH=${dataDir}, from this shell`);
   });
 });
 
@@ -79,14 +92,11 @@ describe("signet setup: existing configs", () => {
     const first = await h.cli(["setup", "--harness", "claude-code"]);
     expect(first.code).toBe(0);
     const out = json(first);
-    expect(out.files.map((f: { action: string }) => f.action)).toEqual(["updated", "updated"]);
-    expect(out.files[0].backup).toMatch(/settings\.json\.signet-backup-\d{8}T\d{6}Z$/);
-    expect(readFileSync(out.files[0].backup, "utf8")).toBe(JSON.stringify(settings));
-    expect(readJson(h.path(".claude", "settings.json"))).toEqual({
-      permissions: settings.permissions,
-      mcpServers: { other: settings.mcpServers.other, signet: DOC_CLAUDE },
-    });
-    expect(readJson(h.path(".claude.json"))).toEqual({ ...state, mcpServers: { signet: DOC_CLAUDE } });
+    expect(actions(first)).toEqual(["updated", "unchanged"]);
+    expect(out.files[0].backup).toMatch(/\.claude\.json\.signet-backup-\d{8}T\d{6}Z$/);
+    expect(readFileSync(out.files[0].backup, "utf8")).toBe(JSON.stringify(state, null, 2));
+    expect(readJson(h.path(".claude.json"))).toEqual({ ...state, mcpServers: { signet: claudeEntry(h.dataDir) } });
+    expect(readFileSync(h.path(".claude", "settings.json"), "utf8")).toBe(JSON.stringify(settings));
     const written = files(h.home).map((f) => [f, readFileSync(f, "utf8")]);
 
     const second = await h.cli(["setup", "--harness", "claude-code"]);
@@ -96,7 +106,23 @@ describe("signet setup: existing configs", () => {
     expect(files(h.home).map((f) => [f, readFileSync(f, "utf8")])).toEqual(written);
     const pretty = await h.cli(["setup", "--harness", "claude-code", "--pretty"]);
     expect(pretty.stdout).toContain("already registered with Claude Code: nothing changed");
-    expect(files(h.home).filter((f) => f.includes("signet-backup"))).toHaveLength(2);
+    expect(files(h.home).filter((f) => f.includes("signet-backup"))).toHaveLength(1);
+  });
+
+  test("claude-code: the entry an earlier setup wrote to settings.json is taken out, and setup says so", async () => {
+    const h = await home();
+    const settings = h.path(".claude", "settings.json");
+    const old = { type: "stdio", command: "signet-mcp", args: [] };
+    h.write(settings, JSON.stringify({ theme: "dark", mcpServers: { signet: old } }));
+    h.write(h.path(".claude.json"), JSON.stringify({ mcpServers: { signet: old } }));
+    const r = await h.cli(["setup", "--harness", "claude-code", "--pretty"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`  updated   mcpServers.signet in ${h.path(".claude.json")}`);
+    expect(r.stdout).toContain(
+      `  removed   mcpServers.signet from ${settings} (an earlier signet setup wrote it here, but Claude Code reads MCP servers from ${h.path(".claude.json")})`,
+    );
+    expect(readJson(settings)).toEqual({ theme: "dark" });
+    expect(readJson(h.path(".claude.json"))).toEqual({ mcpServers: { signet: claudeEntry(h.dataDir) } });
   });
 
   test("codex keeps comments and other tables byte for byte", async () => {
@@ -131,11 +157,11 @@ describe("signet setup: existing configs", () => {
       args: ["-y", "@modelcontextprotocol/server-github"],
       env: { GITHUB_PERSONAL_ACCESS_TOKEN: "keep-me" },
     });
-    expect(data.mcp_servers.signet).toEqual({ command: "signet-mcp", env: { SIGNET_DAEMON_URL: "http://127.0.0.1:3850" } });
+    expect(data.mcp_servers.signet).toEqual({ command: MCP_BIN, env: { SIGNET_PATH: h.dataDir, SIGNET_DAEMON_URL: "http://127.0.0.1:3850" } });
     expect(data.profiles).toEqual({ fast: { model: "o4-mini" } });
 
     const again = await h.cli(["setup", "--harness", "codex"]);
-    expect(json(again).files).toEqual([{ path: file, action: "unchanged" }]);
+    expect(json(again).files).toEqual([{ path: file, action: "unchanged", entry: "mcp_servers.signet" }]);
     expect(readFileSync(file, "utf8")).toBe(after);
 
     const removed = await h.cli(["setup", "--harness", "codex", "--uninstall"]);
@@ -150,7 +176,7 @@ describe("signet setup: existing configs", () => {
     const existing = { $schema: "https://opencode.ai/config.json", theme: "tokyonight", mcp: { other: { type: "remote", url: "https://x" } } };
     h.write(file, JSON.stringify(existing));
     expect((await h.cli(["setup", "--harness", "opencode"])).code).toBe(0);
-    expect(readJson(file)).toEqual({ ...existing, mcp: { other: existing.mcp.other, signet: DOC_OPENCODE } });
+    expect(readJson(file)).toEqual({ ...existing, mcp: { other: existing.mcp.other, signet: opencodeEntry(h.dataDir) } });
   });
 });
 
@@ -176,14 +202,17 @@ describe("signet setup: JSONC configs", () => {
     h.write(file, OPENCODE_JSONC);
 
     const dry = json(await h.cli(["setup", "--harness", "opencode", "--dry-run"]));
-    expect(dry.files).toEqual([{ path: file, action: "updated", diff: expect.any(String) }]);
+    expect(dry.files).toEqual([{ path: file, action: "updated", entry: "mcp.signet", diff: expect.any(String) }]);
     expect(dry.files[0].diff.split("\n").filter((l: string) => /^[-+][^-+]/.test(l))).toEqual([
       '+    "signet": {',
       '+      "type": "local",',
       '+      "command": [',
-      '+        "signet-mcp"',
+      `+        "${MCP_BIN}"`,
       "+      ],",
-      '+      "enabled": true',
+      '+      "enabled": true,',
+      '+      "environment": {',
+      `+        "SIGNET_PATH": "${h.dataDir}"`,
+      "+      }",
       "+    },",
     ]);
     expect(readFileSync(file, "utf8")).toBe(OPENCODE_JSONC);
@@ -198,10 +227,10 @@ describe("signet setup: JSONC configs", () => {
     expect(Bun.JSONC.parse(after)).toEqual({
       $schema: "https://opencode.ai/config.json",
       theme: "tokyonight",
-      mcp: { other: { type: "remote", url: "https://x" }, signet: DOC_OPENCODE },
+      mcp: { other: { type: "remote", url: "https://x" }, signet: opencodeEntry(h.dataDir) },
     });
 
-    expect(json(await h.cli(["setup", "--harness", "opencode"])).files).toEqual([{ path: file, action: "unchanged" }]);
+    expect(json(await h.cli(["setup", "--harness", "opencode"])).files).toEqual([{ path: file, action: "unchanged", entry: "mcp.signet" }]);
     expect(readFileSync(file, "utf8")).toBe(after);
 
     const removed = await h.cli(["setup", "--harness", "opencode", "--uninstall"]);
@@ -216,7 +245,7 @@ describe("signet setup: JSONC configs", () => {
     h.write(file, OPENCODE_JSONC);
     expect((await h.cli(["setup", "--harness", "opencode"])).code).toBe(0);
     expect(readFileSync(file, "utf8")).toContain("// keep the theme dark");
-    expect((Bun.JSONC.parse(readFileSync(file, "utf8")) as any).mcp.signet).toEqual(DOC_OPENCODE);
+    expect((Bun.JSONC.parse(readFileSync(file, "utf8")) as any).mcp.signet).toEqual(opencodeEntry(h.dataDir));
     expect((await h.cli(["setup", "--harness", "opencode", "--uninstall"])).code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(OPENCODE_JSONC);
   });
@@ -231,7 +260,7 @@ describe("signet setup: JSONC configs", () => {
     const after = readFileSync(state, "utf8");
     expect(after).toStartWith('{\n  // Claude Code state, annotated\n  "numStartups": 12,\n  "userID": "abc",\n  "mcpServers": {');
     expect(after).toEndWith("  } /* mine */\n}\n");
-    expect(Bun.JSONC.parse(after)).toEqual({ numStartups: 12, userID: "abc", mcpServers: { signet: DOC_CLAUDE } });
+    expect(Bun.JSONC.parse(after)).toEqual({ numStartups: 12, userID: "abc", mcpServers: { signet: claudeEntry(h.dataDir) } });
     expect((await h.cli(["setup", "--harness", "claude-code", "--uninstall"])).code).toBe(0);
     expect(readFileSync(state, "utf8")).toBe(original);
   });
@@ -252,49 +281,81 @@ describe("signet setup: JSONC configs", () => {
 describe("signet setup --dry-run", () => {
   test("shows the diff and writes nothing", async () => {
     const h = await home();
-    const settings = h.path(".claude", "settings.json");
-    h.write(settings, '{"theme": "dark"}\n');
+    const state = h.path(".claude.json");
+    h.write(state, '{"theme": "dark"}\n');
     const r = await h.cli(["setup", "--harness", "claude-code", "--dry-run"]);
     expect(r.code).toBe(0);
     const out = json(r);
     expect(out.dryRun).toBe(true);
-    expect(out.files.map((f: { action: string }) => f.action)).toEqual(["updated", "created"]);
-    expect(out.files[0].diff).toContain(`--- ${settings}`);
+    expect(out.files.map((f: { action: string }) => f.action)).toEqual(["updated"]);
+    expect(out.files[0].diff).toContain(`--- ${state}`);
     expect(out.files[0].diff).toContain('-{"theme": "dark"}');
-    expect(out.files[0].diff).toContain('+      "command": "signet-mcp",');
-    expect(out.files[1].diff).toContain("--- /dev/null");
-    expect(readFileSync(settings, "utf8")).toBe('{"theme": "dark"}\n');
-    expect(files(h.home)).toEqual([settings]);
+    expect(out.files[0].diff).toContain(`+      "command": "${MCP_BIN}",`);
+    expect(readFileSync(state, "utf8")).toBe('{"theme": "dark"}\n');
+    expect(files(h.home)).toEqual([state]);
 
     const pretty = await h.cli(["setup", "--harness", "codex", "--dry-run", "--pretty"]);
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain(`+++ ${h.path(".codex", "config.toml")}`);
-    expect(pretty.stdout).toContain('+[mcp_servers.signet]');
+    expect(pretty.stdout).toContain("+[mcp_servers.signet]");
     expect(pretty.stdout).toContain("dry run: nothing was written");
-    expect(files(h.home)).toEqual([settings]);
+    expect(files(h.home)).toEqual([state]);
+    expect(existsSync(h.dataDir)).toBe(false);
   });
 });
 
 describe("signet setup --uninstall", () => {
-  test("removes only the signet entries", async () => {
+  test("removes only the signet entries from files that were there before", async () => {
     const h = await home();
-    const settings = h.path(".claude", "settings.json");
+    const state = h.path(".claude.json");
     const opencodeFile = h.path(".config", "opencode", "opencode.json");
-    h.write(settings, JSON.stringify({ theme: "dark", mcpServers: { other: { command: "o" } } }));
+    h.write(state, JSON.stringify({ theme: "dark", mcpServers: { other: { command: "o" } } }));
     h.write(opencodeFile, JSON.stringify({ theme: "x", mcp: { other: { type: "local", command: ["o"] } } }));
     await h.cli(["setup", "--harness", "claude-code"]);
     await h.cli(["setup", "--harness", "opencode"]);
 
     const r = await h.cli(["setup", "--harness", "claude-code", "--uninstall"]);
     expect(r.code).toBe(0);
-    expect(json(r).files.map((f: { action: string }) => f.action)).toEqual(["removed", "removed"]);
-    expect(readJson(settings)).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
-    expect(readJson(h.path(".claude.json")).mcpServers?.signet).toBeUndefined();
+    expect(actions(r)).toEqual(["removed"]);
+    expect(readJson(state)).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
     expect((await h.cli(["install", "--harness", "opencode", "--uninstall"])).code).toBe(0);
     expect(readJson(opencodeFile)).toEqual({ theme: "x", mcp: { other: { type: "local", command: ["o"] } } });
 
     const again = await h.cli(["setup", "--harness", "claude-code", "--uninstall"]);
-    expect(json(again)).toMatchObject({ changed: false, files: [{ action: "unchanged" }, { action: "unchanged" }] });
+    expect(json(again)).toMatchObject({ changed: false, files: [{ action: "unchanged" }] });
+  });
+
+  test("deletes the files and directories setup created, naming each, and leaves the home as it was", async () => {
+    const h = await home();
+    mkdirSync(h.home, { recursive: true });
+    for (const harness of ["claude-code", "codex", "opencode"]) expect((await h.cli(["setup", "--harness", harness])).code).toBe(0);
+    expect(files(h.home).length).toBe(3);
+    expect(readJson(join(h.dataDir, ".daemon", "setup-created.json")).files).toHaveLength(3);
+
+    const codex = await h.cli(["setup", "--harness", "codex", "--uninstall", "--pretty"]);
+    expect(codex.code).toBe(0);
+    expect(codex.stdout.trimEnd().split("\n")).toEqual([
+      "removed signet from Codex",
+      `  deleted   ${h.path(".codex", "config.toml")}: setup created it, and mcp_servers.signet was all it held`,
+      `  deleted   ${h.path(".codex")}/: setup created it, and it is empty now`,
+    ]);
+    const opencode = json(await h.cli(["setup", "--harness", "opencode", "--uninstall"]));
+    expect(opencode.files).toEqual([{ path: h.path(".config", "opencode", "opencode.json"), action: "deleted", entry: "mcp.signet" }]);
+    expect(opencode.removedDirs).toEqual([h.path(".config", "opencode"), h.path(".config")]);
+    const claude = json(await h.cli(["setup", "--harness", "claude-code", "--uninstall"]));
+    expect(claude.files.map((f: { action: string }) => f.action)).toEqual(["deleted"]);
+    expect(readdirSync(h.home)).toEqual([]);
+    expect(existsSync(join(h.dataDir, ".daemon", "setup-created.json"))).toBe(false);
+  });
+
+  test("a file setup created but the harness has written to since is kept", async () => {
+    const h = await home();
+    expect((await h.cli(["setup", "--harness", "codex"])).code).toBe(0);
+    const file = h.path(".codex", "config.toml");
+    writeFileSync(file, `${readFileSync(file, "utf8")}\n[projects."/src"]\ntrust_level = "trusted"\n`);
+    const r = await h.cli(["setup", "--harness", "codex", "--uninstall"]);
+    expect(json(r)).toMatchObject({ files: [{ action: "removed" }], removedDirs: [] });
+    expect(Bun.TOML.parse(readFileSync(file, "utf8"))).toEqual({ projects: { "/src": { trust_level: "trusted" } } } as never);
   });
 });
 
@@ -330,20 +391,39 @@ describe("signet setup: errors", () => {
     }
     expect(files(h.home)).toEqual([]);
   });
+
+  test("without a signet-mcp beside the binary or on PATH, setup refuses and says how to install one", async () => {
+    const h = await home();
+    // A copy of the binary alone in its directory (a hard link: the same file, another directory).
+    const lone = join(mkdtempSync(join(tmpdir(), "signet-lone-")), "signet");
+    linkSync(BIN, lone);
+    const env = { PATH: "/usr/bin:/bin", HOME: h.home, SIGNET_PATH: h.dataDir, NO_COLOR: "1" };
+    const refused = await run(["setup", "--harness", "codex"], { env, bin: lone });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`there is no signet-mcp beside ${lone} or on PATH for Codex to start`);
+    expect(refused.stderr).toContain("signet self-install");
+    expect(files(h.home)).toEqual([]);
+
+    // One on PATH is used by its absolute path (the link itself: its name makes it the MCP server).
+    const bin = join(dirname(lone), "bin");
+    mkdirSync(bin);
+    symlinkSync(lone, join(bin, "signet-mcp"));
+    const found = await run(["setup", "--harness", "codex"], { env: { ...env, PATH: `${bin}:/usr/bin:/bin` }, bin: lone });
+    expect(found.code).toBe(0);
+    expect(json(found).command).toBe(join(bin, "signet-mcp"));
+    // --uninstall needs no signet-mcp.
+    expect((await run(["setup", "--harness", "codex", "--uninstall"], { env, bin: lone })).code).toBe(0);
+  });
 });
 
 describe("signet setup: daemon URL and token", () => {
-  test("a non-default SIGNET_DAEMON_URL is written to each harness's env", async () => {
+  test("a non-default SIGNET_DAEMON_URL is written to each harness's env beside SIGNET_PATH", async () => {
     const h = await home({ SIGNET_DAEMON_URL: "http://10.0.0.5:3850" });
     for (const harness of ["claude-code", "codex", "opencode"]) expect((await h.cli(["setup", "--harness", harness])).code).toBe(0);
-    const url = { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" };
-    expect(readJson(h.path(".claude", "settings.json")).mcpServers.signet).toEqual({ ...DOC_CLAUDE, env: url });
-    expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual({ ...DOC_CLAUDE, env: url });
-    expect((Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any).mcp_servers.signet).toEqual({
-      command: "signet-mcp",
-      env: url,
-    });
-    expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet).toEqual({ ...DOC_OPENCODE, environment: url });
+    const env = { SIGNET_PATH: h.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" };
+    expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual({ ...claudeEntry(h.dataDir), env });
+    expect((Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any).mcp_servers.signet).toEqual({ command: MCP_BIN, env });
+    expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet).toEqual({ ...opencodeEntry(h.dataDir), environment: env });
   });
 
   test("SIGNET_TOKEN is never written; Codex forwards it by name, the others are told", async () => {
@@ -355,7 +435,7 @@ describe("signet setup: daemon URL and token", () => {
       expect(r.code).toBe(0);
       notes.push(...json(r).notes);
     }
-    const written = files(h.home);
+    const written = [...files(h.home), ...files(h.dataDir)];
     expect(written.length).toBe(4);
     for (const f of written) expect(readFileSync(f, "utf8")).not.toContain(token);
     const codex = Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any;

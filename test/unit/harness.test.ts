@@ -1,11 +1,13 @@
 // The harness registration logic: the TOML reader/writer/editor, JSON entry merging, diffs, and
 // plan/apply against a temporary home directory.
 import { describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../../src/harness/diff";
 import { editJsonEntry, mergeEntry, readJsonObject, type Json } from "../../src/harness/json-edit";
+import { isEmptyConfig } from "../../src/harness/created";
+import { findMcpCommand } from "../../src/harness/mcp-command";
 import { HarnessConfigError, applyPlan, planSetup } from "../../src/harness/plan";
 import {
   TomlError,
@@ -345,33 +347,75 @@ describe("unifiedDiff", () => {
   });
 });
 
-describe("plan and apply", () => {
-  function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
-    const home = mkdtempSync(join(tmpdir(), "signet-harness-"));
-    return { home, env: { PATH: "" }, daemonUrl: "http://127.0.0.1:3850", tokenSet: false, uninstall: false, ...overrides };
-  }
+const MCP = "/opt/signet/bin/signet-mcp";
 
-  test("claude-code: both files, one backup per changed existing file, then nothing", () => {
+function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
+  const root = mkdtempSync(join(tmpdir(), "signet-harness-"));
+  const home = join(root, "home");
+  mkdirSync(home);
+  return {
+    home,
+    env: { PATH: "" },
+    dataDir: join(root, "agents"),
+    install: { command: MCP, daemonUrl: "http://127.0.0.1:3850", tokenSet: false },
+    ...overrides,
+  };
+}
+const uninstall = (ctx: HarnessContext): HarnessContext => ({ ...ctx, install: undefined });
+const files = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+
+describe("plan and apply", () => {
+  const CLAUDE = (dataDir: string) => ({ type: "stdio", command: MCP, args: [], env: { SIGNET_PATH: dataDir } });
+  const OPENCODE = (dataDir: string) => ({ type: "local", command: [MCP], enabled: true, environment: { SIGNET_PATH: dataDir } });
+
+  test("claude-code: the entry goes to .claude.json only, with the absolute signet-mcp and SIGNET_PATH; one backup, then nothing", () => {
     const ctx = context();
     writeFileSync(join(ctx.home, ".claude.json"), JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
     const plan = planSetup("claude-code", ctx);
-    expect(plan.files.map((f) => f.action)).toEqual(["created", "updated"]);
+    // settings.json is not there, and stays away.
+    expect(plan.files.map((f) => [f.path, f.action])).toEqual([[join(ctx.home, ".claude.json"), "updated"]]);
     const applied = applyPlan(plan, new Date("2026-01-02T03:04:05Z"));
-    expect(applied[1]!.backup).toBe(join(ctx.home, ".claude.json.signet-backup-20260102T030405Z"));
-    expect(applied[0]!.backup).toBeUndefined();
-    expect(readFileSync(applied[1]!.backup!, "utf8")).toBe(JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
+    expect(applied.files[0]!.backup).toBe(join(ctx.home, ".claude.json.signet-backup-20260102T030405Z"));
+    expect(readFileSync(applied.files[0]!.backup!, "utf8")).toBe(JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
+    expect(readJsonObject(readFileSync(join(ctx.home, ".claude.json"), "utf8"))).toEqual({
+      numStartups: 3,
+      mcpServers: { other: { command: "o" }, signet: CLAUDE(ctx.dataDir) },
+    });
+    expect(existsSync(join(ctx.home, ".claude"))).toBe(false);
     const again = planSetup("claude-code", ctx);
-    expect(again.files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
+    expect(again.files.map((f) => f.action)).toEqual(["unchanged"]);
     applyPlan(again);
     expect(readdirSync(ctx.home).filter((n) => n.includes("signet-backup"))).toHaveLength(1);
   });
 
-  test("an invalid second file stops the plan before anything is written", () => {
+  test("claude-code: the entry an earlier setup wrote to settings.json is taken out, saying why; anything else there stays", () => {
+    const ctx = context();
+    const settings = join(ctx.home, ".claude", "settings.json");
+    mkdirSync(dirname(settings));
+    writeFileSync(settings, JSON.stringify({ theme: "dark", mcpServers: { signet: { type: "stdio", command: "signet-mcp", args: [] }, other: { command: "o" } } }));
+    const plan = planSetup("claude-code", ctx);
+    const migrated = plan.files.find((f) => f.path === settings)!;
+    expect(migrated).toMatchObject({ action: "removed", entry: "mcpServers.signet" });
+    expect(migrated.reason).toContain(join(ctx.home, ".claude.json"));
+    applyPlan(plan);
+    expect(readJsonObject(readFileSync(settings, "utf8"))).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
+    expect(readJsonObject(readFileSync(join(ctx.home, ".claude.json"), "utf8"))).toEqual({ mcpServers: { signet: CLAUDE(ctx.dataDir) } });
+
+    // A server the user named signet that does not start signet-mcp is theirs; a broken file is not ours to fix.
+    const own = JSON.stringify({ mcpServers: { signet: { command: "/usr/bin/my-signet" } } });
+    writeFileSync(settings, own);
+    expect(planSetup("claude-code", ctx).files.find((f) => f.path === settings)!.action).toBe("unchanged");
+    writeFileSync(settings, "{ broken");
+    // .claude.json did not exist before this setup: it goes whole.
+    expect(planSetup("claude-code", uninstall(ctx)).files.map((f) => f.action)).toEqual(["deleted", "unchanged"]);
+  });
+
+  test("an invalid .claude.json stops the plan before anything is written", () => {
     const ctx = context();
     writeFileSync(join(ctx.home, ".claude.json"), "{ broken");
     expect(() => planSetup("claude-code", ctx)).toThrow(HarnessConfigError);
     expect(() => planSetup("claude-code", ctx)).toThrow(join(ctx.home, ".claude.json"));
-    expect(existsSync(join(ctx.home, ".claude", "settings.json"))).toBe(false);
+    expect(existsSync(ctx.dataDir)).toBe(false);
   });
 
   test("a symlinked config is edited at its target and stays a link", () => {
@@ -384,14 +428,11 @@ describe("plan and apply", () => {
     symlinkSync(real, link);
     applyPlan(planSetup("opencode", ctx));
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
-    expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({
-      theme: "x",
-      mcp: { signet: { type: "local", command: ["signet-mcp"], enabled: true } },
-    });
+    expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({ theme: "x", mcp: { signet: OPENCODE(ctx.dataDir) } });
   });
 
   test("opencode: opencode.jsonc when it exists; with both, an entry in opencode.json is kept in step, never added", () => {
-    const ctx = context({ daemonUrl: "http://10.0.0.5:3850" });
+    const ctx = context({ install: { command: MCP, daemonUrl: "http://10.0.0.5:3850", tokenSet: false } });
     const dir = join(ctx.home, ".config", "opencode");
     const json = join(dir, "opencode.json");
     const jsonc = join(dir, "opencode.jsonc");
@@ -411,11 +452,11 @@ describe("plan and apply", () => {
     // An older entry in opencode.json (written before the .jsonc existed) gets the same values.
     writeFileSync(json, JSON.stringify({ mcp: { signet: { type: "local", command: ["signet-mcp"], timeout: 9000 } } }));
     applyPlan(planSetup("opencode", ctx));
-    const entry = { type: "local", command: ["signet-mcp"], enabled: true, environment: { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } };
+    const entry = { ...OPENCODE(ctx.dataDir), environment: { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } };
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: { signet: { ...entry, timeout: 9000 } } });
     expect(readJsonObject(readFileSync(jsonc, "utf8"), "JSONC")).toEqual({ theme: "x", mcp: { signet: entry } });
 
-    applyPlan(planSetup("opencode", { ...ctx, uninstall: true }));
+    applyPlan(planSetup("opencode", uninstall(ctx)));
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
     expect(readFileSync(jsonc, "utf8")).toBe(jsoncText);
   });
@@ -426,13 +467,14 @@ describe("plan and apply", () => {
     const original = '{\n  // written by hand\n  "numStartups": 3,\n  "mcpServers": {\n    "other": {\n      "command": "o" // keep\n    }\n  }\n}\n';
     writeFileSync(state, original);
     const applied = applyPlan(planSetup("claude-code", ctx));
-    expect(readFileSync(applied[1]!.backup!, "utf8")).toBe(original);
+    expect(readFileSync(applied.files[0]!.backup!, "utf8")).toBe(original);
     const after = readFileSync(state, "utf8");
     expect(after).toContain("// written by hand");
     expect(after).toContain("// keep");
-    expect(readJsonObject(after)).toEqual({ numStartups: 3, mcpServers: { other: { command: "o" }, signet: { type: "stdio", command: "signet-mcp", args: [] } } });
-    expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
-    applyPlan(planSetup("claude-code", { ...ctx, uninstall: true }));
+    expect(readJsonObject(after)).toEqual({ numStartups: 3, mcpServers: { other: { command: "o" }, signet: CLAUDE(ctx.dataDir) } });
+    expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged"]);
+    const removed = applyPlan(planSetup("claude-code", uninstall(ctx)));
+    expect(removed.files.map((f) => [f.action, f.entry])).toEqual([["removed", "mcpServers.signet"]]);
     expect(readFileSync(state, "utf8")).toBe(original);
   });
 
@@ -456,19 +498,27 @@ describe("plan and apply", () => {
   test("the harnesses' own location variables are honoured", () => {
     const ctx = context();
     const env = { PATH: "", CODEX_HOME: join(ctx.home, "cx"), XDG_CONFIG_HOME: join(ctx.home, "xdg"), CLAUDE_CONFIG_DIR: join(ctx.home, "cc") };
+    mkdirSync(join(ctx.home, "cc"));
+    writeFileSync(join(ctx.home, "cc", "settings.json"), "{}\n");
     expect(planSetup("codex", { ...ctx, env }).files[0]!.path).toBe(join(ctx.home, "cx", "config.toml"));
     expect(planSetup("opencode", { ...ctx, env }).files[0]!.path).toBe(join(ctx.home, "xdg", "opencode", "opencode.json"));
     expect(planSetup("claude-code", { ...ctx, env }).files.map((f) => f.path)).toEqual([
-      join(ctx.home, "cc", "settings.json"),
       join(ctx.home, "cc", ".claude.json"),
+      join(ctx.home, "cc", "settings.json"),
     ]);
   });
 
-  test("codex with a token: env_vars names it, the value is nowhere", () => {
-    const ctx = context({ tokenSet: true, daemonUrl: "http://10.0.0.5:3850" });
+  test("codex: the absolute command and SIGNET_PATH in the entry; with a token, env_vars names it and the value is nowhere", () => {
+    const ctx = context({ install: { command: "/path with space/signet-mcp", daemonUrl: "http://10.0.0.5:3850", tokenSet: true } });
     const plan = planSetup("codex", ctx);
     expect(Bun.TOML.parse(plan.files[0]!.after!)).toEqual({
-      mcp_servers: { signet: { command: "signet-mcp", env_vars: ["SIGNET_TOKEN"], env: { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } } },
+      mcp_servers: {
+        signet: {
+          command: "/path with space/signet-mcp",
+          env_vars: ["SIGNET_TOKEN"],
+          env: { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" },
+        },
+      },
     } as never);
     expect(plan.notes.join(" ")).toContain("SIGNET_TOKEN");
   });
@@ -478,5 +528,95 @@ describe("plan and apply", () => {
     mkdirSync(join(ctx.home, ".codex"));
     writeFileSync(join(ctx.home, ".codex", "config.toml"), "[a]\nx = 1\n[a]\ny = 2\n");
     expect(() => planSetup("codex", ctx)).toThrow(/not valid TOML/);
+  });
+});
+
+describe("what setup created, and --uninstall", () => {
+  const record = (ctx: HarnessContext) => JSON.parse(readFileSync(join(ctx.dataDir, ".daemon", "setup-created.json"), "utf8"));
+
+  test("a file and the directories setup created are recorded, and deleted by --uninstall when nothing else is in them", () => {
+    const ctx = context({ env: { PATH: "", CODEX_HOME: "" } });
+    const config = join(ctx.home, ".codex", "config.toml");
+    const dry = planSetup("codex", ctx);
+    expect(dry.newDirs).toEqual([join(ctx.home, ".codex")]);
+    expect(existsSync(ctx.dataDir)).toBe(false);
+    applyPlan(dry);
+    expect(record(ctx)).toEqual({ files: [config], dirs: [join(ctx.home, ".codex")] });
+    expect(statSync(join(ctx.dataDir, ".daemon", "setup-created.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(ctx.dataDir, ".daemon")).mode & 0o777).toBe(0o700);
+
+    const plan = planSetup("codex", uninstall(ctx));
+    expect(plan.files.map((f) => [f.path, f.action, f.after])).toEqual([[config, "deleted", null]]);
+    const applied = applyPlan(plan);
+    expect(applied.files).toEqual([{ path: config, action: "deleted", entry: "mcp_servers.signet" }]);
+    expect(applied.removedDirs).toEqual([join(ctx.home, ".codex")]);
+    expect(files(ctx.home)).toEqual([]);
+    expect(existsSync(join(ctx.dataDir, ".daemon", "setup-created.json"))).toBe(false);
+  });
+
+  test("a created file that someone else wrote to is kept, and so is its directory", () => {
+    const ctx = context();
+    const config = join(ctx.home, ".codex", "config.toml");
+    applyPlan(planSetup("codex", ctx));
+    writeFileSync(config, `model = "o3"\n\n${readFileSync(config, "utf8")}`);
+    const applied = applyPlan(planSetup("codex", uninstall(ctx)));
+    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(applied.removedDirs).toEqual([]);
+    expect(readFileSync(config, "utf8")).toBe('model = "o3"\n');
+    // Uninstalled: the file is no longer Signet's; the directory stays recorded while it is not empty.
+    expect(record(ctx)).toEqual({ files: [], dirs: [join(ctx.home, ".codex")] });
+  });
+
+  test("a file that existed before setup is never deleted, however empty it is left", () => {
+    const ctx = context();
+    const json = join(ctx.home, ".config", "opencode", "opencode.json");
+    mkdirSync(dirname(json), { recursive: true });
+    writeFileSync(json, "{}\n");
+    applyPlan(planSetup("opencode", ctx));
+    expect(existsSync(join(ctx.dataDir, ".daemon", "setup-created.json"))).toBe(false);
+    const applied = applyPlan(planSetup("opencode", uninstall(ctx)));
+    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
+  });
+
+  test("a created file left holding comments is kept; a dry run records nothing", () => {
+    const ctx = context();
+    const json = join(ctx.home, ".config", "opencode", "opencode.json");
+    planSetup("opencode", ctx);
+    expect(existsSync(ctx.dataDir)).toBe(false);
+    applyPlan(planSetup("opencode", ctx));
+    writeFileSync(json, readFileSync(json, "utf8").replace("{", "{\n  // my notes"));
+    const applied = applyPlan(planSetup("opencode", uninstall(ctx)));
+    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(readFileSync(json, "utf8")).toContain("// my notes");
+  });
+
+  test("isEmptyConfig: only an empty object or nothing", () => {
+    for (const empty of ["", "\n", "{}", "{}\n", "\uFEFF{\n}\n", "  {  }  "]) expect(isEmptyConfig(empty)).toBe(true);
+    for (const full of ["{ // note\n}", "# comment\n", "[]", '{"a": 1}', "a = 1\n", "{}{}"]) expect(isEmptyConfig(full)).toBe(false);
+  });
+});
+
+describe("findMcpCommand", () => {
+  const root = mkdtempSync(join(tmpdir(), "signet-mcp-command-"));
+  const exe = (path: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "#!/bin/sh\n", { mode: 0o755 });
+    return path;
+  };
+  const beside = exe(join(root, "dist", "signet-mcp"));
+  const onPath = exe(join(root, "bin", "signet-mcp"));
+  mkdirSync(join(root, "plain"));
+  writeFileSync(join(root, "plain", "signet-mcp"), "#!/bin/sh\n", { mode: 0o644 });
+
+  test("the one beside the running binary first, else the first on PATH, as an absolute path", () => {
+    expect(findMcpCommand({ PATH: join(root, "bin") }, join(root, "dist"))).toBe(beside);
+    expect(findMcpCommand({ PATH: join(root, "bin") }, join(root, "nowhere"))).toBe(onPath);
+    expect(findMcpCommand({ PATH: join(root, "bin") }, undefined)).toBe(onPath);
+  });
+
+  test("a file that is not executable does not count; none at all is undefined", () => {
+    expect(findMcpCommand({ PATH: join(root, "plain") }, join(root, "plain"))).toBeUndefined();
+    expect(findMcpCommand({ PATH: "" }, undefined)).toBeUndefined();
   });
 });
