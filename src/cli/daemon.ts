@@ -1,9 +1,10 @@
 // `signet daemon`: run in the foreground, or start/stop/restart a background daemon and inspect it.
 import { terminalText } from "./terminal-text";
 import { defineCommand } from "citty";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
 import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
+import { isLockHeld, readPidFile } from "../control/lock";
 import { daemonFiles } from "../config/paths";
 import { createLogger } from "../logger";
 import { clientArgs, configFromFlags } from "./context";
@@ -22,6 +23,24 @@ function tailLog(path: string, lines: number): string {
   if (!existsSync(path)) return "";
   const text = readFileSync(path, "utf8");
   return text.split("\n").filter(Boolean).slice(-lines).join("\n");
+}
+
+/**
+ * Where the running daemon's stderr goes when that is not `logPath`: a daemon run in the foreground
+ * (`signet daemon run`) logs there, not to the file. Read from /proc, so on Linux only; undefined
+ * when no daemon runs, it logs to the file, or this cannot be told.
+ */
+function foregroundOutput(dataDir: string, logPath: string): { pid: number; target: string } | undefined {
+  const info = isLockHeld(dataDir) ? readPidFile(dataDir) : null;
+  if (!info) return undefined;
+  let target: string;
+  try {
+    target = readlinkSync(`/proc/${info.pid}/fd/2`);
+  } catch {
+    return undefined;
+  }
+  const log = existsSync(logPath) ? realpathSync(logPath) : logPath;
+  return target === log ? undefined : { pid: info.pid, target };
 }
 
 function renderStatus(s: Status): string {
@@ -44,8 +63,15 @@ const start = defineCommand({
   args: { ...listenArgs, ...outputArgs },
   async run({ args }) {
     const config = configFromFlags(args);
+    const where = { dataDir: config.dataDir, log: daemonFiles(config.dataDir).log };
+    // What was asked for is already so: say where it runs, and succeed.
+    const s = await readStatus(config);
+    if (s.running) {
+      emit({ alreadyRunning: true, pid: s.pid, url: s.url, ...where }, args, (r) => `signet daemon already running at ${r.url ?? "?"} (pid ${r.pid ?? "?"})`);
+      return;
+    }
     const info = await startBackground(config, args, log);
-    emit({ ...info, dataDir: config.dataDir, log: daemonFiles(config.dataDir).log }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
+    emit({ alreadyRunning: false, ...info, ...where }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
   },
 });
 
@@ -90,11 +116,22 @@ const logs = defineCommand({
     lines: { type: "string", description: "How many of the last lines to print first (default 200)" },
   },
   async run({ args }) {
-    const path = daemonFiles(configFromFlags({}).dataDir).log;
+    const { dataDir } = configFromFlags({});
+    const path = daemonFiles(dataDir).log;
     const lines = args.lines === undefined ? 200 : Number(args.lines);
     const head = tailLog(path, Number.isFinite(lines) && lines > 0 ? lines : 200);
     // The log quotes servers' stderr and request paths: shown, never obeyed, by the terminal.
     if (head) process.stdout.write(`${terminalText(head)}\n`);
+    const foreground = foregroundOutput(dataDir, path);
+    if (foreground) {
+      const to = foreground.target.startsWith("/") ? foreground.target : "a pipe or socket";
+      log.info(
+        `the daemon (pid ${foreground.pid}) runs in the foreground (\`signet daemon run\`) and logs to its own stderr (${to}), ` +
+          `not to ${path}${head ? ": the lines above are older" : ""}. Look where it was started, or run it with \`signet daemon start\` to log to this file.`,
+      );
+      return;
+    }
+    if (!head) log.info(`no log yet at ${path}: \`signet daemon start\` writes it (\`signet daemon run\` logs to its stderr instead)`);
     if (!args.follow) return;
     let offset = existsSync(path) ? statSync(path).size : 0;
     for (;;) {

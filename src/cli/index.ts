@@ -8,7 +8,7 @@ import { terminalText } from "./terminal-text";
 
 const memory = () => import("./memory");
 
-const root = defineCommand({
+const root: AnyCommand = defineCommand({
   meta: { name: "signet", version: VERSION, description: "Local-first memory daemon for AI coding agents" },
   subCommands: {
     daemon: () => import("./daemon").then((m) => m.default),
@@ -20,19 +20,27 @@ const root = defineCommand({
     forget: () => memory().then((m) => m.forget),
     recover: () => memory().then((m) => m.recover),
     history: () => memory().then((m) => m.history),
+    export: () => import("./transfer").then((m) => m.exportCommand),
+    import: () => import("./transfer").then((m) => m.importCommand),
+    backup: () => import("./transfer").then((m) => m.backup),
     migrate: () => import("./migrate").then((m) => m.migrate),
     "self-install": () => import("./admin").then((m) => m.selfInstall),
     setup: () => import("./setup").then((m) => m.setup),
     install: () => import("./setup").then((m) => m.install),
     // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.
     mcp: () => import("./mcp").then((m) => m.mcpRoot),
+    doctor: () => import("./doctor").then((m) => m.doctor),
+    // Given the tree it describes (a thunk: `root` is still being defined here).
+    completion: () => import("./completion").then((m) => m.completionCommand(() => root)),
   },
 });
 
-export async function runCli(rawArgs: string[]): Promise<number> {
+export async function runCli(args: string[]): Promise<number> {
+  // `signet help [<command> ...]` is `signet [<command> ...] --help`.
+  const rawArgs = args[0] === "help" ? [...args.slice(1), "--help"] : args;
   try {
     if (rawArgs[0] === "mcp") return await (await import("./mcp")).runMcp(rawArgs.slice(1));
-    return await runTree(root as AnyCommand, rawArgs);
+    return await runTree(root, rawArgs);
   } catch (err) {
     const message = (err as Error)?.message;
     // Messages may quote a server's stderr: colour codes go, any other control is shown, not obeyed.

@@ -1,5 +1,6 @@
 // Output rules for every command: JSON when stdout is not a terminal or with --json; a readable
 // rendering on a terminal or with --pretty, with control characters made visible (terminal-text.ts).
+// And the layout of every command's help, wrapped to the terminal's width.
 import { terminalText } from "./terminal-text";
 
 export interface OutputFlags {
@@ -27,3 +28,86 @@ export const outputArgs = {
   json: { type: "boolean", description: "Print JSON (the default when stdout is not a terminal)" },
   pretty: { type: "boolean", description: "Print a readable rendering (the default on a terminal)" },
 } as const;
+
+// ---- Help ----
+
+/** One line of an options or commands list: the flag or name, and what it does. */
+export interface HelpEntry {
+  label: string;
+  text: string;
+}
+
+/** A command's help, before it is laid out. */
+export interface HelpDoc {
+  /** The first paragraph, e.g. "signet remember: Store a memory ...". */
+  summary: string;
+  usage: string;
+  sections: { heading: string; entries: HelpEntry[] }[];
+  footer?: string;
+}
+
+/** How wide help is laid out: COLUMNS when set (at least 40), else the terminal's width up to 80, else 80. */
+function helpWidth(): number {
+  const columns = Number(process.env.COLUMNS);
+  if (Number.isInteger(columns) && columns > 0) return Math.max(columns, 40);
+  const terminal = process.stdout.isTTY ? process.stdout.columns : 0;
+  return terminal > 0 ? Math.max(Math.min(terminal, 80), 40) : 80;
+}
+
+/** `text` in lines of at most `width` characters, broken between words; a longer word is cut. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (let word of text.split(/\s+/).filter(Boolean)) {
+    while (word.length > width) {
+      if (line) lines.push(line);
+      lines.push(word.slice(0, width));
+      word = word.slice(width);
+      line = "";
+    }
+    if (!line) line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/** `text` wrapped to `width`, its first line after `first` and the others indented as far as it is wide. */
+function hanging(first: string, text: string, width: number): string {
+  const pad = " ".repeat(first.replace(/\x1b\[[0-9;]*m/g, "").length);
+  return wrap(text, width - pad.length)
+    .map((l, i) => `${i === 0 ? first : pad}${l}`.trimEnd())
+    .join("\n");
+}
+
+/** Labels up to this share of the width share one column; a longer one has its text on the next line. */
+const LABEL_SHARE = 0.4;
+
+function entriesText(entries: HelpEntry[], width: number): string {
+  const cap = Math.floor(width * LABEL_SHARE);
+  const column = Math.max(...entries.map((e) => (e.label.length <= cap ? e.label.length : 0)));
+  const indent = `  ${" ".repeat(column)}  `;
+  return entries
+    .map(({ label, text }) => {
+      if (label.length > column) return `  ${label}\n${hanging(indent, text, width)}`;
+      return hanging(`  ${label.padEnd(column)}  `, text, width);
+    })
+    .join("\n");
+}
+
+/** A command's help laid out to fit the width; headings bold on a terminal that takes colour. */
+export function renderHelp(doc: HelpDoc): string {
+  const width = helpWidth();
+  const color = process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+  const heading = (h: string) => (color ? `\x1b[1m${h}\x1b[22m` : h);
+  const blocks = [wrap(doc.summary, width).join("\n"), hanging(heading("Usage: "), doc.usage, width)];
+  for (const { heading: h, entries } of doc.sections) {
+    if (entries.length > 0) blocks.push(`${heading(`${h}:`)}\n${entriesText(entries, width)}`);
+  }
+  if (doc.footer) blocks.push(wrap(doc.footer, width).join("\n"));
+  return `${blocks.join("\n\n")}\n`;
+}

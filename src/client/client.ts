@@ -16,7 +16,7 @@ import type {
   InvocationReportRequest,
   InvocationReportResponse,
 } from "../contracts/analytics";
-import type { ErrorBody, ErrorCode } from "../contracts/errors";
+import { STATUS_OF, type ErrorBody, type ErrorCode } from "../contracts/errors";
 import type {
   HistoryResponse,
   ListResponse,
@@ -25,7 +25,14 @@ import type {
   RememberResponse,
 } from "../contracts/memory";
 import type { RecallResponse } from "../contracts/recall";
-import type { InstalledServer, ServerListResponse, ServerToolsResponse } from "../contracts/bridge";
+import type { BackupResponse, ImportResponse } from "../contracts/transfer";
+import type {
+  CallStreamLine,
+  CallUpdate,
+  InstalledServer,
+  ServerListResponse,
+  ServerToolsResponse,
+} from "../contracts/bridge";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { HealthResponse } from "../contracts/health";
 
@@ -33,6 +40,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
 const BRIDGE_DEFAULT_CALL_MS = 60_000;
 const BRIDGE_MARGIN_MS = 5_000;
+/** An import batch or a backup writes as much as it is given: a large database takes minutes to copy. */
+const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 
 export class DaemonUnreachableError extends Error {
   constructor(
@@ -50,6 +59,14 @@ export class DaemonIdentityError extends DaemonUnreachableError {
   constructor(url: string, message: string) {
     super(url, "not the owner's daemon", message);
     this.name = "DaemonIdentityError";
+  }
+}
+
+/** Nothing answers, and autostart did not start a daemon; the message says why and what to do. */
+export class DaemonNotStartedError extends DaemonUnreachableError {
+  constructor(url: string, message: string) {
+    super(url, "not started", message);
+    this.name = "DaemonNotStartedError";
   }
 }
 
@@ -96,6 +113,17 @@ export interface RequestOptions {
   query?: Query;
   timeoutMs?: number;
   credential?: Credential;
+  /** The answer's media type asked for; default application/json. */
+  accept?: string;
+  /** Ends the request in place of `timeoutMs` (aborted with a TimeoutError), for answers that stream. */
+  signal?: AbortSignal;
+}
+
+interface BridgeCallBody {
+  tool: string;
+  arguments?: unknown;
+  timeoutMs?: number;
+  [k: string]: unknown;
 }
 
 function queryString(query: Query | undefined): string {
@@ -107,6 +135,29 @@ function queryString(query: Query | undefined): string {
   }
   const s = params.toString();
   return s ? `?${s}` : "";
+}
+
+/** The lines of an NDJSON body, in time linear in its length however it is cut into chunks. */
+async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending: string[] = [];
+  for (let done = false; !done; ) {
+    const read = await reader.read();
+    done = read.done;
+    const chunk = done ? decoder.decode() : decoder.decode(read.value, { stream: true });
+    let start = 0;
+    for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+      pending.push(chunk.slice(start, end));
+      const line = pending.join("");
+      pending = [];
+      start = end + 1;
+      if (line.trim() !== "") yield line;
+    }
+    pending.push(chunk.slice(start));
+  }
+  const last = pending.join("");
+  if (last.trim() !== "") yield last;
 }
 
 export class SignetClient {
@@ -127,8 +178,8 @@ export class SignetClient {
     if (options.dataDir !== undefined && isLoopbackHost(new URL(this.baseUrl).hostname)) this.owner = daemonFiles(options.dataDir);
   }
 
-  private headers(hasBody: boolean, credential: Credential | undefined): Record<string, string> {
-    const h: Record<string, string> = { accept: "application/json" };
+  private headers(hasBody: boolean, credential: Credential | undefined, accept = "application/json"): Record<string, string> {
+    const h: Record<string, string> = { accept };
     if (hasBody) h["content-type"] = "application/json";
     const o = this.options;
     if (o.agentId) h["x-signet-agent-id"] = o.agentId;
@@ -144,9 +195,18 @@ export class SignetClient {
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    return this.decode<T>(await this.send(method, path, opts));
+  }
+
+  /** The daemon's answer, its body unread: from the first loopback candidate that answers. */
+  private async send(method: string, path: string, opts: RequestOptions): Promise<Response> {
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const hasBody = opts.body !== undefined;
-    const init = { method, headers: this.headers(hasBody, opts.credential), body: hasBody ? JSON.stringify(opts.body) : undefined };
+    const init = {
+      method,
+      headers: this.headers(hasBody, opts.credential, opts.accept),
+      body: hasBody ? JSON.stringify(opts.body) : undefined,
+    };
     let lastError = "connection refused";
     for (const origin of this.candidates) {
       let response: Response;
@@ -154,7 +214,7 @@ export class SignetClient {
         if (this.owner && !this.proven.has(origin)) await this.prove(origin, timeoutMs);
         response = await this.doFetch(`${origin}${path}${queryString(opts.query)}`, {
           ...init,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: opts.signal ?? AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
         if (err instanceof DaemonIdentityError) throw err;
@@ -165,11 +225,11 @@ export class SignetClient {
         lastError = (e as { code?: string }).code === "ECONNREFUSED" ? "connection refused" : e.message || String(err);
         continue;
       }
-      return this.decode<T>(response);
+      return response;
     }
     if (this.options.autostart && !this.autostartTried) {
       this.autostartTried = true;
-      if (await this.options.autostart()) return this.request<T>(method, path, opts);
+      if (await this.options.autostart()) return this.send(method, path, opts);
     }
     throw new DaemonUnreachableError(this.baseUrl, lastError);
   }
@@ -231,8 +291,53 @@ export class SignetClient {
     return configured + (callTimeoutMs ?? configured) + BRIDGE_MARGIN_MS;
   }
 
+  /**
+   * A bridged call whose updates `onUpdate` hears as they come: the daemon answers NDJSON (updates,
+   * then the result or the error). The daemon renews the call's timeout on progress, and each line
+   * renews the wait here; a refusal before the call started comes as plain JSON with its status.
+   */
+  private async streamCall(name: string, body: BridgeCallBody, onUpdate: (update: CallUpdate) => void): Promise<CallToolResult> {
+    const path = `/api/marketplace/servers/${encodeURIComponent(name)}/call`;
+    for await (const text of this.streamLines("POST", path, { body, timeoutMs: this.bridgeWait(body.timeoutMs) })) {
+      const line = JSON.parse(text) as CallStreamLine;
+      if ("result" in line) return line.result;
+      if ("error" in line) throw new ApiError(STATUS_OF[line.code] ?? 503, line.code, line.error);
+      onUpdate(line);
+    }
+    throw new DaemonUnreachableError(this.baseUrl, "the answer ended before the call's result");
+  }
+
   health(): Promise<HealthResponse> {
     return this.request("GET", "/health", { timeoutMs: 2000 });
+  }
+
+  /**
+   * The lines of a streamed NDJSON answer. Each line renews the wait, so only a stalled answer times
+   * out, never a long one.
+   */
+  private async *streamLines(method: string, path: string, opts: RequestOptions): AsyncGenerator<string> {
+    const waitMs = opts.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const wait = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const renew = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => wait.abort(new DOMException(`no answer within ${waitMs} ms`, "TimeoutError")), waitMs);
+    };
+    renew();
+    try {
+      const response = await this.send(method, path, { ...opts, accept: "application/x-ndjson", signal: wait.signal });
+      // A refusal comes as the usual JSON error: decode throws it.
+      if (!response.ok) await this.decode(response);
+      for await (const line of lines(response.body!)) {
+        renew();
+        yield line;
+      }
+    } catch (err) {
+      if (wait.signal.aborted) throw new DaemonUnreachableError(this.baseUrl, `no answer within ${waitMs} ms`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   readonly memory = {
@@ -246,6 +351,16 @@ export class SignetClient {
     recover: (id: string, body: unknown) =>
       this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
     recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
+  };
+
+  /** The owner's export, import and backup (docs/api.md#export-import-and-backup): each needs the admin token. */
+  readonly transfer = {
+    /** The export file's lines: its header, then one memory each. */
+    export: (query: { forgotten?: boolean } = {}) => this.streamLines("GET", "/api/export", { query, credential: "admin" }),
+    import: (body: unknown) =>
+      this.request<ImportResponse>("POST", "/api/import", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
+    backup: (body: { path: string }) =>
+      this.request<BackupResponse>("POST", "/api/backup", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
   };
 
   /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */
@@ -276,10 +391,13 @@ export class SignetClient {
         query: { timeout_ms: timeoutMs },
         timeoutMs: this.bridgeWait(timeoutMs),
       }),
-    call: (name: string, body: { tool: string; arguments?: unknown; timeoutMs?: number; [k: string]: unknown }) =>
-      this.request<CallToolResult>("POST", `/api/marketplace/servers/${encodeURIComponent(name)}/call`, {
-        body,
-        timeoutMs: this.bridgeWait(body.timeoutMs),
-      }),
+    /** With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout. */
+    call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void } = {}) =>
+      options.onUpdate
+        ? this.streamCall(name, body, options.onUpdate)
+        : this.request<CallToolResult>("POST", `/api/marketplace/servers/${encodeURIComponent(name)}/call`, {
+            body,
+            timeoutMs: this.bridgeWait(body.timeoutMs),
+          }),
   };
 }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { eventually } from "../helpers/wait";
 
 const BIN = requireBinary();
 const started: Sandbox[] = [];
@@ -82,6 +83,25 @@ describe("modes by invoked name", () => {
     });
   }
 
+  test.skipIf(!Bun.which("script"))("signet-mcp --help, or typed at a terminal, prints its usage and exits 0; from a pipe it serves", async () => {
+    mkdirSync(join(dir, "help"));
+    const mcp = join(dir, "help", "signet-mcp");
+    symlinkSync(BIN, mcp);
+    const help = await run(["--help"], { env: s.env, cwd: dir, bin: mcp });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toStartWith("signet-mcp: Signet's MCP server over stdio.\n");
+    expect(help.stdout.split("\n").filter((l) => l.length > 80)).toEqual([]);
+    // script gives it a pseudo-terminal for stdin and stdout, as when a person types `signet-mcp`.
+    const typed = Bun.spawnSync(["script", "-qefc", mcp, "/dev/null"], { env: s.env, cwd: dir, stdin: "ignore", timeout: 15_000 });
+    expect(typed.exitCode).toBe(0);
+    expect(typed.stdout.toString().replace(/\r/g, "")).toContain("Typed at a terminal, it prints this and exits.\n");
+    // From a pipe it is the server: the protocol alone on stdout.
+    const piped = await run([], { env: s.env, cwd: dir, bin: mcp, stdin: `${INIT}\n` });
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.stdout).result.serverInfo.name).toBe("signet");
+    expect(piped.stderr).not.toContain("Typed at a terminal");
+  });
+
   test("the same file under its own name is the CLI", async () => {
     const copy = join(dir, "signet");
     copyFileSync(BIN, copy);
@@ -103,6 +123,7 @@ describe("daemon lifecycle", () => {
     const start = await run(["daemon", "start"], { env: s.env });
     expect(start.code).toBe(0);
     const info = json(start);
+    expect(info.alreadyRunning).toBe(false);
     expect(info.url).toBe(`http://127.0.0.1:${s.port}`);
     expect(info.pid).toBeGreaterThan(0);
     const health = await (await fetch(`${info.url}/health`)).json();
@@ -112,9 +133,13 @@ describe("daemon lifecycle", () => {
     expect(st.code).toBe(0);
     expect(json(st)).toMatchObject({ running: true, pid: info.pid, healthy: true });
 
+    // Asked to start what already runs: it says where, and succeeds.
     const again = await run(["daemon", "start"], { env: s.env });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`pid ${info.pid}`);
+    expect(again.code).toBe(0);
+    expect(json(again)).toMatchObject({ alreadyRunning: true, pid: info.pid, url: info.url, dataDir: s.dataDir });
+    const againText = await run(["daemon", "start", "--pretty"], { env: s.env });
+    expect(againText.code).toBe(0);
+    expect(againText.stdout).toBe(`signet daemon already running at ${info.url} (pid ${info.pid})\n`);
 
     // A second foreground daemon on the same data directory, even on another port, is refused by the lock.
     const other = await run(["daemon", "run", "--port", String(s.port + 1)], { env: s.env });
@@ -161,6 +186,32 @@ describe("daemon lifecycle", () => {
     }
   });
 
+  test.skipIf(!existsSync("/proc/self/fd/2"))("`daemon logs` says where a foreground daemon's logs go", async () => {
+    const s = await newSandbox();
+    const empty = await run(["daemon", "logs"], { env: s.env });
+    expect(empty.code).toBe(0);
+    expect(empty.stderr).toContain("no log yet at");
+    const daemon = Bun.spawn([BIN, "daemon", "run"], { env: s.env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    try {
+      expect(await eventually(async () => json(await run(["daemon", "status"], { env: s.env })).healthy === true)).toBe(true);
+      const expected = `the daemon (pid ${daemon.pid}) runs in the foreground (\`signet daemon run\`) and logs to its own stderr (a pipe or socket)`;
+      for (const args of [["daemon", "logs"], ["daemon", "logs", "-f"]]) {
+        // -f too: following a file nothing writes would print nothing, forever.
+        const r = await run(args, { env: s.env, timeoutMs: 10_000 });
+        expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 0, stdout: "" });
+        expect(r.stderr).toContain(expected);
+      }
+    } finally {
+      daemon.kill("SIGTERM");
+      await daemon.exited;
+    }
+    // The same daemon started in the background writes the file: no explanation then.
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+    const background = await run(["daemon", "logs"], { env: s.env });
+    expect(background.stdout).toContain("listening on");
+    expect(background.stderr).toBe("");
+  });
+
   test("`signet daemon` alone shows status and the subcommands", async () => {
     const s = await newSandbox();
     const r = await run(["daemon", "--pretty"], { env: s.env });
@@ -195,9 +246,9 @@ describe("the builtin embedding model in the compiled binary", () => {
 });
 
 describe("CLI against a daemon that is down", () => {
-  test("exit 3 with the way to start it", async () => {
+  test("with autostart off: exit 3 with the way to start it", async () => {
     const s = await newSandbox();
-    const r = await run(["list"], { env: s.env });
+    const r = await run(["list"], { env: { ...s.env, SIGNET_AUTOSTART: "false" } });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("daemon not running");
     expect(r.stderr).toContain("signet daemon start");
