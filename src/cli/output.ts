@@ -47,7 +47,7 @@ export interface HelpDoc {
 }
 
 /** How wide help is laid out: COLUMNS when set (at least 40), else the terminal's width up to 80, else 80. */
-function helpWidth(): number {
+export function helpWidth(): number {
   const columns = Number(process.env.COLUMNS);
   if (Number.isInteger(columns) && columns > 0) return Math.max(columns, 40);
   const terminal = process.stdout.isTTY ? process.stdout.columns : 0;
@@ -77,7 +77,7 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** `text` wrapped to `width`, its first line after `first` and the others indented as far as it is wide. */
-function hanging(first: string, text: string, width: number): string {
+export function hanging(first: string, text: string, width: number): string {
   const pad = " ".repeat(first.replace(/\x1b\[[0-9;]*m/g, "").length);
   return wrap(text, width - pad.length)
     .map((l, i) => `${i === 0 ? first : pad}${l}`.trimEnd())

@@ -1,7 +1,7 @@
 // Readable renderings of the MCP bridge: server and tool lists, help pages, and call results
 // (text, saved images, resources, structured content as tables, errors). Results are copied
 // from what server-everything returns.
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -67,6 +67,39 @@ describe("renderServerList", () => {
     expect(renderServerList([])).toBe(
       "No MCP servers installed. Add one with `signet mcp add <name> -- <command> [args]` or `signet mcp add <name> --url <url>`.",
     );
+  });
+});
+
+// The exact layouts below are checked wide; "help fits 80 columns" checks the wrapping.
+const columnsBefore = process.env.COLUMNS;
+beforeAll(() => {
+  process.env.COLUMNS = "200";
+});
+afterAll(() => {
+  if (columnsBefore === undefined) delete process.env.COLUMNS;
+  else process.env.COLUMNS = columnsBefore;
+});
+
+describe("help fits 80 columns", () => {
+  test("tool lists, server and tool help wrap long descriptions under their column", () => {
+    process.env.COLUMNS = "80";
+    try {
+      const long: BridgeTool = {
+        ...weather,
+        description: `Fetches the weather for a place and ${"explains it at length ".repeat(12)}`,
+        inputSchema: {
+          type: "object",
+          properties: { city: { type: "string", description: "The city, ".repeat(30) } },
+          required: ["city"],
+        },
+      };
+      for (const page of [renderToolList("remote", [long, echo]), renderServerHelp(remote, "remote", [long]), renderToolHelp("remote", long)]) {
+        for (const line of page.split("\n")) expect({ line, width: line.length <= 80 }).toEqual({ line, width: true });
+      }
+      expect(renderToolHelp("remote", long)).toContain("explains it at length");
+    } finally {
+      process.env.COLUMNS = "200";
+    }
   });
 });
 

@@ -6,14 +6,33 @@ import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { BridgeTool, CallUpdate, InstalledServer, Transport } from "../../contracts/bridge";
 import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "./params";
+import { hanging, helpWidth } from "../output";
 import { terminalText } from "../terminal-text";
 
-/** Rows padded into aligned columns; the last column is never padded. Cells are made safe (terminal-text.ts) before they are measured. */
-function columns(rows: string[][], indent = "  "): string[] {
+/**
+ * Rows padded into aligned columns; the last column is never padded. Cells are made safe
+ * (terminal-text.ts) before they are measured. With `width` (help pages), a last cell that would
+ * run past it wraps under its own column, or under the row when that column starts too far right.
+ */
+function columns(rows: string[][], indent = "  ", width?: number): string[] {
   const safe = rows.map((row) => row.map((cell) => terminalText(cell, { oneLine: true })));
   const widths: number[] = [];
   for (const row of safe) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return safe.map((row) => (indent + row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd());
+  return safe.map((row) => {
+    const line = (indent + row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")).trimEnd();
+    if (width === undefined || line.length <= width || row.length < 2) return line;
+    const head = indent + row.slice(0, -1).map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ") + "  ";
+    const last = row.at(-1)!;
+    if (head.length <= width * 0.6) return hanging(head, last, width);
+    return `${head.trimEnd()}\n${hanging(`${indent}    `, last, width)}`;
+  });
+}
+
+/** A server's or tool's own text, safe and wrapped to `width`, its line breaks kept. */
+function paragraphs(text: string, width: number): string[] {
+  return terminalText(text)
+    .split("\n")
+    .map((line) => hanging("", line, width));
 }
 
 function oneLine(text: string | null | undefined, max = 100): string {
@@ -43,13 +62,13 @@ export function renderToolList(serverName: string, tools: BridgeTool[]): string 
   if (tools.length === 0) return `${serverName} lists no tools.`;
   return [
     `Tools of ${serverName} (${tools.length}):`,
-    ...columns(tools.map((t) => [t.name, oneLine(t.description)])),
+    ...columns(tools.map((t) => [t.name, oneLine(t.description)]), "  ", helpWidth()),
     "",
     `A tool's parameters: signet mcp ${serverName} <tool> --help`,
   ].join("\n");
 }
 
-function paramRows(params: ParamInfo[], indent: string): string[] {
+function paramRows(params: ParamInfo[], indent: string, width: number): string[] {
   return columns(
     params.map((p) => {
       const description = oneLine(typeof p.schema.description === "string" ? p.schema.description : "", 200);
@@ -57,20 +76,22 @@ function paramRows(params: ParamInfo[], indent: string): string[] {
       return [p.name, p.type, p.required ? "required" : "optional", [description, defaultNote].filter(Boolean).join(" ")];
     }),
     indent,
+    width,
   );
 }
 
 export function renderServerHelp(server: InstalledServer | undefined, serverName: string, tools: BridgeTool[]): string {
-  const lines: string[] = [server?.description ? `${serverName}: ${server.description}` : serverName];
+  const width = helpWidth();
+  const lines: string[] = server?.description ? paragraphs(`${serverName}: ${server.description}`, width) : [serverName];
   if (server) {
-    lines.push(...columns([["status", server.enabled ? "enabled" : "disabled"], [server.transport.type === "stdio" ? "command" : "url", transportSummary(server.transport)]]));
+    lines.push(...columns([["status", server.enabled ? "enabled" : "disabled"], [server.transport.type === "stdio" ? "command" : "url", transportSummary(server.transport)]], "  ", width));
   }
   lines.push("", `Usage: signet mcp ${serverName} <tool> [--param k=v ...]`, `       signet mcp ${serverName} <tool> --help`, "");
   lines.push(tools.length === 0 ? "No tools." : `Tools (${tools.length}):`);
   for (const tool of tools) {
     const params = parameters(tool);
-    lines.push(tool.description ? `  ${tool.name}: ${oneLine(tool.description)}` : `  ${tool.name}`);
-    lines.push(...(params.length > 0 ? paramRows(params, "    ") : ["    (no parameters)"]));
+    lines.push(tool.description ? hanging(`  ${tool.name}: `, terminalText(oneLine(tool.description), { oneLine: true }), width) : `  ${tool.name}`);
+    lines.push(...(params.length > 0 ? paramRows(params, "    ", width) : ["    (no parameters)"]));
   }
   return lines.join("\n");
 }
@@ -83,6 +104,7 @@ function exampleLine(serverName: string, tool: BridgeTool, params: ParamInfo[]):
 }
 
 export function renderToolHelp(serverName: string, tool: BridgeTool): string {
+  const width = helpWidth();
   const params = parameters(tool);
   const kinds = new Set(params.flatMap((p) => p.admits));
   const rules = (Object.keys(VALUE_RULES) as ValueKind[]).filter((k) => kinds.has(k)).map((k) => ["", `- ${VALUE_RULES[k]}`]);
@@ -90,9 +112,9 @@ export function renderToolHelp(serverName: string, tool: BridgeTool): string {
   return [
     `Usage: signet mcp ${serverName} ${tool.name} [--param k=v ...]`,
     `       signet mcp ${serverName} ${tool.name} --json '{...}' | --json -`,
-    ...(heading ? ["", heading] : []),
+    ...(heading ? ["", ...paragraphs(heading, width)] : []),
     "",
-    ...(params.length > 0 ? ["Parameters:", ...paramRows(params, "  ")] : ["Parameters: none"]),
+    ...(params.length > 0 ? ["Parameters:", ...paramRows(params, "  ", width)] : ["Parameters: none"]),
     "",
     "Passing values:",
     ...columns([
@@ -100,7 +122,7 @@ export function renderToolHelp(serverName: string, tool: BridgeTool): string {
       ...rules,
       ["--json '{...}'", "all arguments as one JSON object, sent as given"],
       ["--json -", "the same, read from stdin"],
-    ]),
+    ], "  ", width),
     "",
     "Example:",
     `  ${exampleLine(serverName, tool, params)}`,
