@@ -8,8 +8,8 @@
 //
 // Flags: --provider builtin|none|ollama|openai (builtin), --data DIR (../shared/bench/locomo from the
 //        repo), --limit-queries N (all), --clients N (8 concurrent writers), --drain-timeout S (180:
-//        fail when the embedding backlog has not shrunk for this long), --no-ablations, --binary,
-//        --json, --keep.
+//        fail when the embedding backlog has not shrunk for this long), --coding N (2000 memories in
+//        the coding store; 0 skips it), --no-ablations, --binary, --json, --keep.
 //
 // How it runs:
 //   1. A daemon (separate process, temp SIGNET_PATH/HOME, agent.yaml `embedding: provider: X`).
@@ -20,24 +20,32 @@
 //   2. Wait until GET /health shows the provider loaded and embedding.pending == 0.
 //   3. A snapshot of the database (VACUUM INTO) is taken before any question is asked, because recall
 //      bumps access counts, which feed the ranking.
-//   4. "fused": every question over POST /api/memory/recall {query, project: conv, limit: 10}, one at
-//      a time. "fused+context" scores the same answers with their `supporting` rows added.
+//   4. "fused": every question over POST /api/memory/recall {query, project: conv, limit: 10,
+//      minScore: 0}, one at a time: the ranking, every candidate counted. "fused+context" scores the
+//      same answers with their `supporting` rows added. The no-answer questions of
+//      scripts/lib/no-answer.ts are then asked of every conversation (as in step 6).
 //   5. The daemon is stopped; "keyword" and "vector" run RecallService in this process with
 //      legs: "keyword" / "vector", each on a fresh copy of the snapshot, wired as src/server/daemon.ts
 //      wires it (openDatabase + migrate, MemoryService, EmbeddingWorker over createEmbedder(config
 //      .embedding) started and drained with its vectors loaded, AccessLog). A "fused (in-process)"
 //      run (legs: "both") checks that the in-process wiring reproduces the HTTP numbers.
+//   6. "coding store" (--coding N, 0 skips): a second daemon with N memories of the synthetic corpus
+//      (scripts/lib/content.ts), asked the no-answer questions and 200 questions about that corpus:
+//      how many of each get no result at the default minimum score, and their best scores.
 //
 // Scoring: a memory id returned by recall maps back to the dataset id(s) it was stored for (two
 // identical turns in one conversation are deduplicated into one memory, which then stands for both).
 // R@k = the fraction of a question's evidence ids found in the top k, averaged over questions;
 // MRR = 1 / rank of the first result that is evidence (0 when none is in the top 10).
+// "At the default minimum score" scores the same answers cut where the daemon would cut them by
+// default: scores never rise down the list (docs/api.md#scores), so the cut keeps the rows scoring
+// at least the minimum and drops the rest, and evidence among the dropped rows counts as missed.
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/load";
-import { RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
+import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
 import { createEmbedder } from "../src/core/embed/factory";
 import { EmbeddingWorker } from "../src/core/embed/worker";
 import { MemoryService, type Caller } from "../src/core/memory/service";
@@ -48,8 +56,10 @@ import { openDatabase } from "../src/db/open";
 import { databasePath } from "../src/config/paths";
 import { createLogger } from "../src/logger";
 import { parseFlags } from "./lib/args";
+import { makeGenerator, makeQueryGenerator } from "./lib/content";
 import { agentYaml, cleanupAll, installCleanup, makeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
 import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
+import { NO_ANSWER_QUERIES } from "./lib/no-answer";
 import { postJson, waitForEmbeddings } from "./lib/http";
 import { runPool } from "./lib/pool";
 import { procStatusKb, rssPeakSampler } from "./lib/proc";
@@ -60,7 +70,7 @@ import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE =
   "usage: bun scripts/bench-locomo.ts [--provider builtin|none|ollama|openai] [--data DIR] [--limit-queries N] [--clients N] " +
-  "[--drain-timeout S] [--no-ablations] [--binary] [--json] [--keep]";
+  "[--drain-timeout S] [--coding N] [--no-ablations] [--binary] [--json] [--keep]";
 const opts = parseFlags(
   process.argv.slice(2),
   {
@@ -69,6 +79,7 @@ const opts = parseFlags(
     "limit-queries": { kind: "int", min: 1 },
     clients: { kind: "int", min: 1 },
     "drain-timeout": { kind: "int", min: 1 },
+    coding: { kind: "int", min: 0 },
     "no-ablations": { kind: "bool" },
     binary: { kind: "bool" },
     json: { kind: "bool" },
@@ -80,6 +91,7 @@ const opts = parseFlags(
     "limit-queries": 0,
     clients: 8,
     "drain-timeout": 180,
+    coding: 2000,
     "no-ablations": false,
     binary: false,
     json: false,
@@ -171,6 +183,8 @@ function loadData(dir: string): { turns: Turn[]; questions: Question[]; totalQue
 interface Answer {
   /** Memory ids of `results`, best first. */
   ids: string[];
+  /** Their scores, never rising down the list. */
+  scores: number[];
   /** Per result, the ids of the supporting rows attached to it. */
   support: string[][];
   ms: number;
@@ -184,6 +198,8 @@ interface Score {
 
 interface CategoryScore extends Score {
   n: number;
+  /** Share of the questions with at least one result. */
+  answered: number;
 }
 
 type Report = Record<string, CategoryScore>;
@@ -200,12 +216,18 @@ function scoreGroups(groups: string[][], evidence: string[]): Score {
   return { r5: foundWithin(5), r10: foundWithin(10), mrr: first >= 0 ? 1 / (first + 1) : 0 };
 }
 
-function report(questions: Question[], scores: Score[]): Report {
+function report(questions: Question[], scores: Score[], answered: boolean[]): Report {
   const out: Report = {};
   const add = (name: string, idx: number[]) => {
     const n = idx.length;
-    const mean = (f: (s: Score) => number) => (n ? idx.reduce((a, i) => a + f(scores[i]!), 0) / n : NaN);
-    out[name] = { n, r5: mean((s) => s.r5), r10: mean((s) => s.r10), mrr: mean((s) => s.mrr) };
+    const mean = (f: (i: number) => number) => (n ? idx.reduce((a, i) => a + f(i), 0) / n : NaN);
+    out[name] = {
+      n,
+      r5: mean((i) => scores[i]!.r5),
+      r10: mean((i) => scores[i]!.r10),
+      mrr: mean((i) => scores[i]!.mrr),
+      answered: mean((i) => (answered[i] ? 1 : 0)),
+    };
   };
   for (const c of CATEGORIES) add(c.name, questions.flatMap((q, i) => (q.category === c.id ? [i] : [])));
   add("overall", questions.map((_, i) => i));
@@ -223,6 +245,8 @@ interface VariantResult {
   name: string;
   how: string;
   report: Report | null;
+  /** The same answers cut at the default minimum score. */
+  atMinScore?: Report;
   skipped?: string;
   latency: LatencyStats | null;
   /** The daemon's own meta.tookMs, where it answered. */
@@ -252,7 +276,67 @@ interface Results {
   variants: VariantResult[];
   /** In-process fused vs HTTP fused: share of questions with the same top-10 ids, in order. */
   agreement: number | null;
+  minScore: number;
+  noAnswer: { locomo: NoAnswerStats; coding: (NoAnswerStats & { memories: number; answerable: NoAnswerStats }) | null };
   targets: { overallR10: number; multiHopR10: number; overallOk: boolean | null; multiHopOk: boolean | null; appliesTo: string };
+}
+
+/** Questions asked with minScore 0: how many get no result at the default minimum, and their best scores. */
+interface NoAnswerStats {
+  asked: number;
+  /** Questions whose first result scores under the default minimum, so get no result by default. */
+  empty: number;
+  /** The first result's score per question (0 without one): median, and the highest or lowest. */
+  topP50: number;
+  topMax: number;
+  topMin: number;
+}
+
+function noAnswerStats(answers: RecallResponse[]): NoAnswerStats {
+  const tops = answers.map((a) => a.results[0]?.score ?? 0).sort((a, b) => a - b);
+  return {
+    asked: answers.length,
+    empty: tops.filter((t) => t < RECALL_DEFAULT_MIN_SCORE).length,
+    topP50: tops[Math.floor(tops.length / 2)] ?? NaN,
+    topMax: tops[tops.length - 1] ?? NaN,
+    topMin: tops[0] ?? NaN,
+  };
+}
+
+/** Each query over HTTP with minScore 0 (every candidate, to see the best score), one at a time. */
+async function askAll(daemon: BenchDaemon, queries: { query: string; project?: string }[]): Promise<RecallResponse[]> {
+  const out: RecallResponse[] = [];
+  for (const q of queries) {
+    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { ...q, limit: 10, minScore: 0 });
+    if (res.status !== 200) throw new Error(`recall of "${q.query}" answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+    out.push(res.body);
+  }
+  return out;
+}
+
+/**
+ * A second daemon holding `size` memories of the synthetic corpus: the no-answer questions, and
+ * questions about the corpus itself (which should find something), at the default minimum score.
+ */
+async function codingStore(size: number): Promise<NoAnswerStats & { memories: number; answerable: NoAnswerStats }> {
+  const dataDir = makeTempDir("signet-locomo-coding-", opts.keep);
+  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary });
+  try {
+    const gen = makeGenerator(7);
+    const bodies = Array.from({ length: size }, () => JSON.parse(gen()) as unknown);
+    await runPool(bodies.length, opts.clients, async (i) => {
+      const res = await postJson(daemon.baseUrl, "/api/memory/remember", bodies[i]);
+      if (res.status !== 201 && res.status !== 200) throw new Error(`coding store: remember answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+      return true;
+    });
+    await waitForEmbeddings(daemon.baseUrl, { progress, stallTimeoutMs: opts["drain-timeout"] * 1000, context: () => daemon.logTail() });
+    const questions = makeQueryGenerator(11);
+    const answerable = await askAll(daemon, Array.from({ length: 200 }, () => questions()));
+    const none = await askAll(daemon, NO_ANSWER_QUERIES.map((query) => ({ query })));
+    return { ...noAnswerStats(none), memories: size, answerable: noAnswerStats(answerable) };
+  } finally {
+    await daemon.stop();
+  }
 }
 
 function countBy(values: string[]): Record<string, number> {
@@ -268,7 +352,7 @@ async function askOverHttp(daemon: BenchDaemon, questions: Question[]): Promise<
   for (let i = 0; i < questions.length; i++) {
     const q = questions[i]!;
     const t0 = performance.now();
-    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { query: q.question, project: q.conv, limit: 10 });
+    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { query: q.question, project: q.conv, limit: 10, minScore: 0 });
     const took = performance.now() - t0;
     if (res.status !== 200) throw new Error(`recall of ${q.id} answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
     answers.push(toAnswer(res.body, took));
@@ -281,6 +365,7 @@ async function askOverHttp(daemon: BenchDaemon, questions: Question[]): Promise<
 function toAnswer(r: RecallResponse, took: number): Answer {
   return {
     ids: r.results.map((x) => x.id),
+    scores: r.results.map((x) => x.score),
     support: r.results.map((x) => r.supporting.filter((s) => s.supports === x.id).map((s) => s.id)),
     ms: took,
   };
@@ -329,7 +414,7 @@ async function askInProcess(
     const metas: RecallResponse["meta"][] = [];
     for (let i = 0; i < questions.length; i++) {
       const q = questions[i]!;
-      const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10 });
+      const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10, minScore: 0 });
       const start = performance.now();
       const r = await recall.recall(caller, req);
       answers.push(toAnswer(r, performance.now() - start));
@@ -429,21 +514,27 @@ async function bench(): Promise<Results> {
   // 4. Fused over HTTP.
   progress(`fused over HTTP: ${questions.length} questions, one at a time`);
   const http = await askOverHttp(daemon, questions);
+  const convs = [...new Set(turns.map((t) => t.conv))];
+  progress(`no-answer questions: ${NO_ANSWER_QUERIES.length} in each of ${convs.length} conversations`);
+  const locomoNoAnswer = noAnswerStats(await askAll(daemon, convs.flatMap((project) => NO_ANSWER_QUERIES.map((query) => ({ query, project })))));
   const rssAfterQueriesKb = procStatusKb(daemon.pid, "VmRSS");
   const peakKb = rssPeak.stop();
   await daemon.stop();
   progress("daemon stopped");
 
   const idsOf = (memoryId: string) => datasetIdsOf.get(memoryId) ?? [];
-  const score = (answers: Answer[], withContext: boolean) =>
+  const minScore = RECALL_DEFAULT_MIN_SCORE;
+  const cut = (a: Answer, min: number) => a.ids.filter((_, r) => a.scores[r]! >= min);
+  const score = (answers: Answer[], withContext: boolean, min = 0) =>
     report(
       questions,
       answers.map((a, i) =>
         scoreGroups(
-          a.ids.map((id, r) => [...idsOf(id), ...(withContext ? a.support[r]!.flatMap(idsOf) : [])]),
+          cut(a, min).map((id, r) => [...idsOf(id), ...(withContext ? a.support[r]!.flatMap(idsOf) : [])]),
           questions[i]!.evidence_ids,
         ),
       ),
+      answers.map((a) => cut(a, min).length > 0),
     );
   const latencyOf = (answers: Answer[]) => {
     const l = answers.map((a) => a.ms);
@@ -455,8 +546,9 @@ async function bench(): Promise<Results> {
   const variants: VariantResult[] = [
     {
       name: "fused",
-      how: "HTTP API of the daemon process (POST /api/memory/recall), client-side latency",
+      how: "HTTP API of the daemon process (POST /api/memory/recall, minScore 0), client-side latency",
       report: score(http.answers, false),
+      atMinScore: score(http.answers, false, minScore),
       latency: latencyOf(http.answers),
       serverTook: stats(http.metas.map((m) => m.tookMs), 0, 0),
       embedding: embeddingCounts(http.metas),
@@ -490,6 +582,7 @@ async function bench(): Promise<Results> {
           opts.provider === "none" ? "" : `; its embedding worker was ready (model loaded, vectors in memory) in ${duration(r.readyMs)}`
         }`,
         report: score(r.answers, false),
+        atMinScore: score(r.answers, false, minScore),
         latency: latencyOf(r.answers),
         embedding: embeddingCounts(r.metas),
         methods: methodCounts(r.metas),
@@ -499,6 +592,12 @@ async function bench(): Promise<Results> {
         agreement = same / questions.length;
       }
     }
+  }
+
+  let coding = null;
+  if (opts.coding > 0) {
+    progress(`coding store: ${opts.coding} memories of the synthetic corpus in a second daemon`);
+    coding = await codingStore(opts.coding);
   }
 
   const fused = variants[0]!.report!;
@@ -522,6 +621,8 @@ async function bench(): Promise<Results> {
     daemon: { startMs: daemon.startMs, rssAfterLoadKb, rssAfterQueriesKb, peakKb },
     variants,
     agreement,
+    minScore,
+    noAnswer: { locomo: locomoNoAnswer, coding },
     targets: {
       ...TARGETS,
       overallOk: fused.overall!.r10 >= TARGETS.overallR10,
@@ -549,6 +650,17 @@ function variantTable(v: VariantResult): string {
   return markdownTable(["category", "n", "R@5", "R@10", "MRR", "floor R@5 / R@10 / MRR", "R@10 vs floor"], rows, ["l", "r", "r", "r", "r", "r", "r"]);
 }
 
+/** The answers cut at the default minimum score, beside the ranking's R@10. */
+function minScoreTable(v: VariantResult): string {
+  const rows = ["multi-hop", "temporal", "open-domain", "single-hop", "overall"].map((name) => {
+    const s = v.atMinScore![name]!;
+    return [name, int(s.n), f3(s.r5), f3(s.r10), f3(s.mrr), delta(s.r10, v.report![name]!.r10), `${(s.answered * 100).toFixed(1)}%`];
+  });
+  return markdownTable(["category", "n", "R@5", "R@10", "MRR", "R@10 vs ranking", "with a result"], rows, ["l", "r", "r", "r", "r", "r", "r"]);
+}
+
+const share = (n: number, of: number) => `${int(n)} of ${int(of)} (${((n / of) * 100).toFixed(1)}%)`;
+
 function output(r: Results): string {
   const c = r.config;
   const out: string[] = [
@@ -567,6 +679,9 @@ function output(r: Results): string {
       continue;
     }
     out.push("", variantTable(v));
+    if (v.atMinScore) {
+      out.push("", `At the default minimum score (${r.minScore}): the same answers cut there; evidence cut counts as missed.`, "", minScoreTable(v));
+    }
     if (v.note) out.push("", `Note: ${v.note}`);
     if (v.embedding) {
       const emb = Object.entries(v.embedding).map(([k, n]) => `${k} ${n}`).join(", ");
@@ -607,6 +722,29 @@ function output(r: Results): string {
     if (!v.latency) continue;
     const server = v.serverTook ? `; daemon meta.tookMs p50 ${ms(v.serverTook.p50Ms)}, p99 ${ms(v.serverTook.p99Ms)}` : "";
     rows.push([`recall p50 / p99: ${v.name}`, `${ms(v.latency.p50Ms)} / ${ms(v.latency.p99Ms)} (n=${v.latency.n}${server})`, "", ""]);
+  }
+  const na = r.noAnswer;
+  rows.push([
+    `no-answer questions with no result, LoCoMo conversations (minScore ${r.minScore})`,
+    `${share(na.locomo.empty, na.locomo.asked)}; first score p50 ${f3(na.locomo.topP50)}, max ${f3(na.locomo.topMax)}`,
+    "",
+    "chat may touch a question's topic",
+  ]);
+  if (na.coding) {
+    rows.push(
+      [
+        `no-answer questions with no result, coding store of ${int(na.coding.memories)} (minScore ${r.minScore})`,
+        `${share(na.coding.empty, na.coding.asked)}; first score p50 ${f3(na.coding.topP50)}, max ${f3(na.coding.topMax)}`,
+        "all",
+        c.provider === "builtin" ? verdict(na.coding.empty === na.coding.asked) : "(measured for builtin)",
+      ],
+      [
+        "questions about the coding store with a result",
+        `${share(na.coding.answerable.asked - na.coding.answerable.empty, na.coding.answerable.asked)}; first score p50 ${f3(na.coding.answerable.topP50)}, min ${f3(na.coding.answerable.topMin)}`,
+        "",
+        "",
+      ],
+    );
   }
   if (r.agreement !== null) rows.push(["in-process vs HTTP fused", `${(r.agreement * 100).toFixed(1)}% of questions with identical top-10 ids`, "", ""]);
   rows.push([

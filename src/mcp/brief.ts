@@ -15,7 +15,14 @@ export function recallBrief(query: string, res: RecallResponse): string {
   const lines: string[] = [];
   if (res.meta.embedding === "unavailable") lines.push("keyword-only: embedding provider unavailable", "");
   if (res.results.length === 0) {
-    lines.push(`No memories matched "${query}". Try a broader query, fewer filters, or other words for the same thing.`);
+    const { belowMinScore, minScore } = res.meta;
+    lines.push(
+      belowMinScore
+        ? // Loose matches are no answer (docs/api.md#scores): say so, so the agent does not go looking for one.
+          `Nothing relevant to "${query}" is stored: ${belowMinScore} ${belowMinScore === 1 ? "memory" : "memories"} matched ` +
+            `loosely, all scoring under the minimum of ${minScore}. Treat this as not known, or ask with other words.`
+        : `No memories matched "${query}". Try a broader query, fewer filters, or other words for the same thing.`,
+    );
     return lines.join("\n");
   }
   lines.push(`Primary matches (${res.results.length}):`, ...res.results.map((r, i) => `${i + 1}. ${row(r)}`));

@@ -45,7 +45,10 @@ const searchShape = {
   pinned: z.boolean().optional().describe("Only return pinned memories"),
   importance_min: z.number().optional().describe("Minimum memory importance threshold (0-1)"),
   min_score: z.number().optional().describe("Deprecated compatibility alias for importance_min"),
-  score_min: z.number().optional().describe("Minimum recall score threshold, applied client-side to returned rows"),
+  score_min: z
+    .number()
+    .optional()
+    .describe("Minimum recall score (0-1; default 0.2: below it a row is not relevant enough to return). Lower it to see loose matches"),
   aggregate: z.boolean().optional().describe("Synthesize one aggregate answer from bounded recall evidence"),
   aggregate_budget: z.enum(["small", "medium", "large"]).optional().describe("Aggregate recall budget; defaults to small"),
   save_aggregate: z
@@ -78,6 +81,8 @@ const RecallOutput = z.object({
     tookMs: z.number(),
     candidates: z.number(),
     embedding: z.enum(["ok", "unavailable", "disabled"]),
+    minScore: z.number().optional(),
+    belowMinScore: z.number().optional(),
   }),
 }) satisfies z.ZodType<RecallResponse>;
 
@@ -105,6 +110,9 @@ function recallTool(name: string, title: string, description: string): Tool {
           pinned: a.pinned,
           // min_score is the deprecated alias; importance_min wins when both are given.
           importanceMin: a.importance_min ?? a.min_score,
+          // The daemon cuts at its own minimum (docs/api.md#scores); score_min moves that cut, and
+          // is applied again to the rows returned, as the tool always did.
+          minScore: a.score_min,
           aggregate: a.aggregate,
           aggregateBudget: a.aggregate_budget,
           saveAggregate: a.save_aggregate,

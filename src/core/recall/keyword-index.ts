@@ -54,15 +54,15 @@ class Postings {
   }
 }
 
-interface DocEntry {
-  terms: Uint32Array;
-  tokens: number;
-}
-
 export class KeywordIndex {
   private readonly termIds = new Map<string, number>();
   private readonly postings: Postings[] = [];
-  private readonly docs = new Map<number, DocEntry>();
+  /**
+   * Per seq, the memory's term ids, ascending. An array (a Map lookup costs recall more), filled as
+   * far as the typed arrays reach: written far past its end, a JS array turns sparse and slow.
+   */
+  private readonly termsOf: (Uint32Array | undefined)[] = new Array<undefined>(1024).fill(undefined);
+  private count = 0;
   private readonly owners = new Map<string, number>();
   private readonly projects = new Map<string, number>();
   /**
@@ -79,7 +79,7 @@ export class KeywordIndex {
   constructor(private readonly weights: readonly [number, number, number, number]) {}
 
   get size(): number {
-    return this.docs.size;
+    return this.count;
   }
 
   /** Adds a memory, or replaces what the index held for it. */
@@ -103,7 +103,8 @@ export class KeywordIndex {
       }
     });
     for (const [id, f] of freq) this.postings[id]!.push(doc.seq, f);
-    this.docs.set(doc.seq, { terms: Uint32Array.from(freq.keys()), tokens: count });
+    this.termsOf[doc.seq] = Uint32Array.from(freq.keys()).sort();
+    this.count++;
     this.tokens[doc.seq] = count;
     this.ownerOf[doc.seq] = code(this.owners, doc.agentId);
     this.projectOf[doc.seq] = doc.project === null ? 0 : code(this.projects, doc.project);
@@ -111,11 +112,12 @@ export class KeywordIndex {
   }
 
   remove(seq: number): void {
-    const entry = this.docs.get(seq);
-    if (!entry) return;
-    for (const id of entry.terms) this.postings[id]!.remove(seq);
-    this.docs.delete(seq);
-    this.totalTokens -= entry.tokens;
+    const terms = this.termsOf[seq];
+    if (!terms) return;
+    for (const id of terms) this.postings[id]!.remove(seq);
+    this.termsOf[seq] = undefined;
+    this.count--;
+    this.totalTokens -= this.tokens[seq]!;
   }
 
   /**
@@ -123,7 +125,7 @@ export class KeywordIndex {
    * and, when given, in `project`. Scores are FTS5's bm25() with the index's column weights.
    */
   search(terms: string[], k: number, scope: { agentIds: string[]; project?: string }): KeywordHit[] {
-    const n = this.docs.size;
+    const n = this.count;
     if (n === 0 || k <= 0) return [];
     // Owner codes as a mask: the innermost loop tests one byte, not a Set.
     const readable = new Uint8Array(this.owners.size + 1);
@@ -168,6 +170,27 @@ export class KeywordIndex {
     return hits;
   }
 
+  /** How many memories hold each term (one token each), for weighing the terms (scoring.ts). */
+  documentFrequencies(terms: string[]): number[] {
+    return terms.map((t) => {
+      const id = this.termIds.get(t);
+      return id === undefined ? 0 : this.postings[id]!.length;
+    });
+  }
+
+  /** Per memory of `seqs`, the positions in `terms` of the terms it holds. */
+  matchedTerms(terms: string[], seqs: number[]): Map<number, number[]> {
+    const ids = terms.map((t) => this.termIds.get(t) ?? -1);
+    const out = new Map<number, number[]>();
+    for (const seq of seqs) {
+      const held = this.termsOf[seq];
+      const matched: number[] = [];
+      for (let i = 0; held && i < ids.length; i++) if (ids[i]! >= 0 && holds(held, ids[i]!)) matched.push(i);
+      out.set(seq, matched);
+    }
+    return out;
+  }
+
   private ensureCapacity(seq: number): void {
     if (seq < this.tokens.length) return;
     let size = this.tokens.length;
@@ -176,7 +199,22 @@ export class KeywordIndex {
     this.ownerOf = grow(this.ownerOf, new Uint32Array(size));
     this.projectOf = grow(this.projectOf, new Uint32Array(size));
     this.scores = new Float64Array(size);
+    while (this.termsOf.length < size) this.termsOf.push(undefined);
   }
+}
+
+/** Binary search of an ascending array. */
+function holds(sorted: Uint32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === value) return true;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 function code(codes: Map<string, number>, value: string): number {

@@ -1,6 +1,8 @@
 // Hybrid recall (docs/api.md#how-it-ranks): a keyword leg (BM25) and a vector leg (cosine) over the
-// same filtered candidates, fused into one 0-1 score, adjusted by importance, pinning, recency and
-// access, with same-session neighbours as supporting context. Its SQL lives in store.ts.
+// same filtered candidates, ranked by fusing the legs' normalized scores, adjusted by importance,
+// pinning, recency and access; each result's score is its calibrated relevance (scoring.ts), and
+// those under the request's minimum are not returned. Same-session neighbours come as supporting
+// context. Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
@@ -9,7 +11,7 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustedScore } from "./scoring";
+import { adjustment, fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "./text";
@@ -59,7 +61,14 @@ function hasNarrowingFilter(f: MemoryFilter): boolean {
   return f.project !== undefined || hasRowFilter(f);
 }
 
+interface KeywordLeg {
+  hits: LegHit[];
+  /** Each hit's calibrated relevance (scoring.ts). */
+  relevance: Map<number, number>;
+}
+
 const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
+const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map() };
 
 export interface RecallServiceOptions {
   vectorWeight?: number;
@@ -112,31 +121,47 @@ export class RecallService {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
-    const keywordHits = this.legs === "vector" ? [] : this.keywordLeg(req.keywordQuery ?? req.query, filter);
+    const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
 
     // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
     // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
     // can weigh in the normalization.
-    const rows = this.rowsBySeq([...new Set([...keywordHits, ...vectorHits].map((h) => h.seq))], filter.agentIds);
-    const keyword = keywordHits.filter((h) => rows.has(h.seq));
+    const rows = this.rowsBySeq([...new Set([...keywordLeg.hits, ...vectorHits].map((h) => h.seq))], filter.agentIds);
+    const keyword = keywordLeg.hits.filter((h) => rows.has(h.seq));
     const vector = vectorHits.filter((h) => rows.has(h.seq));
     const kw = normalized(keyword);
     const vec = normalized(vector);
+    const cosines = new Map(vector.map((h) => [h.seq, h.raw]));
+    const provider = this.embeddings?.provider ?? "none";
     const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
     const now = this.now();
     const wv = vector.length > 0 && keyword.length > 0 ? this.vectorWeight : vector.length > 0 ? 1 : 0;
-    const scored = seqs
+    const ranked = seqs
       .map((seq) => {
         const row = rows.get(seq)!;
         const k = kw.get(seq);
         const v = vec.get(seq);
         const fused = (1 - wv) * (k ?? 0) + wv * (v ?? 0);
+        const cosine = cosines.get(seq);
+        const relevance = fusedRelevance(keywordLeg.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
-        return { row, score: adjustedScore(fused, row, now), matchedBy };
+        const adjust = adjustment(row, now);
+        return { row, rank: fused * adjust, relevance: relevance * adjust, matchedBy };
       })
-      .sort((a, b) => b.score - a.score || b.row.created_at.localeCompare(a.row.created_at))
-      .slice(0, req.limit);
+      .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
+
+    // The order is the fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a
+    // score is the row's calibrated relevance, capped by the score above it so scores read in order
+    // and the minimum cuts the list at one place.
+    let cap = 1;
+    const relevant: { row: CandidateRow; score: number; matchedBy: MatchedBy }[] = [];
+    for (const r of ranked) {
+      cap = Math.min(cap, round4(r.relevance));
+      if (cap < req.minScore) break;
+      relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
+    }
+    const scored = relevant.slice(0, req.limit);
 
     const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
     const supporting = this.supporting(scored, filter.agentIds);
@@ -149,7 +174,14 @@ export class RecallService {
     return {
       results,
       supporting,
-      meta: { method, tookMs: Math.round((performance.now() - started) * 100) / 100, candidates: seqs.length, embedding },
+      meta: {
+        method,
+        tookMs: round2(performance.now() - started),
+        candidates: seqs.length,
+        embedding,
+        minScore: req.minScore,
+        belowMinScore: ranked.length - relevant.length,
+      },
     };
   }
 
@@ -197,41 +229,62 @@ export class RecallService {
   }
 
   /**
-   * BM25 over the keyword index. The index alone answers first (joining every match to its row costs
-   * more than scoring it): when nothing is filtered out its top rows are the answer (reading their
-   * rows re-checks the scope); otherwise they are checked against the filters, and only when too few
-   * pass does the exact joined query run.
+   * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
+   * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
    */
-  private keywordLeg(query: string, filter: MemoryFilter): LegHit[] {
+  private keywordLeg(query: string, filter: MemoryFilter): KeywordLeg {
     const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    const match = matchOfTerms(terms);
-    // FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher.
-    const toHits = (rows: FtsHit[]) => rows.map((r) => ({ seq: r.seq, raw: -r.score }));
-    const overfetch = this.legDepth * KEYWORD_OVERFETCH;
-    let top: LegHit[];
+    if (terms.length === 0) return NO_KEYWORDS;
     // Each query term must be one token for the index; a term FTS5 reads as a phrase
     // (snake_case: "snake" then "case") is left to FTS5.
-    const tokens = this.keywordsReady ? terms.map((t) => tokenize(t)) : [];
-    if (tokens.length > 0 && tokens.every((t) => t.length <= 1)) {
-      const scope = { agentIds: filter.agentIds, project: filter.project };
-      const rowFiltered = hasRowFilter(filter);
-      top = this.keywords
-        .search(tokens.flat(), rowFiltered ? overfetch : this.legDepth, scope)
-        .map((h) => ({ seq: h.seq, raw: h.score }));
-      if (!rowFiltered) return top;
+    const tokens = terms.map((t) => tokenize(t));
+    let hits: LegHit[];
+    let stats: TermStats;
+    let matched: Map<number, number[]>;
+    if (this.keywordsReady && tokens.every((t) => t.length <= 1)) {
+      const flat = tokens.flat();
+      hits = this.indexHits(flat, matchOfTerms(terms), filter);
+      stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
+      matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
     } else {
-      if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) {
-        return toHits(this.store.ftsTop(match, this.legDepth));
-      }
-      top = toHits(this.store.ftsTop(match, overfetch));
+      hits = this.ftsHits(matchOfTerms(terms), filter);
+      // A term with no token matches nothing and carries no weight.
+      const matches = terms.filter((_, i) => tokens[i]!.length > 0).map((t) => matchOfTerms([t]));
+      stats = this.store.termStats(matches);
+      matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
     }
+    const relevanceOf = keywordRelevance(stats);
+    return { hits, relevance: new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])])) };
+  }
+
+  /**
+   * The index alone answers first (joining every match to its row costs more than scoring it): when
+   * nothing is filtered out its top rows are the answer (reading their rows re-checks the scope);
+   * otherwise they are checked against the filters, and only when too few pass does the exact joined
+   * FTS5 query run.
+   */
+  private indexHits(tokens: string[], match: string, filter: MemoryFilter): LegHit[] {
+    const scope = { agentIds: filter.agentIds, project: filter.project };
+    const rowFiltered = hasRowFilter(filter);
+    const top = this.keywords
+      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope)
+      .map((h) => ({ seq: h.seq, raw: h.score }));
+    return rowFiltered ? this.passingOrExact(top, filter, match) : top;
+  }
+
+  private ftsHits(match: string, filter: MemoryFilter): LegHit[] {
+    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) return ftsLegHits(this.store.ftsTop(match, this.legDepth));
+    return this.passingOrExact(ftsLegHits(this.store.ftsTop(match, this.legDepth * KEYWORD_OVERFETCH)), filter, match);
+  }
+
+  /** The overfetched `top` rows that pass the filters, or the exact joined FTS5 query when too few do. */
+  private passingOrExact(top: LegHit[], filter: MemoryFilter, match: string): LegHit[] {
     if (top.length > 0) {
       const passing = new Set(this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
       const kept = top.filter((t) => passing.has(t.seq));
-      if (kept.length >= this.legDepth || top.length < overfetch) return kept.slice(0, this.legDepth);
+      if (kept.length >= this.legDepth || top.length < this.legDepth * KEYWORD_OVERFETCH) return kept.slice(0, this.legDepth);
     }
-    return toHits(this.store.ftsTopFiltered(match, filter, this.legDepth));
+    return ftsLegHits(this.store.ftsTopFiltered(match, filter, this.legDepth));
   }
 
   private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
@@ -267,12 +320,20 @@ export class RecallService {
         const n = this.store.neighbour(side, row.session_key, row);
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
-        out.push({ ...toResult(n, Math.round(score * 0.5 * 1e4) / 1e4, matchedBy), relation, supports: row.id });
+        out.push({ ...toResult(n, score * 0.5, matchedBy), relation, supports: row.id });
       }
     }
     return out;
   }
 }
+
+/** FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher. */
+function ftsLegHits(rows: FtsHit[]): LegHit[] {
+  return rows.map((r) => ({ seq: r.seq, raw: -r.score }));
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 function indexDoc(row: IndexRow): KeywordDoc {
   return { seq: row.seq, agentId: row.agent_id, project: row.project, columns: keywordColumns(row.content, row.tags, row.hints) };
@@ -282,7 +343,7 @@ function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): Recal
   return {
     id: row.id,
     content: row.content,
-    score: Math.round(score * 1e4) / 1e4,
+    score: round4(score),
     type: row.type,
     tags: JSON.parse(row.tags) as string[],
     importance: row.importance,

@@ -4,6 +4,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { filterSql, type MemoryFilter } from "../memory/filter";
 import type { MemoryRow } from "../memory/store";
+import type { TermStats } from "./scoring";
 
 /** What ranking and the answer need of a memory. */
 export type CandidateRow = Pick<
@@ -44,6 +45,9 @@ export class RecallStore {
   private readonly indexRowStmt: Statement<IndexRow, [number]>;
   private readonly indexChunkStmt: Statement<IndexRow, [number, number]>;
   private readonly ownersStmt: Statement<{ agent_id: string }, []>;
+  private readonly ftsRowsStmt: Statement<{ n: number }, []>;
+  private readonly ftsCountStmt: Statement<{ n: number }, [string]>;
+  private readonly ftsAmongStmt: Statement<{ seq: number }, [string, string]>;
   private readonly before: Neighbour;
   private readonly after: Neighbour;
 
@@ -61,6 +65,12 @@ export class RecallStore {
       `SELECT ${INDEX_COLUMNS} FROM memories WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
     );
     this.ownersStmt = db.query("SELECT DISTINCT agent_id FROM memories WHERE deleted_at IS NULL");
+    // One docsize row per indexed memory: counting them is a b-tree count, not a scan of the index.
+    this.ftsRowsStmt = db.query("SELECT count(*) AS n FROM memories_fts_docsize");
+    this.ftsCountStmt = db.query("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?");
+    this.ftsAmongStmt = db.query(
+      "SELECT rowid AS seq FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+    );
     const neighbour = (op: string, order: string): Neighbour =>
       db.query(
         `SELECT ${CANDIDATE_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
@@ -84,6 +94,21 @@ export class RecallStore {
          WHERE memories_fts MATCH ? AND ${where} ORDER BY score LIMIT ?`,
       )
       .all(match, ...params, limit);
+  }
+
+  /** The indexed memories and how many match each FTS5 expression, for weighing the terms (scoring.ts). */
+  termStats(matches: string[]): TermStats {
+    return { n: this.ftsRowsStmt.get()!.n, df: matches.map((m) => this.ftsCountStmt.get(m)!.n) };
+  }
+
+  /** Per memory of `seqs`, the positions in `matches` of the FTS5 expressions it matches. */
+  matchedTerms(matches: string[], seqs: number[]): Map<number, number[]> {
+    const out = new Map<number, number[]>(seqs.map((s) => [s, []]));
+    const json = JSON.stringify(seqs);
+    matches.forEach((m, i) => {
+      for (const { seq } of this.ftsAmongStmt.all(m, json)) out.get(seq)?.push(i);
+    });
+    return out;
   }
 
   /** Every row that passes `filter`. */

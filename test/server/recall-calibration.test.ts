@@ -1,0 +1,234 @@
+// What a recall score means (docs/api.md#scores), over real HTTP: questions with no answer in a store
+// of coding memories get no result at the default minimum score with the builtin model, while
+// questions about stored memories still find them; the keyword leg's calibration in small stores;
+// the conservative ramp of a model Signet has not measured; and FTS5 and the keyword index agreeing
+// on every score.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { RememberRequestSchema } from "../../src/contracts/memory";
+import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
+import { MemoryService } from "../../src/core/memory/service";
+import { AccessLog } from "../../src/core/recall/access-log";
+import { RecallService } from "../../src/core/recall/service";
+import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/open";
+import { recallBrief } from "../../src/mcp/brief";
+import { makeGenerator } from "../../scripts/lib/content";
+import { NO_ANSWER_QUERIES } from "../../scripts/lib/no-answer";
+import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
+import { startFakeEmbedder } from "../helpers/fake-embedder";
+import { recordingLogger } from "../helpers/log";
+import { eventually } from "../helpers/wait";
+
+type Body = Record<string, unknown>;
+
+async function drained(td: TestDaemon): Promise<void> {
+  const ok = await eventually(async () => {
+    const { embedding } = await td.client().health();
+    return embedding.ok && embedding.model !== null && embedding.pending === 0;
+  }, 120_000);
+  if (!ok) throw new Error("the embedding backlog did not drain in time");
+}
+
+/** Scores never rise down the list, and each is at least the minimum applied. */
+function expectOrdered(r: RecallResponse, minScore: number): void {
+  const scores = r.results.map((x) => x.score);
+  expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  for (const s of scores) expect(s).toBeGreaterThanOrEqual(minScore);
+}
+
+// Memories a question below is about, among generated ones on the same subjects.
+const ANSWERS = {
+  release: "The release script needs GITHUB_TOKEN in the environment; without it the upload step fails silently.",
+  tabs: "Zoltan prefers tabs over spaces and wants one focused change per commit.",
+  redis: "We moved session state from Redis to SQLite in March because Redis kept evicting keys under memory pressure.",
+  lint: "Run the linter before pushing: CI rejects any knip warning about unused exports.",
+  rotate: "The staging database password rotates every 30 days; the rotation job lives in infra/cron/rotate.sh.",
+};
+const QUESTIONS: [string, keyof typeof ANSWERS][] = [
+  ["Why does the release upload fail?", "release"],
+  ["Does Zoltan like tabs or spaces?", "tabs"],
+  ["Why did we switch from Redis to SQLite?", "redis"],
+  ["What do I have to run before pushing?", "lint"],
+  ["How often does the staging password rotate?", "rotate"],
+];
+
+describe("the builtin model: a store of coding memories", () => {
+  let td: TestDaemon;
+  const ids = {} as Record<keyof typeof ANSWERS, string>;
+  beforeAll(async () => {
+    td = await startTestDaemon({ yaml: "embedding:\n  provider: builtin\n" });
+    const gen = makeGenerator(7);
+    for (let i = 0; i < 150; i++) await td.client().memory.remember(JSON.parse(gen()) as Body);
+    for (const [key, content] of Object.entries(ANSWERS)) ids[key as keyof typeof ANSWERS] = (await td.client().memory.remember({ content })).id;
+    await drained(td);
+  }, 180_000);
+  afterAll(async () => {
+    await td.stop();
+  });
+
+  test(`${NO_ANSWER_QUERIES.length} questions it has no answer to get no result at the default minimum score`, async () => {
+    for (const query of NO_ANSWER_QUERIES) {
+      const r = await td.client().memory.recall({ query });
+      expect({ query, results: r.results.map((x) => `${x.score} ${x.content}`) }).toEqual({ query, results: [] });
+      expect(r.meta).toMatchObject({ minScore: RECALL_DEFAULT_MIN_SCORE, embedding: "ok" });
+      // Candidates there were (the vector leg always has some): the minimum is what left them out.
+      expect(r.meta.belowMinScore).toBe(r.meta.candidates);
+      expect(r.meta.candidates).toBeGreaterThan(0);
+      expect(recallBrief(query, r)).toContain(`scoring under the minimum of ${RECALL_DEFAULT_MIN_SCORE}`);
+    }
+  });
+
+  test("questions about stored memories still find them first", async () => {
+    for (const [query, key] of QUESTIONS) {
+      const r = await td.client().memory.recall({ query });
+      expect({ query, first: r.results[0]?.id }).toEqual({ query, first: ids[key] });
+      expectOrdered(r, RECALL_DEFAULT_MIN_SCORE);
+    }
+  });
+
+  test("minScore cuts the ranked list at one place; 0 returns every candidate in the same order", async () => {
+    const query = "why does the job queue hang after a daemon restart?";
+    const all = await td.client().memory.recall({ query, minScore: 0, limit: 100 });
+    expect(all.meta.belowMinScore).toBe(0);
+    expect(all.results.length).toBe(all.meta.candidates);
+    expectOrdered(all, 0);
+    for (const minScore of [RECALL_DEFAULT_MIN_SCORE, 0.4, 0.6]) {
+      const cut = await td.client().memory.recall({ query, minScore, limit: 100 });
+      const kept = all.results.filter((x) => x.score >= minScore);
+      expect(cut.results.map((x) => x.id)).toEqual(kept.map((x) => x.id));
+      expect(cut.meta.belowMinScore).toBe(all.results.length - kept.length);
+    }
+  });
+});
+
+describe("keyword scores (provider none)", () => {
+  let td: TestDaemon;
+  const recall = (body: Body) => td.client().memory.recall(body);
+  beforeAll(async () => {
+    td = await startTestDaemon();
+  });
+  afterAll(async () => {
+    await td.stop();
+  });
+
+  test("in a store of three memories, a full match is relevant and a match on one word of a question is not", async () => {
+    const tabs = (await td.client().memory.remember({ content: "Prefer tabs over spaces in this repository" })).id;
+    await td.client().memory.remember({ content: "The project builds with Bun", pinned: true, importance: 1 });
+    await td.client().memory.remember({ content: "Deploys go through the staging cluster first" });
+
+    const full = await recall({ query: "tabs or spaces?" });
+    expect(full.results.map((x) => x.id)).toEqual([tabs]);
+    expect(full.results[0]!.score).toBeGreaterThan(0.7);
+
+    // "project" is one of four terms: no answer, though the memory is pinned and as important as can be.
+    const loose = await recall({ query: "Which project owns the capital budget?" });
+    expect(loose.results).toEqual([]);
+    expect(loose.meta).toMatchObject({ candidates: 1, belowMinScore: 1, minScore: RECALL_DEFAULT_MIN_SCORE });
+    const shown = await recall({ query: "Which project owns the capital budget?", minScore: 0 });
+    expect(shown.results[0]!.score).toBeLessThan(RECALL_DEFAULT_MIN_SCORE);
+
+    const nothing = await recall({ query: "What is the capital of France?" });
+    expect(nothing.meta).toMatchObject({ candidates: 0, belowMinScore: 0 });
+    expect(recallBrief("What is the capital of France?", nothing)).toContain("No memories matched");
+  });
+
+  test("memory_search's score_min moves the daemon's cut, over /mcp", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "calibration-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`)));
+    try {
+      const search = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: "memory_search", arguments: { query: "Which project owns the capital budget?", ...args } }))
+          .structuredContent as RecallResponse;
+      expect((await search({})).results).toEqual([]);
+      const loose = await search({ score_min: 0 });
+      expect(loose.results.length).toBe(1);
+      expect(loose.meta.minScore).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a word most memories hold counts for little beside a rare one", async () => {
+    for (let i = 0; i < 20; i++) await td.client().memory.remember({ content: `deploy note ${i}: the service restarted cleanly`, project: "ops" });
+    const rare = (await td.client().memory.remember({ content: "the service leaks file descriptors", project: "ops" })).id;
+    const r = await recall({ query: "service descriptors", project: "ops", minScore: 0, limit: 100 });
+    expect(r.results[0]!.id).toBe(rare);
+    expect(r.results[0]!.score).toBeGreaterThan(0.6);
+    // The other 20 match only "service", which 21 of the store's memories hold.
+    for (const x of r.results.slice(1)) expect(x.score).toBeLessThan(0.15);
+  });
+
+  test("minScore out of range is 400 naming it", async () => {
+    for (const minScore of [-0.1, 1.5, "high"]) {
+      const res = await td.fetch("/api/memory/recall", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "x", minScore }),
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toContain("minScore");
+    }
+  });
+});
+
+describe("a model Signet has not measured", () => {
+  test("a middling cosine is no answer on its own; minScore 0 still shows the vector leg's match", async () => {
+    const fake = startFakeEmbedder();
+    const td = await startTestDaemon({ yaml: `embedding:\n  provider: openai\n  model: fake-embed\n  baseUrl: ${fake.url}\n` });
+    try {
+      // Bag of words: "car" and "automobile" share a slot, so the cosine is 1/√4 = 0.5.
+      const id = (await td.client().memory.remember({ content: "the automobile is red" })).id;
+      await drained(td);
+      const r = await td.client().memory.recall({ query: "car" });
+      expect(r.results).toEqual([]);
+      expect(r.meta).toMatchObject({ method: "vector", candidates: 1, belowMinScore: 1 });
+      const all = await td.client().memory.recall({ query: "car", minScore: 0 });
+      expect(all.results.map((x) => [x.id, x.matchedBy])).toEqual([[id, "vector"]]);
+      // A close one is: the same words give a cosine of 1.
+      expect((await td.client().memory.recall({ query: "the car is red", keywordQuery: "zzz" })).results.map((x) => x.id)).toEqual([id]);
+    } finally {
+      await td.stop();
+      await fake.stop();
+    }
+  });
+});
+
+describe("FTS5 and the keyword index", () => {
+  test("give every memory the same score, while the index loads and after", async () => {
+    const dir = tempDir("signet-recall-calibration-");
+    const db = openDatabase(join(dir, "memories.db"));
+    migrate(db);
+    const memory = new MemoryService(db, {});
+    // Access counts weigh in the scores: none is written until both rounds are asked.
+    const accessLog = new AccessLog(db, recordingLogger().log, 3_600_000);
+    const recall = new RecallService(db, memory, null, accessLog);
+    const caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };
+    try {
+      const gen = makeGenerator(3);
+      for (let i = 0; i < 300; i++) memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
+      const queries = ["why does the job queue hang after a daemon restart", "retry retries backoff", "sqlite busy timeout capital"];
+      const ask = async () =>
+        Promise.all(
+          queries.map(async (query) => {
+            const r = await recall.recall(caller, RecallRequestSchema.parse({ query, minScore: 0, limit: 50 }));
+            return r.results.map((x) => [x.id, x.score]);
+          }),
+        );
+      // Before start() the keyword index is empty and every recall goes to FTS5.
+      expect(recall.keywordIndexSize).toBeNull();
+      const fromFts = await ask();
+      await recall.start();
+      expect(recall.keywordIndexSize).toBe(300);
+      expect(await ask()).toEqual(fromFts);
+      expect(fromFts.flat().length).toBeGreaterThan(30);
+    } finally {
+      accessLog.flush();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
