@@ -110,9 +110,9 @@ function recallTool(name: string, title: string, description: string): Tool {
           pinned: a.pinned,
           // min_score is the deprecated alias; importance_min wins when both are given.
           importanceMin: a.importance_min ?? a.min_score,
-          // The daemon cuts at its own minimum (docs/api.md#scores); score_min moves that cut, and
-          // is applied again to the rows returned, as the tool always did.
-          minScore: a.score_min,
+          // The daemon cuts at its own minimum (docs/api.md#scores); score_min moves that cut (held to
+          // the 0-1 a score can take), and is applied again to the rows returned, as it always was.
+          minScore: a.score_min === undefined ? undefined : Math.min(1, Math.max(0, a.score_min)),
           aggregate: a.aggregate,
           aggregateBudget: a.aggregate_budget,
           saveAggregate: a.save_aggregate,
