@@ -18,7 +18,7 @@ export function useTestDaemon(options?: Parameters<typeof startTestDaemon>[0]): 
   };
 }
 
-interface Res {
+export interface Res {
   status: number;
   body: any;
   text: string;
@@ -45,8 +45,12 @@ export async function call(td: TestDaemon, method: string, path: string, opts: C
     body = JSON.stringify(opts.body);
     headers["content-type"] = "application/json";
   }
-  const res = await td.fetch(path, { method, headers, body });
-  const text = await res.text();
+  return readRes(await td.fetch(path, { method, headers, body }), method);
+}
+
+/** A response as the tests look at it: status, body parsed when it is JSON, the raw text. */
+export async function readRes(res: Response, method: string): Promise<Res> {
+  const text = method === "HEAD" ? "" : await res.text();
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;

@@ -4,13 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mulberry32 } from "../../scripts/lib/content";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
-
-interface Res {
-  status: number;
-  body: any;
-  text: string;
-  contentType: string | null;
-}
+import { expectError, readRes, type Res } from "../helpers/memory-api";
 
 async function send(
   td: TestDaemon,
@@ -21,29 +15,11 @@ async function send(
 ): Promise<Res> {
   // Bodies are JSON unless a test says otherwise (the guard refuses other content types with 415).
   const withType = body != null && !("content-type" in headers) ? { "content-type": "application/json", ...headers } : headers;
-  const res = await td.fetch(path, { method, body: body ?? undefined, headers: withType });
-  const text = method === "HEAD" ? "" : await res.text();
-  let parsed: unknown = undefined;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text, contentType: res.headers.get("content-type") };
+  return readRes(await td.fetch(path, { method, body: body ?? undefined, headers: withType }), method);
 }
 
 const json = (td: TestDaemon, method: string, path: string, value: unknown, headers: Record<string, string> = {}) =>
   send(td, method, path, JSON.stringify(value), { "content-type": "application/json", ...headers });
-
-function expectError(res: Res, status: number, code: string, mentions?: string | RegExp): void {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-  expect(res.contentType ?? "").toContain("application/json");
-  expect(Object.keys(res.body).sort()).toEqual(["code", "error"]);
-  expect(typeof res.body.error).toBe("string");
-  expect(res.body.error.length).toBeGreaterThan(0);
-  if (typeof mentions === "string") expect(res.body.error).toContain(mentions);
-  else if (mentions) expect(res.body.error).toMatch(mentions);
-}
 
 /** Not a 5xx and, for an error, the exact {error, code} body. */
 function problemWith(res: Res): string | null {
