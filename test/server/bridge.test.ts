@@ -171,6 +171,20 @@ describe("calls through the pool", () => {
     expect(d.daemon.context.bridge.live()).toEqual([]);
   });
 
+  test("a server stored with relative paths (before they had to be absolute) starts nothing and says how to mend it", async () => {
+    // The API refuses such paths now; an older store may still hold them.
+    d.daemon.context.bridge.install({
+      name: "relative",
+      enabled: true,
+      transport: { type: "stdio", command: "./bin/server.js", args: [], env: {}, cwd: "repo" },
+    } as never);
+    const r = await call("relative", { tool: "echo", arguments: {} });
+    expect({ status: r.status, code: r.body.code }).toEqual({ status: 503, code: "server_unavailable" });
+    expect(r.body.error).toContain('"relative" has a relative cwd repo and a relative command ./bin/server.js');
+    expect(r.body.error).toContain("signet mcp remove relative");
+    expect(d.daemon.context.bridge.live()).toEqual([]);
+  });
+
   test("a server that never answers the handshake is killed when the timeout passes", async () => {
     await install("silent", { type: "stdio", command: NODE, args: ["-e", "setInterval(() => {}, 1000)"] });
     const started = Date.now();

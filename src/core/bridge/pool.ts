@@ -1,6 +1,7 @@
 // The daemon's live connections to installed MCP servers: connected on first use, kept warm,
 // closed when idle, capped in number, dropped after a crash (the next call starts the server
 // again), and every child reaped on stop.
+import { isAbsolute } from "node:path";
 import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -206,6 +207,15 @@ export class ServerPool {
   private transportFor(server: InstalledServer): Live["transport"] {
     const t = server.transport;
     if (t.type === "stdio") {
+      // Installed before paths had to be absolute: the daemon cannot tell what they were relative to
+      // (docs/security.md#bridged-servers), so it starts nothing and says how to mend the entry.
+      const relative = [t.cwd !== undefined && !isAbsolute(t.cwd) ? `cwd ${t.cwd}` : "", /[/\\]/.test(t.command) && !isAbsolute(t.command) ? `command ${t.command}` : ""].filter(Boolean);
+      if (relative.length > 0) {
+        throw new SignetError(
+          "server_unavailable",
+          `MCP server "${server.name}" has a relative ${relative.join(" and a relative ")}; install it again with absolute paths (\`signet mcp remove ${server.name}\`, then \`signet mcp add\` from the directory it belongs to)`,
+        );
+      }
       return new ProcessGroupStdioTransport({
         command: t.command,
         args: t.args,
