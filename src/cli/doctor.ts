@@ -3,14 +3,15 @@
 // with what to do about it. Read-only: files are only stat'ed (the database is never opened) and
 // harness configs are only read.
 import { defineCommand } from "citty";
-import { accessSync, constants, lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { accessSync, constants, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { DaemonIdentityError, SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
-import { configPath, daemonDir, daemonFiles, databasePath } from "../config/paths";
+import { daemonFiles, databasePath } from "../config/paths";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
+import { ownerOnlyPaths } from "../control/data-dir";
 import { readStatus } from "../control/daemon-process";
 import { claudePaths } from "../harness/claude-code";
 import { checkCodexToml, codexPath } from "../harness/codex";
@@ -80,9 +81,9 @@ async function daemonChecks(config: Config): Promise<{ checks: Check[]; health?:
 
 // ---- The store and the embedder (as /health reports them) ----
 
-function statOrNull(path: string, follow = true): Stats | null {
+function statOrNull(path: string): Stats | null {
   try {
-    return follow ? statSync(path) : lstatSync(path);
+    return statSync(path);
   } catch {
     return null;
   }
@@ -118,45 +119,30 @@ function embedderCheck(health: HealthResponse | undefined): Check {
 
 const octal = (mode: number) => mode.toString(8).padStart(4, "0");
 
+/** The paths the daemon secures at start (control/data-dir.ts), judged without changing any. */
 function modeChecks(dataDir: string): Check[] {
-  if (!statOrNull(dataDir)) return [];
   const uid = process.getuid?.();
   const found: Check[] = [];
   let seen = 0;
-  /** `follow`: the data directory and memory/ may be links the user made; nothing else may. */
-  const visit = (path: string, follow: boolean, recurse: boolean) => {
-    const st = statOrNull(path, follow);
-    if (!st) return;
-    if (st.isSymbolicLink()) {
-      found.push(problem("file modes", `${path} is a symbolic link: the daemon refuses to start`, `remove it: rm '${path}'`));
-      return;
+  try {
+    for (const { path, stat, allowed } of ownerOnlyPaths(dataDir)) {
+      if (stat === "link") {
+        found.push(problem("file modes", `${path} is a symbolic link: the daemon refuses to start`, `remove it: rm '${path}'`));
+        continue;
+      }
+      seen++;
+      if (uid !== undefined && stat.uid !== uid) {
+        found.push(problem("file modes", `${path} is owned by uid ${stat.uid}, not by you (uid ${uid})`, `chown ${uid} '${path}'`));
+      }
+      const mode = stat.mode & 0o7777;
+      if (mode & ~allowed) {
+        found.push(problem("file modes", `${path} is ${octal(mode)}, want ${octal(allowed)}`, `chmod go-rwx '${path}' (the daemon also tightens it when it starts)`));
+      }
     }
-    seen++;
-    if (uid !== undefined && st.uid !== uid) {
-      found.push(problem("file modes", `${path} is owned by uid ${st.uid}, not by you (uid ${uid})`, `chown ${uid} '${path}'`));
-    }
-    const want = st.isDirectory() ? 0o700 : 0o600;
-    const mode = st.mode & 0o7777;
-    if (mode & ~want) {
-      found.push(problem("file modes", `${path} is ${octal(mode)}, want ${octal(want)}`, `chmod go-rwx '${path}' (the daemon also tightens it when it starts)`));
-    }
-    if (!recurse || !st.isDirectory()) return;
-    let names: string[];
-    try {
-      names = readdirSync(path);
-    } catch (err) {
-      found.push(problem("file modes", `cannot list ${path}: ${(err as Error).message}`, `chmod 700 '${path}'`));
-      return;
-    }
-    for (const name of names) visit(join(path, name), false, true);
-  };
-  visit(dataDir, true, false);
-  const db = databasePath(dataDir);
-  visit(dirname(db), true, false);
-  for (const path of [db, `${db}-wal`, `${db}-shm`]) visit(path, false, false);
-  // A linked agent.yaml (from a dotfiles checkout) is allowed, and its target is not ours to judge.
-  if (!statOrNull(configPath(dataDir), false)?.isSymbolicLink()) visit(configPath(dataDir), false, false);
-  visit(daemonDir(dataDir), false, true);
+  } catch (err) {
+    found.push(problem("file modes", `cannot read ${dataDir}: ${(err as Error).message}`, `chmod 700 the directory it names`));
+  }
+  if (seen === 0 && found.length === 0) return [];
   return found.length > 0 ? found : [ok("file modes", `${seen} files and directories in ${dataDir} are yours alone`)];
 }
 

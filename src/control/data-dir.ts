@@ -4,7 +4,7 @@
 // stops the start with an error naming the path.
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, lstatRefusingSymlink, makeOwnerOnlyDir } from "../os/owner-only-files";
+import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, makeOwnerOnlyDir, symlinkRefused } from "../os/owner-only-files";
 import type { Logger } from "../logger";
 import { configPath, daemonDir, databasePath } from "../config/paths";
 
@@ -40,17 +40,61 @@ function secureDir(path: string, st: Stats, log: Logger): void {
   tighten(path, st.mode, OWNER_ONLY_DIR, log);
 }
 
-/** Everything under .daemon: directories 0700, files 0600, no symbolic links. */
-function secureTree(dir: string, log: Logger): void {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const st = lstatRefusingSymlink(path);
-    if (st?.isDirectory()) {
-      secureDir(path, st, log);
-      secureTree(path, log);
-    } else if (st?.isFile()) {
-      tighten(path, st.mode, OWNER_ONLY_FILE, log);
-    }
+/** One path the owner-only rule covers: its stat, or `link` where a symbolic link may not be. */
+export interface OwnerOnlyPath {
+  path: string;
+  stat: Stats | "link";
+  /** The mode it may have at most: 0700 for a directory, 0600 for a file. */
+  allowed: number;
+}
+
+/** `directory`: the path must be one (the data directory, memory/, .daemon), whatever it is now. */
+function entry(path: string, stat: Stats, directory = stat.isDirectory()): OwnerOnlyPath {
+  return { path, stat, allowed: directory ? OWNER_ONLY_DIR : OWNER_ONLY_FILE };
+}
+
+/**
+ * Every path of the data directory the owner-only rule covers (docs/security.md#files), as it is
+ * now; missing ones are left out. The data directory and memory/ may be links the user made (to
+ * another disk, say): their targets count. A linked agent.yaml (from a dotfiles checkout) is left
+ * out: its target is not ours. Nothing in .daemon, nor the database, may be a link. The daemon
+ * secures what this lists at start; `signet doctor` reports on it. Throws when a directory cannot be
+ * listed.
+ */
+export function* ownerOnlyPaths(dataDir: string): Generator<OwnerOnlyPath> {
+  const followed = (path: string) => (existsSync(path) ? entry(path, statSync(path), true) : undefined);
+  const linked = (path: string, directory?: boolean): OwnerOnlyPath | undefined => {
+    if (!existsSync(path) && !isLink(path)) return undefined;
+    const st = lstatSync(path);
+    return st.isSymbolicLink() ? { path, stat: "link", allowed: OWNER_ONLY_FILE } : entry(path, st, directory);
+  };
+  const root = followed(dataDir);
+  if (!root) return;
+  yield root;
+  const db = databasePath(dataDir);
+  const memoryDir = followed(dirname(db));
+  if (memoryDir) yield memoryDir;
+  for (const path of [db, `${db}-wal`, `${db}-shm`]) {
+    const found = linked(path);
+    if (found) yield found;
+  }
+  const yaml = configPath(dataDir);
+  if (existsSync(yaml) && !lstatSync(yaml).isSymbolicLink()) yield entry(yaml, statSync(yaml));
+  const tree = function* (path: string, directory?: boolean): Generator<OwnerOnlyPath> {
+    const found = linked(path, directory);
+    if (!found) return;
+    yield found;
+    if (found.stat === "link" || !found.stat.isDirectory()) return;
+    for (const name of readdirSync(path)) yield* tree(join(path, name));
+  };
+  yield* tree(daemonDir(dataDir), true);
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
@@ -59,22 +103,13 @@ function secureTree(dir: string, log: Logger): void {
  * UnsafePathError. `log` is the caller's: the daemon's, or the CLI's for `signet daemon start`.
  */
 export function secureDataDir(dataDir: string, log: Logger): void {
-  // The data directory and memory/ may be links the user made (to another disk, say): their targets
-  // are checked. .daemon is the daemon's alone and never a link.
   makeOwnerOnlyDir(dataDir);
-  secureDir(dataDir, statSync(dataDir), log);
-  const db = databasePath(dataDir);
-  if (existsSync(dirname(db))) secureDir(dirname(db), statSync(dirname(db)), log);
-  for (const path of [db, `${db}-wal`, `${db}-shm`]) {
-    const st = lstatRefusingSymlink(path);
-    if (st?.isFile()) tighten(path, st.mode, OWNER_ONLY_FILE, log);
+  for (const { path, stat, allowed } of ownerOnlyPaths(dataDir)) {
+    if (stat === "link") throw symlinkRefused(path);
+    // secureDir refuses what should be a directory and is not; other kinds of file are left alone.
+    if (allowed === OWNER_ONLY_DIR) secureDir(path, stat, log);
+    else if (stat.isFile()) tighten(path, stat.mode, allowed, log);
+    // .daemon is created only in a data directory that proved ours; the walk reaches it last.
+    if (path === dataDir && !isLink(daemonDir(dataDir))) makeOwnerOnlyDir(daemonDir(dataDir));
   }
-  // A linked agent.yaml (from a dotfiles checkout) is left alone: its target is not ours to chmod.
-  const yaml = configPath(dataDir);
-  const yamlStat = existsSync(yaml) ? lstatSync(yaml) : undefined;
-  if (yamlStat?.isFile()) tighten(yaml, yamlStat.mode, OWNER_ONLY_FILE, log);
-  const dir = daemonDir(dataDir);
-  if (!lstatRefusingSymlink(dir)) makeOwnerOnlyDir(dir);
-  secureDir(dir, lstatSync(dir), log);
-  secureTree(dir, log);
 }

@@ -14,7 +14,7 @@ export class UnsafePathError extends Error {
   }
 }
 
-function symlinkRefused(path: string): UnsafePathError {
+export function symlinkRefused(path: string): UnsafePathError {
   return new UnsafePathError(`${path} is a symbolic link; refusing to follow it (remove it)`);
 }
 
