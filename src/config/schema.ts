@@ -50,6 +50,8 @@ export const ConfigSchema = z
         provider: z.enum(["ollama", "openai", "anthropic"]).optional(),
         model: z.string().min(1).optional(),
         baseUrl: z.string().min(1).optional(),
+        /** For `openai` and `anthropic`; OPENAI_API_KEY / ANTHROPIC_API_KEY are used when absent. */
+        apiKey: z.string().min(1).optional(),
       })
       .strict()
       .prefault({}),
