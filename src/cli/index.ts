@@ -24,7 +24,9 @@ const root: AnyCommand = defineCommand({
     import: () => import("./transfer").then((m) => m.importCommand),
     backup: () => import("./transfer").then((m) => m.backup),
     migrate: () => import("./migrate").then((m) => m.migrate),
+    secret: () => import("./secret").then((m) => m.secret),
     "self-install": () => import("./admin").then((m) => m.selfInstall),
+    token: () => import("./token").then((m) => m.token),
     setup: () => import("./setup").then((m) => m.setup),
     install: () => import("./setup").then((m) => m.install),
     // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.

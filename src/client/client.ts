@@ -35,6 +35,14 @@ import type {
 } from "../contracts/bridge";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { HealthResponse } from "../contracts/health";
+import type { TokenCreateResponse, TokenInfo, TokenListResponse } from "../contracts/auth";
+import type {
+  ExecAccepted,
+  ExecJob,
+  RemoveSecretResponse,
+  SecretListResponse,
+  SetSecretResponse,
+} from "../contracts/secrets";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
@@ -374,6 +382,26 @@ export class SignetClient {
     summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
     server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
       this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
+  };
+
+  /**
+   * Secrets (docs/api.md#secrets). Listing and running need the instance key (signet-mcp has it) or
+   * the admin token; setting and removing need the admin token (the CLI reads both itself).
+   */
+  readonly secrets = {
+    list: () => this.request<SecretListResponse>("GET", "/api/secrets", { credential: "instance" }),
+    set: (name: string, value: string) =>
+      this.request<SetSecretResponse>("PUT", `/api/secrets/${encodeURIComponent(name)}`, { body: { value }, credential: "admin" }),
+    remove: (name: string) => this.request<RemoveSecretResponse>("DELETE", `/api/secrets/${encodeURIComponent(name)}`, { credential: "admin" }),
+    exec: (body: unknown) => this.request<ExecAccepted>("POST", "/api/secrets/exec", { body, credential: "instance" }),
+    status: (jobId: string) => this.request<ExecJob>("GET", `/api/secrets/exec/${encodeURIComponent(jobId)}`, { credential: "instance" }),
+  };
+
+  /** API tokens (docs/api.md#tokens): managing them needs the owner's admin token. */
+  readonly tokens = {
+    create: (body: unknown) => this.request<TokenCreateResponse>("POST", "/api/tokens", { body, credential: "admin" }),
+    list: () => this.request<TokenListResponse>("GET", "/api/tokens", { credential: "admin" }),
+    revoke: (id: string) => this.request<TokenInfo>("DELETE", `/api/tokens/${encodeURIComponent(id)}`, { credential: "admin" }),
   };
 
   /** Installed MCP servers. Calls and tool listings may start a server: they wait as long as it may take. */

@@ -14,6 +14,11 @@ export function daemonDir(dataDir: string): string {
   return join(dataDir, ".daemon");
 }
 
+/** The secret store (docs/security.md#secrets): the daemon's alone, 0700. */
+export function secretsDir(dataDir: string): string {
+  return join(dataDir, ".secrets");
+}
+
 export const daemonFiles = (dataDir: string) => ({
   pid: join(daemonDir(dataDir), "daemon.pid"),
   lock: join(daemonDir(dataDir), "daemon.lock"),

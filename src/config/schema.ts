@@ -31,6 +31,14 @@ export const ConfigSchema = z
       .object({
         mode: z.enum(["local", "team", "hybrid"]).default("local"),
         token: z.string().min(1).optional(),
+        /** Per-token limit on mutations (docs/security.md#rate-limits); mutationsPerMinute 0 turns it off. */
+        rateLimit: z
+          .object({
+            mutationsPerMinute: z.number().int().min(0).default(120),
+            burst: z.number().int().min(1).default(30),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

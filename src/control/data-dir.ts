@@ -6,7 +6,7 @@ import { chmodSync, existsSync, lstatSync, readdirSync, statSync, type Stats } f
 import { dirname, join } from "node:path";
 import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, makeOwnerOnlyDir, symlinkRefused } from "../os/owner-only-files";
 import type { Logger } from "../logger";
-import { configPath, daemonDir, databasePath } from "../config/paths";
+import { configPath, daemonDir, databasePath, secretsDir } from "../config/paths";
 
 const octal = (mode: number) => mode.toString(8).padStart(4, "0");
 
@@ -88,6 +88,7 @@ export function* ownerOnlyPaths(dataDir: string): Generator<OwnerOnlyPath> {
     for (const name of readdirSync(path)) yield* tree(join(path, name));
   };
   yield* tree(daemonDir(dataDir), true);
+  yield* tree(secretsDir(dataDir), true);
 }
 
 function isLink(path: string): boolean {

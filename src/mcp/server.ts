@@ -1,8 +1,10 @@
 // Builds an MCP server over the tool table (src/mcp/tools.ts); both transports serve the same one.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SignetClient } from "../client/client";
 import { VERSION } from "../version";
 import type { ToolContext } from "./tool";
+import { toolRefusal } from "./tool-permissions";
 import { TOOLS } from "./tools";
 
 /** How the MCP server's calls to the daemon identify themselves (docs/mcp.md#agent-and-session). */
@@ -38,7 +40,8 @@ export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, onC
     tool(({ name, title, description, input, output, annotations, call }) =>
       server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args) => {
         const started = performance.now();
-        const result = await call(args, client, ctx);
+        const refusal = ctx.role === undefined ? null : toolRefusal(name, ctx.role);
+        const result: CallToolResult = refusal ? { isError: true, content: [{ type: "text", text: refusal }] } : await call(args, client, ctx);
         if (onCall) {
           const failed = result.isError === true;
           const first = result.content[0];

@@ -3,11 +3,14 @@
 // tools.ts and bridge-tools.ts define tools with defineTool; server.ts registers the table.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { Role } from "../contracts/auth";
 import { ApiError, DaemonIdentityError, DaemonNotStartedError, DaemonUnreachableError, type SignetClient } from "../client/client";
 
 /** What a transport knows about the caller beyond the agent (which the client carries). */
 export interface ToolContext {
   sessionKey?: string;
+  /** The role of a token-authenticated caller: each tool checks it (src/mcp/tool-permissions.ts). */
+  role?: Role;
 }
 
 /** A tool's failure that the model should read as such: its message is the whole answer. */

@@ -20,6 +20,7 @@ import {
   storedText,
 } from "./memory-answer";
 import { ToolFailure, defineTool, openObject, rendered, type Tool, type ToolListing } from "./tool";
+import { SECRET_JOB_OUTPUT, secretJobText } from "./secret-answer";
 
 /** Reads Signet's own store, or would once built: nothing outside it. */
 const READS = { readOnlyHint: true, openWorldHint: false } as const;
@@ -373,36 +374,49 @@ export const TOOLS: Tool[] = [
     },
     comesLater("session hooks"),
   ),
-  notBuilt(
-    { name: "secret_list", title: "List secrets", description: "List available secret names (never values).", input: {}, annotations: READS },
-    comesLater("secrets"),
-  ),
-  notBuilt(
-    {
-      name: "secret_exec",
-      title: "Run a command with secrets",
-      description:
-        "Queue a shell command with secrets injected as environment variables; output is redacted. Poll with secret_exec_status.",
-      input: {
-        command: z.string().describe("Shell command to queue"),
-        secrets: z.record(z.string(), z.string()).describe("Map of env var name to secret reference (name, bw://..., op://...)"),
-        timeoutSeconds: z.number().optional().describe("Max subprocess runtime; defaults to 300 seconds, max 1800"),
-      },
-      // A shell command may change or reach anything.
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  defineTool({
+    name: "secret_list",
+    title: "List secrets",
+    description: "List available secret names. Returns names only: raw secret values are never exposed to agents.",
+    input: {},
+    output: { secrets: z.array(z.string()).describe("Secret names, usable as references in secret_exec") },
+    annotations: READS,
+    handler: async (_a, client) => {
+      const names = (await client.secrets.list()).secrets.map((s) => s.name);
+      return rendered({ secrets: names }, (r) => (r.secrets.length ? `Secrets: ${r.secrets.join(", ")}` : "No secrets are stored (signet secret set NAME adds one)."));
     },
-    comesLater("secrets"),
-  ),
-  notBuilt(
-    {
-      name: "secret_exec_status",
-      title: "Check a secret command",
-      description: "Poll a queued secret_exec job and retrieve its redacted output when it finishes.",
-      input: { jobId: z.string().describe("Job id returned by secret_exec") },
-      annotations: READS,
+  }),
+  defineTool({
+    name: "secret_exec",
+    title: "Run a command with secrets",
+    description:
+      "Queue a shell command (/bin/sh -c) with secrets injected as environment variables. Output is redacted: secret values never appear in results. Bare names resolve through the active secrets provider (local by default); local://NAME forces the local store, bw://ITEM a Bitwarden item, op://VAULT/ITEM/FIELD 1Password. Returns a job id: poll secret_exec_status for the redacted output.",
+    input: {
+      command: z.string().describe("Shell command to queue; refer to secrets as environment variables, e.g. \"$API_KEY\""),
+      secrets: z
+        .record(z.string(), z.string())
+        .describe("Map of env var name to secret reference (Signet name, local://NAME, bw://..., or op://...)"),
+      timeoutSeconds: z.number().optional().describe("Max subprocess runtime for the queued job; defaults to 300 seconds, max 1800"),
     },
-    comesLater("secrets"),
-  ),
+    output: SECRET_JOB_OUTPUT,
+    // A shell command may change or reach anything.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    handler: async (a, client) =>
+      rendered(
+        await client.secrets.exec(defined(a)),
+        (job) => `Queued secret exec job ${job.id} (timeout ${job.timeoutMs / 1000} s). Poll secret_exec_status with jobId ${job.id} for its redacted output.`,
+      ),
+  }),
+  defineTool({
+    name: "secret_exec_status",
+    title: "Check a secret command",
+    description:
+      "Poll a queued secret_exec job. Finished jobs include the redacted stdout and stderr, exitCode and timedOut; failed ones say why nothing ran.",
+    input: { jobId: z.string().describe("Job id returned by secret_exec") },
+    output: SECRET_JOB_OUTPUT,
+    annotations: READS,
+    handler: async (a, client) => rendered(await client.secrets.status(a.jobId), secretJobText),
+  }),
   notBuilt(
     {
       name: "signet_code_search",

@@ -1,7 +1,8 @@
 // Owner-only files: the data directory holds memories (and soon tokens and keys), so what we create
 // there is readable by our account alone, and is never reached through a symbolic link, which would
 // let whoever planted it redirect our writes to a file of their choosing.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { dirname } from "node:path";
 
 export const OWNER_ONLY_FILE = 0o600;
 export const OWNER_ONLY_DIR = 0o700;
@@ -55,10 +56,11 @@ export function ensureOwnerOnlyFile(path: string): void {
   closeSync(openOwnerOnly(path, constants.O_RDWR));
 }
 
-function writeNewFile(path: string, content: string | Uint8Array): void {
+function writeNewFile(path: string, content: string | Uint8Array, durable = false): void {
   const fd = openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL);
   try {
     writeFileSync(fd, content);
+    if (durable) fsyncSync(fd);
   } catch (err) {
     rmSync(path, { force: true });
     throw err;
@@ -70,18 +72,40 @@ function writeNewFile(path: string, content: string | Uint8Array): void {
 /**
  * Writes `content` to `path`, mode 0600, never through a symbolic link. `exclusive`: create it, failing
  * with EEXIST if anything (a file or a link) is there already. Otherwise replace it atomically: write
- * an exclusively created temporary file beside it, then rename it over `path`.
+ * an exclusively created temporary file beside it, then rename it over `path`. `durable`: the file
+ * is on disk before the rename and the rename is on disk before returning (fsync of both), so a
+ * crash or power loss leaves the old content or the new, never a torn or empty file.
  */
-export function writeOwnerOnlyFile(path: string, content: string | Uint8Array, options: { exclusive?: boolean } = {}): void {
-  if (options.exclusive) return writeNewFile(path, content);
+export function writeOwnerOnlyFile(
+  path: string,
+  content: string | Uint8Array,
+  options: { exclusive?: boolean; durable?: boolean } = {},
+): void {
+  const durable = options.durable === true;
+  if (options.exclusive) {
+    writeNewFile(path, content, durable);
+    if (durable) syncDir(dirname(path));
+    return;
+  }
   const tmp = `${path}.${process.pid}.tmp`;
   // Left by a crashed writer whose pid we now have: removed, never written through.
   rmSync(tmp, { force: true });
-  writeNewFile(tmp, content);
+  writeNewFile(tmp, content, durable);
   try {
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
+  }
+  if (durable) syncDir(dirname(path));
+}
+
+/** Makes a rename or creation in `dir` durable. */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

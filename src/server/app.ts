@@ -4,7 +4,9 @@ import { Elysia } from "elysia";
 import { SignetError } from "../contracts/errors";
 import { readJsonBody, routable, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
+import { RateLimiter } from "../core/auth/rate-limit";
 import { createGuard, type Handler } from "./guard";
+import { carryPrincipal } from "./principal";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
@@ -12,6 +14,8 @@ import { bridgeRoutes } from "./routes/bridge";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
+import { secretRoutes } from "./routes/secrets";
+import { tokenRoutes } from "./routes/tokens";
 import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
@@ -24,9 +28,14 @@ export function createHandler(ctx: DaemonContext): Handler {
     allowedHosts: ctx.config.daemon.allowedHosts,
     allowedOrigins: ctx.config.daemon.allowedOrigins,
     credentials: ctx.credentials,
+    mode: ctx.config.auth.mode,
+    peerAddress: (request) => ctx.peerAddress?.(request) ?? null,
+    checkToken: (token) => ctx.tokens.check(token),
+    rateLimiter: new RateLimiter(ctx.config.auth.rateLimit),
   });
-  // MCP tool handlers call the API in process, through the guard like any other caller.
-  const handle = guard((request) => app.handle(routable(request)));
+  // MCP tool handlers call the API in process, through the guard like any other caller, acting for
+  // the principal of the /mcp request that runs them (src/server/principal.ts).
+  const handle = guard((request) => app.handle(carryPrincipal(request, routable(request))));
   const app = (
     new Elysia()
       .onRequest(({ request }) => {
@@ -52,6 +61,8 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
       .use(transferRoutes(ctx))
+      .use(secretRoutes(ctx))
+      .use(tokenRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

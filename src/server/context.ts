@@ -4,11 +4,13 @@ import type { Config } from "../config/schema";
 import type { Analytics } from "../core/analytics";
 import type { BridgeService } from "../core/bridge/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
+import type { Secrets } from "../core/secrets";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
 import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
+import type { TokenStore } from "../core/auth/tokens";
 import type { OwnerCredentials } from "./credentials";
 
 export interface DaemonContext {
@@ -28,10 +30,16 @@ export interface DaemonContext {
   bridge: BridgeService;
   /** Invocation tracking: record every tool call here; the analytics API reads it. */
   analytics: Analytics;
+  /** The secret store and secret exec jobs (docs/api.md#secrets). */
+  secrets: Secrets;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
   /** The daemon's one logger: everything it logs goes through here. */
   log: Logger;
+  /** API tokens for team and hybrid modes (docs/security.md#tokens). */
+  tokens: TokenStore;
+  /** The TCP peer address of a request the server received (null for one built in process); set once listening. */
+  peerAddress?: (request: Request) => string | null;
   /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */
   setIdleTimeout?: (request: Request, seconds: number) => void;
 }

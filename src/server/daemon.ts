@@ -4,8 +4,9 @@ import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
 import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
-import { noSecretStore } from "../core/bridge/secret-refs";
+import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
+import { TokenStore } from "../core/auth/tokens";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { GroupCommit } from "../core/memory/group-commit";
@@ -39,14 +40,12 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
+/** Local mode has no tokens, so it serves loopback only (SPEC §12); team and hybrid may bind anywhere. */
 function checkAuthMode(config: Config): void {
-  const { mode } = config.auth;
-  if (mode !== "local") {
-    throw new DaemonStartError(`auth.mode "${mode}" is not available in this version; use "local" (the default)`);
-  }
-  if (!isLoopbackHost(config.daemon.bind)) {
+  if (config.auth.mode === "local" && !isLoopbackHost(config.daemon.bind)) {
     throw new DaemonStartError(
-      `daemon.bind ${config.daemon.bind} is not a loopback address; auth.mode "local" serves loopback only (127.0.0.1 or ::1)`,
+      `daemon.bind ${config.daemon.bind} is not a loopback address; auth.mode "local" serves loopback only (127.0.0.1 or ::1): ` +
+        'bind to loopback, or set auth.mode to "team" or "hybrid" (SIGNET_AUTH_MODE) and give callers tokens (signet token create)',
     );
   }
 }
@@ -85,10 +84,17 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const swept = ledger.sweep();
     if (swept > 0) log.warn(`ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
     const analytics = new Analytics(db, config.analytics, log);
+    const secrets = openSecrets({
+      dataDir: config.dataDir,
+      db,
+      provider: config.secrets.provider,
+      passphrase: process.env.SIGNET_SECRETS_PASSPHRASE || undefined,
+      log,
+    });
     const bridge = new BridgeService(db, {
       ...config.bridge,
       invocations: analytics,
-      secrets: noSecretStore,
+      secrets: secrets.lookup,
       ledger,
       log,
       // Agents see installed servers through mcp_server_list: tell open /mcp streams to re-list.
@@ -98,6 +104,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const context: DaemonContext = {
       config,
       credentials: ownerCredentials(config.dataDir),
+      tokens: new TokenStore(db),
       db,
       memory,
       writes,
@@ -108,6 +115,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       mcpStreams,
       bridge,
       analytics,
+      secrets,
       log,
     };
     const handle = createHandler(context);
@@ -135,6 +143,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const port = server.port ?? config.daemon.port;
     context.port = port;
     const listening = server;
+    context.peerAddress = (request) => listening.requestIP(request)?.address ?? null;
     context.setIdleTimeout = (request, seconds) => {
       try {
         listening.timeout(request, seconds);
@@ -165,6 +174,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // Bridged servers go first: calls in flight fail at once instead of holding the HTTP
           // server's stop, and every child exits before the daemon does.
           await bridge.stop();
+          // Secret exec jobs end with their process groups, and are marked interrupted.
+          await secrets.stop();
           await server.stop();
           recall.stop();
           await embeddings.stop();
@@ -194,7 +205,7 @@ export async function runDaemonForeground(config: Config): Promise<void> {
   // A fixed working directory: one autostarted inside a repository must not let that repository's
   // files (node_modules, .env) decide what anything the daemon starts resolves to.
   process.chdir(config.dataDir);
-  log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir})`);
+  log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir}, auth.mode ${config.auth.mode})`);
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info(`${signal} received: shutting down`);

@@ -6,8 +6,11 @@
 //   `Sec-Fetch-Site: cross-site` is refused: web pages may not drive the daemon.
 // - A body must be declared `application/json`: browsers send text/plain, form and multipart bodies
 //   cross-origin without a CORS preflight, JSON never. /mcp keeps the MCP SDK's own rules.
+// - Who the request acts for (src/server/principal.ts): by auth.mode, the TCP peer address (never a
+//   header) and the Bearer token; then the permission its route needs (src/server/permissions.ts),
+//   and a token's rate limit on mutations.
 // - Routes that start processes or change the installation need the owner's admin token; reports of
-//   tool calls need the instance key (ROUTE_CREDENTIALS below).
+//   tool calls need the instance key (credentialFor below), in every auth mode.
 // Refusals name the problem; none reads the body, so nothing is written and nothing starts.
 import {
   ADMIN_TOKEN_HEADER,
@@ -15,12 +18,19 @@ import {
   sameSecret,
 } from "../config/owner-files";
 import { isLoopbackHost } from "../config/daemon-url";
+import { READ_PERMISSIONS, ROLE_PERMISSIONS, type Role } from "../contracts/auth";
 import type { ErrorCode } from "../contracts/errors";
+import type { RateLimiter } from "../core/auth/rate-limit";
+import type { TokenCheck } from "../core/auth/tokens";
 import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
 import { VERSION } from "../version";
 import type { OwnerCredentials } from "./credentials";
 import { errorResponse } from "./http-errors";
-import { isMcpPath, requestPath } from "./request-path";
+import { permissionFor } from "./permissions";
+import { principalOf, setPrincipal, type Principal } from "./principal";
+import { isMcpPath, looseForm, requestPath } from "./request-path";
+
+export type AuthMode = "local" | "team" | "hybrid";
 
 export interface GuardSettings {
   /** The port the daemon listens on, read per request (a daemon asked for port 0 learns it late). */
@@ -29,6 +39,13 @@ export interface GuardSettings {
   allowedHosts: string[];
   allowedOrigins: string[];
   credentials: OwnerCredentials;
+  mode: AuthMode;
+  /** The TCP peer's address of a request the server received; null for any other (built in process). */
+  peerAddress(request: Request): string | null;
+  /** Looks a presented API token up (src/core/auth/tokens.ts). */
+  checkToken(token: string): TokenCheck;
+  /** Spends one unit of a token's mutation budget: 0, or the seconds to wait. */
+  rateLimiter: RateLimiter;
 }
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -54,19 +71,15 @@ function parseHostHeader(value: string): { name: string; port: number | null } |
   return { name: bare(m[1]!), port };
 }
 
-/** The path as a router might read it: percent-decoded, lower case, single slashes, no trailing one. */
-function looseForm(path: string): string {
-  let p = path;
-  try {
-    p = decodeURIComponent(path);
-  } catch {
-    // undecodable: judge the raw form
-  }
-  return p.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
-}
+/** The owner's operations over every agent's memories and the database file, and token management: the admin token for any method. */
+const OWNER_ONLY = ["/api/export", "/api/import", "/api/backup", "/api/tokens"];
 
-/** The owner's operations over every agent's memories and the database file: the admin token for any method. */
-const OWNER_ONLY = ["/api/export", "/api/import", "/api/backup"];
+/**
+ * Using secrets (listing names, running a command with them, reading its redacted output) needs the
+ * instance key (signet-mcp's) or the admin token: a job starts a process. Setting and removing them,
+ * and anything else under /api/secrets, needs the admin token.
+ */
+const SECRET_USE = /^(GET \/api\/secrets|POST \/api\/secrets\/exec|GET \/api\/secrets\/exec\/[^/]+)$/;
 
 /**
  * The credential a route needs, decided on the path before routing. Deny by default: anything but a
@@ -76,6 +89,7 @@ const OWNER_ONLY = ["/api/export", "/api/import", "/api/backup"];
 export function credentialFor(method: string, path: string): Credential | null {
   const loose = looseForm(path);
   if (OWNER_ONLY.some((p) => loose === p || loose.startsWith(`${p}/`))) return "admin";
+  if (loose === "/api/secrets" || loose.startsWith("/api/secrets/")) return SECRET_USE.test(`${method === "HEAD" ? "GET" : method} ${loose}`) ? "instance" : "admin";
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
   if (loose.startsWith("/api/mcp/invocations")) return "instance";
@@ -86,6 +100,23 @@ function bearer(request: Request): string | null {
   const value = request.headers.get(ADMIN_TOKEN_HEADER);
   const m = value ? /^bearer\s+(\S+)\s*$/i.exec(value) : null;
   return m ? m[1]! : null;
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a dual-stack listener reports those). */
+function isLoopbackAddress(address: string): boolean {
+  const a = address.toLowerCase().replace(/^::ffff:(?=\d)/, "");
+  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+const TOKEN_PROBLEM = {
+  unknown: "is not a token this daemon issued",
+  expired: "has expired",
+  revoked: "was revoked",
+} as const;
+
+/** What /health tells a caller it knows nothing about: that a Signet of this version runs. */
+function publicHealth(): Response {
+  return Response.json({ status: "ok", version: VERSION });
 }
 
 function mediaType(value: string | null): string {
@@ -130,9 +161,59 @@ export function createGuard(settings: GuardSettings) {
     return url.protocol === "http:" && isOwnName(bare(url.hostname)) && port === settings.port() ? null : false;
   }
 
-  function refuse(path: string, status: number, code: ErrorCode, message: string): Response {
-    if (isMcpPath(path)) return jsonRpcError(status, JSONRPC_SERVER_ERROR, `Forbidden: ${message}`);
-    return errorResponse(code, message);
+  function refuse(path: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
+    if (isMcpPath(path)) {
+      const label = code === "unauthorized" ? "Unauthorized" : code === "rate_limited" ? "Too many requests" : "Forbidden";
+      return jsonRpcError(status, JSONRPC_SERVER_ERROR, `${label}: ${message}`, headers);
+    }
+    return errorResponse(code, message, headers);
+  }
+
+  /**
+   * Who the request acts for: the principal of the caller a request made in process acts for;
+   * otherwise the Bearer token, then the mode and the TCP peer address. A Bearer value that is neither
+   * the owner's credential nor a live token is a string saying why.
+   */
+  function identify(request: Request, token: string | null): Principal | string {
+    const inherited = principalOf(request);
+    if (inherited) return inherited;
+    if (token !== null) {
+      if (sameSecret(token, settings.credentials.adminToken)) return { kind: "trusted", via: "owner" };
+      const check = settings.checkToken(token);
+      if (!check.ok) return `the Bearer token ${TOKEN_PROBLEM[check.problem]}`;
+      const { id, role, agentId } = check.token;
+      return { kind: "token", tokenId: id, role, agentId };
+    }
+    if (settings.mode === "local") return { kind: "trusted", via: "local" };
+    const peer = settings.peerAddress(request);
+    const loopback = peer !== null && isLoopbackAddress(peer);
+    if (settings.mode === "hybrid" && loopback) return { kind: "trusted", via: "loopback" };
+    return { kind: "anonymous", loopback };
+  }
+
+  /** A refusal when the principal may not call the route, or may not right now (rate limit). */
+  function permissionProblem(principal: Principal, method: string, path: string, loose: string): Response | null {
+    const need = permissionFor(method, loose);
+    if (need === "public" || principal.kind === "trusted") return null;
+    if (principal.kind === "anonymous") {
+      return refuse(
+        path,
+        401,
+        "unauthorized",
+        `${method} ${path} needs a token in auth.mode ${settings.mode}${settings.mode === "hybrid" ? " from a remote peer" : ""}: send Authorization: Bearer <token> (signet token create makes one; clients send SIGNET_TOKEN)`,
+      );
+    }
+    const role: Role = principal.role;
+    if (need === undefined) return refuse(path, 403, "forbidden", `${method} ${path} is not open to tokens (no permission rule names it)`);
+    if (need !== "signed-in" && !ROLE_PERMISSIONS[role].has(need)) {
+      return refuse(path, 403, "forbidden", `${method} ${path} needs permission ${need}, which a ${role} token does not have`);
+    }
+    if (need === "signed-in" || READ_PERMISSIONS.has(need)) return null;
+    const wait = settings.rateLimiter.take(principal.tokenId);
+    if (wait === 0) return null;
+    return refuse(path, 429, "rate_limited", `too many changes with this token: retry in ${wait} s (auth.rateLimit)`, {
+      "Retry-After": String(wait),
+    });
   }
 
   /** Wraps the app's handler: the answer of `inner` for requests that pass, a refusal otherwise. */
@@ -150,7 +231,7 @@ export function createGuard(settings: GuardSettings) {
       const crossSite = request.headers.get("sec-fetch-site")?.toLowerCase() === "cross-site" && !cors;
       if (host || cors === false || crossSite) {
         // /health stays public: whoever asks learns that a Signet of this version runs, nothing more.
-        if (health && host?.status !== 400) return Response.json({ status: "ok", version: VERSION });
+        if (health && host?.status !== 400) return publicHealth();
         if (host) return refuse(path, host.status, host.status === 400 ? "invalid_input" : "forbidden", host.message);
         const problem =
           cors === false
@@ -180,12 +261,29 @@ export function createGuard(settings: GuardSettings) {
         );
       }
 
+      const token = bearer(request);
       const needs = credentialFor(method, path);
+      const principal = identify(request, token);
+      if (typeof principal === "string") {
+        if (health) return publicHealth();
+        // A wrong owner credential keeps its own answer below; any other route hears what is wrong with the token.
+        if (needs !== "admin") return refuse(path, 401, "unauthorized", `${method} ${path}: ${principal}`);
+      } else {
+        // /health stays public: unauthenticated remote callers learn the status and version, nothing more.
+        if (health && principal.kind === "anonymous" && !principal.loopback) return publicHealth();
+        const refused = permissionProblem(principal, method, path, looseForm(path));
+        if (refused) return refused;
+        setPrincipal(request, principal);
+      }
+
       if (needs) {
         const { adminToken, instanceKey } = settings.credentials;
-        const token = bearer(request);
+        // An API token the owner issued, whose role passed the permission check above, stands in for
+        // the instance key: a remote agent in team mode runs secret_exec with its own token.
+        const delegated = typeof principal !== "string" && principal.kind === "token";
         const granted =
-          sameSecret(token, adminToken) || (needs === "instance" && sameSecret(request.headers.get(INSTANCE_KEY_HEADER), instanceKey));
+          sameSecret(token, adminToken) ||
+          (needs === "instance" && (delegated || sameSecret(request.headers.get(INSTANCE_KEY_HEADER), instanceKey)));
         if (!granted) {
           const what =
             needs === "admin"

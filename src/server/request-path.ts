@@ -11,3 +11,14 @@ export function requestPath(url: string): string {
 export function isMcpPath(path: string): boolean {
   return path === MCP_PATH || path === `${MCP_PATH}/`;
 }
+
+/** The path as a router might read it: percent-decoded, lower case, single slashes, no trailing one. */
+export function looseForm(path: string): string {
+  let p = path;
+  try {
+    p = decodeURIComponent(path);
+  } catch {
+    // undecodable: judge the raw form
+  }
+  return p.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
+}

@@ -167,6 +167,7 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
   const STRUCTURED = [
     "memory_search", "signet_recall", "mcp_server_list",
     "memory_store", "signet_save_note", "memory_get", "memory_list", "memory_modify", "memory_forget",
+    "secret_list", "secret_exec", "secret_exec_status",
   ];
 
   test("tools/list: every tool has a title and states its hints; the structured ones an output schema", async () => {

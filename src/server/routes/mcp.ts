@@ -17,6 +17,7 @@ import {
 import { MCP_PROVENANCE, createMcpServer, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
+import { boundAgent, principalOf, setPrincipal, type Principal } from "../principal";
 import { MCP_PATH } from "../request-path";
 
 const DEFAULT_MAX_IN_FLIGHT = 32;
@@ -40,6 +41,8 @@ function busy(what: string): Response {
 }
 
 interface McpCaller {
+  /** Who the /mcp request acts for, as the guard decided; tool calls act for the same. */
+  principal?: Principal;
   agentId?: string;
   /** Handed to the tool layer (createMcpServer's ToolContext). */
   sessionKey?: string;
@@ -47,10 +50,12 @@ interface McpCaller {
   token?: string;
 }
 
-/** The caller as the request names it: query parameters first, then headers (a token will override both). */
+/** The caller as the request names it: an agent token's agent, else query parameters, then headers. */
 function callerFrom(request: Request, url: URL): McpCaller | Response {
+  const principal = principalOf(request);
   const agentId =
-    url.searchParams.get("agent_id")?.trim() || request.headers.get("x-signet-agent-id")?.trim() || undefined;
+    boundAgent(principal) ??
+    (url.searchParams.get("agent_id")?.trim() || request.headers.get("x-signet-agent-id")?.trim() || undefined);
   if (agentId !== undefined && !AgentIdSchema.safeParse(agentId).success) {
     return jsonRpcError(
       400,
@@ -69,16 +74,18 @@ function callerFrom(request: Request, url: URL): McpCaller | Response {
   }
   const auth = request.headers.get("authorization");
   const token = auth && /^bearer\s+/i.test(auth) ? auth.replace(/^bearer\s+/i, "").trim() || undefined : undefined;
-  return { agentId, sessionKey, token };
+  return { principal, agentId, sessionKey, token };
 }
 
 /**
- * A `fetch` that hands the request to the app's handler instead of the network. The client's
- * timeout signal still applies: an abort rejects as fetch would, and the client reports it.
+ * A `fetch` that hands the request to the app's handler instead of the network, acting for
+ * `principal` (a request built here has no TCP peer: without one it would pass for no caller, never
+ * for a loopback one). The client's timeout signal still applies: an abort rejects as fetch would.
  */
-function inProcessFetch(handle: (request: Request) => Promise<Response>): typeof fetch {
+function inProcessFetch(handle: (request: Request) => Promise<Response>, principal: Principal | undefined): typeof fetch {
   const doFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
+    setPrincipal(request, principal ?? { kind: "anonymous", loopback: false });
     const signal = init?.signal;
     if (!signal) return handle(request);
     if (signal.aborted) return Promise.reject(signal.reason);
@@ -99,7 +106,6 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const hub = ctx.mcpStreams;
-  const apiFetch = inProcessFetch(options.handle);
   let inFlight = 0;
   /** GETs between the stream cap check and their stream's registration in the hub. */
   let opening = 0;
@@ -112,16 +118,17 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   }
 
   /** A server whose tools act as the caller, through the daemon's own API. */
-  function serverFor({ agentId, sessionKey, token }: McpCaller) {
+  function serverFor({ principal, agentId, sessionKey, token }: McpCaller) {
     const client = new SignetClient({
       baseUrl: ctx.port > 0 ? `http://127.0.0.1:${ctx.port}` : "http://127.0.0.1",
       agentId,
       token,
       ...MCP_PROVENANCE,
       bridgeCallTimeoutMs: ctx.config.bridge.callTimeoutMs,
-      fetch: apiFetch,
+      fetch: inProcessFetch(options.handle, principal),
     });
-    return createMcpServer(client, { sessionKey }, recordFor(agentId, sessionKey));
+    const role = principal?.kind === "token" ? principal.role : undefined;
+    return createMcpServer(client, { sessionKey, role }, recordFor(agentId, sessionKey));
   }
 
   async function post(request: Request, url: URL): Promise<Response> {

@@ -1,0 +1,98 @@
+// `signet secret set | list | rm` (docs/api.md#secrets). A value never comes from argv (other accounts
+// see argv in `ps`, shells keep it in their history): from a hidden prompt on a terminal, else from
+// stdin. Setting and removing use the owner's admin token, which the client reads from .daemon/ itself.
+import { defineCommand } from "citty";
+import { parseInput } from "../contracts/parse";
+import { SecretNameSchema, type SecretInfo } from "../contracts/secrets";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { UsageError } from "./errors";
+import { emit } from "./output";
+import { textTable } from "./table";
+
+const nameArg = { name: { type: "positional", description: "Secret name (letters, digits and _, not starting with a digit)", required: true } } as const;
+
+function secretName(name: string): string {
+  return parseInput(SecretNameSchema, name, "secret name");
+}
+
+/** Reads a line from the terminal without echoing it. */
+function hiddenPrompt(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let value = "";
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off("data", onData);
+      process.stderr.write("\n");
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString("utf8")) {
+        if (ch === "\r" || ch === "\n" || ch === "\u0004") return done();
+        if (ch === "\u0003") return done(new UsageError("cancelled"));
+        if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on("data", onData);
+  });
+}
+
+/** The value piped in, less the one line ending `echo` or a here-string adds. */
+async function fromStdin(): Promise<string> {
+  const text = await Bun.stdin.text();
+  return text.replace(/\r?\n$/, "");
+}
+
+const set = defineCommand({
+  meta: {
+    name: "set",
+    description:
+      "Store a secret in the daemon's encrypted store, or replace its value. The value is read from a hidden prompt on a terminal, otherwise from stdin (e.g. `bw unlock --raw | signet secret set BW_SESSION`); never from the command line.",
+  },
+  args: { ...nameArg, ...clientArgs },
+  async run({ args }) {
+    const name = secretName(args.name);
+    const value = process.stdin.isTTY ? await hiddenPrompt(`value for ${name}: `) : await fromStdin();
+    if (value === "") throw new UsageError("no value given: type it at the prompt, or pipe it on stdin");
+    const saved = await clientFor(configFromFlags(args)).secrets.set(name, value);
+    emit(saved, args, (s) => `${s.created ? "stored" : "replaced"} secret ${s.name}`);
+  },
+});
+
+const list = defineCommand({
+  meta: { name: "list", description: "List the names of stored secrets (never their values)" },
+  args: { ...clientArgs },
+  async run({ args }) {
+    const result = await clientFor(configFromFlags(args)).secrets.list();
+    emit(result, args, (r) => renderList(r.secrets));
+  },
+});
+
+const rm = defineCommand({
+  meta: { name: "rm", description: "Remove a stored secret" },
+  args: { ...nameArg, ...clientArgs },
+  async run({ args }) {
+    const removed = await clientFor(configFromFlags(args)).secrets.remove(secretName(args.name));
+    emit(removed, args, (r) => `removed secret ${r.name}`);
+  },
+});
+
+function renderList(secrets: SecretInfo[]): string {
+  if (secrets.length === 0) return "no secrets stored (signet secret set NAME adds one)";
+  return textTable(["name", "updated"], secrets.map((s) => [s.name, s.updatedAt]));
+}
+
+export const secret = defineCommand({
+  meta: {
+    name: "secret",
+    description:
+      "Manage the secrets agents can use through secret_exec without seeing them: set, list, rm. Values are encrypted at rest in $SIGNET_PATH/.secrets/.",
+  },
+  subCommands: { set, list, rm },
+});

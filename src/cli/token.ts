@@ -1,0 +1,64 @@
+// `signet token create | list | revoke` (docs/security.md#tokens): API tokens for team and hybrid
+// modes. Managing them needs the owner's admin token, which this CLI reads from the data directory.
+import { defineCommand } from "citty";
+import { ROLES, TokenCreateRequestSchema, TokenIdSchema, type TokenInfo } from "../contracts/auth";
+import { parseInput } from "../contracts/parse";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { emit } from "./output";
+import { textTable } from "./table";
+
+function describe(t: TokenInfo): string {
+  const bound = t.agentId ? ` for agent ${t.agentId}` : "";
+  const until = t.revokedAt ? `revoked ${t.revokedAt}` : t.expiresAt ? `expires ${t.expiresAt}` : "does not expire";
+  return `${t.id} (${t.role}${bound}${t.name ? `, "${t.name}"` : ""}): ${until}`;
+}
+
+// --agent names the token's agent here, so create takes every client flag but the caller's agent.
+const { agent: _callerAgent, ...createClientArgs } = clientArgs;
+
+const create = defineCommand({
+  meta: { name: "create", description: "Create an API token and print it once (only its hash is kept)" },
+  args: {
+    role: { type: "string", description: `One of ${ROLES.join(", ")}`, required: true },
+    agent: { type: "string", description: "For --role agent: the agent the token acts as, whatever a request says" },
+    expires: { type: "string", description: "Lifetime such as 30d, 12h, 90m or 2w (default: until revoked)" },
+    name: { type: "string", description: "A label shown by `signet token list`" },
+    ...createClientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(TokenCreateRequestSchema, { role: args.role, agentId: args.agent, expires: args.expires, name: args.name }, "token");
+    const result = await clientFor(configFromFlags({ url: args.url })).tokens.create(body);
+    emit(result, args, (t) => `${t.token}\n\n${describe(t)}\nThis is the only time the token is shown: store it now (clients read SIGNET_TOKEN).`);
+  },
+});
+
+const list = defineCommand({
+  meta: { name: "list", description: "List API tokens (ids, roles, agents, expiry; never the tokens)" },
+  args: { ...clientArgs },
+  async run({ args }) {
+    const result = await clientFor(configFromFlags(args)).tokens.list();
+    emit(result, args, ({ tokens }) =>
+      tokens.length === 0
+        ? "no tokens (create one with `signet token create --role ...`)"
+        : textTable(
+            ["id", "role", "agent", "name", "created", "expires", "revoked"],
+            tokens.map((t) => [t.id, t.role, t.agentId ?? "", t.name ?? "", t.createdAt, t.expiresAt ?? "never", t.revokedAt ?? ""]),
+          ),
+    );
+  },
+});
+
+const revoke = defineCommand({
+  meta: { name: "revoke", description: "Revoke an API token: refused from the next request on" },
+  args: { id: { type: "positional", description: "The token's id (tok_..., from `signet token list`)", required: true }, ...clientArgs },
+  async run({ args }) {
+    const id = parseInput(TokenIdSchema, args.id, "token id");
+    const result = await clientFor(configFromFlags(args)).tokens.revoke(id);
+    emit(result, args, (t) => `revoked ${describe(t)}`);
+  },
+});
+
+export const token = defineCommand({
+  meta: { name: "token", description: "Create, list and revoke API tokens for team and hybrid modes" },
+  subCommands: { create, list, revoke },
+});

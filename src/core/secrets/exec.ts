@@ -1,0 +1,311 @@
+// Secret exec jobs (docs/api.md#secret-exec): a command queued with secrets to inject, run by the
+// daemon with `/bin/sh -c` in a minimal environment, its output redacted as it streams, bounded in
+// time, output, concurrency and queue length. Jobs are rows (migration 008): accepted means stored.
+// Each job leads its own process group and session; a timeout ends the group, and what left it
+// (setsid) is found by its marker and ended when the shell exits (core/bridge/server-processes.ts),
+// after a crash by the next start's sweep (child-ledger.ts). No process outlives its job.
+import type { Database } from "bun:sqlite";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { SignetError, notFound } from "../../contracts/errors";
+import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecAccepted, type ExecJob, type ExecRequest, type ExecStatus } from "../../contracts/secrets";
+import type { Logger } from "../../logger";
+import { MARKER_ENV, ServerProcesses, type ProcessLedger } from "../bridge/server-processes";
+import { Redactor } from "./redactor";
+import { parseReference, type Reference, type ReferenceResolver } from "./references";
+
+export const EXEC_LIMITS = {
+  /** Jobs running at once; more wait in the queue. */
+  maxConcurrent: 4,
+  /** Jobs waiting; one more is refused with 503 queue_full. */
+  maxQueued: 32,
+  /** Redacted output kept per stream; the rest is read and dropped (outputTruncated). */
+  maxOutputBytes: 1024 * 1024,
+};
+/** Between SIGTERM to a timed-out job's group and SIGKILL. */
+const TERM_GRACE_MS = 2000;
+/** How long the pipes may stay open after the shell exited (held by something that left the group). */
+const PIPE_GRACE_MS = 1000;
+
+export interface SecretExecOptions {
+  db: Database;
+  resolver: ReferenceResolver;
+  log: Logger;
+  ledger?: ProcessLedger;
+  limits?: Partial<typeof EXEC_LIMITS>;
+}
+
+interface Queued {
+  id: string;
+  command: string;
+  refs: Record<string, Reference>;
+  timeoutMs: number;
+}
+
+/** A job taken from the queue: `stopping` set by the daemon's stop, `kill` ends its process group once it has one. */
+interface Running {
+  stopping: boolean;
+  kill(): void;
+  done: Promise<void>;
+}
+
+interface Row {
+  id: string;
+  status: ExecStatus;
+  timeout_ms: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  exit_code: number | null;
+  timed_out: number | null;
+  output_truncated: number | null;
+  stdout: string | null;
+  stderr: string | null;
+  error: string | null;
+}
+
+/** PATH, HOME and LANG, and nothing else of the daemon's environment. */
+export function minimalEnv(): { PATH: string; HOME: string; LANG: string } {
+  return {
+    PATH: process.env.PATH || "/usr/local/bin:/usr/bin:/bin",
+    HOME: homedir(),
+    LANG: process.env.LANG || "C.UTF-8",
+  };
+}
+
+const now = () => new Date().toISOString();
+
+/** One output stream of a job: decoded, redacted as it comes, kept up to the cap. */
+class Capture {
+  private readonly decoder = new TextDecoder();
+  private readonly parts: string[] = [];
+  private bytes = 0;
+  truncated = false;
+
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly max: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    // Past the cap the output is only drained: nothing of it is kept, so nothing needs redacting.
+    if (this.truncated) return;
+    this.keep(this.redactor.push(this.decoder.decode(chunk, { stream: true })));
+  }
+
+  text(): string {
+    this.keep(this.redactor.push(this.decoder.decode()) + this.redactor.end());
+    return this.parts.join("");
+  }
+
+  private keep(text: string): void {
+    if (text === "" || this.truncated) return;
+    const size = Buffer.byteLength(text);
+    if (this.bytes + size <= this.max) {
+      this.parts.push(text);
+      this.bytes += size;
+      return;
+    }
+    this.parts.push(Buffer.from(text).subarray(0, this.max - this.bytes).toString("utf8"));
+    this.bytes = this.max;
+    this.truncated = true;
+  }
+}
+
+export class SecretExecService {
+  private readonly limits: typeof EXEC_LIMITS;
+  private readonly queue: Queued[] = [];
+  private readonly running = new Map<string, Running>();
+  private readonly processes: ServerProcesses;
+  private stopped = false;
+
+  constructor(private readonly options: SecretExecOptions) {
+    this.limits = { ...EXEC_LIMITS, ...options.limits };
+    this.processes = new ServerProcesses(options.ledger);
+    const interrupted = options.db
+      .query(
+        "UPDATE secret_exec_jobs SET status = 'interrupted', finished_at = ?, error = ? WHERE status IN ('queued', 'running')",
+      )
+      .run(now(), "the daemon stopped before this job finished; run it again");
+    if (interrupted.changes > 0) options.log.warn(`${interrupted.changes} secret exec job(s) were interrupted when the daemon last stopped`);
+  }
+
+  /** Queues a job: stored before this returns. Malformed references are a 400; a full queue is 503 queue_full. */
+  submit(req: ExecRequest, agentId: string): ExecAccepted {
+    if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping; run the command again once it is back");
+    const refs: Record<string, Reference> = {};
+    for (const [env, ref] of Object.entries(req.secrets)) refs[env] = parseReference(ref, env);
+    // The queue holds jobs only while every slot is taken (pump fills free ones at once).
+    if (this.running.size >= this.limits.maxConcurrent && this.queue.length >= this.limits.maxQueued) {
+      throw new SignetError(
+        "queue_full",
+        `${this.limits.maxConcurrent} secret exec jobs are running and ${this.limits.maxQueued} are waiting: try again when some have finished`,
+      );
+    }
+    const job: Queued = {
+      id: randomUUID(),
+      command: req.command,
+      refs,
+      timeoutMs: Math.round((req.timeoutSeconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS) * 1000),
+    };
+    this.options.db
+      .query("INSERT INTO secret_exec_jobs (id, agent_id, command, secrets, status, timeout_ms, created_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)")
+      .run(job.id, agentId, job.command, JSON.stringify(req.secrets), job.timeoutMs, now());
+    this.queue.push(job);
+    this.pump();
+    return { id: job.id, status: "queued", timeoutMs: job.timeoutMs };
+  }
+
+  get(id: string): ExecJob {
+    const row = this.options.db.query("SELECT * FROM secret_exec_jobs WHERE id = ?").get(id) as Row | null;
+    if (!row) throw notFound(`secret exec job ${id}`);
+    const job: ExecJob = {
+      id: row.id,
+      status: row.status,
+      timeoutMs: row.timeout_ms,
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+    };
+    if (row.status === "queued" || row.status === "running") return job;
+    if (row.stdout !== null) Object.assign(job, { stdout: row.stdout, stderr: row.stderr ?? "" });
+    if (row.status === "completed") {
+      Object.assign(job, { exitCode: row.exit_code, timedOut: row.timed_out === 1, outputTruncated: row.output_truncated === 1 });
+    }
+    if (row.error !== null) job.error = row.error;
+    return job;
+  }
+
+  /** Ends every job: queued ones never run, running ones lose their process groups; all are marked interrupted. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const job of this.queue.splice(0)) this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
+    const running = [...this.running.values()];
+    for (const r of running) {
+      r.stopping = true;
+      r.kill();
+    }
+    await Promise.all(running.map((r) => r.done));
+    await this.processes.stop();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running.size < this.limits.maxConcurrent && this.queue.length > 0) {
+      const job = this.queue.shift()!;
+      const running: Running = { stopping: false, kill: () => {}, done: Promise.resolve() };
+      this.running.set(job.id, running);
+      this.options.db.query("UPDATE secret_exec_jobs SET status = 'running', started_at = ? WHERE id = ?").run(now(), job.id);
+      running.done = this.run(job, running)
+        .catch((err) => {
+          this.options.log.error(`secret exec job ${job.id} failed unexpectedly`, err);
+          this.finish(job.id, "failed", { error: `the job could not run: ${(err as Error).message}` });
+        })
+        .finally(() => {
+          this.running.delete(job.id);
+          this.pump();
+        });
+    }
+  }
+
+  /** Resolves the references (nothing runs when one fails), then runs the command to its end. */
+  private async run(job: Queued, running: Running): Promise<void> {
+    let values: Record<string, string>;
+    try {
+      values = await this.options.resolver.resolve(job.refs);
+    } catch (err) {
+      if (!(err instanceof SignetError)) throw err;
+      this.finish(job.id, "failed", { error: `nothing was run: ${err.message}` });
+      return;
+    }
+    if (running.stopping) {
+      this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
+      return;
+    }
+    const base = minimalEnv();
+    const marker = this.processes.nextMarker();
+    const env = { ...base, ...values, [MARKER_ENV]: marker };
+    const secretValues = Object.values(values);
+    const max = this.limits.maxOutputBytes;
+    const stdout = new Capture(new Redactor(secretValues), max);
+    const stderr = new Capture(new Redactor(secretValues), max);
+    const child = spawn("/bin/sh", ["-c", job.command], {
+      cwd: existsSync(base.HOME) ? base.HOME : "/",
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const signalGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+    };
+    let timedOut = false;
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signalGroup("SIGTERM");
+      killTimer = setTimeout(() => signalGroup("SIGKILL"), TERM_GRACE_MS);
+    }, job.timeoutMs);
+    running.kill = () => signalGroup("SIGKILL");
+    child.stdout!.on("data", (d: Buffer) => stdout.push(d));
+    child.stderr!.on("data", (d: Buffer) => stderr.push(d));
+    for (const stream of [child.stdout!, child.stderr!]) stream.on("error", () => {});
+    const exit = await new Promise<{ code: number | null; spawnError?: Error }>((resolve) => {
+      child.once("error", (err) => resolve({ code: null, spawnError: err }));
+      child.once("spawn", () => child.pid !== undefined && this.processes.started(marker, child.pid));
+      child.once("exit", (code) => resolve({ code }));
+    });
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+    // What the shell left in its group goes with it, then what left the group; only then do the pipes close.
+    signalGroup("SIGKILL");
+    await this.processes.ended(marker);
+    await new Promise<void>((resolve) => {
+      if (child.stdout!.closed && child.stderr!.closed) return resolve();
+      const fallback = setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        resolve();
+      }, PIPE_GRACE_MS);
+      child.once("close", () => {
+        clearTimeout(fallback);
+        resolve();
+      });
+    });
+    const output = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated };
+    if (exit.spawnError) {
+      this.finish(job.id, "failed", { error: `nothing was run: /bin/sh could not be started: ${exit.spawnError.message}` });
+    } else if (running.stopping) {
+      this.finish(job.id, "interrupted", { ...output, error: "the daemon stopped while this job ran; it was ended" });
+    } else {
+      this.finish(job.id, "completed", { ...output, exitCode: exit.code, timedOut });
+    }
+  }
+
+  private finish(
+    id: string,
+    status: ExecStatus,
+    r: { stdout?: string; stderr?: string; truncated?: boolean; exitCode?: number | null; timedOut?: boolean; error?: string },
+  ): void {
+    this.options.db
+      .query(
+        "UPDATE secret_exec_jobs SET status = ?, finished_at = ?, exit_code = ?, timed_out = ?, output_truncated = ?, stdout = ?, stderr = ?, error = ? WHERE id = ?",
+      )
+      .run(
+        status,
+        now(),
+        r.exitCode ?? null,
+        r.timedOut === undefined ? null : Number(r.timedOut),
+        r.truncated === undefined ? null : Number(r.truncated),
+        r.stdout ?? null,
+        r.stderr ?? null,
+        r.error ?? null,
+        id,
+      );
+  }
+}
