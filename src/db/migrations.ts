@@ -3,6 +3,7 @@ import m001 from "../../migrations/001_init.sql" with { type: "text" };
 import m002 from "../../migrations/002_recall.sql" with { type: "text" };
 import m003 from "../../migrations/003_mcp_bridge.sql" with { type: "text" };
 import m004 from "../../migrations/004_mcp_invocation_extras.sql" with { type: "text" };
+import m005 from "../../migrations/005_sessions.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -15,4 +16,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 2, name: "002_recall", sql: m002 },
   { version: 3, name: "003_mcp_bridge", sql: m003 },
   { version: 4, name: "004_mcp_invocation_extras", sql: m004 },
+  { version: 5, name: "005_sessions", sql: m005 },
 ];

@@ -12,6 +12,7 @@ import { bridgeRoutes } from "./routes/bridge";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
+import { sessionRoutes } from "./routes/sessions";
 import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
@@ -49,6 +50,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
+      .use(sessionRoutes(ctx))
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
       .use(transferRoutes(ctx))
