@@ -43,6 +43,16 @@ import type {
   SecretListResponse,
   SetSecretResponse,
 } from "../contracts/secrets";
+import type {
+  BypassResponse,
+  FeedbackResponse,
+  HookEvent,
+  HookRequest,
+  HookResponse,
+  SessionDetail,
+  SessionListResponse,
+  SessionSearchResponse,
+} from "../contracts/session";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
@@ -359,6 +369,32 @@ export class SignetClient {
     recover: (id: string, body: unknown) =>
       this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
     recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
+    /** Rates memories injected or surfaced in a session (docs/api.md#memory-feedback). */
+    feedback: (body: unknown) => this.request<FeedbackResponse>("POST", "/api/memory/feedback", { body }),
+  };
+
+  /**
+   * Lifecycle hooks (docs/api.md#hooks). `timeoutMs` lets `signet hook` give up quickly: a harness
+   * must never wait on a daemon that is down.
+   */
+  readonly hooks = {
+    fire: (event: HookEvent, body: HookRequest | Record<string, unknown>, options: { timeoutMs?: number } = {}) =>
+      this.request<HookResponse>("POST", `/api/hooks/${event}`, { body, timeoutMs: options.timeoutMs }),
+    sessionStart: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("session-start", body, options),
+    userPromptSubmit: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("user-prompt-submit", body, options),
+    preCompaction: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("pre-compaction", body, options),
+    compactionComplete: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("compaction-complete", body, options),
+    sessionEnd: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("session-end", body, options),
+  };
+
+  /** Sessions the hooks reported (docs/api.md#sessions). Keys may be raw or `session:<uuid>`. */
+  readonly sessions = {
+    list: (query: { active?: boolean; project?: string; limit?: number } = {}) =>
+      this.request<SessionListResponse>("GET", "/api/sessions", { query }),
+    get: (key: string) => this.request<SessionDetail>("GET", `/api/sessions/${encodeURIComponent(key)}`),
+    search: (body: unknown) => this.request<SessionSearchResponse>("POST", "/api/sessions/search", { body }),
+    bypass: (key: string, enabled: boolean) =>
+      this.request<BypassResponse>("POST", `/api/sessions/${encodeURIComponent(key)}/bypass`, { body: { enabled } }),
   };
 
   /** The owner's export, import and backup (docs/api.md#export-import-and-backup): each needs the admin token. */

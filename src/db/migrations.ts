@@ -3,6 +3,7 @@ import m001 from "../../migrations/001_init.sql" with { type: "text" };
 import m002 from "../../migrations/002_recall.sql" with { type: "text" };
 import m003 from "../../migrations/003_mcp_bridge.sql" with { type: "text" };
 import m004 from "../../migrations/004_mcp_invocation_extras.sql" with { type: "text" };
+import m005 from "../../migrations/005_sessions.sql" with { type: "text" };
 import m008 from "../../migrations/008_secrets.sql" with { type: "text" };
 import m009 from "../../migrations/009_tokens.sql" with { type: "text" };
 
@@ -17,6 +18,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 2, name: "002_recall", sql: m002 },
   { version: 3, name: "003_mcp_bridge", sql: m003 },
   { version: 4, name: "004_mcp_invocation_extras", sql: m004 },
+  { version: 5, name: "005_sessions", sql: m005 },
   { version: 8, name: "008_secrets", sql: m008 },
   { version: 9, name: "009_tokens", sql: m009 },
 ];

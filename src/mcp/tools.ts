@@ -7,6 +7,7 @@ import { defined } from "../contracts/parse";
 import type { RecallResponse } from "../contracts/recall";
 import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
+import { SESSION_TOOLS } from "./session-tools";
 import { recallBrief } from "./brief";
 import {
   LIST_OUTPUT,
@@ -139,16 +140,6 @@ function notBuilt<In extends z.ZodRawShape>(listing: ToolListing<In>, failure: (
 }
 const comesLater = (feature: string) => (name: string) => `${name} is not available in this version of Signet yet (${feature})`;
 const noCodeIndex = () => "no project indexed: run `signet index <path>`";
-
-const sessionSearchShape = {
-  query: z.string().describe("Transcript search query"),
-  session_key: z.string().optional().describe("Specific transcript session key to search"),
-  current_session_key: z.string().optional().describe("Current session key; lineage can resolve this to the parent"),
-  agent_id: z.string().optional().describe("Agent scope (default default)"),
-  project: z.string().optional().describe("Optional project path filter"),
-  limit: z.number().int().optional().describe("Max hits to return (default 10, max 20)"),
-};
-const SESSION_SEARCH = "Search active or completed session transcripts (e.g. a parent session's transcript from a sub-agent).";
 
 /** The whole table, built once; both transports serve it (src/mcp/server.ts). */
 export const TOOLS: Tool[] = [
@@ -283,28 +274,7 @@ export const TOOLS: Tool[] = [
       }
     },
   }),
-  notBuilt(
-    {
-      name: "memory_feedback",
-      title: "Rate recalled memories",
-      description:
-        "Rate how relevant injected or recalled memories were to the current conversation (1 helpful, 0 neutral, -1 harmful).",
-      input: {
-        session_key: z.string().describe("Current session key"),
-        ratings: z.record(z.string(), z.number()).describe("Map of memory ID to relevance score (-1 to 1)"),
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    comesLater("session feedback"),
-  ),
-  notBuilt(
-    { name: "session_search", title: "Search sessions", description: SESSION_SEARCH, input: sessionSearchShape, annotations: READS },
-    comesLater("session transcripts"),
-  ),
-  notBuilt(
-    { name: "signet_session_search", title: "Search sessions", description: SESSION_SEARCH, input: sessionSearchShape, annotations: READS },
-    comesLater("session transcripts"),
-  ),
+  ...SESSION_TOOLS,
   notBuilt(
     {
       name: "agent_peers",
@@ -360,19 +330,6 @@ export const TOOLS: Tool[] = [
       annotations: READS,
     },
     comesLater("cross-agent messages"),
-  ),
-  notBuilt(
-    {
-      name: "session_bypass",
-      title: "Bypass session hooks",
-      description: "Toggle per-session hook bypass: hooks for the session return empty no-op answers; MCP tools keep working.",
-      input: {
-        session_key: z.string().describe("Session key to toggle bypass for, raw or session:<uuid>"),
-        enabled: z.boolean().describe("true to enable bypass, false to disable"),
-      },
-      annotations: SAFE_WRITE,
-    },
-    comesLater("session hooks"),
   ),
   defineTool({
     name: "secret_list",

@@ -16,6 +16,7 @@ import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
 import { secretRoutes } from "./routes/secrets";
 import { tokenRoutes } from "./routes/tokens";
+import { sessionRoutes } from "./routes/sessions";
 import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
@@ -58,6 +59,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(healthRoutes(ctx))
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
+      .use(sessionRoutes(ctx))
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
       .use(transferRoutes(ctx))

@@ -8,6 +8,7 @@ import type { Secrets } from "../core/secrets";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
+import type { SessionService } from "../core/sessions/service";
 import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
 import type { TokenStore } from "../core/auth/tokens";
@@ -22,6 +23,8 @@ export interface DaemonContext {
   /** Every memory write goes through here, so concurrent writes share a commit. */
   writes: GroupCommit;
   recall: RecallService;
+  /** Sessions the hooks report, transcripts, and memory feedback. */
+  sessions: SessionService;
   embeddings: EmbeddingWorker;
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */

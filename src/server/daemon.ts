@@ -13,6 +13,8 @@ import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
+import { SessionService } from "../core/sessions/service";
+import { createChatModel } from "../core/llm/chat";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
@@ -79,6 +81,12 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     });
     recall = new RecallService(db, memory, embeddings, accessLog);
     const writes = new GroupCommit(db, () => memory.flushChanges());
+    const sessions = new SessionService(db, memory, writes, recall, {
+      dataDir: config.dataDir,
+      sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
+      llm: createChatModel(config.llm),
+      log,
+    });
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
@@ -109,6 +117,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       memory,
       writes,
       recall,
+      sessions,
       embeddings,
       startedAt: Date.now(),
       port: config.daemon.port,
@@ -177,6 +186,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // Secret exec jobs end with their process groups, and are marked interrupted.
           await secrets.stop();
           await server.stop();
+          // Extractions write memories: they end (their llm calls aborted) before the database closes.
+          await sessions.stop();
           recall.stop();
           await embeddings.stop();
           accessLog.flush();

@@ -2,6 +2,7 @@
 // bumped, and with a session key they are recorded in session_memories, in one batched write a
 // moment after the answer has gone out.
 import type { Database } from "bun:sqlite";
+import { normalizeSessionKey } from "../../contracts/session";
 import type { Logger } from "../../logger";
 
 interface Surfaced {
@@ -40,10 +41,11 @@ export class AccessLog {
     this.queue = [];
     if (batch.length === 0) return;
     const bump = this.db.query("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE seq = ?");
+    // Recorded in the session's current injection window (0 for a session no hook reported).
     const surfaced = this.db.query(
-      `INSERT INTO session_memories (session_key, agent_id, memory_id, source, rank, score, created_at, updated_at)
-       VALUES (?, ?, ?, 'recall', ?, ?, ?, ?)
-       ON CONFLICT(session_key, agent_id, memory_id) DO UPDATE SET rank = excluded.rank, score = excluded.score,
+      `INSERT INTO session_memories (session_key, agent_id, memory_id, injection_window, source, via, rank, score, created_at, updated_at)
+       VALUES (?1, ?2, ?3, COALESCE((SELECT injection_window FROM sessions WHERE key = ?1), 0), 'recall', 'recall', ?4, ?5, ?6, ?6)
+       ON CONFLICT(session_key, agent_id, memory_id, injection_window) DO UPDATE SET rank = excluded.rank, score = excluded.score,
          updated_at = excluded.updated_at`,
     );
     try {
@@ -51,7 +53,7 @@ export class AccessLog {
         for (const e of batch) {
           e.surfaced.forEach((s, rank) => {
             bump.run(e.at, s.seq);
-            if (e.sessionKey) surfaced.run(e.sessionKey, e.agentId, s.id, rank + 1, s.score, e.at, e.at);
+            if (e.sessionKey) surfaced.run(normalizeSessionKey(e.sessionKey), e.agentId, s.id, rank + 1, s.score, e.at);
           });
         }
       })();

@@ -73,10 +73,33 @@ export interface ScoredRow {
   pinned: number;
   created_at: string;
   access_count: number;
+  /** Feedback signal -1..1 (the mean of the sessions' ratings), null when never rated. */
+  feedback: number | null;
 }
 
 /**
- * Ranking signals beyond relevance, as one factor to multiply by. Each part is at most 1, so a score
+ * How far feedback may move a memory in the order: a memory every session rated +1 ranks as if
+ * 10% better, one rated -1 as if 10% worse. Bounded so feedback reorders close calls and never puts
+ * a memory above a clearly better text match (docs/api.md#feedback).
+ */
+const FEEDBACK_WEIGHT = 0.1;
+
+/** Feedback's factor on the order: 0.9 to 1.1. */
+export function feedbackOrder(row: Pick<ScoredRow, "feedback">): number {
+  return 1 + FEEDBACK_WEIGHT * (row.feedback ?? 0);
+}
+
+/**
+ * Feedback's factor on the score: only down. A memory rated harmful is less relevant than its text
+ * says; one rated helpful is no more relevant than its text says, so its score is never lifted.
+ */
+function feedbackScore(row: Pick<ScoredRow, "feedback">): number {
+  return Math.min(1, feedbackOrder(row));
+}
+
+/**
+ * Ranking signals beyond relevance, as one factor to multiply by (the score's: feedback can only
+ * lower it here; feedbackOrder adds its lift to the order alone). Each part is at most 1, so a score
  * stays in 0-1 and never rises above the relevance: these reorder close calls and cannot lift an
  * irrelevant memory over a minimum score.
  */
@@ -86,5 +109,5 @@ export function adjustment(row: ScoredRow, now: Date): number {
   const pinned = row.pinned === 1 ? 1 : 0.95;
   const recency = 0.95 + 0.05 * Math.exp(-ageDays / 30);
   const access = 0.97 + 0.03 * Math.min(1, Math.log1p(row.access_count) / Math.log(50));
-  return importance * pinned * recency * access;
+  return importance * pinned * recency * access * feedbackScore(row);
 }

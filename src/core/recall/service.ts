@@ -1,6 +1,6 @@
 // Hybrid recall (docs/api.md#how-it-ranks): a keyword leg (BM25) and a vector leg (cosine) over the
 // same filtered candidates, ranked by fusing the legs' normalized scores, adjusted by importance,
-// pinning, recency and access; each result's score is its calibrated relevance (scoring.ts), and
+// pinning, recency, access and feedback; each result's score is its calibrated relevance (scoring.ts), and
 // those under the request's minimum are not returned. Same-session neighbours come as supporting
 // context. Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
@@ -11,7 +11,7 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "./scoring";
+import { adjustment, feedbackOrder, fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "./text";
@@ -147,7 +147,8 @@ export class RecallService {
         const relevance = fusedRelevance(keywordLeg.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
-        return { row, rank: fused * adjust, relevance: relevance * adjust, matchedBy };
+        // Positive feedback lifts the order only, never the score (scoring.ts feedbackOrder).
+        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)), relevance: relevance * adjust, matchedBy };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
 

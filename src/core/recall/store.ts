@@ -23,9 +23,12 @@ export type CandidateRow = Pick<
   | "created_at"
   | "access_count"
   | "last_accessed_at"
->;
+> & {
+  /** The memory's feedback signal, -1..1 (memory_feedback), or null when never rated. */
+  feedback: number | null;
+};
 const CANDIDATE_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
-  access_count, last_accessed_at`;
+  access_count, last_accessed_at, (SELECT signal FROM memory_feedback f WHERE f.memory_id = memories.id) AS feedback`;
 
 /** What the keyword index is built from. */
 export type IndexRow = Pick<MemoryRow, "seq" | "agent_id" | "project" | "content" | "tags" | "hints">;

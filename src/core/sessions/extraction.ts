@@ -1,0 +1,62 @@
+// Session-end extraction (docs/api.md#session-end): the configured llm reads the end of a transcript
+// and names the durable facts worth keeping, plus a short summary of the session (what a
+// sub-agent's session-start shows of its parent).
+import type { ChatModel } from "../llm/chat";
+
+/** The end of a transcript is where its decisions are; older text is left out of the prompt. */
+const TRANSCRIPT_TAIL_CHARS = 24_000;
+const MAX_EXTRACTED = 20;
+const MAX_MEMORY_CHARS = 1000;
+const MAX_SUMMARY_CHARS = 1200;
+const EXTRACTION_TIMEOUT_MS = 120_000;
+
+const TYPES = new Set(["fact", "preference", "decision", "rule", "learning", "issue", "event"]);
+
+export interface Extracted {
+  summary: string | null;
+  memories: { content: string; type: string; importance: number }[];
+}
+
+const SYSTEM = `You read a coding session's transcript and keep what will still matter in later sessions.
+Answer with one JSON object and nothing else:
+{"summary": "<two or three sentences: what the session did and where it stopped>",
+ "memories": [{"content": "<one self-contained durable fact>", "type": "fact|preference|decision|rule|learning|issue|event", "importance": 0.0-1.0}]}
+Keep only durable knowledge: the user's preferences, decisions and their reasons, rules, facts about the project, lessons learned.
+Leave out greetings, transient steps, secrets and credentials. At most ${MAX_EXTRACTED} memories; an empty list is fine.`;
+
+export async function extractFromTranscript(model: ChatModel, transcript: string, signal?: AbortSignal): Promise<Extracted> {
+  const tail = transcript.length > TRANSCRIPT_TAIL_CHARS ? transcript.slice(-TRANSCRIPT_TAIL_CHARS) : transcript;
+  const answer = await model.complete(
+    [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: `Transcript:\n\n${tail}` },
+    ],
+    { timeoutMs: EXTRACTION_TIMEOUT_MS, signal, maxTokens: 2000 },
+  );
+  return parseExtraction(answer);
+}
+
+/** The model's answer, leniently: the outermost JSON object in it, invalid entries dropped. */
+export function parseExtraction(answer: string): Extracted {
+  const start = answer.indexOf("{");
+  const end = answer.lastIndexOf("}");
+  if (start === -1 || end <= start) return { summary: null, memories: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.slice(start, end + 1));
+  } catch {
+    return { summary: null, memories: [] };
+  }
+  const obj = (parsed ?? {}) as { summary?: unknown; memories?: unknown };
+  const summary = typeof obj.summary === "string" && obj.summary.trim() ? obj.summary.trim().slice(0, MAX_SUMMARY_CHARS) : null;
+  const memories = (Array.isArray(obj.memories) ? obj.memories : [])
+    .flatMap((m: unknown) => {
+      const e = (m ?? {}) as { content?: unknown; type?: unknown; importance?: unknown };
+      if (typeof e.content !== "string" || !e.content.trim()) return [];
+      const type = typeof e.type === "string" && TYPES.has(e.type.toLowerCase()) ? e.type.toLowerCase() : "fact";
+      const importance = typeof e.importance === "number" && e.importance >= 0 && e.importance <= 1 ? e.importance : 0.5;
+      return [{ content: e.content.trim().slice(0, MAX_MEMORY_CHARS), type, importance }];
+    })
+    .slice(0, MAX_EXTRACTED);
+  return { summary, memories };
+}

@@ -1,0 +1,345 @@
+// Sessions and lifecycle hooks (docs/api.md#sessions-and-hooks): what each hook injects, what it
+// records, bypass, transcript search with sub-agent lineage, and memory feedback. Knows nothing of
+// HTTP; the routes and MCP tools reach it through the API.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { notFound } from "../../contracts/errors";
+import { RecallRequestSchema } from "../../contracts/recall";
+import {
+  normalizeSessionKey,
+  type BypassResponse,
+  type FeedbackRequest,
+  type FeedbackResponse,
+  type HookContextResponse,
+  type HookEvent,
+  type HookRequest,
+  type HookResponse,
+  type SessionDetail,
+  type SessionListResponse,
+  type SessionSearchRequest,
+  type SessionSearchResponse,
+} from "../../contracts/session";
+import type { Logger } from "../../logger";
+import type { ChatModel } from "../llm/chat";
+import type { GroupCommit } from "../memory/group-commit";
+import type { Caller, MemoryService } from "../memory/service";
+import type { RecallService } from "../recall/service";
+import { matchExpression } from "../recall/text";
+import { ContextBuilder, clip, memoryLine } from "./context";
+import { extractFromTranscript } from "./extraction";
+import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
+import type { Database } from "bun:sqlite";
+
+/** Files in the data directory that say who the agent works for, shown at session start. */
+const IDENTITY_FILES = ["AGENTS.md", "USER.md"] as const;
+/** No identity file may take more than this share of the session-start budget. */
+const IDENTITY_SHARE = 0.3;
+const PARENT_SHARE = 0.2;
+const PINNED_LIMIT = 50;
+const PROJECT_LIMIT = 30;
+/** Memories a prompt may add: a handful of the most relevant not yet injected. */
+const PROMPT_MAX_MEMORIES = 5;
+/** Recall looks further down the list, since some results were injected already. */
+const PROMPT_RECALL_DEPTH = 20;
+const RECALL_QUERY_CHARS = 4000;
+/** What pre-compaction carries across: the window's memories, at most this many. */
+const CARRY_LIMIT = 20;
+/** Prompts appended to an active session's transcript, so it is searchable before it ends. */
+const PROMPT_TRANSCRIPT_CHARS = 4000;
+/**
+ * Appending rewrites the session's transcript row, so it stops past this size: a long session's
+ * prompts would otherwise cost each prompt hook more. Session-end stores the whole transcript.
+ */
+const PROMPT_TRANSCRIPT_MAX_CHARS = 64_000;
+/** A sub-agent key: `agent:<id>:subagent:<x>` (OpenClaw's form). */
+const SUBAGENT_KEY = /^(agent:[^:]+:)subagent:./;
+
+export interface SessionServiceOptions {
+  dataDir: string;
+  /** `hooks.sessionStartBudgetTokens`. */
+  sessionStartBudgetTokens: number;
+  /** The configured llm, or undefined: then session-end stores the transcript and extracts nothing. */
+  llm: ChatModel | undefined;
+  log: Pick<Logger, "info" | "warn" | "error">;
+  now?: () => Date;
+}
+
+export class SessionService {
+  private readonly store: SessionStore;
+  private readonly now: () => Date;
+  /** Background extractions in flight, so stop() can end them and tests can wait for them. */
+  private readonly extractions = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
+
+  constructor(
+    db: Database,
+    private readonly memory: MemoryService,
+    private readonly writes: GroupCommit,
+    private readonly recall: RecallService,
+    private readonly options: SessionServiceOptions,
+  ) {
+    this.store = new SessionStore(db);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  // ---- hooks ----
+
+  async hook(event: HookEvent, caller: Caller, req: HookRequest): Promise<HookResponse> {
+    const key = normalizeSessionKey(req.sessionKey);
+    if (this.store.get(key)?.bypassed === 1) return { bypassed: true };
+    switch (event) {
+      case "session-start":
+        return this.sessionStart(caller, key, req);
+      case "user-prompt-submit":
+        return this.userPromptSubmit(caller, key, req);
+      case "pre-compaction":
+        return this.preCompaction(caller, key, req);
+      case "compaction-complete":
+        return this.compactionComplete(caller, key, req);
+      case "session-end":
+        return this.sessionEnd(caller, key, req);
+    }
+  }
+
+  /** The session as this hook reports it, created on first sight (a harness may skip session-start). */
+  private open(caller: Caller, key: string, req: HookRequest, reopen = false): SessionRow {
+    const parentKey = req.parentSessionKey !== undefined ? normalizeSessionKey(req.parentSessionKey) : null;
+    const at = this.now().toISOString();
+    return this.store.open({ key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, at }, reopen);
+  }
+
+  private inject(session: SessionRow, via: InjectionVia, context: string, ids: string[]): HookContextResponse {
+    this.store.recordInjected(session.key, session.agent_id, session.injection_window, via, ids, this.now().toISOString());
+    return { context, memoryIds: ids, window: session.injection_window };
+  }
+
+  private sessionStart(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+    const session = this.open(caller, key, req, true);
+    this.store.registerPresence({
+      key,
+      agentId: caller.agentId,
+      harness: req.harness,
+      project: session.project,
+      at: this.now().toISOString(),
+    });
+    const block = new ContextBuilder(this.options.sessionStartBudgetTokens, `# Signet memory (session ${key})`);
+    for (const file of IDENTITY_FILES) {
+      const text = this.readIdentityFile(file);
+      if (text) block.text(file, text, IDENTITY_SHARE);
+    }
+    const parent = this.parentOf(session);
+    if (parent) block.text(`Parent session ${parent.key}`, this.parentSummary(parent), PARENT_SHARE);
+    const agents = this.memory.readableAgents(caller);
+    block.memories("Pinned memories", this.store.pinned(agents, PINNED_LIMIT));
+    if (session.project) block.memories(`Memories for ${session.project}`, this.store.ofProject(agents, session.project, PROJECT_LIMIT));
+    return this.inject(session, "session-start", block.build(), block.ids);
+  }
+
+  private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
+    const session = this.open(caller, key, req);
+    const prompt = req.prompt?.trim() ?? "";
+    if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
+    this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
+    const injected = this.store.injectedIn(key, session.agent_id, session.injection_window);
+    const recalled = await this.recall.recall(
+      caller,
+      RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS), limit: PROMPT_RECALL_DEPTH }),
+    );
+    const fresh = recalled.results.filter((r) => !injected.has(r.id)).slice(0, PROMPT_MAX_MEMORIES);
+    if (fresh.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
+    const lines = fresh.map((r) => memoryLine({ id: r.id, content: r.content, type: r.type }));
+    const context = `# Signet: memories relevant to this prompt\n${lines.join("\n")}`;
+    return this.inject(session, "user-prompt-submit", context, fresh.map((r) => r.id));
+  }
+
+  /** What to carry across: the memories injected in this window, to be kept in the compacted context. */
+  private preCompaction(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+    const session = this.open(caller, key, req);
+    if (req.transcript?.trim()) this.store.setTranscript(session.seq, req.transcript);
+    const carried = this.store.memoryLines([...this.store.injectedIn(key, session.agent_id, session.injection_window)].slice(0, CARRY_LIMIT));
+    const ids = carried.map((m) => m.id);
+    this.store.setCarry(key, JSON.stringify(ids), this.now().toISOString());
+    if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
+    const context = `# Signet: memories to keep across the compaction\n${carried.map(memoryLine).join("\n")}`;
+    return this.inject(session, "pre-compaction", context, ids);
+  }
+
+  /** Opens the next injection window, and injects again what pre-compaction carried across. */
+  private compactionComplete(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+    this.open(caller, key, req);
+    const at = this.now().toISOString();
+    this.store.nextWindow(key, at);
+    const session = this.store.get(key)!;
+    const carriedIds = session.carry ? (JSON.parse(session.carry) as string[]) : [];
+    // Carried once: a later compaction carries what its own pre-compaction chooses.
+    this.store.setCarry(key, null, at);
+    const carried = this.store.memoryLines(carriedIds);
+    if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
+    const context = `# Signet: memories carried across the compaction\n${carried.map(memoryLine).join("\n")}`;
+    return this.inject(session, "compaction-complete", context, carried.map((m) => m.id));
+  }
+
+  private sessionEnd(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+    const session = this.open(caller, key, req);
+    const transcript = req.transcript?.trim() ? req.transcript : null;
+    if (transcript) this.store.setTranscript(session.seq, transcript);
+    this.store.end(key, this.now().toISOString());
+    this.store.removePresence(key);
+    const base = { context: "", memoryIds: [], window: session.injection_window, transcriptStored: transcript !== null };
+    if (!transcript) {
+      return { ...base, extraction: "skipped", note: "no transcript was given, so nothing was stored or extracted" };
+    }
+    const llm = this.options.llm;
+    if (!llm) {
+      return {
+        ...base,
+        extraction: "skipped",
+        note: "transcript stored; no memories extracted: no llm is configured (docs/config.md#llm)",
+      };
+    }
+    this.track(this.extract(llm, caller, session, transcript));
+    return { ...base, extraction: "started", note: `transcript stored; ${llm.label} is extracting durable memories in the background` };
+  }
+
+  private track(task: Promise<void>): void {
+    this.extractions.add(task);
+    void task.finally(() => this.extractions.delete(task));
+  }
+
+  private async extract(llm: ChatModel, caller: Caller, session: SessionRow, transcript: string): Promise<void> {
+    try {
+      const { summary, memories } = await extractFromTranscript(llm, transcript, this.stopping.signal);
+      if (summary) this.store.setSummary(session.key, summary);
+      const extractor: Caller = { ...caller, actor: "extraction", actorType: "daemon" };
+      let stored = 0;
+      for (const m of memories) {
+        const answer = await this.writes.run(() =>
+          this.memory.remember(
+            extractor,
+            { content: m.content, type: m.type, importance: m.importance, sessionKey: session.key, project: session.project ?? undefined },
+            "extraction",
+          ),
+        );
+        if (!answer.deduped) stored++;
+      }
+      this.options.log.info(`session ${session.key}: extracted ${stored} new memor${stored === 1 ? "y" : "ies"} with ${llm.label}`);
+    } catch (err) {
+      // Extraction runs after the answer: a failing llm costs the memories, never the transcript.
+      this.options.log.warn(`session ${session.key}: extraction failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Resolves when no extraction is running. */
+  async idle(): Promise<void> {
+    while (this.extractions.size > 0) await Promise.allSettled([...this.extractions]);
+  }
+
+  /** Ends running extractions (their llm calls are aborted) and waits for them. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.idle();
+  }
+
+  private readIdentityFile(name: string): string | null {
+    const path = join(this.options.dataDir, name);
+    try {
+      return existsSync(path) ? readFileSync(path, "utf8").trim() || null : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private appendToTranscript(session: SessionRow, line: string): void {
+    const before = this.store.transcript(session.seq);
+    if (before && before.length >= PROMPT_TRANSCRIPT_MAX_CHARS) return;
+    this.store.setTranscript(session.seq, before ? `${before}\n${line}` : line);
+  }
+
+  // ---- lineage ----
+
+  /** A sub-agent's parent: the recorded parent key, or for `agent:<id>:subagent:<x>` that agent's main session. */
+  private parentOf(session: SessionRow): SessionRow | null {
+    if (session.parent_key) {
+      const parent = this.store.get(session.parent_key);
+      return parent && parent.agent_id === session.agent_id ? parent : null;
+    }
+    const m = SUBAGENT_KEY.exec(session.key);
+    return m ? this.store.latestMainSession(m[1]!, session.agent_id, session.key) : null;
+  }
+
+  private parentSummary(parent: SessionRow): string {
+    const about = `${parent.project ? `project ${parent.project}, ` : ""}started ${parent.started_at}${parent.ended_at ? `, ended ${parent.ended_at}` : ", active"}`;
+    if (parent.summary) return `${about}\n${parent.summary}`;
+    const transcript = this.store.transcript(parent.seq);
+    const tail = transcript ? clip(transcript.slice(-1500), 1500) : null;
+    return `${about}\n${tail ? `Latest:\n${tail}\n` : ""}Search its transcript with session_search (current_session_key = your session key).`;
+  }
+
+  // ---- sessions ----
+
+  list(caller: Caller, query: { active?: boolean; project?: string; limit: number }): SessionListResponse {
+    const sessions = this.store.list(caller.agentId, query).map(toSummary);
+    return { sessions, count: sessions.length };
+  }
+
+  get(caller: Caller, rawKey: string): SessionDetail {
+    const row = this.owned(caller, normalizeSessionKey(rawKey));
+    return {
+      ...toSummary(row),
+      memories: this.store.memoriesOf(row.key, row.agent_id),
+      transcriptChars: this.store.transcript(row.seq)?.length ?? 0,
+    };
+  }
+
+  private owned(caller: Caller, key: string): SessionRow {
+    const row = this.store.get(key);
+    // Another agent's session is not this caller's to see: the same answer as no session at all.
+    if (!row || row.agent_id !== caller.agentId) throw notFound(`session ${key} of agent ${caller.agentId}`);
+    return row;
+  }
+
+  /** Bypass on or off; a key no hook reported yet is recorded, so its first hook is already silent. */
+  bypass(caller: Caller, rawKey: string, enabled: boolean): BypassResponse {
+    const key = normalizeSessionKey(rawKey);
+    const at = this.now().toISOString();
+    if (!this.store.get(key)) this.store.placeholder(key, caller.agentId, at);
+    this.owned(caller, key);
+    this.store.setBypass(key, enabled, at);
+    return { key, bypassed: enabled };
+  }
+
+  search(caller: Caller, req: SessionSearchRequest): SessionSearchResponse {
+    const match = matchExpression(req.query);
+    const key = this.searchTarget(caller, req);
+    const hits = match
+      ? this.store.searchTranscripts(match, { agentId: caller.agentId, key, project: req.project }, req.limit)
+      : [];
+    return {
+      query: req.query,
+      hits: hits.map((h, i) => ({ sessionKey: h.key, project: h.project, updatedAt: h.updated_at, excerpt: h.excerpt, rank: i + 1 })),
+      count: hits.length,
+    };
+  }
+
+  /** The one transcript to search: the named session, or the current session's parent; else all the agent's. */
+  private searchTarget(caller: Caller, req: SessionSearchRequest): string | undefined {
+    if (req.sessionKey !== undefined) return normalizeSessionKey(req.sessionKey);
+    if (req.currentSessionKey === undefined) return undefined;
+    const current = normalizeSessionKey(req.currentSessionKey);
+    const row = this.store.get(current);
+    if (row && row.agent_id === caller.agentId) return this.parentOf(row)?.key;
+    const m = SUBAGENT_KEY.exec(current);
+    return m ? (this.store.latestMainSession(m[1]!, caller.agentId, current)?.key ?? undefined) : undefined;
+  }
+
+  // ---- feedback ----
+
+  feedback(caller: Caller, req: FeedbackRequest): FeedbackResponse {
+    const key = normalizeSessionKey(req.sessionKey);
+    const ratings = Object.entries(req.ratings);
+    const { accepted, propagated } = this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
+    const rejectedIds = ratings.map(([id]) => id).filter((id) => !accepted.has(id));
+    return { ok: true, recorded: ratings.length, accepted: accepted.size, rejected: rejectedIds.length, rejectedIds, propagated };
+  }
+}
+
