@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
 import type { Analytics } from "../core/analytics";
 import type { BridgeService } from "../core/bridge/service";
+import type { CodeIndexService } from "../core/code/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
@@ -30,6 +31,8 @@ export interface DaemonContext {
   analytics: Analytics;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
+  /** The active project's code index (docs/code.md): read per request, indexed by `signet index`. */
+  code: CodeIndexService;
   /** The daemon's one logger: everything it logs goes through here. */
   log: Logger;
   /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */

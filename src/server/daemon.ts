@@ -6,6 +6,7 @@ import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
 import { noSecretStore } from "../core/bridge/secret-refs";
 import { Analytics } from "../core/analytics";
+import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { GroupCommit } from "../core/memory/group-commit";
@@ -15,7 +16,7 @@ import { RecallService } from "../core/recall/service";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
-import { daemonFiles, databasePath } from "../config/paths";
+import { codeProjectPointerPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { createHandler } from "./app";
@@ -108,6 +109,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       mcpStreams,
       bridge,
       analytics,
+      code: new CodeIndexService(codeProjectPointerPath(config.dataDir)),
       log,
     };
     const handle = createHandler(context);
@@ -171,6 +173,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.
           analytics.stop();
+          context.code.close();
           openDb.close();
           lock.release();
         })();
