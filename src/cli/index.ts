@@ -32,6 +32,8 @@ const root: AnyCommand = defineCommand({
     // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.
     mcp: () => import("./mcp").then((m) => m.mcpRoot),
     doctor: () => import("./doctor").then((m) => m.doctor),
+    index: () => import("./code-index").then((m) => m.indexCommand),
+    code: () => import("./code").then((m) => m.code),
     // Given the tree it describes (a thunk: `root` is still being defined here).
     completion: () => import("./completion").then((m) => m.completionCommand(() => root)),
   },

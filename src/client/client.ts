@@ -53,6 +53,16 @@ import type {
   SessionListResponse,
   SessionSearchResponse,
 } from "../contracts/session";
+import type {
+  CodeBlastResponse,
+  CodeBriefingResponse,
+  CodeClearResponse,
+  CodeConstantsResponse,
+  CodeContextResponse,
+  CodeDoctorResponse,
+  CodeSearchResponse,
+  CodeStatusResponse,
+} from "../contracts/code";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
@@ -463,5 +473,18 @@ export class SignetClient {
             body,
             timeoutMs: this.bridgeWait(body.timeoutMs),
           }),
+  };
+
+  /** The active project's code index (docs/api.md#code-index); clearing it needs the admin token. */
+  readonly code = {
+    search: (body: unknown) => this.request<CodeSearchResponse>("POST", "/api/code/search", { body }),
+    context: (body: unknown) => this.request<CodeContextResponse>("POST", "/api/code/context", { body }),
+    blast: (body: unknown) => this.request<CodeBlastResponse>("POST", "/api/code/blast", { body }),
+    status: () => this.request<CodeStatusResponse>("GET", "/api/code/status"),
+    doctor: () => this.request<CodeDoctorResponse>("GET", "/api/code/doctor"),
+    constants: (query: { limit?: number; min_files?: number } = {}) =>
+      this.request<CodeConstantsResponse>("GET", "/api/code/constants", { query }),
+    briefing: (query: { compact?: boolean } = {}) => this.request<CodeBriefingResponse>("GET", "/api/code/briefing", { query }),
+    clear: (body: unknown) => this.request<CodeClearResponse>("POST", "/api/code/clear", { body, credential: "admin" }),
   };
 }

@@ -29,3 +29,8 @@ export const daemonFiles = (dataDir: string) => ({
   adminToken: join(daemonDir(dataDir), "admin.token"),
   instanceKey: join(daemonDir(dataDir), "instance.key"),
 });
+
+/** The active code project (docs/code.md#the-active-project): the one path `signet index` last indexed. */
+export function codeProjectPointerPath(dataDir: string): string {
+  return join(dataDir, "code", "active-project.json");
+}

@@ -25,6 +25,9 @@ type Annotations =
   | { readOnlyHint: true; openWorldHint: boolean }
   | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 
+/** Reads Signet's own store (or a project's code index), or would once built: nothing outside it. */
+export const READS = { readOnlyHint: true, openWorldHint: false } as const;
+
 /** A tool's answer; `structuredContent` has the type of the tool's output schema. */
 type ToolResult<Structured> = {
   content: CallToolResult["content"];

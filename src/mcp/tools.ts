@@ -8,6 +8,7 @@ import type { RecallResponse } from "../contracts/recall";
 import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
 import { SESSION_TOOLS } from "./session-tools";
+import { CODE_TOOLS } from "./code-tools";
 import { recallBrief } from "./brief";
 import {
   LIST_OUTPUT,
@@ -20,11 +21,9 @@ import {
   modifiedText,
   storedText,
 } from "./memory-answer";
-import { ToolFailure, defineTool, openObject, rendered, type Tool, type ToolListing } from "./tool";
+import { READS, ToolFailure, defineTool, openObject, rendered, type Tool, type ToolListing } from "./tool";
 import { SECRET_JOB_OUTPUT, secretJobText } from "./secret-answer";
 
-/** Reads Signet's own store, or would once built: nothing outside it. */
-const READS = { readOnlyHint: true, openWorldHint: false } as const;
 /**
  * Changes only Signet's own state and loses nothing (earlier versions stay in the history); the
  * same call again changes nothing more (dedupe, or nothing left to change).
@@ -139,7 +138,6 @@ function notBuilt<In extends z.ZodRawShape>(listing: ToolListing<In>, failure: (
   });
 }
 const comesLater = (feature: string) => (name: string) => `${name} is not available in this version of Signet yet (${feature})`;
-const noCodeIndex = () => "no project indexed: run `signet index <path>`";
 
 /** The whole table, built once; both transports serve it (src/mcp/server.ts). */
 export const TOOLS: Tool[] = [
@@ -374,76 +372,6 @@ export const TOOLS: Tool[] = [
     annotations: READS,
     handler: async (a, client) => rendered(await client.secrets.status(a.jobId), secretJobText),
   }),
-  notBuilt(
-    {
-      name: "signet_code_search",
-      title: "Search code",
-      description: "Search the active indexed project for symbols and implementation context.",
-      input: {
-        query: z.string().describe("Code search query"),
-        top: z.number().int().optional().describe("Max results to return (default 10)"),
-        file: z.string().optional().describe("Optional file path filter"),
-        debug: z.boolean().optional().describe("Include score/debug details"),
-      },
-      annotations: READS,
-    },
-    noCodeIndex,
-  ),
-  notBuilt(
-    {
-      name: "signet_code_context",
-      title: "Symbol context",
-      description: "Read source and structural neighborhood for a symbol.",
-      input: { symbol: z.string().describe("Symbol name") },
-      annotations: READS,
-    },
-    noCodeIndex,
-  ),
-  notBuilt(
-    {
-      name: "signet_code_blast",
-      title: "Symbol impact",
-      description: "Analyze forward/backward impact radius for a symbol.",
-      input: {
-        symbol: z.string().describe("Symbol name"),
-        depth: z.number().int().optional().describe("How many hops to follow"),
-        direction: z.enum(["forward", "backward", "both"]).optional().describe("Which way to follow references"),
-      },
-      annotations: READS,
-    },
-    noCodeIndex,
-  ),
-  notBuilt(
-    { name: "signet_code_status", title: "Code index status", description: "Show code index status for the active project.", input: {}, annotations: READS },
-    noCodeIndex,
-  ),
-  notBuilt(
-    { name: "signet_code_doctor", title: "Code index health", description: "Diagnose code index artifact health.", input: {}, annotations: READS },
-    noCodeIndex,
-  ),
-  notBuilt(
-    { name: "signet_code_constants", title: "Shared constants", description: "Find shared numeric and string constants.", input: {}, annotations: READS },
-    noCodeIndex,
-  ),
-  notBuilt(
-    {
-      name: "signet_code_clear",
-      title: "Delete the code index",
-      description: "Delete the active code index (destructive; requires confirm: true).",
-      input: { confirm: z.boolean().describe("Must be true: the index is deleted and not backed up") },
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    noCodeIndex,
-  ),
-  notBuilt(
-    {
-      name: "signet_code_briefing",
-      title: "Architecture briefing",
-      description: "Get an architecture overview: subsystems, public API, hub symbols.",
-      input: { compact: z.boolean().optional().describe("A short version") },
-      annotations: READS,
-    },
-    noCodeIndex,
-  ),
+  ...CODE_TOOLS,
   ...BRIDGE_TOOLS,
 ];

@@ -11,6 +11,7 @@ import { errorResponse, toErrorResponse } from "./http-errors";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { bridgeRoutes } from "./routes/bridge";
+import { codeRoutes } from "./routes/code";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
@@ -65,6 +66,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(transferRoutes(ctx))
       .use(secretRoutes(ctx))
       .use(tokenRoutes(ctx))
+      .use(codeRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

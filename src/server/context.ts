@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
 import type { Analytics } from "../core/analytics";
 import type { BridgeService } from "../core/bridge/service";
+import type { CodeIndexService } from "../core/code/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { Secrets } from "../core/secrets";
 import type { GroupCommit } from "../core/memory/group-commit";
@@ -37,6 +38,8 @@ export interface DaemonContext {
   secrets: Secrets;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
+  /** The active project's code index (docs/code.md): read per request, indexed by `signet index`. */
+  code: CodeIndexService;
   /** The daemon's one logger: everything it logs goes through here. */
   log: Logger;
   /** API tokens for team and hybrid modes (docs/security.md#tokens). */

@@ -7,6 +7,7 @@ import { BridgeService } from "../core/bridge/service";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
 import { TokenStore } from "../core/auth/tokens";
+import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { GroupCommit } from "../core/memory/group-commit";
@@ -18,7 +19,7 @@ import { createChatModel } from "../core/llm/chat";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
-import { daemonFiles, databasePath } from "../config/paths";
+import { codeProjectPointerPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { createHandler } from "./app";
@@ -125,6 +126,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       bridge,
       analytics,
       secrets,
+      code: new CodeIndexService(codeProjectPointerPath(config.dataDir)),
       log,
     };
     const handle = createHandler(context);
@@ -193,6 +195,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.
           analytics.stop();
+          context.code.close();
           openDb.close();
           lock.release();
         })();

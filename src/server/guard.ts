@@ -93,6 +93,8 @@ export function credentialFor(method: string, path: string): Credential | null {
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
   if (loose.startsWith("/api/mcp/invocations")) return "instance";
+  // Clearing deletes the installation's code index; searches and reads are POSTs that change nothing.
+  if (loose.startsWith("/api/code/clear")) return "admin";
   return null;
 }
 

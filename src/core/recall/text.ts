@@ -14,14 +14,17 @@ const STOPWORDS = new Set(
 );
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
-const WORD = /[\p{L}\p{N}_]+/gu;
+export const WORD = /[\p{L}\p{N}_]+/gu;
 const MAX_QUERY_TERMS = 64;
 
 /** Words with an underscore, a digit or an inner capital: the only ones that can split into parts. */
 const IDENTIFIER_SHAPE = /[_\d]|[a-z][A-Z]|[A-Z]{2}[a-z]/;
 
-/** camelCase, PascalCase, snake_case and digit boundaries: "getHTTPResponse2" → get, http, response, 2. */
-function identifierParts(word: string): string[] {
+/**
+ * camelCase, PascalCase, snake_case and digit boundaries: "getHTTPResponse2" → get, http, response, 2;
+ * [] for a word that does not split. Also the code index's name parts (core/code/names.ts).
+ */
+export function identifierParts(word: string): string[] {
   if (!IDENTIFIER_SHAPE.test(word)) return [];
   const parts = word
     .split(/_+/)

@@ -1,0 +1,129 @@
+// `signet code search|context|blast|status|doctor|constants|clear|briefing`: the signet_code_* tools
+// on the command line (docs/code.md#cli), through the daemon like every client command.
+import { defineCommand } from "citty";
+import {
+  CodeBlastRequestSchema,
+  CodeClearRequestSchema,
+  CodeContextRequestSchema,
+  CodeSearchRequestSchema,
+} from "../contracts/code";
+import { defined, parseInput } from "../contracts/parse";
+import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../mcp/code-answer";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { EXIT, ExitError } from "./errors";
+import { num } from "./flags";
+import { emit } from "./output";
+
+const symbolArg = {
+  symbol: { type: "positional", description: "Symbol name: name, Container.name, or path:name when a name has several definitions", required: true },
+} as const;
+
+/** A symbol that names nothing answers with exit code 1 after printing what was found (nothing, or the candidates). */
+function failIfUnresolved(found: boolean): void {
+  if (!found) throw new ExitError(EXIT.failed);
+}
+
+const search = defineCommand({
+  meta: { name: "search", description: "Search the active project's symbols by name, signature, doc comment and path" },
+  args: {
+    query: { type: "positional", description: "What to look for: words or an identifier (camelCase and snake_case are split)", required: true },
+    top: { type: "string", description: "How many results (default 10, max 100)" },
+    file: { type: "string", description: "Only symbols in files whose path contains this" },
+    debug: { type: "boolean", description: "Show each score's parts" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(CodeSearchRequestSchema, defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug }), "code search request");
+    emit(await clientFor(configFromFlags(args)).code.search(body), args, searchText);
+  },
+});
+
+const context = defineCommand({
+  meta: { name: "context", description: "A symbol's source, container, callers, callees and its file's imports" },
+  args: { ...symbolArg, ...clientArgs },
+  async run({ args }) {
+    const body = parseInput(CodeContextRequestSchema, { symbol: args.symbol }, "code context request");
+    const result = await clientFor(configFromFlags(args)).code.context(body);
+    emit(result, args, contextText);
+    failIfUnresolved(result.definition !== undefined || (result.candidates?.length ?? 0) > 0);
+  },
+});
+
+const blast = defineCommand({
+  meta: { name: "blast", description: "What depends on a symbol (backward), what it depends on (forward), or both, to a depth" },
+  args: {
+    ...symbolArg,
+    depth: { type: "string", description: "How many hops (default 2, max 10)" },
+    direction: { type: "string", description: "backward (default: dependents), forward (dependencies) or both" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(
+      CodeBlastRequestSchema,
+      defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction }),
+      "code blast request",
+    );
+    const result = await clientFor(configFromFlags(args)).code.blast(body);
+    emit(result, args, blastText);
+    failIfUnresolved(result.root !== undefined || (result.candidates?.length ?? 0) > 0);
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "The active project: files and symbols per language, the last run, stale files" },
+  args: { ...clientArgs },
+  async run({ args }) {
+    emit(await clientFor(configFromFlags(args)).code.status(), args, statusText);
+  },
+});
+
+const doctor = defineCommand({
+  meta: { name: "doctor", description: "Check the code index: database integrity, manifest against disk, grammars; exit 1 on a problem" },
+  args: { ...clientArgs },
+  async run({ args }) {
+    const result = await clientFor(configFromFlags(args)).code.doctor();
+    emit(result, args, doctorText);
+    if (!result.ok) throw new ExitError(EXIT.failed);
+  },
+});
+
+const constants = defineCommand({
+  meta: { name: "constants", description: "String and number literals shared across files, with where they occur" },
+  args: {
+    limit: { type: "string", description: "How many literals (default 50, max 500)" },
+    "min-files": { type: "string", description: "Only literals found in at least this many files (default 2)" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const query = defined({ limit: num("limit", args.limit), min_files: num("min-files", args["min-files"]) });
+    emit(await clientFor(configFromFlags(args)).code.constants(query), args, constantsText);
+  },
+});
+
+const clear = defineCommand({
+  meta: { name: "clear", description: "Delete the active project's code index (no backup) and leave an empty one; needs --confirm" },
+  args: {
+    confirm: { type: "boolean", description: "Required: the index is deleted, not backed up" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = parseInput(CodeClearRequestSchema, defined({ confirm: args.confirm }), "code clear request");
+    emit(await clientFor(configFromFlags(args)).code.clear(body), args, clearText);
+  },
+});
+
+const briefing = defineCommand({
+  meta: { name: "briefing", description: "Architecture overview: subsystems (folders and their links), public API, hub symbols" },
+  args: {
+    compact: { type: "boolean", description: "A short version" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    emit(await clientFor(configFromFlags(args)).code.briefing(defined({ compact: args.compact })), args, briefingText);
+  },
+});
+
+export const code = defineCommand({
+  meta: { name: "code", description: "Ask the code index of the active project (made by `signet index <path>`)" },
+  subCommands: { search, context, blast, status, doctor, constants, clear, briefing },
+});

@@ -1,0 +1,136 @@
+// The index against the disk (docs/code.md#status-and-doctor): which files changed since the last
+// run, and the doctor's checks, each problem with its fix.
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CodeDoctorResponse, CodeLastRun, CodeProblem, CodeStatusResponse } from "../../contracts/code";
+import { GRAMMAR_FILES, loadLanguage, type LanguageId } from "./grammars";
+import { listSourceFiles } from "./ignore";
+import { totalsOf } from "./queries";
+import { INDEX_VERSION, getMeta, indexDbPath, readManifest } from "./store";
+
+function sha256File(path: string): string | null {
+  try {
+    return new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+/** Indexed files whose content changed, code files not indexed yet, and indexed files gone from disk. */
+function staleFiles(db: Database, project: string): CodeStatusResponse["stale"] {
+  const indexed = new Map(
+    db.query<{ path: string; hash: string; size: number; mtime: number }, []>("SELECT path, hash, size, mtime_ms AS mtime FROM files").all().map((r) => [r.path, r]),
+  );
+  const failed = new Set(db.query<{ path: string }, []>("SELECT path FROM failures").all().map((r) => r.path));
+  const changed: string[] = [];
+  const added: string[] = [];
+  for (const file of listSourceFiles(project)) {
+    const known = indexed.get(file.path);
+    indexed.delete(file.path);
+    if (!known) {
+      if (!failed.has(file.path)) added.push(file.path);
+      continue;
+    }
+    // Size and time unchanged: taken as unchanged without reading the file.
+    if (known.size === file.size && known.mtime === file.mtimeMs) continue;
+    if (sha256File(join(project, file.path)) !== known.hash) changed.push(file.path);
+  }
+  return { changed, added, removed: [...indexed.keys()].sort() };
+}
+
+function lastRunOf(db: Database): CodeLastRun | null {
+  const raw = getMeta(db, "last_run");
+  if (!raw) return null;
+  try {
+    const { project: _, ...run } = JSON.parse(raw) as CodeLastRun & { project?: string };
+    return run;
+  } catch {
+    return null;
+  }
+}
+
+export function indexStatus(db: Database, project: string): CodeStatusResponse {
+  const languages = db
+    .query<{ language: string; files: number; symbols: number }, []>(
+      `SELECT f.language, COUNT(DISTINCT f.id) AS files, COUNT(s.id) AS symbols FROM files f LEFT JOIN symbols s ON s.file_id = f.id
+       GROUP BY f.language ORDER BY files DESC, f.language`,
+    )
+    .all();
+  return { project, indexPath: indexDbPath(project), languages, totals: totalsOf(db), lastRun: lastRunOf(db), stale: staleFiles(db, project) };
+}
+
+/**
+ * SQLite's quick_check on a connection of its own: on a long-lived connection, FTS5 checks its table
+ * against structure it cached before another process's writes, and reports corruption that is not there.
+ */
+function quickCheck(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.query<{ quick_check: string }, []>("PRAGMA quick_check").all().map((r) => r.quick_check);
+  } catch (err) {
+    return [(err as Error).message];
+  } finally {
+    db.close();
+  }
+}
+
+const reindex = (project: string) => `run \`signet index ${project}\``;
+
+/** The doctor's checks. `db` is null when the database file is missing. */
+export async function diagnose(db: Database | null, project: string): Promise<CodeDoctorResponse> {
+  const checks: CodeDoctorResponse["checks"] = [];
+  const problems: CodeProblem[] = [];
+  const check = (name: string, ok: boolean, detail: string, fix?: string) => {
+    checks.push({ name, ok, detail });
+    if (!ok && fix) problems.push({ problem: `${name}: ${detail}`, fix });
+  };
+
+  check("project", existsSync(project), existsSync(project) ? project : `${project} does not exist`, "index an existing path with `signet index <path>`, or restore the project");
+
+  if (!db) {
+    check("database", false, `${indexDbPath(project)} is missing`, reindex(project));
+  } else {
+    const integrity = quickCheck(indexDbPath(project));
+    const intact = integrity.length === 1 && integrity[0] === "ok";
+    check("database", intact, intact ? "integrity ok" : integrity.slice(0, 5).join("; "), `run \`signet code clear --confirm\`, then ${reindex(project)}`);
+    const version = Number(getMeta(db, "version"));
+    check("schema", version === INDEX_VERSION, `version ${version} (this signet writes ${INDEX_VERSION})`, `${reindex(project)}: it rebuilds an index of another version`);
+
+    const read = readManifest(project);
+    if ("problem" in read) {
+      check("manifest", false, read.problem, reindex(project));
+    } else {
+      const indexed = new Map(db.query<{ path: string; hash: string }, []>("SELECT path, hash FROM files").all().map((r) => [r.path, r.hash]));
+      const listed = Object.entries(read.manifest.files);
+      const disagree = listed.filter(([path, hash]) => indexed.get(path) !== hash).length + [...indexed.keys()].filter((p) => !(p in read.manifest.files)).length;
+      check("manifest", disagree === 0, disagree === 0 ? `${listed.length} files, as in the database` : `${disagree} files differ between manifest.json and the database`, reindex(project));
+    }
+
+    const stale = staleFiles(db, project);
+    const count = stale.changed.length + stale.added.length + stale.removed.length;
+    check(
+      "freshness",
+      count === 0,
+      count === 0 ? "the index matches the files on disk" : `${stale.changed.length} changed, ${stale.added.length} new, ${stale.removed.length} removed since the last run`,
+      reindex(project),
+    );
+    const failures = db.query<{ path: string; reason: string }, []>("SELECT path, reason FROM failures ORDER BY path").all();
+    check(
+      "files",
+      failures.length === 0,
+      failures.length === 0 ? "every code file was indexed" : failures.slice(0, 10).map((f) => `${f.path}: ${f.reason}`).join("; "),
+      "these files are left out of the index: fix or .gitignore them, then re-index",
+    );
+  }
+
+  for (const language of Object.keys(GRAMMAR_FILES) as LanguageId[]) {
+    try {
+      await loadLanguage(language);
+      check(`grammar ${language}`, true, "loaded");
+    } catch (err) {
+      check(`grammar ${language}`, false, `cannot be loaded (${(err as Error).message})`, "reinstall signet: the grammars are embedded in the binary");
+    }
+  }
+  return { project, ok: problems.length === 0, checks, problems };
+}

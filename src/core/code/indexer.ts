@@ -1,0 +1,208 @@
+// `signet index <path>` (docs/code.md#indexing): lists the project's code files, re-parses those
+// whose content hash changed, drops the ones gone, rebuilds the reference edges and writes the
+// manifest. A file that cannot be indexed is named in the result and the run goes on.
+import type { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Parser } from "web-tree-sitter";
+import { extractFacts, type FileFacts } from "./extract";
+import { parserFor, type LanguageId } from "./grammars";
+import { listSourceFiles, type SourceFile } from "./ignore";
+import { languageOf } from "./languages";
+import { identifierParts } from "./names";
+import { resolveEdges } from "./resolve";
+import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
+
+/** Larger files are generated or bundled code more often than source: named as not indexed. */
+const MAX_FILE_BYTES = 1024 * 1024;
+/** Files written per transaction: a killed run keeps what it committed; the next run finishes the rest. */
+const BATCH = 200;
+
+export interface IndexProgress {
+  done: number;
+  total: number;
+  path: string;
+}
+
+export interface IndexRun {
+  project: string;
+  /** Code files found (after .gitignore). */
+  files: number;
+  /** Files parsed in this run (new or changed). */
+  parsed: string[];
+  unchanged: number;
+  removed: string[];
+  failed: { path: string; reason: string }[];
+  symbols: number;
+  edges: number;
+  tookMs: number;
+  startedAt: string;
+}
+
+interface FileRow {
+  id: number;
+  path: string;
+  hash: string;
+}
+
+function sha256(content: Uint8Array): string {
+  return new Bun.CryptoHasher("sha256").update(content).digest("hex");
+}
+
+/** Indexes `project` (an absolute, real path) into its .graphiq directory. */
+export async function indexProject(project: string, onProgress?: (p: IndexProgress) => void): Promise<IndexRun> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const db = openIndex(project);
+  try {
+    const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
+    const onDisk = listSourceFiles(project);
+    const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
+    const parsers = new Map<LanguageId, Parser>();
+    const writer = new FileWriter(db);
+    let pending: (() => void)[] = [];
+    const flush = () => {
+      db.transaction(() => {
+        for (const write of pending) write();
+      })();
+      pending = [];
+    };
+
+    for (const [i, file] of onDisk.entries()) {
+      onProgress?.({ done: i, total: onDisk.length, path: file.path });
+      const previous = known.get(file.path);
+      known.delete(file.path);
+      const outcome = await readAndParse(project, file, previous?.hash, parsers);
+      if (outcome.kind === "unchanged") {
+        run.unchanged++;
+        pending.push(() => writer.touch(previous!.id, file));
+      } else if (outcome.kind === "failed") {
+        run.failed.push({ path: file.path, reason: outcome.reason });
+        pending.push(() => writer.fail(previous?.id, file.path, outcome.reason));
+      } else {
+        run.parsed.push(file.path);
+        pending.push(() => writer.replace(previous?.id, file, outcome));
+      }
+      if (pending.length >= BATCH) flush();
+    }
+    onProgress?.({ done: onDisk.length, total: onDisk.length, path: "" });
+    for (const gone of known.values()) {
+      run.removed.push(gone.path);
+      pending.push(() => writer.remove(gone.id, gone.path));
+    }
+    flush();
+    for (const parser of parsers.values()) parser.delete();
+
+    run.edges = db.transaction(() => resolveEdges(db))();
+    run.symbols = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM symbols").get()!.n;
+    run.tookMs = Math.round(performance.now() - started);
+    setMeta(db, "last_run", JSON.stringify({ ...run, parsed: run.parsed.length, removed: run.removed.length }));
+    writeManifest(project, manifestOf(db, project, startedAt));
+    return run;
+  } finally {
+    db.close();
+  }
+}
+
+type Outcome =
+  | { kind: "unchanged" }
+  | { kind: "failed"; reason: string }
+  | { kind: "parsed"; language: LanguageId; hash: string; lines: number; facts: FileFacts };
+
+async function readAndParse(project: string, file: SourceFile, previousHash: string | undefined, parsers: Map<LanguageId, Parser>): Promise<Outcome> {
+  if (file.size > MAX_FILE_BYTES) return { kind: "failed", reason: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not indexed` };
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(join(project, file.path));
+  } catch (err) {
+    return { kind: "failed", reason: `unreadable: ${(err as Error).message}` };
+  }
+  const hash = sha256(bytes);
+  if (hash === previousHash) return { kind: "unchanged" };
+  if (bytes.includes(0)) return { kind: "failed", reason: "binary content (NUL bytes): not indexed" };
+  const language = languageOf(file.path)!;
+  try {
+    let parser = parsers.get(language);
+    if (!parser) {
+      parser = await parserFor(language);
+      parsers.set(language, parser);
+    }
+    const source = new TextDecoder().decode(bytes);
+    const facts = extractFacts(parser, language, source);
+    return { kind: "parsed", language, hash, lines: source.split("\n").length, facts };
+  } catch (err) {
+    return { kind: "failed", reason: `parse failed: ${(err as Error).message}` };
+  }
+}
+
+/** The writes of one file's rows; each call runs inside the caller's transaction. */
+class FileWriter {
+  private readonly insertFile;
+  private readonly insertSymbol;
+  private readonly insertFts;
+  private readonly insertImport;
+  private readonly insertRef;
+  private readonly insertLiteral;
+
+  constructor(private readonly db: Database) {
+    this.insertFile = db.query("INSERT INTO files (path, language, hash, size, mtime_ms, lines) VALUES (?, ?, ?, ?, ?, ?) RETURNING id");
+    this.insertSymbol = db.query(
+      `INSERT INTO symbols (file_id, name, kind, parent_id, container, start_line, end_line, signature, doc, exported)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    );
+    this.insertFts = db.query("INSERT INTO symbols_fts (rowid, name, parts, signature, doc, path) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertImport = db.query("INSERT INTO imports (file_id, source, name, alias, line) VALUES (?, ?, ?, ?, ?)");
+    this.insertRef = db.query("INSERT INTO refs (file_id, from_id, name, qualifier, kind, line) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertLiteral = db.query("INSERT INTO literals (file_id, symbol_id, kind, value, line) VALUES (?, ?, ?, ?, ?)");
+  }
+
+  touch(id: number, file: SourceFile): void {
+    this.db.run("UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?", [file.size, file.mtimeMs, id]);
+    this.db.run("DELETE FROM failures WHERE path = ?", [file.path]);
+  }
+
+  remove(id: number, path: string): void {
+    this.db.run("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id = ?)", [id]);
+    this.db.run("DELETE FROM files WHERE id = ?", [id]);
+    this.db.run("DELETE FROM failures WHERE path = ?", [path]);
+  }
+
+  fail(id: number | undefined, path: string, reason: string): void {
+    if (id !== undefined) this.remove(id, path);
+    this.db.run("INSERT INTO failures (path, reason) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET reason = excluded.reason", [path, reason]);
+  }
+
+  replace(id: number | undefined, file: SourceFile, parsed: Extract<Outcome, { kind: "parsed" }>): void {
+    if (id !== undefined) this.remove(id, file.path);
+    const { facts } = parsed;
+    const fileId = (this.insertFile.get(file.path, parsed.language, parsed.hash, file.size, file.mtimeMs, parsed.lines) as { id: number }).id;
+    const ids: number[] = [];
+    for (const s of facts.symbols) {
+      const parentId = s.parent >= 0 ? ids[s.parent]! : null;
+      const row = this.insertSymbol.get(fileId, s.name, s.kind, parentId, s.containerName, s.startLine, s.endLine, s.signature, s.doc, s.exported ? 1 : 0) as { id: number };
+      ids.push(row.id);
+      const parts = [...identifierParts(s.name), ...(s.containerName ? identifierParts(s.containerName) : [])].join(" ");
+      this.insertFts.run(row.id, s.name, parts, s.signature, s.doc, identifierParts(file.path).join(" "));
+    }
+    // A Go method or Rust impl function names its type: link it when the type is in this file.
+    for (const [i, s] of facts.symbols.entries()) {
+      if (s.parent >= 0 || !s.containerName) continue;
+      const owner = facts.symbols.findIndex((o) => o.name === s.containerName && o.kind !== "method" && o.kind !== "function");
+      if (owner >= 0) this.db.run("UPDATE symbols SET parent_id = ? WHERE id = ?", [ids[owner]!, ids[i]!]);
+    }
+    for (const imp of facts.imports) this.insertImport.run(fileId, imp.source, imp.name, imp.alias, imp.line);
+    for (const r of facts.refs) this.insertRef.run(fileId, r.from >= 0 ? ids[r.from]! : null, r.name, r.qualifier, r.kind, r.line);
+    for (const l of facts.literals) this.insertLiteral.run(fileId, l.from >= 0 ? ids[l.from]! : null, l.kind, l.value, l.line);
+  }
+}
+
+function manifestOf(db: Database, project: string, indexedAt: string): Manifest {
+  const rows = db.query<{ path: string; hash: string; language: LanguageId }, []>("SELECT path, hash, language FROM files ORDER BY path").all();
+  const languages: Manifest["languages"] = {};
+  const files: Record<string, string> = {};
+  for (const r of rows) {
+    languages[r.language] = (languages[r.language] ?? 0) + 1;
+    files[r.path] = r.hash;
+  }
+  return { version: INDEX_VERSION, project, indexedAt, languages, files };
+}
