@@ -27,6 +27,7 @@ const root: AnyCommand = defineCommand({
     "self-install": () => import("./admin").then((m) => m.selfInstall),
     setup: () => import("./setup").then((m) => m.setup),
     install: () => import("./setup").then((m) => m.install),
+    hook: () => import("./hook").then((m) => m.hook),
     // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.
     mcp: () => import("./mcp").then((m) => m.mcpRoot),
     doctor: () => import("./doctor").then((m) => m.doctor),
