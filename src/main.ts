@@ -14,6 +14,8 @@ async function main(): Promise<number> {
   }
   // Answered before anything else loads: --version must not open the database or import the app.
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return print(`signet ${VERSION}`);
+  // A harness waits on `signet hook` at every prompt: it skips the command tree (src/cli/hook.ts).
+  if (args[0] === "hook" && !args.includes("--help") && !args.includes("-h")) return (await import("./cli/hook")).runHookArgs(args.slice(1));
   // Help text is colored only for a terminal.
   if (!process.stdout.isTTY && process.env.NO_COLOR === undefined) process.env.NO_COLOR = "1";
   const { runCli } = await import("./cli/index");

@@ -29,6 +29,7 @@ const root: AnyCommand = defineCommand({
     token: () => import("./token").then((m) => m.token),
     setup: () => import("./setup").then((m) => m.setup),
     install: () => import("./setup").then((m) => m.install),
+    hook: () => import("./hook").then((m) => m.hook),
     // Listed for --help; runCli hands `signet mcp ...` to the bridge, whose server names are dynamic.
     mcp: () => import("./mcp").then((m) => m.mcpRoot),
     doctor: () => import("./doctor").then((m) => m.doctor),

@@ -1,8 +1,8 @@
-// `signet setup --harness <name>` (alias `signet install`): registers signet-mcp in a harness's
-// config, merging with what is there. The work is in src/harness; this is flags and output.
+// `signet setup --harness <name>` (alias `signet install`): registers signet-mcp and the lifecycle
+// hooks (docs/hooks.md) in a harness's config, merging with what is there. The work is in src/harness; this is flags and output.
 import { defineCommand } from "citty";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { resolveDataDir } from "../config/load";
 import { unifiedDiff } from "../harness/diff";
 import { findMcpCommand } from "../harness/mcp-command";
@@ -48,6 +48,17 @@ function harnessFrom(value: unknown): HarnessName {
   if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--harness is required: one of ${valid}`);
   if (!isHarnessName(value)) throw new UsageError(`unknown harness ${JSON.stringify(value)}; valid harnesses: ${valid}`);
   return value;
+}
+
+/**
+ * The signet the hooks run: the one beside signet-mcp (its link keeps the installed name, like the
+ * MCP entry), else the running binary.
+ */
+function signetCommand(mcp: string): string {
+  const beside = join(dirname(mcp), "signet");
+  if (Bun.which("signet", { PATH: dirname(mcp) }) === beside) return beside;
+  if (isCompiled()) return process.execPath;
+  throw new Error(`there is no signet beside ${mcp} for the hooks to run: install Signet with \`signet self-install\`, then run this again`);
 }
 
 /** The absolute signet-mcp the entry names, or a refusal saying how to install one. */
@@ -104,7 +115,8 @@ function command(name: string, description: string) {
       if (!uninstall) {
         const config = configFromFlags({ url: args.url });
         dataDir = config.dataDir;
-        install = { command: mcpCommand(label), daemonUrl: config.daemon.url, tokenSet: config.auth.token !== undefined };
+        const command = mcpCommand(label);
+        install = { command, signet: signetCommand(command), daemonUrl: config.daemon.url, tokenSet: config.auth.token !== undefined };
       }
       const plan = planSetup(harness, { home: process.env.HOME?.trim() || homedir(), env: process.env, dataDir, install });
       const applied = dryRun
@@ -137,5 +149,5 @@ function command(name: string, description: string) {
   });
 }
 
-export const setup = command("setup", "Register signet-mcp in a harness's config (claude-code, codex, opencode)");
-export const install = command("install", "Alias of `signet setup`: register signet-mcp in a harness's config");
+export const setup = command("setup", "Register signet-mcp and Signet's lifecycle hooks in a harness's config (claude-code, codex, opencode)");
+export const install = command("install", "Alias of `signet setup`: register signet-mcp and Signet's lifecycle hooks in a harness's config");

@@ -1,11 +1,14 @@
 // Claude Code: `mcpServers.signet` in ~/.claude.json, where Claude Code reads user-scope MCP servers
-// (the entry `claude mcp add-json --scope user` writes). It does not read them from
-// ~/.claude/settings.json, where earlier versions of Signet also wrote the entry: setup and
-// --uninstall take that one out. With CLAUDE_CONFIG_DIR set, Claude Code keeps both files there.
-// Comments in them are kept as they are (json-edit.ts), though Claude Code itself may refuse them.
+// (the entry `claude mcp add-json --scope user` writes), and the lifecycle hooks (`signet hook`,
+// docs/hooks.md) in ~/.claude/settings.json. Claude Code does not read MCP servers from
+// settings.json, where earlier versions of Signet also wrote the entry: setup and --uninstall take
+// that one out. With CLAUDE_CONFIG_DIR set, Claude Code keeps both files there. Comments in them
+// are kept as they are (json-edit.ts), though Claude Code itself may refuse them.
 import { join } from "node:path";
+import { COMMAND_HOOKS } from "./hook-io";
+import { editHooks, hooksEntry } from "./hooks-json";
 import { editJsonEntry, isObject, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, SERVER_NAME, isMcpCommand, tokenNote, type EntryValues, type Harness, type HarnessContext } from "./types";
+import { DEFAULT_DAEMON_URL, SERVER_NAME, hookUrlNote, isMcpCommand, tokenNote, type EntryValues, type Harness, type HarnessContext } from "./types";
 
 function claudeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
   const env: Record<string, Json> = { SIGNET_PATH: dataDir };
@@ -41,19 +44,26 @@ export const claudeCode: Harness = {
       },
       {
         path: settings,
-        entry: ENTRY,
-        removes: true,
-        reason: `an earlier signet setup wrote it here, but Claude Code reads MCP servers from ${state}`,
+        entry: hooksEntry(COMMAND_HOOKS),
+        removes: !values,
+        reason: `the lifecycle hooks; an MCP entry an earlier signet setup wrote here is taken out, as Claude Code reads MCP servers from ${state}`,
         edit: (before) => {
+          let text = before;
           try {
-            return editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) => (isSignetEntry(existing) ? undefined : existing));
+            text = editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) => (isSignetEntry(existing) ? undefined : existing));
           } catch {
-            // Not Signet's file to fix, and Claude Code would not read an entry in it either.
-            return before;
+            // An unreadable file: the hooks edit below names the problem.
+          }
+          if (values) return editHooks(text, COMMAND_HOOKS, { signet: values.signet, harness: "claude-code", dataDir: ctx.dataDir });
+          try {
+            return editHooks(text, COMMAND_HOOKS, undefined);
+          } catch {
+            // Claude Code cannot read hooks from a file it cannot parse either: nothing to take out.
+            return text;
           }
         },
       },
     ];
   },
-  notes: (ctx) => tokenNote(ctx, "Claude Code"),
+  notes: (ctx) => [...tokenNote(ctx, "Claude Code"), ...hookUrlNote(ctx, "Claude Code")],
 };

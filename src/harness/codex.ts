@@ -1,11 +1,15 @@
 // Codex: `[mcp_servers.signet]` in ~/.codex/config.toml ($CODEX_HOME/config.toml when set), with
 // the data directory and the daemon URL in `[mcp_servers.signet.env]`: Codex passes an MCP server
 // only a fixed list of its own environment variables, so SIGNET_PATH must be in the entry. Only the
-// signet tables' text is rewritten.
+// signet tables' text is rewritten. The lifecycle hooks (docs/hooks.md) go in hooks.json beside it,
+// which Codex reads as `{hooks: {<Event>: [...]}}` like Claude Code's settings; Codex runs a new or
+// changed hook only once the user has trusted it (`/hooks` in Codex), which setup says.
 import { join } from "node:path";
+import { COMMAND_HOOKS } from "./hook-io";
+import { editHooks, hooksEntry } from "./hooks-json";
 import { mergeEntry } from "./json-edit";
 import { TomlError, getPath, isTable, parseToml, setTomlTable, tomlEqual, withoutPath, type TomlTable } from "./toml";
-import { SERVER_NAME, type EntryValues, type Harness, type HarnessContext } from "./types";
+import { SERVER_NAME, hookUrlNote, type EntryValues, type Harness, type HarnessContext } from "./types";
 
 const PATH = ["mcp_servers", SERVER_NAME];
 
@@ -13,9 +17,12 @@ function codexEntry(values: EntryValues, dataDir: string): TomlTable {
   return { command: values.command, env: { SIGNET_PATH: dataDir, SIGNET_DAEMON_URL: values.daemonUrl } };
 }
 
+function codexHome(ctx: Pick<HarnessContext, "home" | "env">): string {
+  return ctx.env.CODEX_HOME?.trim() || join(ctx.home, ".codex");
+}
+
 export function codexPath(ctx: Pick<HarnessContext, "home" | "env">): string {
-  const codexHome = ctx.env.CODEX_HOME?.trim();
-  return join(codexHome || join(ctx.home, ".codex"), "config.toml");
+  return join(codexHome(ctx), "config.toml");
 }
 
 /** Bun.TOML reads what Codex reads; where it cannot (it refuses integers beyond 2^53), ours decides. */
@@ -70,10 +77,21 @@ export const codex: Harness = {
   name: "codex",
   label: "Codex",
   files(ctx) {
-    return [{ path: codexPath(ctx), entry: PATH.join("."), removes: !ctx.install, edit: (before) => editCodexConfig(before, ctx) }];
+    const values = ctx.install;
+    return [
+      { path: codexPath(ctx), entry: PATH.join("."), removes: !values, edit: (before) => editCodexConfig(before, ctx) },
+      {
+        path: join(codexHome(ctx), "hooks.json"),
+        entry: hooksEntry(COMMAND_HOOKS),
+        removes: !values,
+        edit: (before) => editHooks(before, COMMAND_HOOKS, values && { signet: values.signet, harness: "codex", dataDir: ctx.dataDir }),
+      },
+    ];
   },
   notes(ctx) {
-    if (!ctx.install?.tokenSet) return [];
-    return ["a token is configured: Codex forwards SIGNET_TOKEN from its own environment (env_vars); the token itself was not written"];
+    if (!ctx.install) return [];
+    const notes = ["Codex runs new or changed hooks only once you trust them: open /hooks in Codex and trust Signet's hooks"];
+    if (ctx.install.tokenSet) notes.push("a token is configured: Codex forwards SIGNET_TOKEN from its own environment (env_vars); the token itself was not written");
+    return [...notes, ...hookUrlNote(ctx, "Codex")];
   },
 };

@@ -3,11 +3,13 @@
 // over the first key by key, and writes its own changes to opencode.jsonc when that exists. So the
 // entry goes in opencode.jsonc when it exists and in opencode.json otherwise (created when neither
 // does). With both, an entry already in opencode.json is updated in step (removed on --uninstall),
-// so the two never merge into a mix of old and new values.
+// so the two never merge into a mix of old and new values. The lifecycle hooks are a plugin,
+// plugins/signet.js in the same directory (opencode-plugin.ts), a file that is Signet's alone.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, SERVER_NAME, tokenNote, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
+import { isSignetPlugin, opencodePlugin } from "./opencode-plugin";
+import { DEFAULT_DAEMON_URL, SERVER_NAME, hookUrlNote, tokenNote, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
 
 function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
   const environment: Record<string, Json> = { SIGNET_PATH: dataDir };
@@ -17,10 +19,10 @@ function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Jso
 
 const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"] };
 
-export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string } {
+export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string; plugin: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
   const dir = join(xdg || join(ctx.home, ".config"), "opencode");
-  return { json: join(dir, "opencode.json"), jsonc: join(dir, "opencode.jsonc") };
+  return { json: join(dir, "opencode.json"), jsonc: join(dir, "opencode.jsonc"), plugin: join(dir, "plugins", "signet.js") };
 }
 
 export const opencode: Harness = {
@@ -42,9 +44,22 @@ export const opencode: Harness = {
           "JSONC",
         ),
     });
-    const { json, jsonc } = opencodeFiles(ctx);
-    if (!existsSync(jsonc)) return [file(json, true)];
-    return existsSync(json) ? [file(json, false), file(jsonc, true)] : [file(jsonc, true)];
+    const { json, jsonc, plugin } = opencodeFiles(ctx);
+    const hooks: HarnessFile = {
+      path: plugin,
+      entry: "Signet's lifecycle plugin",
+      removes: !values,
+      // A file of that name that setup did not write is the user's.
+      edit: (before) => {
+        if (before !== null && !isSignetPlugin(before)) {
+          if (!values) return before;
+          throw new Error("it is not the plugin signet setup writes; move it away, then run this again");
+        }
+        return values ? opencodePlugin(values.signet, ctx.dataDir) : null;
+      },
+    };
+    if (!existsSync(jsonc)) return [file(json, true), hooks];
+    return existsSync(json) ? [file(json, false), file(jsonc, true), hooks] : [file(jsonc, true), hooks];
   },
-  notes: (ctx) => tokenNote(ctx, "OpenCode"),
+  notes: (ctx) => [...tokenNote(ctx, "OpenCode"), ...hookUrlNote(ctx, "OpenCode")],
 };

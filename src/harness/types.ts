@@ -18,6 +18,8 @@ export function isMcpCommand(command: string): boolean {
 export interface EntryValues {
   /** Absolute path of the signet-mcp the harness starts. */
   command: string;
+  /** Absolute path of the signet binary the lifecycle hooks run (`signet hook`, docs/hooks.md). */
+  signet: string;
   /** Validated origin signet-mcp should reach the daemon at. */
   daemonUrl: string;
   /** A token is configured (auth.token / SIGNET_TOKEN); it is never written, only referred to. */
@@ -62,4 +64,16 @@ export interface Harness {
 export function tokenNote(ctx: HarnessContext, label: string): string[] {
   if (!ctx.install?.tokenSet) return [];
   return [`a token is configured but was not written to ${label}'s config: start ${label} with SIGNET_TOKEN in its environment`];
+}
+
+/**
+ * Hook commands carry no daemon URL (docs/hooks.md): `signet hook` reads SIGNET_DAEMON_URL from the
+ * harness's environment, else daemon.url in agent.yaml. Said when setup was given another URL.
+ */
+export function hookUrlNote(ctx: HarnessContext, label: string): string[] {
+  const url = ctx.install?.daemonUrl;
+  if (url === undefined || url === DEFAULT_DAEMON_URL) return [];
+  return [
+    `the lifecycle hooks reach the daemon at SIGNET_DAEMON_URL from ${label}'s environment, else daemon.url in ${ctx.dataDir}/agent.yaml: set one of them to ${url} (it is never written into a hook command)`,
+  ];
 }

@@ -36,9 +36,24 @@ function files(dir: string): string[] {
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
 const actions = (r: RunResult) => json(r).files.map((f: { action: string }) => f.action);
+/** The files of the lifecycle hooks (docs/hooks.md): tests about MCP entries leave them aside. */
+const HOOK_FILE = /(\/settings\.json|\/hooks\.json|\/signet\.js)$/;
+const mcpFiles = (r: RunResult) => json(r).files.filter((f: { path: string }) => !HOOK_FILE.test(f.path));
+const mcpActions = (r: RunResult) => mcpFiles(r).map((f: { action: string }) => f.action);
+/** The hook command setup writes for an event (every value single-quoted). */
+const hookCommand = (event: string, harness: string, dataDir: string) => `'${BIN}' hook ${event} --harness ${harness} --data-dir '${dataDir}'`;
+const HOOK_EVENTS = [
+  ["SessionStart", "session-start", 10],
+  ["UserPromptSubmit", "user-prompt-submit", 10],
+  ["PreCompact", "pre-compaction", 30],
+  ["PostCompact", "compaction-complete", 10],
+  ["SessionEnd", "session-end", 30],
+] as const;
+const hooksFor = (harness: string, dataDir: string) =>
+  Object.fromEntries(HOOK_EVENTS.map(([name, event, timeout]) => [name, [{ hooks: [{ type: "command", command: hookCommand(event, harness, dataDir), timeout }] }]]));
 
 describe("signet setup: fresh installs", () => {
-  test("claude-code writes the entry `claude mcp add-json --scope user` writes, to .claude.json only", async () => {
+  test("claude-code writes the entry `claude mcp add-json --scope user` writes to .claude.json, and the hooks to settings.json", async () => {
     const h = await home();
     const r = await h.cli(["setup", "--harness", "claude-code"]);
     expect(r.code).toBe(0);
@@ -46,17 +61,23 @@ describe("signet setup: fresh installs", () => {
       harness: "claude-code",
       command: MCP_BIN,
       dataDir: h.dataDir,
-      files: [{ path: h.path(".claude.json"), action: "created", entry: "mcpServers.signet" }],
+      files: [
+        { path: h.path(".claude.json"), action: "created", entry: "mcpServers.signet" },
+        { path: h.path(".claude", "settings.json"), action: "created" },
+      ],
     });
     expect(readFileSync(h.path(".claude.json"), "utf8")).toBe(`${JSON.stringify({ mcpServers: { signet: claudeEntry(h.dataDir) } }, null, 2)}\n`);
-    expect(files(h.home)).toEqual([h.path(".claude.json")]);
+    expect(readJson(h.path(".claude", "settings.json"))).toEqual({ hooks: hooksFor("claude-code", h.dataDir) });
+    expect(files(h.home)).toEqual([h.path(".claude.json"), h.path(".claude", "settings.json")]);
   });
 
   test("codex writes [mcp_servers.signet] with SIGNET_PATH and the daemon URL in its env table", async () => {
     const h = await home();
     const r = await h.cli(["setup", "--harness", "codex"]);
     expect(r.code).toBe(0);
-    expect(json(r).files).toEqual([{ path: h.path(".codex", "config.toml"), action: "created", entry: "mcp_servers.signet" }]);
+    expect(mcpFiles(r)).toEqual([{ path: h.path(".codex", "config.toml"), action: "created", entry: "mcp_servers.signet" }]);
+    expect(readJson(h.path(".codex", "hooks.json"))).toEqual({ hooks: hooksFor("codex", h.dataDir) });
+    expect(json(r).notes.join("\n")).toContain("open /hooks in Codex");
     expect(readFileSync(h.path(".codex", "config.toml"), "utf8")).toBe(
       `[mcp_servers.signet]\ncommand = "${MCP_BIN}"\n\n[mcp_servers.signet.env]\nSIGNET_PATH = "${h.dataDir}"\nSIGNET_DAEMON_URL = "http://127.0.0.1:3850"\n`,
     );
@@ -66,8 +87,15 @@ describe("signet setup: fresh installs", () => {
     const h = await home();
     const r = await h.cli(["install", "--harness", "opencode"]);
     expect(r.code).toBe(0);
-    expect(json(r)).toMatchObject({ harness: "opencode", files: [{ path: h.path(".config", "opencode", "opencode.json"), action: "created" }] });
+    expect(json(r)).toMatchObject({
+      harness: "opencode",
+      files: [
+        { path: h.path(".config", "opencode", "opencode.json"), action: "created" },
+        { path: h.path(".config", "opencode", "plugins", "signet.js"), action: "created" },
+      ],
+    });
     expect(readJson(h.path(".config", "opencode", "opencode.json"))).toEqual({ mcp: { signet: opencodeEntry(h.dataDir) } });
+    expect(readFileSync(h.path(".config", "opencode", "plugins", "signet.js"), "utf8")).toContain(`const SIGNET = ${JSON.stringify(BIN)};`);
   });
 
   test("the data directory is written absolute, and the note says the CLI needs the same SIGNET_PATH", async () => {
@@ -92,11 +120,12 @@ describe("signet setup: existing configs", () => {
     const first = await h.cli(["setup", "--harness", "claude-code"]);
     expect(first.code).toBe(0);
     const out = json(first);
-    expect(actions(first)).toEqual(["updated", "unchanged"]);
+    expect(actions(first)).toEqual(["updated", "updated"]);
     expect(out.files[0].backup).toMatch(/\.claude\.json\.signet-backup-\d{8}T\d{6}Z$/);
     expect(readFileSync(out.files[0].backup, "utf8")).toBe(JSON.stringify(state, null, 2));
+    expect(readFileSync(out.files[1].backup, "utf8")).toBe(JSON.stringify(settings));
     expect(readJson(h.path(".claude.json"))).toEqual({ ...state, mcpServers: { signet: claudeEntry(h.dataDir) } });
-    expect(readFileSync(h.path(".claude", "settings.json"), "utf8")).toBe(JSON.stringify(settings));
+    expect(readJson(h.path(".claude", "settings.json"))).toEqual({ ...settings, hooks: hooksFor("claude-code", h.dataDir) });
     const written = files(h.home).map((f) => [f, readFileSync(f, "utf8")]);
 
     const second = await h.cli(["setup", "--harness", "claude-code"]);
@@ -106,7 +135,7 @@ describe("signet setup: existing configs", () => {
     expect(files(h.home).map((f) => [f, readFileSync(f, "utf8")])).toEqual(written);
     const pretty = await h.cli(["setup", "--harness", "claude-code", "--pretty"]);
     expect(pretty.stdout).toContain("already registered with Claude Code: nothing changed");
-    expect(files(h.home).filter((f) => f.includes("signet-backup"))).toHaveLength(1);
+    expect(files(h.home).filter((f) => f.includes("signet-backup"))).toHaveLength(2);
   });
 
   test("claude-code: the entry an earlier setup wrote to settings.json is taken out, and setup says so", async () => {
@@ -119,9 +148,9 @@ describe("signet setup: existing configs", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`  updated   mcpServers.signet in ${h.path(".claude.json")}`);
     expect(r.stdout).toContain(
-      `  removed   mcpServers.signet from ${settings} (an earlier signet setup wrote it here, but Claude Code reads MCP servers from ${h.path(".claude.json")})`,
+      `  updated   Signet's hooks (SessionStart, UserPromptSubmit, PreCompact, PostCompact, SessionEnd) in ${settings} (the lifecycle hooks; an MCP entry an earlier signet setup wrote here is taken out, as Claude Code reads MCP servers from ${h.path(".claude.json")})`,
     );
-    expect(readJson(settings)).toEqual({ theme: "dark" });
+    expect(readJson(settings)).toEqual({ theme: "dark", hooks: hooksFor("claude-code", h.dataDir) });
     expect(readJson(h.path(".claude.json"))).toEqual({ mcpServers: { signet: claudeEntry(h.dataDir) } });
   });
 
@@ -161,7 +190,8 @@ describe("signet setup: existing configs", () => {
     expect(data.profiles).toEqual({ fast: { model: "o4-mini" } });
 
     const again = await h.cli(["setup", "--harness", "codex"]);
-    expect(json(again).files).toEqual([{ path: file, action: "unchanged", entry: "mcp_servers.signet" }]);
+    expect(mcpFiles(again)).toEqual([{ path: file, action: "unchanged", entry: "mcp_servers.signet" }]);
+    expect(actions(again)).toEqual(["unchanged", "unchanged"]);
     expect(readFileSync(file, "utf8")).toBe(after);
 
     const removed = await h.cli(["setup", "--harness", "codex", "--uninstall"]);
@@ -201,7 +231,8 @@ describe("signet setup: JSONC configs", () => {
     const file = h.path(".config", "opencode", "opencode.jsonc");
     h.write(file, OPENCODE_JSONC);
 
-    const dry = json(await h.cli(["setup", "--harness", "opencode", "--dry-run"]));
+    const dryRun = await h.cli(["setup", "--harness", "opencode", "--dry-run"]);
+    const dry = { files: mcpFiles(dryRun) };
     expect(dry.files).toEqual([{ path: file, action: "updated", entry: "mcp.signet", diff: expect.any(String) }]);
     expect(dry.files[0].diff.split("\n").filter((l: string) => /^[-+][^-+]/.test(l))).toEqual([
       '+    "signet": {',
@@ -230,7 +261,7 @@ describe("signet setup: JSONC configs", () => {
       mcp: { other: { type: "remote", url: "https://x" }, signet: opencodeEntry(h.dataDir) },
     });
 
-    expect(json(await h.cli(["setup", "--harness", "opencode"])).files).toEqual([{ path: file, action: "unchanged", entry: "mcp.signet" }]);
+    expect(mcpFiles(await h.cli(["setup", "--harness", "opencode"]))).toEqual([{ path: file, action: "unchanged", entry: "mcp.signet" }]);
     expect(readFileSync(file, "utf8")).toBe(after);
 
     const removed = await h.cli(["setup", "--harness", "opencode", "--uninstall"]);
@@ -287,7 +318,9 @@ describe("signet setup --dry-run", () => {
     expect(r.code).toBe(0);
     const out = json(r);
     expect(out.dryRun).toBe(true);
-    expect(out.files.map((f: { action: string }) => f.action)).toEqual(["updated"]);
+    expect(out.files.map((f: { action: string }) => f.action)).toEqual(["updated", "created"]);
+    expect(out.files[1].diff).toContain(`+++ ${h.path(".claude", "settings.json")}`);
+    expect(out.files[1].diff).toContain(`hook user-prompt-submit --harness claude-code`);
     expect(out.files[0].diff).toContain(`--- ${state}`);
     expect(out.files[0].diff).toContain('-{"theme": "dark"}');
     expect(out.files[0].diff).toContain(`+      "command": "${MCP_BIN}",`);
@@ -316,34 +349,40 @@ describe("signet setup --uninstall", () => {
 
     const r = await h.cli(["setup", "--harness", "claude-code", "--uninstall"]);
     expect(r.code).toBe(0);
-    expect(actions(r)).toEqual(["removed"]);
+    // .claude.json was there before; settings.json was created by setup for the hooks alone.
+    expect(actions(r)).toEqual(["removed", "deleted"]);
     expect(readJson(state)).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
     expect((await h.cli(["install", "--harness", "opencode", "--uninstall"])).code).toBe(0);
     expect(readJson(opencodeFile)).toEqual({ theme: "x", mcp: { other: { type: "local", command: ["o"] } } });
 
     const again = await h.cli(["setup", "--harness", "claude-code", "--uninstall"]);
     expect(json(again)).toMatchObject({ changed: false, files: [{ action: "unchanged" }] });
+    expect(json(again).files).toHaveLength(1);
   });
 
   test("deletes the files and directories setup created, naming each, and leaves the home as it was", async () => {
     const h = await home();
     mkdirSync(h.home, { recursive: true });
     for (const harness of ["claude-code", "codex", "opencode"]) expect((await h.cli(["setup", "--harness", harness])).code).toBe(0);
-    expect(files(h.home).length).toBe(3);
-    expect(readJson(join(h.dataDir, ".daemon", "setup-created.json")).files).toHaveLength(3);
+    expect(files(h.home).length).toBe(6);
+    expect(readJson(join(h.dataDir, ".daemon", "setup-created.json")).files).toHaveLength(6);
 
     const codex = await h.cli(["setup", "--harness", "codex", "--uninstall", "--pretty"]);
     expect(codex.code).toBe(0);
     expect(codex.stdout.trimEnd().split("\n")).toEqual([
       "removed signet from Codex",
       `  deleted   ${h.path(".codex", "config.toml")}: setup created it, and mcp_servers.signet was all it held`,
+      `  deleted   ${h.path(".codex", "hooks.json")}: setup created it, and Signet's hooks (SessionStart, UserPromptSubmit, PreCompact, PostCompact, SessionEnd) was all it held`,
       `  deleted   ${h.path(".codex")}/: setup created it, and it is empty now`,
     ]);
     const opencode = json(await h.cli(["setup", "--harness", "opencode", "--uninstall"]));
-    expect(opencode.files).toEqual([{ path: h.path(".config", "opencode", "opencode.json"), action: "deleted", entry: "mcp.signet" }]);
-    expect(opencode.removedDirs).toEqual([h.path(".config", "opencode"), h.path(".config")]);
+    expect(opencode.files).toEqual([
+      { path: h.path(".config", "opencode", "opencode.json"), action: "deleted", entry: "mcp.signet" },
+      { path: h.path(".config", "opencode", "plugins", "signet.js"), action: "deleted", entry: "Signet's lifecycle plugin" },
+    ]);
+    expect(opencode.removedDirs).toEqual([h.path(".config", "opencode", "plugins"), h.path(".config", "opencode"), h.path(".config")]);
     const claude = json(await h.cli(["setup", "--harness", "claude-code", "--uninstall"]));
-    expect(claude.files.map((f: { action: string }) => f.action)).toEqual(["deleted"]);
+    expect(claude.files.map((f: { action: string }) => f.action)).toEqual(["deleted", "deleted"]);
     expect(readdirSync(h.home)).toEqual([]);
     expect(existsSync(join(h.dataDir, ".daemon", "setup-created.json"))).toBe(false);
   });
@@ -354,7 +393,7 @@ describe("signet setup --uninstall", () => {
     const file = h.path(".codex", "config.toml");
     writeFileSync(file, `${readFileSync(file, "utf8")}\n[projects."/src"]\ntrust_level = "trusted"\n`);
     const r = await h.cli(["setup", "--harness", "codex", "--uninstall"]);
-    expect(json(r)).toMatchObject({ files: [{ action: "removed" }], removedDirs: [] });
+    expect(json(r)).toMatchObject({ files: [{ action: "removed" }, { action: "deleted" }], removedDirs: [] });
     expect(Bun.TOML.parse(readFileSync(file, "utf8"))).toEqual({ projects: { "/src": { trust_level: "trusted" } } } as never);
   });
 });
@@ -424,6 +463,10 @@ describe("signet setup: daemon URL and token", () => {
     expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual({ ...claudeEntry(h.dataDir), env });
     expect((Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any).mcp_servers.signet).toEqual({ command: MCP_BIN, env });
     expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet).toEqual({ ...opencodeEntry(h.dataDir), environment: env });
+    // Hook commands never carry the URL: `signet hook` reads it from the harness's environment.
+    for (const hooks of [h.path(".claude", "settings.json"), h.path(".codex", "hooks.json"), h.path(".config", "opencode", "plugins", "signet.js")]) {
+      expect(readFileSync(hooks, "utf8")).not.toContain("10.0.0.5");
+    }
   });
 
   test("SIGNET_TOKEN is never written; Codex forwards it by name, the others are told", async () => {
@@ -436,7 +479,7 @@ describe("signet setup: daemon URL and token", () => {
       notes.push(...json(r).notes);
     }
     const written = [...files(h.home), ...files(h.dataDir)];
-    expect(written.length).toBe(4);
+    expect(written.length).toBe(7);
     for (const f of written) expect(readFileSync(f, "utf8")).not.toContain(token);
     const codex = Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any;
     expect(codex.mcp_servers.signet.env_vars).toEqual(["SIGNET_TOKEN"]);

@@ -348,6 +348,7 @@ describe("unifiedDiff", () => {
 });
 
 const MCP = "/opt/signet/bin/signet-mcp";
+const SIGNET_BIN = "/opt/signet/bin/signet";
 
 function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
   const root = mkdtempSync(join(tmpdir(), "signet-harness-"));
@@ -357,12 +358,15 @@ function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
     home,
     env: { PATH: "" },
     dataDir: join(root, "agents"),
-    install: { command: MCP, daemonUrl: "http://127.0.0.1:3850", tokenSet: false },
+    install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://127.0.0.1:3850", tokenSet: false },
     ...overrides,
   };
 }
 const uninstall = (ctx: HarnessContext): HarnessContext => ({ ...ctx, install: undefined });
 const files = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+/** The files a plan holds for MCP registration alone: those of the lifecycle hooks are tested on their own. */
+const HOOK_FILES = /(settings\.json|hooks\.json|signet\.js)$/;
+const mcpFiles = <T extends { path: string }>(list: T[]) => list.filter((f) => !HOOK_FILES.test(f.path));
 
 describe("plan and apply", () => {
   const CLAUDE = (dataDir: string) => ({ type: "stdio", command: MCP, args: [], env: { SIGNET_PATH: dataDir } });
@@ -372,8 +376,11 @@ describe("plan and apply", () => {
     const ctx = context();
     writeFileSync(join(ctx.home, ".claude.json"), JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
     const plan = planSetup("claude-code", ctx);
-    // settings.json is not there, and stays away.
-    expect(plan.files.map((f) => [f.path, f.action])).toEqual([[join(ctx.home, ".claude.json"), "updated"]]);
+    // The hooks go to settings.json, created for them.
+    expect(plan.files.map((f) => [f.path, f.action])).toEqual([
+      [join(ctx.home, ".claude.json"), "updated"],
+      [join(ctx.home, ".claude", "settings.json"), "created"],
+    ]);
     const applied = applyPlan(plan, new Date("2026-01-02T03:04:05Z"));
     expect(applied.files[0]!.backup).toBe(join(ctx.home, ".claude.json.signet-backup-20260102T030405Z"));
     expect(readFileSync(applied.files[0]!.backup!, "utf8")).toBe(JSON.stringify({ numStartups: 3, mcpServers: { other: { command: "o" } } }));
@@ -381,9 +388,8 @@ describe("plan and apply", () => {
       numStartups: 3,
       mcpServers: { other: { command: "o" }, signet: CLAUDE(ctx.dataDir) },
     });
-    expect(existsSync(join(ctx.home, ".claude"))).toBe(false);
     const again = planSetup("claude-code", ctx);
-    expect(again.files.map((f) => f.action)).toEqual(["unchanged"]);
+    expect(again.files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
     applyPlan(again);
     expect(readdirSync(ctx.home).filter((n) => n.includes("signet-backup"))).toHaveLength(1);
   });
@@ -395,16 +401,19 @@ describe("plan and apply", () => {
     writeFileSync(settings, JSON.stringify({ theme: "dark", mcpServers: { signet: { type: "stdio", command: "signet-mcp", args: [] }, other: { command: "o" } } }));
     const plan = planSetup("claude-code", ctx);
     const migrated = plan.files.find((f) => f.path === settings)!;
-    expect(migrated).toMatchObject({ action: "removed", entry: "mcpServers.signet" });
+    expect(migrated.action).toBe("updated");
     expect(migrated.reason).toContain(join(ctx.home, ".claude.json"));
     applyPlan(plan);
-    expect(readJsonObject(readFileSync(settings, "utf8"))).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
+    const { hooks, ...rest } = readJsonObject(readFileSync(settings, "utf8"));
+    expect(rest).toEqual({ theme: "dark", mcpServers: { other: { command: "o" } } });
+    expect(Object.keys(hooks as object)).toEqual(["SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "SessionEnd"]);
     expect(readJsonObject(readFileSync(join(ctx.home, ".claude.json"), "utf8"))).toEqual({ mcpServers: { signet: CLAUDE(ctx.dataDir) } });
 
     // A server the user named signet that does not start signet-mcp is theirs; a broken file is not ours to fix.
-    const own = JSON.stringify({ mcpServers: { signet: { command: "/usr/bin/my-signet" } } });
-    writeFileSync(settings, own);
-    expect(planSetup("claude-code", ctx).files.find((f) => f.path === settings)!.action).toBe("unchanged");
+    const own = { mcpServers: { signet: { command: "/usr/bin/my-signet" } } };
+    writeFileSync(settings, JSON.stringify(own));
+    const kept = planSetup("claude-code", ctx).files.find((f) => f.path === settings)!;
+    expect(readJsonObject(kept.after!).mcpServers).toEqual(own.mcpServers);
     writeFileSync(settings, "{ broken");
     // .claude.json did not exist before this setup: it goes whole.
     expect(planSetup("claude-code", uninstall(ctx)).files.map((f) => f.action)).toEqual(["deleted", "unchanged"]);
@@ -432,7 +441,7 @@ describe("plan and apply", () => {
   });
 
   test("opencode: opencode.jsonc when it exists; with both, an entry in opencode.json is kept in step, never added", () => {
-    const ctx = context({ install: { command: MCP, daemonUrl: "http://10.0.0.5:3850", tokenSet: false } });
+    const ctx = context({ install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://10.0.0.5:3850", tokenSet: false } });
     const dir = join(ctx.home, ".config", "opencode");
     const json = join(dir, "opencode.json");
     const jsonc = join(dir, "opencode.jsonc");
@@ -440,12 +449,12 @@ describe("plan and apply", () => {
     const jsoncText = '{\n  // mine\n  "theme": "x",\n}\n';
     writeFileSync(jsonc, jsoncText);
     const only = planSetup("opencode", ctx);
-    expect(only.files.map((f) => [f.path, f.action])).toEqual([[jsonc, "updated"]]);
+    expect(mcpFiles(only.files).map((f) => [f.path, f.action])).toEqual([[jsonc, "updated"]]);
     expect(only.files[0]!.after).toStartWith('{\n  // mine\n  "theme": "x",\n  "mcp": {');
 
     writeFileSync(json, JSON.stringify({ theme: "y" }));
     const both = planSetup("opencode", ctx);
-    expect(both.files.map((f) => [f.path, f.action])).toEqual([
+    expect(mcpFiles(both.files).map((f) => [f.path, f.action])).toEqual([
       [json, "unchanged"],
       [jsonc, "updated"],
     ]);
@@ -472,9 +481,9 @@ describe("plan and apply", () => {
     expect(after).toContain("// written by hand");
     expect(after).toContain("// keep");
     expect(readJsonObject(after)).toEqual({ numStartups: 3, mcpServers: { other: { command: "o" }, signet: CLAUDE(ctx.dataDir) } });
-    expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged"]);
+    expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
     const removed = applyPlan(planSetup("claude-code", uninstall(ctx)));
-    expect(removed.files.map((f) => [f.action, f.entry])).toEqual([["removed", "mcpServers.signet"]]);
+    expect(mcpFiles(removed.files).map((f) => [f.action, f.entry])).toEqual([["removed", "mcpServers.signet"]]);
     expect(readFileSync(state, "utf8")).toBe(original);
   });
 
@@ -509,7 +518,7 @@ describe("plan and apply", () => {
   });
 
   test("codex: the absolute command and SIGNET_PATH in the entry; with a token, env_vars names it and the value is nowhere", () => {
-    const ctx = context({ install: { command: "/path with space/signet-mcp", daemonUrl: "http://10.0.0.5:3850", tokenSet: true } });
+    const ctx = context({ install: { command: "/path with space/signet-mcp", signet: "/path with space/signet", daemonUrl: "http://10.0.0.5:3850", tokenSet: true } });
     const plan = planSetup("codex", ctx);
     expect(Bun.TOML.parse(plan.files[0]!.after!)).toEqual({
       mcp_servers: {
@@ -537,18 +546,25 @@ describe("what setup created, and --uninstall", () => {
   test("a file and the directories setup created are recorded, and deleted by --uninstall when nothing else is in them", () => {
     const ctx = context({ env: { PATH: "", CODEX_HOME: "" } });
     const config = join(ctx.home, ".codex", "config.toml");
+    const hooks = join(ctx.home, ".codex", "hooks.json");
     const dry = planSetup("codex", ctx);
     expect(dry.newDirs).toEqual([join(ctx.home, ".codex")]);
     expect(existsSync(ctx.dataDir)).toBe(false);
     applyPlan(dry);
-    expect(record(ctx)).toEqual({ files: [config], dirs: [join(ctx.home, ".codex")] });
+    expect(record(ctx)).toEqual({ files: [config, hooks], dirs: [join(ctx.home, ".codex")] });
     expect(statSync(join(ctx.dataDir, ".daemon", "setup-created.json")).mode & 0o777).toBe(0o600);
     expect(statSync(join(ctx.dataDir, ".daemon")).mode & 0o777).toBe(0o700);
 
     const plan = planSetup("codex", uninstall(ctx));
-    expect(plan.files.map((f) => [f.path, f.action, f.after])).toEqual([[config, "deleted", null]]);
+    expect(plan.files.map((f) => [f.path, f.action, f.after])).toEqual([
+      [config, "deleted", null],
+      [hooks, "deleted", null],
+    ]);
     const applied = applyPlan(plan);
-    expect(applied.files).toEqual([{ path: config, action: "deleted", entry: "mcp_servers.signet" }]);
+    expect(applied.files.map((f) => [f.path, f.action])).toEqual([
+      [config, "deleted"],
+      [hooks, "deleted"],
+    ]);
     expect(applied.removedDirs).toEqual([join(ctx.home, ".codex")]);
     expect(files(ctx.home)).toEqual([]);
     expect(existsSync(join(ctx.dataDir, ".daemon", "setup-created.json"))).toBe(false);
@@ -560,10 +576,10 @@ describe("what setup created, and --uninstall", () => {
     applyPlan(planSetup("codex", ctx));
     writeFileSync(config, `model = "o3"\n\n${readFileSync(config, "utf8")}`);
     const applied = applyPlan(planSetup("codex", uninstall(ctx)));
-    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(applied.files.map((f) => f.action)).toEqual(["removed", "deleted"]);
     expect(applied.removedDirs).toEqual([]);
     expect(readFileSync(config, "utf8")).toBe('model = "o3"\n');
-    // Uninstalled: the file is no longer Signet's; the directory stays recorded while it is not empty.
+    // Uninstalled: the files are no longer Signet's; the directory stays recorded while it is not empty.
     expect(record(ctx)).toEqual({ files: [], dirs: [join(ctx.home, ".codex")] });
   });
 
@@ -573,9 +589,10 @@ describe("what setup created, and --uninstall", () => {
     mkdirSync(dirname(json), { recursive: true });
     writeFileSync(json, "{}\n");
     applyPlan(planSetup("opencode", ctx));
-    expect(existsSync(join(ctx.dataDir, ".daemon", "setup-created.json"))).toBe(false);
+    // Only the plugin (and its directory) are new.
+    expect(record(ctx).files).toEqual([join(dirname(json), "plugins", "signet.js")]);
     const applied = applyPlan(planSetup("opencode", uninstall(ctx)));
-    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(applied.files.map((f) => f.action)).toEqual(["removed", "deleted"]);
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
   });
 
@@ -587,7 +604,7 @@ describe("what setup created, and --uninstall", () => {
     applyPlan(planSetup("opencode", ctx));
     writeFileSync(json, readFileSync(json, "utf8").replace("{", "{\n  // my notes"));
     const applied = applyPlan(planSetup("opencode", uninstall(ctx)));
-    expect(applied.files.map((f) => f.action)).toEqual(["removed"]);
+    expect(applied.files.map((f) => f.action)).toEqual(["removed", "deleted"]);
     expect(readFileSync(json, "utf8")).toContain("// my notes");
   });
 

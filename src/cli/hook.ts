@@ -1,0 +1,208 @@
+// `signet hook <event> --harness <name>`: what a harness's lifecycle hook runs (docs/hooks.md).
+// It reads the harness's hook JSON on stdin, sends the daemon's hook (POST /api/hooks/<event>)
+// and prints what that harness expects. The daemon URL, SIGNET_TOKEN and SIGNET_AGENT_ID come
+// from the environment (and agent.yaml), never from the command line a harness config holds.
+// A hook must never stand in the user's way: a daemon that is down, a refusal, bad stdin or a bad
+// config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
+// mistake in the command itself (unknown event or harness) is a usage error.
+import { defineCommand } from "citty";
+import { connect } from "node:net";
+import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client";
+import { loopbackCandidates } from "../config/daemon-url";
+import { loadConfig } from "../config/load";
+import type { Config } from "../config/schema";
+import { HOOK_EVENTS, type HookContextResponse, type HookEvent, type HookRequest } from "../contracts/session";
+import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, type HookInput } from "../harness/hook-io";
+import { HARNESS_NAMES, type HarnessName } from "../harness/types";
+import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
+import { UsageError } from "./errors";
+
+/** How long the daemon's port may take to accept a connection: a daemon that is down costs no more. */
+const CONNECT_TIMEOUT_MS = 500;
+/** The daemon's answer: prompt-time hooks are waited on by the user; the others carry a transcript. */
+const ANSWER_TIMEOUT_MS: Record<HookEvent, number> = {
+  "session-start": 5000,
+  "user-prompt-submit": 5000,
+  "compaction-complete": 5000,
+  "pre-compaction": 20_000,
+  "session-end": 20_000,
+};
+/** The most stdin read: OpenCode's plugin sends a transcript inline, other harnesses a small object. */
+const MAX_STDIN_BYTES = 32 * 1024 * 1024;
+/** The longest prompt the daemon accepts (src/contracts/session.ts). */
+const MAX_PROMPT_CHARS = 100_000;
+const MAX_TRANSCRIPT_CHARS = 4_000_000;
+/** Room in the body for everything but the transcript. */
+const BODY_MARGIN_BYTES = 16 * 1024;
+
+const args = {
+  event: { type: "positional", required: true, description: `The lifecycle event: ${HOOK_EVENTS.join(", ")}` },
+  harness: { type: "string", required: true, description: `The harness whose hook JSON is on stdin: ${HARNESS_NAMES.join(", ")}` },
+  "data-dir": { type: "string", description: "The data directory, in place of SIGNET_PATH (signet setup writes the one it was run with)" },
+} as const;
+
+function note(message: string): void {
+  process.stderr.write(`signet hook: ${message}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.byteLength;
+    if (size > MAX_STDIN_BYTES) throw new HookInputError(`stdin is larger than ${MAX_STDIN_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Whether something accepts connections at `origin` within CONNECT_TIMEOUT_MS. */
+function portOpen(origin: string): Promise<boolean> {
+  const url = new URL(origin);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return new Promise((done) => {
+    const socket = connect({ host, port });
+    const finish = (open: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      done(open);
+    };
+    const timer = setTimeout(() => finish(false), CONNECT_TIMEOUT_MS);
+    socket.once("connect", () => finish(true));
+    socket.once("error", () => finish(false));
+  });
+}
+
+async function daemonListening(url: string): Promise<boolean> {
+  for (const origin of loopbackCandidates(url)) if (await portOpen(origin)) return true;
+  return false;
+}
+
+/** The transcript as text that fits in the daemon's body cap with the rest of the request. */
+function fitTranscript(text: string, maxBodyBytes: number): string {
+  const budget = maxBodyBytes - BODY_MARGIN_BYTES;
+  let fitted = boundTranscript(text, MAX_TRANSCRIPT_CHARS);
+  for (let i = 0; i < 5; i++) {
+    const bytes = Buffer.byteLength(JSON.stringify(fitted));
+    if (bytes <= budget) return fitted;
+    fitted = boundTranscript(fitted, Math.floor((fitted.length * budget) / bytes) - 64);
+  }
+  return "";
+}
+
+function transcriptOf(input: HookInput): string | undefined {
+  if (input.transcript !== undefined) return input.transcript;
+  if (input.transcriptPath === undefined) return undefined;
+  try {
+    return transcriptText(readTranscriptFile(input.transcriptPath));
+  } catch (err) {
+    note(`cannot read the transcript ${input.transcriptPath}: ${(err as Error).message}; the session ends without it`);
+    return undefined;
+  }
+}
+
+function requestFor(event: HookEvent, harness: HarnessName, input: HookInput, config: Config): HookRequest {
+  const body: HookRequest = { sessionKey: input.sessionKey, harness };
+  if (input.project !== undefined) body.project = input.project.slice(0, 1000);
+  if (input.parentSessionKey !== undefined) body.parentSessionKey = input.parentSessionKey;
+  if (event === "user-prompt-submit" && input.prompt !== undefined) body.prompt = input.prompt.slice(0, MAX_PROMPT_CHARS);
+  if (SENDS_TRANSCRIPT.has(event)) {
+    const transcript = transcriptOf(input);
+    if (transcript !== undefined && transcript.trim() !== "") body.transcript = fitTranscript(transcript, config.daemon.maxBodyBytes);
+  }
+  return body;
+}
+
+function checkUsage(event: string, harness: unknown): { event: HookEvent; harness: HarnessName } {
+  if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+    throw new UsageError(`unknown hook event ${JSON.stringify(event)}; valid events: ${HOOK_EVENTS.join(", ")}`);
+  }
+  if (typeof harness !== "string" || !(HARNESS_NAMES as readonly string[]).includes(harness)) {
+    throw new UsageError(`--harness must be one of ${HARNESS_NAMES.join(", ")}`);
+  }
+  return { event: event as HookEvent, harness: harness as HarnessName };
+}
+
+/** Runs the hook; every failure past the usage check is a note on stderr, never an exit code. */
+async function runHook(event: HookEvent, harness: HarnessName, dataDir: string | undefined): Promise<void> {
+  let input: HookInput;
+  let config: Config;
+  try {
+    input = parseHookInput(await readStdin());
+    config = loadConfig({ env: dataDir ? { ...process.env, SIGNET_PATH: dataDir } : process.env });
+  } catch (err) {
+    note(`${(err as Error).message}; nothing was done`);
+    return;
+  }
+  if (!(await daemonListening(config.daemon.url))) return;
+  const client = new SignetClient({
+    baseUrl: config.daemon.url,
+    agentId: config.agent.id,
+    token: config.auth.token,
+    actor: "hook",
+    actorType: "harness",
+    runtimePath: `hook:${harness}`,
+    dataDir: config.dataDir,
+    // No autostart: a hook never starts a daemon (docs/hooks.md).
+  });
+  let answer: Awaited<ReturnType<SignetClient["hooks"]["fire"]>>;
+  try {
+    answer = await client.hooks.fire(event, requestFor(event, harness, input, config), { timeoutMs: ANSWER_TIMEOUT_MS[event] });
+  } catch (err) {
+    if (err instanceof ApiError) note(`the daemon refused ${event}: ${err.message}`);
+    else if (err instanceof DaemonUnreachableError) note(err.message);
+    else note(`${event} failed: ${(err as Error).message}`);
+    return;
+  }
+  if ("bypassed" in answer) return;
+  const out = hookOutput(harness, event, answer as HookContextResponse);
+  if (out !== undefined) process.stdout.write(`${out}\n`);
+}
+
+/**
+ * `signet hook ...` without the command tree: main.ts sends a hook here directly, since a harness
+ * waits on it at every prompt (docs/hooks.md#latency). The same arguments as the command below.
+ */
+export async function runHookArgs(argv: string[]): Promise<number> {
+  const flags: Record<string, string> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const flag = /^--(harness|data-dir)(?:=(.*))?$/.exec(token);
+    if (flag) {
+      const value = flag[2] ?? argv[++i];
+      if (value === undefined) return usage(`${token} needs a value`);
+      flags[flag[1]!] = value;
+    } else if (token.startsWith("-")) return usage(`unknown option ${token}; valid options: --harness, --data-dir`);
+    else positionals.push(token);
+  }
+  if (positionals.length !== 1) return usage(`expected one event: ${HOOK_EVENTS.join(", ")}`);
+  try {
+    const { event, harness } = checkUsage(positionals[0]!, flags.harness);
+    await runHook(event, harness, flags["data-dir"]?.trim() || undefined);
+    return 0;
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(`signet hook: ${message}; see \`signet hook --help\`\n`);
+  return 2;
+}
+
+export const hook = defineCommand({
+  meta: {
+    name: "hook",
+    description:
+      "What a harness's lifecycle hook runs: reads the harness's hook JSON on stdin, calls the daemon's hook and prints what the harness expects. " +
+      "It never blocks the harness: with the daemon down it prints nothing and exits 0. `signet setup` installs it; see docs/hooks.md",
+  },
+  args,
+  async run({ args }) {
+    const { event, harness } = checkUsage(String(args.event), args.harness);
+    await runHook(event, harness, typeof args["data-dir"] === "string" && args["data-dir"].trim() !== "" ? args["data-dir"] : undefined);
+  },
+});
