@@ -9,9 +9,11 @@ import { errorResponse, toErrorResponse } from "./http-errors";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { bridgeRoutes } from "./routes/bridge";
+import { embedRoutes } from "./routes/embed";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
+import { sourceRoutes } from "./routes/sources";
 import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
@@ -52,6 +54,8 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
       .use(transferRoutes(ctx))
+      .use(sourceRoutes(ctx))
+      .use(embedRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

@@ -7,6 +7,7 @@ import type { EmbeddingWorker } from "../core/embed/worker";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
+import type { SourceService } from "../core/sources/service";
 import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
 import type { OwnerCredentials } from "./credentials";
@@ -21,6 +22,8 @@ export interface DaemonContext {
   writes: GroupCommit;
   recall: RecallService;
   embeddings: EmbeddingWorker;
+  /** Document sources: files and directories the owner added, chunked and searchable (docs/api.md#sources). */
+  sources: SourceService;
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;

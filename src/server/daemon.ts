@@ -12,6 +12,7 @@ import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
+import { SourceService } from "../core/sources/service";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
@@ -68,7 +69,13 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     db = openDatabase(databasePath(config.dataDir));
     const { applied } = migrate(db);
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
-    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+    // One provider instance for memories and document sources (loaded once; a failed load is tried again).
+    let embedder: ReturnType<typeof createEmbedder> | undefined;
+    const loadEmbedder = () => (embedder ??= createEmbedder(config.embedding).catch((err) => {
+      embedder = undefined;
+      throw err;
+    }));
+    const embeddings = new EmbeddingWorker(db, config.embedding.provider, loadEmbedder);
     const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
     const memory = new MemoryService(db, {
@@ -79,6 +86,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       },
     });
     recall = new RecallService(db, memory, embeddings, accessLog);
+    const sources = new SourceService(db, embeddings, loadEmbedder, log);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
@@ -103,6 +111,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       writes,
       recall,
       embeddings,
+      sources,
       startedAt: Date.now(),
       port: config.daemon.port,
       mcpStreams,
@@ -145,6 +154,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
+    sources.start().catch((err) => log.error(`sources: loading the keyword index failed, search stays on FTS5: ${(err as Error).message}`));
     analytics.start();
     const indexing = performance.now();
     recall.start().then(
@@ -167,6 +177,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           await bridge.stop();
           await server.stop();
           recall.stop();
+          // Before the embedding worker, which closes the provider both use.
+          await sources.stop();
           await embeddings.stop();
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.

@@ -78,7 +78,11 @@ export function credentialFor(method: string, path: string): Credential | null {
   if (OWNER_ONLY.some((p) => loose === p || loose.startsWith(`${p}/`))) return "admin";
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
+  // Re-embedding rewrites every stored vector and loads models: the owner's (docs/security.md).
+  if (loose === "/api/embed" || loose.startsWith("/api/embed/")) return "admin";
   if (loose.startsWith("/api/mcp/invocations")) return "instance";
+  // Adding, syncing and removing sources make the daemon read files as the owner (docs/api.md#sources).
+  if (loose === "/api/sources" || loose.startsWith("/api/sources/")) return loose === "/api/sources/search" ? null : "admin";
   return null;
 }
 
