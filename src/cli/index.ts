@@ -23,6 +23,8 @@ const root: AnyCommand = defineCommand({
     export: () => import("./transfer").then((m) => m.exportCommand),
     import: () => import("./transfer").then((m) => m.importCommand),
     backup: () => import("./transfer").then((m) => m.backup),
+    source: () => import("./source").then((m) => m.default),
+    embed: () => import("./embed").then((m) => m.default),
     migrate: () => import("./migrate").then((m) => m.migrate),
     secret: () => import("./secret").then((m) => m.secret),
     "self-install": () => import("./admin").then((m) => m.selfInstall),

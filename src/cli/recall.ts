@@ -23,6 +23,9 @@ export default defineCommand({
     "min-score": { type: "string", description: "Only results scoring at least this (0-1; default 0.2, 0 shows loose matches too)" },
     "keyword-query": { type: "string", description: "Use this text for the keyword leg instead of the query" },
     "session-key": { type: "string", description: "Record the results as surfaced in this session" },
+    aggregate: { type: "boolean", description: "Also answer with one summary of the best results, written by the configured llm or extractive, cited by memory id" },
+    budget: { type: "string", description: "With --aggregate: how much evidence, small (8 memories), medium (16) or large (32); default small" },
+    save: { type: "boolean", default: true, description: "With --aggregate: save the answer as a memory of type aggregate (--no-save: don't)" },
     ...clientArgs,
   },
   async run({ args }) {
@@ -36,6 +39,9 @@ export default defineCommand({
         minScore: num("min-score", args["min-score"]),
         keywordQuery: args["keyword-query"],
         sessionKey: args["session-key"],
+        aggregate: args.aggregate,
+        aggregateBudget: args.budget,
+        saveAggregate: args.aggregate ? args.save : undefined,
       }),
       "recall request",
     );

@@ -26,6 +26,16 @@ import type {
 } from "../contracts/memory";
 import type { RecallResponse } from "../contracts/recall";
 import type { BackupResponse, ImportResponse } from "../contracts/transfer";
+import type { EmbedStatusResponse, ReindexResponse } from "../contracts/embed";
+import type {
+  SourceAddRequest,
+  SourceAddResponse,
+  SourceListResponse,
+  SourceRemoveResponse,
+  SourceSearchResponse,
+  SourceStreamLine,
+  SourceSyncResponse,
+} from "../contracts/sources";
 import type {
   CallStreamLine,
   CallUpdate,
@@ -70,6 +80,12 @@ const BRIDGE_DEFAULT_CALL_MS = 60_000;
 const BRIDGE_MARGIN_MS = 5_000;
 /** An import batch or a backup writes as much as it is given: a large database takes minutes to copy. */
 const TRANSFER_TIMEOUT_MS = 10 * 60_000;
+/**
+ * Aggregate recall may wait for the configured llm (docs/api.md#aggregate): the daemon bounds that
+ * call at 45 s and then answers extractively, so the client waits 60 s. Without an llm the daemon
+ * answers at once, so the longer wait costs nothing there.
+ */
+const AGGREGATE_TIMEOUT_MS = 60_000;
 
 export class DaemonUnreachableError extends Error {
   constructor(
@@ -187,6 +203,8 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
   const last = pending.join("");
   if (last.trim() !== "") yield last;
 }
+
+type SourceProgress = (progress: { done: number; total: number; path?: string }) => void;
 
 export class SignetClient {
   readonly baseUrl: string;
@@ -378,7 +396,11 @@ export class SignetClient {
     forget: (id: string, body: unknown) => this.request<Memory>("DELETE", `/api/memory/${encodeURIComponent(id)}`, { body }),
     recover: (id: string, body: unknown) =>
       this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
-    recall: (body: unknown) => this.request<RecallResponse>("POST", "/api/memory/recall", { body }),
+    recall: (body: unknown) =>
+      this.request<RecallResponse>("POST", "/api/memory/recall", {
+        body,
+        timeoutMs: (body as { aggregate?: unknown } | null)?.aggregate === true ? AGGREGATE_TIMEOUT_MS : undefined,
+      }),
     /** Rates memories injected or surfaced in a session (docs/api.md#memory-feedback). */
     feedback: (body: unknown) => this.request<FeedbackResponse>("POST", "/api/memory/feedback", { body }),
   };
@@ -415,6 +437,35 @@ export class SignetClient {
       this.request<ImportResponse>("POST", "/api/import", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
     backup: (body: { path: string }) =>
       this.request<BackupResponse>("POST", "/api/backup", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
+  };
+
+  /** Document sources (docs/api.md#sources): adding, syncing and removing need the admin token. */
+  readonly sources = {
+    list: () => this.request<SourceListResponse>("GET", "/api/sources"),
+    search: (body: unknown) => this.request<SourceSearchResponse>("POST", "/api/sources/search", { body }),
+    /** With `onProgress`, the daemon streams how many files it has done. */
+    add: (body: SourceAddRequest, onProgress?: SourceProgress) => this.ingest<SourceAddResponse>("/api/sources", body, onProgress),
+    sync: (body: { id?: number }, onProgress?: SourceProgress) => this.ingest<SourceSyncResponse>("/api/sources/sync", body, onProgress),
+    remove: (id: number) => this.request<SourceRemoveResponse>("DELETE", `/api/sources/${id}`, { credential: "admin" }),
+  };
+
+  /** An add or sync: a large tree takes minutes, so the wait is the transfers' (renewed by each progress line). */
+  private async ingest<T>(path: string, body: unknown, onProgress?: SourceProgress): Promise<T> {
+    const opts = { body, credential: "admin" as const, timeoutMs: TRANSFER_TIMEOUT_MS };
+    if (!onProgress) return this.request<T>("POST", path, opts);
+    for await (const text of this.streamLines("POST", path, opts)) {
+      const line = JSON.parse(text) as SourceStreamLine;
+      if ("result" in line) return line.result as T;
+      if ("error" in line) throw new ApiError(STATUS_OF[line.code as ErrorCode] ?? 503, line.code, line.error);
+      onProgress(line.progress);
+    }
+    throw new DaemonUnreachableError(this.baseUrl, "the answer ended before the result");
+  }
+
+  /** Re-embedding (docs/api.md#re-embedding): starting one rewrites every vector, so it needs the admin token. */
+  readonly embed = {
+    status: () => this.request<EmbedStatusResponse>("GET", "/api/embed/status"),
+    reindex: (body: { all?: boolean }) => this.request<ReindexResponse>("POST", "/api/embed/reindex", { body, credential: "admin" }),
   };
 
   /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */

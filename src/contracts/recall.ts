@@ -13,6 +13,14 @@ const RECALL_MAX_LIMIT = 100;
  */
 export const RECALL_DEFAULT_MIN_SCORE = 0.2;
 
+/** Aggregate recall's evidence bounds (docs/api.md#aggregate): at most this many memories and characters. */
+export const AGGREGATE_BUDGETS = {
+  small: { memories: 8, chars: 2_000 },
+  medium: { memories: 16, chars: 4_000 },
+  large: { memories: 32, chars: 8_000 },
+} as const;
+export type AggregateBudget = keyof typeof AGGREGATE_BUDGETS;
+
 export const RecallRequestSchema = z
   .object({
     query: z.string().trim().min(1, "cannot be empty").max(4000, "is longer than 4000 characters"),
@@ -33,7 +41,7 @@ export const RecallRequestSchema = z
     sessionKey: z.string().trim().min(1).max(500).optional(),
     sourceOnly: z.boolean().optional(),
     aggregate: z.boolean().optional(),
-    aggregateBudget: z.enum(["small", "medium", "large"]).optional(),
+    aggregateBudget: z.enum(Object.keys(AGGREGATE_BUDGETS) as [AggregateBudget, ...AggregateBudget[]]).optional(),
     saveAggregate: z.boolean().optional(),
     agentId: AgentIdSchema.optional(),
   })
@@ -63,9 +71,31 @@ export interface SupportingResult extends RecallResult {
   supports: string;
 }
 
+/** Saved aggregates have this type; they are never evidence for a later aggregate. */
+export const AGGREGATE_TYPE = "aggregate";
+
+/** Why an llm answer was not used: the llm client's failures, or an answer citing none of the evidence. */
+export const AGGREGATE_FALLBACK_REASONS = ["unreachable", "timeout", "refused", "bad_answer", "no_citations"] as const;
+export type AggregateFallbackReason = (typeof AGGREGATE_FALLBACK_REASONS)[number];
+
+/** One answer synthesized from bounded recall evidence (docs/api.md#aggregate). */
+export interface AggregateAnswer {
+  answer: string;
+  mode: "llm" | "extractive";
+  /** The ids of the memories the answer cites: only memories that were in the evidence. */
+  citations: string[];
+  saved: { id: string } | { skipped: string };
+  /** In llm mode: which model wrote it ("ollama/llama3.2"). */
+  model?: string;
+  /** Present when an llm is configured but its answer was not used: why, and the extractive answer is given instead. */
+  fallback?: { reason: AggregateFallbackReason; message: string };
+}
+
 export interface RecallResponse {
   results: RecallResult[];
   supporting: SupportingResult[];
+  /** With `aggregate: true` only. */
+  aggregate?: AggregateAnswer;
   meta: {
     method: MatchedBy;
     tookMs: number;

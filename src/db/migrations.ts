@@ -4,6 +4,8 @@ import m002 from "../../migrations/002_recall.sql" with { type: "text" };
 import m003 from "../../migrations/003_mcp_bridge.sql" with { type: "text" };
 import m004 from "../../migrations/004_mcp_invocation_extras.sql" with { type: "text" };
 import m005 from "../../migrations/005_sessions.sql" with { type: "text" };
+import m006 from "../../migrations/006_sources.sql" with { type: "text" };
+import m007 from "../../migrations/007_embed_reindex.sql" with { type: "text" };
 import m008 from "../../migrations/008_secrets.sql" with { type: "text" };
 import m009 from "../../migrations/009_tokens.sql" with { type: "text" };
 
@@ -19,6 +21,8 @@ export const MIGRATIONS: Migration[] = [
   { version: 3, name: "003_mcp_bridge", sql: m003 },
   { version: 4, name: "004_mcp_invocation_extras", sql: m004 },
   { version: 5, name: "005_sessions", sql: m005 },
+  { version: 6, name: "006_sources", sql: m006 },
+  { version: 7, name: "007_embed_reindex", sql: m007 },
   { version: 8, name: "008_secrets", sql: m008 },
   { version: 9, name: "009_tokens", sql: m009 },
 ];

@@ -1,6 +1,6 @@
 // The recall brief: how a recall answer reads to a model (MCP tools) and to a person (`signet recall
 // --pretty`). One renderer, so the two surfaces cannot drift apart.
-import type { RecallResponse, RecallResult, SupportingResult } from "../contracts/recall";
+import type { AggregateAnswer, RecallResponse, RecallResult, SupportingResult } from "../contracts/recall";
 
 function row(r: RecallResult): string {
   const meta = [r.score.toFixed(2), r.id, r.type, r.createdAt.slice(0, 10), r.who ? `by ${r.who}` : null].filter(Boolean).join(" · ");
@@ -11,9 +11,19 @@ function supportingRow(r: SupportingResult): string {
   return `${row(r)}\n  (${r.relation} of ${r.supports})`;
 }
 
+/** An aggregate answer (docs/api.md#aggregate): how it was made, the answer, and whether it was saved. */
+function aggregateSection(a: AggregateAnswer): string[] {
+  const how = a.mode === "llm" ? `written by ${a.model ?? "the llm"}` : "extractive";
+  const fellBack = a.fallback ? `; the llm's answer was not used: ${a.fallback.message}` : "";
+  const saved = "id" in a.saved ? `saved as memory ${a.saved.id}` : `not saved: ${a.saved.skipped}`;
+  const cited = `${a.citations.length} ${a.citations.length === 1 ? "memory" : "memories"} cited`;
+  return [`Aggregate answer (${how}${fellBack}):`, a.answer, `(${cited}; ${saved})`, ""];
+}
+
 export function recallBrief(query: string, res: RecallResponse): string {
   const lines: string[] = [];
   if (res.meta.embedding === "unavailable") lines.push("keyword-only: embedding provider unavailable", "");
+  if (res.aggregate) lines.push(...aggregateSection(res.aggregate));
   if (res.results.length === 0) {
     const { belowMinScore, minScore } = res.meta;
     lines.push(

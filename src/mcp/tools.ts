@@ -4,12 +4,13 @@
 // in later versions are listed already and answer an error saying so, never a fake success.
 import { z } from "zod";
 import { defined } from "../contracts/parse";
-import type { RecallResponse } from "../contracts/recall";
+import { AGGREGATE_FALLBACK_REASONS, type RecallResponse } from "../contracts/recall";
 import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
 import { SESSION_TOOLS } from "./session-tools";
 import { CODE_TOOLS } from "./code-tools";
 import { recallBrief } from "./brief";
+import { SOURCE_SEARCH_TOOL } from "./source-search";
 import {
   LIST_OUTPUT,
   MEMORY_OUTPUT,
@@ -85,6 +86,19 @@ const RecallOutput = z.object({
     minScore: z.number().optional(),
     belowMinScore: z.number().optional(),
   }),
+  aggregate: openObject({
+    answer: z.string(),
+    mode: z.enum(["llm", "extractive"]),
+    citations: z.array(z.string()).describe("Ids of the memories the answer cites"),
+    saved: z.union([z.object({ id: z.string() }), z.object({ skipped: z.string() })]),
+    model: z.string().optional(),
+    fallback: z
+      .object({ reason: z.enum(AGGREGATE_FALLBACK_REASONS), message: z.string() })
+      .optional()
+      .describe("Why the llm's answer was not used"),
+  })
+    .optional()
+    .describe("With aggregate: one answer synthesized from the evidence (docs/api.md#aggregate)"),
 }) satisfies z.ZodType<RecallResponse>;
 
 /** memory_search and signet_recall: one recall, answered as a brief and as the recall answer itself. */
@@ -151,20 +165,7 @@ export const TOOLS: Tool[] = [
     "Recall memories",
     "Recall memories relevant to a query (hybrid keyword + vector search). Returns primary matches and supporting context with scores, ids, types, dates and authors.",
   ),
-  notBuilt(
-    {
-      name: "signet_source_search",
-      title: "Search sources",
-      description: "Search source-backed documents and artifacts.",
-      input: {
-        query: z.string().describe("Search query text"),
-        limit: z.number().int().optional().describe("Max results to return"),
-        path: z.string().optional().describe("Optional source path filter"),
-      },
-      annotations: READS,
-    },
-    comesLater("document sources"),
-  ),
+  SOURCE_SEARCH_TOOL,
   defineTool({
     name: "memory_store",
     title: "Store a memory",

@@ -12,10 +12,12 @@ import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { bridgeRoutes } from "./routes/bridge";
 import { codeRoutes } from "./routes/code";
+import { embedRoutes } from "./routes/embed";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
 import { secretRoutes } from "./routes/secrets";
+import { sourceRoutes } from "./routes/sources";
 import { tokenRoutes } from "./routes/tokens";
 import { sessionRoutes } from "./routes/sessions";
 import { transferRoutes } from "./routes/transfer";
@@ -67,6 +69,8 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(secretRoutes(ctx))
       .use(tokenRoutes(ctx))
       .use(codeRoutes(ctx))
+      .use(sourceRoutes(ctx))
+      .use(embedRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

@@ -10,6 +10,7 @@ import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
 import type { SessionService } from "../core/sessions/service";
+import type { SourceService } from "../core/sources/service";
 import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
 import type { TokenStore } from "../core/auth/tokens";
@@ -27,6 +28,8 @@ export interface DaemonContext {
   /** Sessions the hooks report, transcripts, and memory feedback. */
   sessions: SessionService;
   embeddings: EmbeddingWorker;
+  /** Document sources: files and directories the owner added, chunked and searchable (docs/api.md#sources). */
+  sources: SourceService;
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;

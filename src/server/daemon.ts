@@ -16,6 +16,7 @@ import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
 import { createChatModel } from "../core/llm/chat";
+import { SourceService } from "../core/sources/service";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
@@ -70,7 +71,13 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     db = openDatabase(databasePath(config.dataDir));
     const { applied } = migrate(db);
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
-    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+    // One provider instance for memories and document sources (loaded once; a failed load is tried again).
+    let embedder: ReturnType<typeof createEmbedder> | undefined;
+    const loadEmbedder = () => (embedder ??= createEmbedder(config.embedding).catch((err) => {
+      embedder = undefined;
+      throw err;
+    }));
+    const embeddings = new EmbeddingWorker(db, config.embedding.provider, loadEmbedder);
     const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
     const memory = new MemoryService(db, {
@@ -81,6 +88,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       },
     });
     recall = new RecallService(db, memory, embeddings, accessLog);
+    const sources = new SourceService(db, embeddings, loadEmbedder, log);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
@@ -120,6 +128,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       recall,
       sessions,
       embeddings,
+      sources,
       startedAt: Date.now(),
       port: config.daemon.port,
       mcpStreams,
@@ -165,6 +174,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
+    sources.start().catch((err) => log.error(`sources: loading the keyword index failed, search stays on FTS5: ${(err as Error).message}`));
     analytics.start();
     const indexing = performance.now();
     recall.start().then(
@@ -191,6 +201,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // Extractions write memories: they end (their llm calls aborted) before the database closes.
           await sessions.stop();
           recall.stop();
+          // Before the embedding worker, which closes the provider both use.
+          await sources.stop();
           await embeddings.stop();
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.

@@ -92,9 +92,13 @@ export function credentialFor(method: string, path: string): Credential | null {
   if (loose === "/api/secrets" || loose.startsWith("/api/secrets/")) return SECRET_USE.test(`${method === "HEAD" ? "GET" : method} ${loose}`) ? "instance" : "admin";
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
+  // Re-embedding rewrites every stored vector and loads models: the owner's (docs/security.md).
+  if (loose === "/api/embed" || loose.startsWith("/api/embed/")) return "admin";
   if (loose.startsWith("/api/mcp/invocations")) return "instance";
   // Clearing deletes the installation's code index; searches and reads are POSTs that change nothing.
   if (loose.startsWith("/api/code/clear")) return "admin";
+  // Adding, syncing and removing sources make the daemon read files as the owner (docs/api.md#sources).
+  if (loose === "/api/sources" || loose.startsWith("/api/sources/")) return loose === "/api/sources/search" ? null : "admin";
   return null;
 }
 

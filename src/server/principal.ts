@@ -3,7 +3,7 @@
 // requests the daemon hands itself on a caller's behalf (MCP tool handlers calling the API) carry
 // their caller's principal instead of being judged afresh: they have no TCP peer, and must never
 // pass for a loopback one.
-import type { Role } from "../contracts/auth";
+import { ROLE_PERMISSIONS, type Permission, type Role } from "../contracts/auth";
 
 export type Principal =
   /** Local mode, a loopback peer in hybrid mode, or the owner's admin credential: every permission. */
@@ -33,4 +33,11 @@ export function carryPrincipal(from: Request, to: Request): Request {
 /** The agent a principal is bound to, overriding headers and bodies (SPEC §3). */
 export function boundAgent(principal: Principal | undefined): string | undefined {
   return principal?.kind === "token" ? (principal.agentId ?? undefined) : undefined;
+}
+
+/** Whether the request's caller holds `permission`: trusted callers hold every one, tokens their role's. */
+export function mayDo(request: Request, permission: Permission): boolean {
+  const principal = principals.get(request);
+  if (!principal || principal.kind === "anonymous") return false;
+  return principal.kind === "trusted" || ROLE_PERMISSIONS[principal.role].has(permission);
 }

@@ -1,14 +1,19 @@
 // A local stand-in for a paid or absent embedding service (OpenAI-compatible and Ollama shapes), so
 // tests can take the provider down and bring it back. Its "model" is a bag of words over 256
 // dimensions where a few synonyms share a slot, enough to tell vector matches from keyword ones.
+// A model named `<name>/<dims>` (e.g. "other/128") is another model: its words land in other slots
+// of a space of that size, so its vectors mean nothing next to another model's.
 const DIMS = 256;
 const SYNONYMS: Record<string, string> = { automobile: "car", vehicle: "car", feline: "cat", kitten: "cat" };
 
-function fakeVector(text: string): number[] {
-  const v: number[] = Array.from({ length: DIMS }, () => 0);
+function fakeVector(text: string, model = ""): number[] {
+  const other = /^(.+)\/(\d+)$/.exec(model);
+  const dims = other ? Number(other[2]) : DIMS;
+  const salt = other ? `${other[1]}:` : "";
+  const v: number[] = Array.from({ length: dims }, () => 0);
   for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     const word = SYNONYMS[raw] ?? raw;
-    v[Number(Bun.hash(word) % BigInt(DIMS))]! += 1;
+    v[Number(Bun.hash(salt + word) % BigInt(dims))]! += 1;
   }
   if (!v.some((x) => x > 0)) v[0] = 1;
   return v;
@@ -18,6 +23,10 @@ export interface FakeEmbedder {
   url: string;
   /** Texts embedded so far, in order. */
   embedded: string[];
+  /** The model each request named, in order, with how many texts it carried. */
+  requests: { model: string; texts: string[] }[];
+  /** Each request is answered this much later (a slow provider). */
+  delayMs: number;
   down: boolean;
   /** Texts containing this word make the whole request a 400, as a provider refuses bad input. */
   refuse?: string;
@@ -30,6 +39,8 @@ export function startFakeEmbedder(): FakeEmbedder {
   const state: FakeEmbedder = {
     url: "",
     embedded: [],
+    requests: [],
+    delayMs: 0,
     down: false,
     refusals: 0,
     stop: async () => {
@@ -42,14 +53,16 @@ export function startFakeEmbedder(): FakeEmbedder {
     async fetch(req) {
       if (state.down) return new Response("service unavailable", { status: 503 });
       const path = new URL(req.url).pathname;
-      const body = (await req.json()) as { input: string | string[] };
+      const body = (await req.json()) as { input: string | string[]; model?: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
+      if (state.delayMs > 0) await Bun.sleep(state.delayMs);
       if (state.refuse && input.some((t) => t.includes(state.refuse!))) {
         state.refusals++;
         return Response.json({ error: { message: "input rejected" } }, { status: 400 });
       }
       state.embedded.push(...input);
-      const vectors = input.map(fakeVector);
+      state.requests.push({ model: body.model ?? "", texts: input });
+      const vectors = input.map((t) => fakeVector(t, body.model));
       if (path === "/api/embed") return Response.json({ embeddings: vectors });
       if (path === "/v1/embeddings") return Response.json({ data: vectors.map((embedding, index) => ({ index, embedding })).reverse() });
       return new Response("not found", { status: 404 });

@@ -263,6 +263,15 @@ describe("team mode", () => {
     expect((await call(td, "GET", "/api/marketplace/servers", { headers: bearer(tokens.agent) })).body.servers).toEqual([]);
   });
 
+  test("an aggregate is saved only for a caller that may remember: a readonly token's is skipped", async () => {
+    const body = { query: "seeded reads", aggregate: true };
+    const readonly = await call(td, "POST", "/api/memory/recall", { body, headers: bearer(tokens.readonly) });
+    expect(readonly.status).toBe(200);
+    expect(readonly.body.aggregate.saved.skipped).toContain("may not remember");
+    const operator = await call(td, "POST", "/api/memory/recall", { body, headers: bearer(tokens.operator) });
+    expect(typeof operator.body.aggregate.saved.id).toBe("string");
+  });
+
   test("/mcp with a token runs each tool with the token's role and its agent", async () => {
     async function mcp(token: string, headers: Record<string, string> = {}, query = ""): Promise<Client> {
       const client = new Client({ name: "auth-test", version: "1" });

@@ -165,7 +165,7 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
   const DESTRUCTIVE = ["memory_forget", "signet_code_clear", "secret_exec", "mcp_server_call"];
   const OPEN_WORLD = ["mcp_server_call", "mcp_server_list", "agent_message_send", "secret_exec"];
   const STRUCTURED = [
-    "memory_search", "signet_recall", "mcp_server_list",
+    "memory_search", "signet_recall", "mcp_server_list", "signet_source_search",
     "memory_store", "signet_save_note", "memory_get", "memory_list", "memory_modify", "memory_forget",
     "secret_list", "secret_exec", "secret_exec_status",
     "memory_feedback", "session_search", "signet_session_search", "session_bypass",
@@ -241,11 +241,16 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
     expectValid("memory_forget", (await client.callTool({ name: "memory_forget", arguments: { id, reason: "done" } })) as CallToolResult);
     expectValid("memory_get", (await client.callTool({ name: "memory_get", arguments: { id } })) as CallToolResult);
 
+    expectValid(
+      "memory_search",
+      (await client.callTool({ name: "memory_search", arguments: { query: "release", aggregate: true, save_aggregate: false } })) as CallToolResult,
+    );
+
     // A failure is text alone: neither the server nor the SDK client holds it to the schema.
-    const refused = await client.callTool({ name: "memory_search", arguments: { query: "release", aggregate: true } });
+    const refused = await client.callTool({ name: "memory_search", arguments: { query: "release", since: "yesterday" } });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toBeUndefined();
-    expect(text(refused)).toContain("memory_search failed (invalid_input): aggregate");
+    expect(text(refused)).toContain("memory_search failed (invalid_input): invalid recall request: since");
   });
 });
 

@@ -182,7 +182,7 @@ describe("keyword recall (provider none)", () => {
       [{ query: "x", importanceMin: 2 }, "importanceMin"],
       [{ query: "x", since: "yesterday" }, "since"],
       [{ query: "x", bogus: 1 }, "bogus"],
-      [{ query: "x", aggregate: true }, "aggregate"],
+      [{ query: "x", aggregate: true, aggregateBudget: "huge" }, "aggregateBudget"],
     ] as const) {
       const res = await td.fetch("/api/memory/recall", {
         method: "POST",

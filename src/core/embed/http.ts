@@ -38,7 +38,7 @@ abstract class HttpEmbedder implements Embedder {
 
   constructor(
     readonly model: string,
-    protected readonly baseUrl: string,
+    readonly baseUrl: string,
     protected readonly configuredDimensions: number | undefined,
   ) {}
 

@@ -2,6 +2,8 @@ export interface Embedder {
   readonly provider: string;
   readonly model: string;
   readonly dimensions: number;
+  /** Where an HTTP provider is reached; recorded with its model (models.ts) so its vectors stay usable. */
+  readonly baseUrl?: string;
   /** `query`: a recall waits for it, so it goes before background work where the provider can tell. */
   embed(texts: string[], options?: { priority?: "query" | "background" }): Promise<Float32Array[]>;
   close(): Promise<void>;

@@ -1,9 +1,17 @@
 // The embedding worker: writes answer at once, and this worker embeds what is pending in batches,
 // persists the vectors (with model and content key) and keeps the in-memory index in step. A provider
 // that fails is retried with exponential backoff, never stormed; recall meanwhile stays keyword-only.
+// After a model change it re-embeds everything (docs/api.md#re-embedding): the vectors of the
+// previous model keep answering recall, each compared only with a query embedded by that same model,
+// until the memory's new vector replaces it.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
-import { VectorIndex } from "../recall/vector-index";
+import { VectorIndex, type VectorHit } from "../recall/vector-index";
+import { createEmbedder } from "./factory";
+import { configOf, EmbeddingModels, type ModelProfile } from "./models";
+import { QueryVectors } from "./query";
+import type { ReindexStatus } from "../../contracts/embed";
+import { ReindexJobs, type ReindexJob } from "./reindex";
 import { EmbedRejectedError, type Embedder } from "./types";
 
 export interface EmbeddingStatus {
@@ -14,6 +22,16 @@ export interface EmbeddingStatus {
   error?: string;
   /** Memories the provider refused to embed (they stay keyword-only), when there are any. */
   rejected?: number;
+  /** The re-embedding under way, or the last one (docs/api.md#re-embedding). */
+  reindex?: ReindexStatus;
+}
+
+/** What a recall's vector leg asks for: the scope, and the SQL filters' rows only when a search needs them. */
+export interface VectorQuery {
+  k: number;
+  agentIds: string[];
+  project?: string;
+  allowed: () => Set<number> | undefined;
 }
 
 export interface EmbeddingWorkerOptions {
@@ -22,6 +40,17 @@ export interface EmbeddingWorkerOptions {
   maxBackoffMs?: number;
   /** How long a recall waits for its query vector before going keyword-only. */
   queryTimeoutMs?: number;
+  /** Loads the embedder of a previous model, for the queries its vectors are compared with. */
+  loadModel?: (profile: ModelProfile) => Promise<Embedder | null>;
+}
+
+/** The vectors of the model being replaced, and that model's embedder for queries once it has loaded. */
+interface PreviousModel {
+  model: string;
+  index: VectorIndex;
+  queries: QueryVectors | null;
+  /** After a failed query, the previous model is asked again only after this time. */
+  retryAt: number;
 }
 
 interface PendingRow {
@@ -32,7 +61,6 @@ interface PendingRow {
   content_key: string;
 }
 
-const QUERY_CACHE_SIZE = 256;
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
 
@@ -66,9 +94,17 @@ export class EmbeddingWorker {
   private solo: number[] = [];
   /** Memories the provider refused on their own; embedded again only when their content changes. */
   private readonly rejected = new Set<number>();
-  private readonly queryCache = new Map<string, Float32Array>();
+  private queries: QueryVectors | null = null;
+  private previous: PreviousModel | null = null;
+  private readonly models: EmbeddingModels;
+  private readonly jobs: ReindexJobs;
+  /** The re-embedding job of the current model, and how many memories it has done. */
+  private job: ReindexJob | null = null;
+  private jobDone = 0;
+  /** The current model's provider is recorded (models.ts) with the first vectors it stores. */
+  private recorded = false;
   private readonly opts: Required<EmbeddingWorkerOptions>;
-  private readonly selectPending: Statement<{ seq: number }, [string]>;
+  private readonly selectPending: Statement<{ seq: number }, [string, string]>;
   private readonly upsertVector: Statement;
   private readonly vectorOf: Statement<{ agent_id: string; project: string | null; vector: Uint8Array }, [number, string]>;
 
@@ -79,10 +115,21 @@ export class EmbeddingWorker {
     options: EmbeddingWorkerOptions = {},
   ) {
     this.disabled = provider === "none";
-    this.opts = { batchSize: 16, minBackoffMs: 1000, maxBackoffMs: 60_000, queryTimeoutMs: 2000, ...options };
+    this.opts = {
+      batchSize: 16,
+      minBackoffMs: 1000,
+      maxBackoffMs: 60_000,
+      queryTimeoutMs: 2000,
+      loadModel: (profile) => createEmbedder(configOf(profile)),
+      ...options,
+    };
+    this.models = new EmbeddingModels(db);
+    this.jobs = new ReindexJobs(db);
+    // The second parameter: a `--all` re-embedding's start ('' when none), before which vectors are redone.
     this.selectPending = db.query(
       `SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
-       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key) ORDER BY m.seq`,
+       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key OR v.created_at < ?)
+       ORDER BY m.seq`,
     );
     this.upsertVector = db.query(
       `INSERT INTO memory_vectors (seq, model, dimensions, content_key, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -110,6 +157,7 @@ export class EmbeddingWorker {
     }
     await this.loop;
     await this.embedder?.close();
+    await this.previous?.queries?.embedder.close();
   }
 
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
@@ -117,11 +165,13 @@ export class EmbeddingWorker {
     if (this.disabled) return;
     if (change.kind === "forgotten") {
       this.index?.remove(change.seq);
+      this.previous?.index.remove(change.seq);
       this.pending.delete(change.seq);
       return;
     }
     if (change.contentChanged) {
       this.index?.remove(change.seq);
+      this.previous?.index.remove(change.seq);
       this.rejected.delete(change.seq);
       this.pending.add(change.seq);
     }
@@ -138,7 +188,70 @@ export class EmbeddingWorker {
     };
     if (this.lastError && !this.ok) status.error = this.lastError;
     if (this.rejected.size > 0) status.rejected = this.rejected.size;
+    const reindex = this.reindexStatus();
+    if (reindex) status.reindex = reindex;
     return status;
+  }
+
+  /** The re-embedding of the current model: under way, or the last one done; null when there was none. */
+  reindexStatus(): ReindexStatus | null {
+    const job = this.job;
+    if (!job) return null;
+    const running = job.finishedAt === null;
+    const status: ReindexStatus = {
+      state: running ? "running" : "done",
+      model: job.model,
+      total: this.jobDone + (running ? this.pending.size : 0),
+      done: this.jobDone,
+      startedAt: job.startedAt,
+    };
+    if (this.previous?.queries) status.previousModel = this.previous.model;
+    if (job.finishedAt) status.finishedAt = job.finishedAt;
+    return status;
+  }
+
+  /**
+   * Re-embeds every memory with the current model (`all`: also those whose vector already is of it,
+   * e.g. after the provider changed but the model name did not). The work is the background loop's;
+   * the job row makes it resume after a restart.
+   */
+  startReindex(all: boolean): ReindexStatus {
+    const embedder = this.embedder;
+    if (!embedder) throw new Error(this.disabled ? "disabled" : "not loaded");
+    // One under way already covers a plain request; `all` starts over, counting from now.
+    if (this.job?.finishedAt === null && !all) return this.reindexStatus()!;
+    this.job = this.jobs.open(embedder.model, all ? new Date().toISOString() : null);
+    this.jobDone = 0;
+    this.queuePending(embedder);
+    this.finishIfDone();
+    this.wake?.();
+    return this.reindexStatus()!;
+  }
+
+  /** Why a re-embedding cannot start now, or null when it can. */
+  get reindexBlocker(): "disabled" | "not loaded" | null {
+    return this.disabled ? "disabled" : this.embedder ? null : "not loaded";
+  }
+
+  /**
+   * The vector leg of a recall: the current model's vectors against the query embedded by it, and,
+   * while a re-embedding runs, the previous model's vectors against the query embedded by that model;
+   * never a vector against a query of another model. Each hit's score is a cosine in its own model.
+   */
+  async search(text: string, q: VectorQuery): Promise<{ hits: VectorHit[]; embedding: "ok" | "unavailable" | "disabled" }> {
+    if (this.disabled) return { hits: [], embedding: "disabled" };
+    const previous = this.previous;
+    const [current, old] = await Promise.all([this.embedQuery(text), previous ? this.previousQuery(previous, text) : null]);
+    if (!current && !old) return { hits: [], embedding: "unavailable" };
+    let allowed: Set<number> | undefined | null = null;
+    const searchIn = (index: VectorIndex | null, vector: Float32Array | null): VectorHit[] => {
+      if (!index || !vector || index.count === 0) return [];
+      if (allowed === null) allowed = q.allowed();
+      const owners = new Set(q.agentIds.map((a) => index.ownerCode(a)));
+      return index.search(vector, { k: q.k, owners, project: q.project, allowed });
+    };
+    const hits = [...searchIn(this.index, current), ...searchIn(previous?.index ?? null, old)];
+    return { hits: hits.sort((a, b) => b.score - a.score).slice(0, q.k), embedding: "ok" };
   }
 
   /**
@@ -162,26 +275,27 @@ export class EmbeddingWorker {
 
   /** The query's vector, or null when the provider is missing, down or too slow. */
   async embedQuery(text: string): Promise<Float32Array | null> {
-    const embedder = this.embedder;
-    if (!embedder) return null;
-    const cached = this.queryCache.get(text);
-    if (cached) return cached;
+    const queries = this.queries;
+    if (!queries) return null;
     if (!this.ok && Date.now() < this.retryAt) return null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.opts.queryTimeoutMs)));
-      const result = await Promise.race([embedder.embed([text], { priority: "query" }).then((v) => v[0] ?? null), timeout]);
-      if (result) {
-        this.succeeded();
-        if (this.queryCache.size >= QUERY_CACHE_SIZE) this.queryCache.delete(this.queryCache.keys().next().value!);
-        this.queryCache.set(text, result);
-      }
+      const result = await queries.embed(text);
+      if (result) this.succeeded();
       return result;
     } catch (err) {
       this.fail(err, this.opts.minBackoffMs);
       return null;
-    } finally {
-      clearTimeout(timer);
+    }
+  }
+
+  /** The query embedded by the previous model, or null while it is missing, loading or failing. */
+  private async previousQuery(previous: PreviousModel, text: string): Promise<Float32Array | null> {
+    if (!previous.queries || Date.now() < previous.retryAt) return null;
+    try {
+      return await previous.queries.embed(text);
+    } catch {
+      previous.retryAt = Date.now() + this.opts.maxBackoffMs;
+      return null;
     }
   }
 
@@ -207,9 +321,13 @@ export class EmbeddingWorker {
           return;
         }
         this.loadIndex(embedder);
-        for (const { seq } of this.selectPending.iterate(embedder.model)) this.pending.add(seq);
+        this.resumeJob(embedder);
+        this.queuePending(embedder);
+        this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
         this.succeeded();
+        this.finishIfDone();
+        void this.loadPrevious(embedder);
       } catch (err) {
         backoff = await this.backOff(err, backoff);
       }
@@ -233,6 +351,7 @@ export class EmbeddingWorker {
         const vectors = await embedder.embed(batch.map((r) => r.content));
         this.store(embedder, batch, vectors);
         this.succeeded();
+        this.finishIfDone();
         backoff = 0;
       } catch (err) {
         if (err instanceof EmbedRejectedError) this.isolate(batch);
@@ -287,6 +406,74 @@ export class EmbeddingWorker {
     return this.index;
   }
 
+  /** Queues every live memory without a valid vector of the current model (or one to redo). */
+  private queuePending(embedder: Embedder): void {
+    for (const { seq } of this.selectPending.iterate(embedder.model, this.job?.finishedAt === null ? (this.job.redoBefore ?? "") : "")) {
+      if (!this.rejected.has(seq)) this.pending.add(seq);
+    }
+  }
+
+  /**
+   * At start: the current model's unfinished job resumes; vectors of another model (the model or
+   * provider changed) open a new one, so progress shows and the previous model keeps answering.
+   */
+  private resumeJob(embedder: Embedder): void {
+    const job = this.jobs.current();
+    if (job && job.model === embedder.model && (job.finishedAt === null || !this.staleModel(embedder.model))) this.job = job;
+    else if (this.staleModel(embedder.model)) this.job = this.jobs.open(embedder.model, null);
+    if (this.job) this.jobDone = this.jobs.countDone(this.job);
+  }
+
+  /** Ends the job once nothing is left to embed, and lets the previous model go. */
+  private finishIfDone(): void {
+    if (!this.job || this.job.finishedAt !== null || this.pending.size > 0 || this.solo.length > 0) return;
+    this.jobs.finish(this.job);
+    const previous = this.previous;
+    this.previous = null;
+    void previous?.queries?.embedder.close();
+  }
+
+  /** The model most of the live vectors not of `current` are of, if any. */
+  private staleModel(current: string): { model: string; dimensions: number } | null {
+    return this.db
+      .query<{ model: string; dimensions: number }, [string]>(
+        `SELECT v.model, v.dimensions FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+         WHERE v.model <> ? AND v.content_key = m.content_key AND m.deleted_at IS NULL
+         GROUP BY v.model, v.dimensions ORDER BY count(*) DESC LIMIT 1`,
+      )
+      .get(current);
+  }
+
+  /**
+   * While a re-embedding runs: the previous model's vectors, and its embedder for queries (loaded
+   * from how its vectors were made, models.ts). Without it those vectors cannot be used and recall
+   * runs on keywords and the vectors already replaced.
+   */
+  private async loadPrevious(current: Embedder): Promise<void> {
+    if (this.job?.finishedAt !== null) return;
+    const stale = this.staleModel(current.model);
+    if (!stale) return;
+    const index = new VectorIndex(stale.dimensions);
+    const rows = this.db
+      .query<{ seq: number; agent_id: string; project: string | null; vector: Uint8Array }, [string, number]>(
+        `SELECT v.seq, m.agent_id, m.project, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+         WHERE v.model = ? AND v.dimensions = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
+      )
+      .iterate(stale.model, stale.dimensions);
+    for (const row of rows) index.upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project);
+    const previous: PreviousModel = { model: stale.model, index, queries: null, retryAt: 0 };
+    this.previous = previous;
+    const profile = this.models.profile(stale.model, stale.dimensions, current);
+    if (!profile) return;
+    try {
+      const embedder = await this.opts.loadModel(profile);
+      if (embedder && this.previous === previous && !this.stopped) previous.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
+      else await embedder?.close();
+    } catch {
+      // Its provider is gone: the previous vectors stay unused until replaced.
+    }
+  }
+
   private loadIndex(embedder: Embedder): void {
     const rows = this.db
       .query<{ seq: number; agent_id: string; project: string | null; dimensions: number; vector: Uint8Array }, [string]>(
@@ -326,6 +513,10 @@ export class EmbeddingWorker {
 
   private store(embedder: Embedder, batch: PendingRow[], vectors: Float32Array[]): void {
     const now = new Date().toISOString();
+    if (!this.recorded && vectors.length > 0) {
+      this.models.record(embedder, vectors[0]!.length);
+      this.recorded = true;
+    }
     const current = new Map(this.rowsOf(batch.map((r) => r.seq)).map((r) => [r.seq, r]));
     this.db.transaction(() => {
       batch.forEach((row, i) => {
@@ -341,6 +532,9 @@ export class EmbeddingWorker {
         if (latest.content_key !== row.content_key) return;
         this.upsertVector.run(row.seq, embedder.model, vector.length, row.content_key, bytes, now);
         this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project);
+        // Replaced: from now on this memory answers with its new vector only.
+        this.previous?.index.remove(row.seq);
+        if (this.job?.finishedAt === null) this.jobDone++;
         this.pending.delete(row.seq);
       });
     })();

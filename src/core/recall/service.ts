@@ -105,19 +105,22 @@ export class RecallService {
     this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
 
-  async recall(caller: Caller, req: RecallRequest): Promise<RecallResponse> {
-    if (req.aggregate) throw new SignetError("invalid_input", "aggregate: aggregate recall is not available in this version yet");
-    if (req.sourceOnly) throw new SignetError("invalid_input", "sourceOnly: document sources are not available in this version yet");
+  /**
+   * The ranked memories for `req` (aggregate mode is aggregate.ts's, on top of this). `excludeType`
+   * drops memories of that type from the candidates before ranking (aggregates are never evidence).
+   */
+  async recall(caller: Caller, req: RecallRequest, options: { excludeType?: string } = {}): Promise<RecallResponse> {
+    if (req.sourceOnly) return (await import("../sources/service")).recallSources(this.memory.db, req);
     const started = performance.now();
     const release = this.embeddings?.holdForRecall();
     try {
-      return await this.answer(caller, req, started);
+      return await this.answer(caller, req, started, options.excludeType);
     } finally {
       release?.();
     }
   }
 
-  private async answer(caller: Caller, req: RecallRequest, started: number): Promise<RecallResponse> {
+  private async answer(caller: Caller, req: RecallRequest, started: number, excludeType?: string): Promise<RecallResponse> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
@@ -128,6 +131,7 @@ export class RecallService {
     // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
     // can weigh in the normalization.
     const rows = this.rowsBySeq([...new Set([...keywordLeg.hits, ...vectorHits].map((h) => h.seq))], filter.agentIds);
+    if (excludeType !== undefined) for (const [seq, row] of rows) if (row.type === excludeType) rows.delete(seq);
     const keyword = keywordLeg.hits.filter((h) => rows.has(h.seq));
     const vector = vectorHits.filter((h) => rows.has(h.seq));
     const kw = normalized(keyword);
@@ -290,15 +294,16 @@ export class RecallService {
 
   private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
-    const vector = await this.embeddings.embedQuery(query);
-    const index = this.embeddings.vectors;
-    if (!vector) return { hits: [], embedding: "unavailable" };
-    if (!index) return { hits: [], embedding: "ok" };
-    const owners = new Set(filter.agentIds.map((a) => index.ownerCode(a)));
-    const allowed = hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined;
-    const hits = index.search(vector, { k: this.legDepth, owners, project: filter.project, allowed });
+    // The worker compares each vector only with the query embedded by the vector's own model (a
+    // re-embedding has two: docs/api.md#re-embedding).
+    const { hits, embedding } = await this.embeddings.search(query, {
+      k: this.legDepth,
+      agentIds: filter.agentIds,
+      project: filter.project,
+      allowed: () => (hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined),
+    });
     // A vector pointing away from the query is no evidence at all, however few the memories.
-    return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
+    return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding };
   }
 
   /** The live rows among `seqs` that `agentIds` may read; any other seq has no entry. */

@@ -1,0 +1,78 @@
+// A source file's text and format (docs/api.md#sources): Markdown, code and other text read as
+// UTF-8; PDF text extracted page by page with unpdf (pdf.js). Binary and oversized files are refused
+// with a reason the caller reports.
+import { extname } from "node:path";
+import type { SourceFormat } from "../../contracts/sources";
+
+/** Larger text files are skipped: they are data or generated, not documents. */
+const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+const MAX_PDF_BYTES = 50 * 1024 * 1024;
+/** A line longer than this marks minified or generated text. */
+const MAX_LINE_CHARS = 20_000;
+/** Bytes looked at for a NUL, the mark of a binary file. */
+const SNIFF_BYTES = 8000;
+
+const MARKDOWN = new Set([".md", ".markdown", ".mdx"]);
+const CODE = new Set(
+  (
+    ".ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .rb .go .rs .java .kt .kts .scala .c .h .cc .cpp .cxx .hpp .hh .cs .swift " +
+    ".m .mm .php .lua .sh .bash .zsh .fish .ps1 .sql .r .jl .ex .exs .erl .hs .ml .mli .clj .cljs .dart .vue .svelte .zig .nim " +
+    ".tf .proto .graphql .gql .css .scss .less"
+  ).split(" "),
+);
+
+function formatOf(path: string): SourceFormat {
+  const ext = extname(path).toLowerCase();
+  if (ext === ".pdf") return "pdf";
+  if (MARKDOWN.has(ext)) return "markdown";
+  if (CODE.has(ext)) return "code";
+  return "text";
+}
+
+/** A file that cannot be taken as a document, and why. */
+export class NotADocument extends Error {}
+
+export interface Extracted {
+  text: string;
+  format: SourceFormat;
+  /** For a PDF: the 0-based line where each page starts in `text`. */
+  pageStarts: number[];
+}
+
+export async function extractText(path: string, bytes: Uint8Array): Promise<Extracted> {
+  const format = formatOf(path);
+  if (format === "pdf") return extractPdf(bytes);
+  if (bytes.length > MAX_TEXT_BYTES) throw new NotADocument(`larger than ${MAX_TEXT_BYTES / 1024 / 1024} MiB`);
+  if (bytes.subarray(0, SNIFF_BYTES).includes(0)) throw new NotADocument("a binary file");
+  const text = new TextDecoder().decode(bytes);
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); ; i = text.indexOf("\n", lineStart)) {
+    const end = i === -1 ? text.length : i;
+    if (end - lineStart > MAX_LINE_CHARS) throw new NotADocument(`a line over ${MAX_LINE_CHARS} characters (minified or generated)`);
+    if (i === -1) break;
+    lineStart = i + 1;
+  }
+  return { text, format, pageStarts: [] };
+}
+
+async function extractPdf(bytes: Uint8Array): Promise<Extracted> {
+  if (bytes.length > MAX_PDF_BYTES) throw new NotADocument(`larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB`);
+  // Loaded on first use: pdf.js is large and most sources have no PDF.
+  const { extractText: pdfText, getDocumentProxy } = await import("unpdf");
+  let pages: string[];
+  try {
+    // pdf.js takes ownership of the buffer it is given: hand it a copy.
+    const doc = await getDocumentProxy(new Uint8Array(bytes));
+    pages = (await pdfText(doc, { mergePages: false })).text;
+  } catch (err) {
+    throw new NotADocument(`not a readable PDF (${(err as Error).message})`);
+  }
+  const pageStarts: number[] = [];
+  const lines: string[] = [];
+  for (const page of pages) {
+    pageStarts.push(lines.length);
+    lines.push(...page.split(/\r?\n/));
+  }
+  if (lines.every((l) => l.trim() === "")) throw new NotADocument("a PDF without extractable text (scanned images?)");
+  return { text: lines.join("\n"), format: "pdf", pageStarts };
+}

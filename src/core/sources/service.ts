@@ -1,0 +1,451 @@
+// Document sources (docs/api.md#sources): adding a file or directory, syncing, removing, listing, and
+// searching their chunks. The daemon reads the files itself, as the owner, so the routes that name
+// paths need the owner's credential (src/server/guard.ts). A file is parsed again only when it
+// changed: same size and mtime skip it unread, the same content hash skips it unparsed. Chunks are
+// keyword-searchable once their batch commits; vectors follow in the background (embedder.ts).
+import type { Database } from "bun:sqlite";
+import { openSync, closeSync, readFileSync, statSync, type Stats } from "node:fs";
+import { basename } from "node:path";
+import type { RecallRequest, RecallResponse } from "../../contracts/recall";
+import { SignetError, invalidInput, notFound } from "../../contracts/errors";
+import type {
+  IngestReport,
+  SkippedFile,
+  SourceAddRequest,
+  SourceAddResponse,
+  SourceChunkResult,
+  SourceFormat,
+  SourceSearchRequest,
+  SourceSearchResponse,
+  SourceSummary,
+} from "../../contracts/sources";
+import type { Logger } from "../../logger";
+import type { EmbeddingWorker } from "../embed/worker";
+import type { Embedder } from "../embed/types";
+import { yieldToLoop } from "../event-loop";
+import { tokenize } from "../recall/fts5-tokenizer";
+import { KeywordIndex, type KeywordDoc } from "../recall/keyword-index";
+import { fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "../recall/scoring";
+import { matchOfTerms, queryTerms } from "../recall/text";
+import { chunkText, type Chunk } from "./chunk";
+import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
+import { NotADocument, extractText } from "./extract";
+import { COLUMN_WEIGHTS, SourceStore, type ChunkRow, type FileRow, type IndexedChunk, type SourceRow } from "./store";
+import { kindOf, walkDirectory, type FoundFile } from "./walk";
+
+/** Candidates each search leg contributes before fusion. */
+const LEG_DEPTH = 50;
+/** Weight of the vector leg in the fused ranking, as in memory recall. */
+const VECTOR_WEIGHT = 0.3;
+/** Files read and chunked at most before their batch is written in one transaction and the loop yields. */
+const FILES_PER_BATCH = 64;
+/** Time spent reading and chunking at most before the batch is written and the loop yields. */
+const STEP_MS = 50;
+/** Chunks read per step while the keyword index loads at start, between yields to the event loop. */
+const INDEX_LOAD_CHUNK = 2000;
+
+export type ProgressListener = (progress: { done: number; total: number; path?: string }) => void;
+
+interface Prepared {
+  found: FoundFile;
+  format: SourceFormat;
+  hash: string;
+  chunks: Chunk[];
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+
+function hashOf(...parts: (string | Uint8Array)[]): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (const p of parts) hasher.update(p);
+  return hasher.digest("hex");
+}
+
+/** Min-max over one leg's candidates onto [0.05, 1], as memory recall ranks (core/recall/service.ts). */
+function normalized(hits: { seq: number; raw: number }[]): Map<number, number> {
+  const out = new Map<number, number>();
+  if (hits.length === 0) return out;
+  const min = Math.min(...hits.map((h) => h.raw));
+  const max = Math.max(...hits.map((h) => h.raw));
+  for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
+  return out;
+}
+
+/** The daemon's source service for each open database, so recall's `sourceOnly` reaches it. */
+const services = new WeakMap<Database, SourceService>();
+
+export class SourceService {
+  readonly store: SourceStore;
+  readonly embedder: SourceEmbedder;
+  /** Ingestion runs one at a time: two adds of overlapping directories never interleave. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  /**
+   * The keyword leg's in-memory index (core/recall/keyword-index: FTS5's BM25 over posting lists), as
+   * memory recall keeps one; source_chunks_fts answers while it loads, and for path filters.
+   */
+  private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
+  private keywordsReady = false;
+
+  constructor(
+    db: Database,
+    private readonly embeddings: EmbeddingWorker | null,
+    loadEmbedder: () => Promise<Embedder | null>,
+    private readonly log?: Logger,
+  ) {
+    this.store = new SourceStore(db);
+    this.embedder = new SourceEmbedder(this.store, loadEmbedder, log);
+    services.set(db, this);
+  }
+
+  /** Starts background embedding and loads the keyword index in steps, yielding between them. */
+  async start(): Promise<number> {
+    if (this.embeddings && this.embeddings.provider !== "none") this.embedder.start();
+    let after = 0;
+    while (!this.stopped) {
+      const rows = this.store.indexChunk(after, INDEX_LOAD_CHUNK);
+      for (const row of rows) this.keywords.set(indexDoc(row));
+      if (rows.length < INDEX_LOAD_CHUNK) break;
+      after = rows[rows.length - 1]!.seq;
+      await yieldToLoop();
+    }
+    this.keywordsReady = !this.stopped;
+    return this.keywords.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.queue.catch(() => undefined);
+    await this.embedder.stop();
+  }
+
+  list(): SourceSummary[] {
+    return this.store.allSources().map((s) => this.summary(s));
+  }
+
+  /** Adds a file or directory (an existing source is synced, with the new glob when one is given). */
+  add(req: SourceAddRequest, onProgress?: ProgressListener): Promise<SourceAddResponse> {
+    return this.serially(async () => {
+      const kind = this.checkAdd(req);
+      const existing = this.store.sourceByPath(req.path);
+      const now = new Date().toISOString();
+      const row = existing ?? this.store.insertSource(req.path, kind, req.glob ?? null, now);
+      if (existing && req.glob !== undefined) this.store.updateSource(existing.id, req.glob, existing.synced_at);
+      const report = await this.ingest(this.store.sourceById(row.id)!, onProgress);
+      return { ...report, created: !existing };
+    });
+  }
+
+  /** What `add` refuses, checked before any work starts: returns what the path is. */
+  checkAdd(req: SourceAddRequest): "file" | "dir" {
+    const kind = checkedPath(req.path).isDirectory() ? "dir" : "file";
+    if (kind === "file" && req.glob !== undefined) throw invalidInput(`glob: applies to a directory only; ${req.path} is a file`);
+    return kind;
+  }
+
+  /** Throws not_found unless source `id` exists. */
+  checkSync(id: number | undefined): void {
+    if (id !== undefined) this.sourceOrThrow(id);
+  }
+
+  /** Re-checks one source or all: changed and new files are parsed, deleted ones leave. */
+  sync(id: number | undefined, onProgress?: ProgressListener): Promise<{ reports: IngestReport[] }> {
+    return this.serially(async () => {
+      const rows = id === undefined ? this.store.allSources() : [this.sourceOrThrow(id)];
+      const reports: IngestReport[] = [];
+      for (const row of rows) reports.push(await this.ingest(row, onProgress));
+      return { reports };
+    });
+  }
+
+  remove(id: number): Promise<{ removed: SourceSummary }> {
+    return this.serially(async () => {
+      const row = this.sourceOrThrow(id);
+      const summary = this.summary(row);
+      this.applied(this.store.deleteSource(id), []);
+      return { removed: summary };
+    });
+  }
+
+  /** `keywordQuery` replaces the query for the keyword leg only (recall's field of that name). */
+  async search(req: SourceSearchRequest, keywordQuery?: string): Promise<SourceSearchResponse> {
+    const started = performance.now();
+    const keyword = this.keywordLeg(keywordQuery ?? req.query, req.path);
+    const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path);
+    const rows = new Map<number, ChunkRow>(this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]).map((r) => [r.seq, r]));
+    const kwHits = keyword.hits.filter((h) => rows.has(h.seq));
+    const vecHits = vectorHits.filter((h) => rows.has(h.seq));
+    const kw = normalized(kwHits);
+    const vec = normalized(vecHits);
+    const cosines = new Map(vecHits.map((h) => [h.seq, h.raw]));
+    const provider = this.embeddings?.provider ?? "none";
+    const wv = vecHits.length > 0 && kwHits.length > 0 ? VECTOR_WEIGHT : vecHits.length > 0 ? 1 : 0;
+    const ranked = [...new Set([...kw.keys(), ...vec.keys()])]
+      .map((seq) => {
+        const k = kw.get(seq);
+        const v = vec.get(seq);
+        const cosine = cosines.get(seq);
+        const relevance = fusedRelevance(keyword.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
+        const matchedBy: SourceChunkResult["matchedBy"] = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
+        return { row: rows.get(seq)!, rank: (1 - wv) * (k ?? 0) + wv * (v ?? 0), relevance, matchedBy };
+      })
+      .sort((a, b) => b.rank - a.rank || a.row.seq - b.row.seq);
+    // As in memory recall (docs/api.md#scores): ranked by the fused order, each score its calibrated
+    // relevance capped by the one above it, cut at the minimum.
+    let cap = 1;
+    const results: SourceChunkResult[] = [];
+    let relevant = 0;
+    for (const r of ranked) {
+      cap = Math.min(cap, round4(r.relevance));
+      if (cap < req.minScore) break;
+      relevant++;
+      if (results.length < req.limit) results.push(toResult(r.row, cap, r.matchedBy));
+    }
+    return {
+      results,
+      meta: {
+        method: vecHits.length > 0 ? (kwHits.length > 0 ? "hybrid" : "vector") : "keyword",
+        tookMs: round2(performance.now() - started),
+        candidates: ranked.length,
+        embedding,
+        minScore: req.minScore,
+        belowMinScore: ranked.length - relevant,
+      },
+    };
+  }
+
+  /**
+   * BM25 over the in-memory index, as memory recall's keyword leg does; FTS5 while it loads, for a
+   * path filter, and for terms FTS5 reads as phrases (snake_case). With each hit's calibrated relevance.
+   */
+  private keywordLeg(query: string, path?: string): { hits: { seq: number; raw: number }[]; relevance: Map<number, number> } {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return { hits: [], relevance: new Map() };
+    const tokens = terms.map((t) => tokenize(t));
+    let hits: { seq: number; raw: number }[];
+    let stats: TermStats;
+    let matched: Map<number, number[]>;
+    if (this.keywordsReady && path === undefined && tokens.every((t) => t.length <= 1)) {
+      const flat = tokens.flat();
+      hits = this.keywords.search(flat, LEG_DEPTH, { agentIds: [SOURCE_OWNER] }).map((h) => ({ seq: h.seq, raw: h.score }));
+      stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
+      matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+    } else {
+      hits = this.store.ftsTop(matchOfTerms(terms), LEG_DEPTH, path).map((h) => ({ seq: h.seq, raw: -h.score }));
+      // A term with no token matches nothing and carries no weight.
+      const matches = terms.filter((_, i) => tokens[i]!.length > 0).map((t) => matchOfTerms([t]));
+      stats = this.store.termStats(matches, path);
+      matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
+    }
+    const relevanceOf = keywordRelevance(stats);
+    return { hits, relevance: new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])])) };
+  }
+
+  private async vectorLeg(query: string, path?: string): Promise<{ hits: { seq: number; raw: number }[]; embedding: SourceSearchResponse["meta"]["embedding"] }> {
+    if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
+    const index = this.embedder.vectors;
+    // No chunk embedded yet: nothing to compare a query vector with, so none is computed.
+    if (!index || index.count === 0) return { hits: [], embedding: this.embedder.model ? "ok" : "unavailable" };
+    const release = this.embeddings.holdForRecall();
+    let vector: Float32Array | null;
+    try {
+      vector = await this.embeddings.embedQuery(query);
+    } finally {
+      release();
+    }
+    if (!vector) return { hits: [], embedding: "unavailable" };
+    if (index.dimensions !== vector.length) return { hits: [], embedding: "ok" };
+    const allowed = path === undefined ? undefined : new Set(this.store.seqsUnder(path));
+    const hits = index.search(vector, { k: LEG_DEPTH, owners: new Set([index.ownerCode(SOURCE_OWNER)]), allowed });
+    return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
+  }
+
+  /** Committed chunk changes reach the keyword index and the embedder. */
+  private applied(removed: number[], added: IndexedChunk[]): void {
+    for (const seq of removed) this.keywords.remove(seq);
+    for (const chunk of added) this.keywords.set(indexDoc(chunk));
+    this.embedder.changed(removed, added.map((c) => c.seq));
+  }
+
+  private summary(row: SourceRow): SourceSummary {
+    return this.store.summary(row, this.embedder.model);
+  }
+
+  private sourceOrThrow(id: number): SourceRow {
+    const row = this.store.sourceById(id);
+    if (!row) throw notFound(`source ${id}`);
+    return row;
+  }
+
+  /** Runs ingestion jobs one at a time, background embedding held meanwhile. */
+  private serially<T>(job: () => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new SignetError("unavailable", "the daemon is stopping"));
+    const held = async () => {
+      const release = this.embedder.hold();
+      try {
+        return await job();
+      } finally {
+        release();
+      }
+    };
+    const run = this.queue.then(held, held);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One pass over a source: new and changed files parsed, unchanged ones skipped, vanished ones removed. */
+  private async ingest(source: SourceRow, onProgress?: ProgressListener): Promise<IngestReport> {
+    const started = performance.now();
+    const skipped: SkippedFile[] = [];
+    let found: FoundFile[] = [];
+    try {
+      const st = checkedPath(source.path);
+      if ((source.kind === "dir") !== st.isDirectory()) throw invalidInput(`path: ${source.path} is no longer a ${source.kind === "dir" ? "directory" : "file"}`);
+      if (source.kind === "dir") {
+        const walked = await walkDirectory(source.path, source.glob);
+        found = walked.files;
+        skipped.push(...walked.skipped);
+      } else found = [{ path: source.path, relative: basename(source.path), size: st.size, mtimeMs: st.mtimeMs }];
+    } catch (err) {
+      // A source gone from disk is synced to nothing: its files' chunks leave.
+      if (!(err instanceof SignetError)) throw err;
+      skipped.push({ path: source.path, reason: err.message.replace(/^path: /, "") });
+    }
+    const known = new Map<string, FileRow>(this.store.filesOf(source.id).map((f) => [f.path, f]));
+    const counts = { parsed: 0, unchanged: 0, removed: 0, chunks: 0 };
+    const total = found.length;
+    onProgress?.({ done: 0, total });
+    let next = 0;
+    while (next < found.length && !this.stopped) {
+      const stepStarted = performance.now();
+      const prepared: Prepared[] = [];
+      const touched: { id: number; found: FoundFile }[] = [];
+      // A step ends after FILES_PER_BATCH files or STEP_MS of reading and chunking, whichever comes
+      // first, so the daemon answers other requests between steps even on large or slow files.
+      for (let taken = 0; next < found.length && taken < FILES_PER_BATCH && performance.now() - stepStarted < STEP_MS; taken++) {
+        const file = found[next++]!;
+        const mine = known.get(file.path);
+        known.delete(file.path);
+        if (mine && mine.size === file.size && mine.mtime_ms === file.mtimeMs) {
+          counts.unchanged++;
+          continue;
+        }
+        if (!mine) {
+          const other = this.store.fileByPath(file.path);
+          if (other) {
+            skipped.push({ path: file.path, reason: `already part of source ${other.source_id}` });
+            continue;
+          }
+        }
+        let bytes: Uint8Array;
+        try {
+          bytes = readFileSync(file.path);
+        } catch (err) {
+          skipped.push({ path: file.path, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+          continue;
+        }
+        const hash = hashOf(bytes);
+        if (mine && mine.content_hash === hash) {
+          touched.push({ id: mine.id, found: file });
+          counts.unchanged++;
+          continue;
+        }
+        try {
+          const extracted = await extractText(file.path, bytes);
+          const chunks = chunkText(extracted.text, extracted.format, extracted.pageStarts);
+          prepared.push({ found: file, format: extracted.format, hash, chunks });
+        } catch (err) {
+          if (!(err instanceof NotADocument)) throw err;
+          skipped.push({ path: file.path, reason: err.message });
+          // A file that was a document and no longer is leaves with its chunks.
+          if (mine) known.set(file.path, mine);
+        }
+      }
+      const now = new Date().toISOString();
+      const changes: { removed: number[]; added: IndexedChunk[] }[] = [];
+      this.store.db.transaction(() => {
+        for (const t of touched) this.store.touchFile(t.id, t.found.size, t.found.mtimeMs);
+        for (const p of prepared) {
+          const chunks = p.chunks.map((c) => ({ ...c, id: hashOf(p.found.path, "\0", `${c.startLine}:${c.endLine}`, "\0", c.content).slice(0, 24) }));
+          changes.push(this.store.writeFile(source.id, { ...p.found, format: p.format, hash: p.hash }, chunks, now));
+          counts.parsed++;
+          counts.chunks += chunks.length;
+        }
+      })();
+      for (const c of changes) this.applied(c.removed, c.added);
+      onProgress?.({ done: next, total, path: found[next - 1]?.path });
+      await yieldToLoop();
+    }
+    if (known.size > 0 && !this.stopped) {
+      const removed: number[] = [];
+      this.store.db.transaction(() => {
+        for (const f of known.values()) removed.push(...this.store.deleteFile(f.id));
+      })();
+      this.applied(removed, []);
+      counts.removed = known.size;
+    }
+    this.store.updateSource(source.id, source.glob, new Date().toISOString());
+    return {
+      source: this.summary(this.store.sourceById(source.id)!),
+      scanned: total,
+      ...counts,
+      skipped,
+      tookMs: round2(performance.now() - started),
+    };
+  }
+}
+
+/** The path's stat, or a 400 naming what is wrong with it: missing, not a file or directory, unreadable. */
+function checkedPath(path: string): Stats {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw invalidInput(`path: ${path} does not exist`);
+    throw invalidInput(`path: cannot read ${path} (${code ?? (err as Error).message})`);
+  }
+  if (!st.isFile() && !st.isDirectory()) throw invalidInput(`path: ${path} is ${kindOf(st)}, not a file or directory`);
+  try {
+    // Opening proves it readable by the daemon's account (access() would say yes to root for files it cannot open).
+    if (st.isFile()) closeSync(openSync(path, "r"));
+  } catch (err) {
+    throw invalidInput(`path: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return st;
+}
+
+function indexDoc(chunk: IndexedChunk): KeywordDoc {
+  return { seq: chunk.seq, agentId: SOURCE_OWNER, project: null, columns: chunk.columns };
+}
+
+function toResult(row: ChunkRow, score: number, matchedBy: SourceChunkResult["matchedBy"]): SourceChunkResult {
+  return {
+    id: row.id,
+    path: row.path,
+    startLine: row.start_line,
+    endLine: row.end_line,
+    content: row.content,
+    score,
+    heading: row.heading,
+    matchedBy,
+  };
+}
+
+/** Recall's filters that only memories have: with `sourceOnly` they are refused rather than ignored. */
+const MEMORY_ONLY_FIELDS = ["project", "type", "tags", "who", "since", "until", "pinned", "importanceMin", "aggregate"] as const;
+
+/**
+ * Recall with `sourceOnly` (SPEC §5): the search of the database's source service, answered in
+ * recall's envelope with chunk rows `{id, path, startLine, endLine, content, score}` in place of
+ * memories. RecallResponse types its rows as memories, hence the one cast here.
+ */
+export async function recallSources(db: Database, req: RecallRequest): Promise<RecallResponse> {
+  const service = services.get(db);
+  if (!service) throw new SignetError("unavailable", "sourceOnly: document sources are not loaded in this process");
+  const given = MEMORY_ONLY_FIELDS.filter((f) => req[f] !== undefined);
+  if (given.length > 0) throw invalidInput(`${given.join(", ")}: memory filters do not apply with sourceOnly (document chunks have none)`);
+  const answer = await service.search({ query: req.query, limit: req.limit, minScore: req.minScore }, req.keywordQuery);
+  return { results: answer.results, supporting: [], meta: answer.meta } as unknown as RecallResponse;
+}
