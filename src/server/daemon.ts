@@ -12,6 +12,7 @@ import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
+import { createChatModel } from "../core/llm/chat";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
@@ -78,7 +79,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         recall?.onChange(c);
       },
     });
-    recall = new RecallService(db, memory, embeddings, accessLog);
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm) });
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
