@@ -5,11 +5,17 @@
 //   bun scripts/bench-locomo.ts --provider none         keyword only (compare with the BM25 floor)
 //   bun scripts/bench-locomo.ts --limit-queries 200     a quick run on an evenly spaced sample
 //   bun scripts/bench-locomo.ts --json                  machine-readable results on stdout
+//   bun scripts/bench-locomo.ts --variants --keep       also every ranking variant, beside the paraphrase set
+//   bun scripts/bench-locomo.ts --snapshot DIR/snapshot.db [--dev-store DIR2/paraphrase-dev.db] [--variant a,b]
+//                                                       the variants alone, on what a --keep run left
 //
 // Flags: --provider builtin|none|ollama|openai (builtin), --data DIR (../shared/bench/locomo from the
 //        repo), --limit-queries N (all), --clients N (8 concurrent writers), --drain-timeout S (180:
 //        fail when the embedding backlog has not shrunk for this long), --coding N (2000 memories in
-//        the coding store; 0 skips it), --no-ablations, --binary, --json, --keep.
+//        the coding store; 0 skips it), --no-ablations, --variants, --variant NAME,NAME (those of VARIANTS
+//        only), --snapshot FILE (no daemon: the variants on a LoCoMo database a --keep run left),
+//        --dev-background N (2000 synthetic memories around the paraphrase set), --dev-store FILE (an
+//        embedded paraphrase store a --keep run left), --binary, --json, --keep.
 //
 // How it runs:
 //   1. A daemon (separate process, temp SIGNET_PATH/HOME, agent.yaml `embedding: provider: X`).
@@ -32,6 +38,10 @@
 //   6. "coding store" (--coding N, 0 skips): a second daemon with N memories of the synthetic corpus
 //      (scripts/lib/content.ts), asked the no-answer questions and 200 questions about that corpus:
 //      how many of each get no result at the default minimum score, and their best scores.
+//   7. --variants: each ranking variant of VARIANTS (RecallServiceOptions) in this process on a copy of
+//      the snapshot, and on the developer-memory paraphrase set of scripts/data/paraphrase-dev.json
+//      (scripts/lib/paraphrase-dev.ts: R@1, R@5, MRR, answers at the default minimum, no-answer
+//      questions), with a table of what each gained or lost against the first.
 //
 // Scoring: a memory id returned by recall maps back to the dataset id(s) it was stored for (two
 // identical turns in one conversation are deduplicated into one memory, which then stands for both).
@@ -40,26 +50,22 @@
 // "At the default minimum score" scores the same answers cut where the daemon would cut them by
 // default: scores never rise down the list (docs/api.md#scores), so the cut keeps the rows scoring
 // at least the minimum and drops the rest, and evidence among the dropped rows counts as missed.
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config/load";
 import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
-import { createEmbedder } from "../src/core/embed/factory";
-import { EmbeddingWorker } from "../src/core/embed/worker";
-import { MemoryService, type Caller } from "../src/core/memory/service";
-import { AccessLog } from "../src/core/recall/access-log";
-import { RecallService, type RecallServiceOptions } from "../src/core/recall/service";
-import { migrate } from "../src/db/migrate";
-import { openDatabase } from "../src/db/open";
+import type { Caller } from "../src/core/memory/service";
+import { contentKey } from "../src/core/memory/normalize";
+import type { RecallServiceOptions } from "../src/core/recall/service";
 import { databasePath } from "../src/config/paths";
-import { createLogger } from "../src/logger";
 import { parseFlags } from "./lib/args";
 import { makeGenerator, makeQueryGenerator } from "./lib/content";
 import { agentYaml, cleanupAll, installCleanup, makeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
 import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
+import { withInProcessRecall } from "./lib/in-process-recall";
 import { NO_ANSWER_QUERIES } from "./lib/no-answer";
+import { buildDevStore, DEV_SET_PATH, devKeys, scoreDevSet, type DevScore } from "./lib/paraphrase-dev";
 import { postJson, waitForEmbeddings } from "./lib/http";
 import { runPool } from "./lib/pool";
 import { procStatusKb, rssPeakSampler } from "./lib/proc";
@@ -70,7 +76,7 @@ import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE =
   "usage: bun scripts/bench-locomo.ts [--provider builtin|none|ollama|openai] [--data DIR] [--limit-queries N] [--clients N] " +
-  "[--drain-timeout S] [--coding N] [--no-ablations] [--binary] [--json] [--keep]";
+  "[--drain-timeout S] [--coding N] [--no-ablations] [--variants] [--variant NAME,NAME] [--snapshot FILE] [--dev-background N] [--dev-store FILE] [--binary] [--json] [--keep]";
 const opts = parseFlags(
   process.argv.slice(2),
   {
@@ -81,6 +87,11 @@ const opts = parseFlags(
     "drain-timeout": { kind: "int", min: 1 },
     coding: { kind: "int", min: 0 },
     "no-ablations": { kind: "bool" },
+    variants: { kind: "bool" },
+    variant: { kind: "string" },
+    snapshot: { kind: "string" },
+    "dev-background": { kind: "int", min: 0 },
+    "dev-store": { kind: "string" },
     binary: { kind: "bool" },
     json: { kind: "bool" },
     keep: { kind: "bool" },
@@ -93,6 +104,11 @@ const opts = parseFlags(
     "drain-timeout": 180,
     coding: 2000,
     "no-ablations": false,
+    variants: false,
+    variant: "",
+    snapshot: "",
+    "dev-background": 2000,
+    "dev-store": "",
     binary: false,
     json: false,
     keep: false,
@@ -142,8 +158,8 @@ const FLOOR: Record<string, { n: number; r5: number; r10: number; mrr: number }>
   "single-hop": { n: 841, r5: 0.601, r10: 0.665, mrr: 0.482 },
   overall: { n: 1536, r5: 0.504, r10: 0.57, mrr: 0.432 },
 };
-/** Targets with the builtin provider. */
-const TARGETS = { overallR10: 0.62, multiHopR10: 0.35 };
+/** Targets with the builtin provider (issue 18). */
+const TARGETS = { overallR10: 0.68, multiHopR10: 0.42 };
 
 function readJsonl<T>(path: string): T[] {
   if (!existsSync(path)) throw new Error(`${path} does not exist (give the LoCoMo directory with --data DIR)`);
@@ -234,6 +250,21 @@ function report(questions: Question[], scores: Score[], answered: boolean[]): Re
   return out;
 }
 
+/** Answers scored against the questions' evidence; `min` cuts each answer where the daemon would. */
+function scoreAnswers(questions: Question[], answers: Answer[], idsOf: (memoryId: string) => string[], withContext: boolean, min = 0): Report {
+  const cut = (a: Answer) => a.ids.filter((_, r) => a.scores[r]! >= min);
+  return report(
+    questions,
+    answers.map((a, i) =>
+      scoreGroups(
+        cut(a).map((id, r) => [...idsOf(id), ...(withContext ? a.support[r]!.flatMap(idsOf) : [])]),
+        questions[i]!.evidence_ids,
+      ),
+    ),
+    answers.map((a) => cut(a).length > 0),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The benchmark
 
@@ -274,6 +305,8 @@ interface Results {
   embed: { afterLoadMs: number; fromLoadStartMs: number };
   daemon: { startMs: number; rssAfterLoadKb: number | null; rssAfterQueriesKb: number | null; peakKb: number | null };
   variants: VariantResult[];
+  /** --variants: each ranking variant, in-process, with the paraphrase set. */
+  variantRuns?: VariantRun[];
   /** In-process fused vs HTTP fused: share of questions with the same top-10 ids, in order. */
   agreement: number | null;
   minScore: number;
@@ -371,63 +404,38 @@ function toAnswer(r: RecallResponse, took: number): Answer {
   };
 }
 
-/** RecallService in this process on a copy of the snapshot, wired like src/server/daemon.ts. */
+/** RecallService in this process on a copy of the snapshot (scripts/lib/in-process-recall.ts), with `options`. */
 async function askInProcess(
   snapshot: string,
   scratch: string,
-  legs: NonNullable<RecallServiceOptions["legs"]>,
+  label: string,
+  options: RecallServiceOptions,
   questions: Question[],
 ): Promise<{ answers: Answer[]; metas: RecallResponse["meta"][]; readyMs: number }> {
-  const dbFile = join(scratch, `inprocess-${legs}.db`);
+  const dbFile = join(scratch, `inprocess-${label.replace(/[^a-z0-9]+/gi, "-")}.db`);
   copyFileSync(snapshot, dbFile);
-  const config = loadConfig({ env: { SIGNET_PATH: scratch, HOME: scratch } });
-  const db = openDatabase(dbFile);
-  migrate(db);
-  const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
-  const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
-  const accessLog = new AccessLog(db, createLogger("daemon"));
-  const recall = new RecallService(db, memory, embeddings, accessLog, { legs });
-  embeddings.start();
-  await recall.start();
   try {
-    const t0 = performance.now();
-    if (config.embedding.provider !== "none") {
-      // Ready: provider loaded, nothing pending, vectors in memory.
-      let lastLine = 0;
-      for (;;) {
-        const s = embeddings.status();
-        if (s.model !== null && s.ok && s.pending === 0 && embeddings.vectors) break;
-        const waited = performance.now() - t0;
-        if (waited > opts["drain-timeout"] * 1000) {
-          throw new Error(`in-process embedding worker not ready after ${duration(waited)}: ${JSON.stringify(s)}`);
-        }
-        if (waited - lastLine > 5000) {
-          lastLine = waited;
-          progress(`${legs}: waiting for the in-process embedding worker (${JSON.stringify(s)})`);
-        }
-        await Bun.sleep(100);
+    return await withInProcessRecall(dbFile, scratch, opts.provider, options, async ({ recall, readyMs }) => {
+      for (const query of WARM_UP) await recall.recall(caller, RecallRequestSchema.parse({ query, project: "warm-up" }));
+      const answers: Answer[] = [];
+      const metas: RecallResponse["meta"][] = [];
+      for (let i = 0; i < questions.length; i++) {
+        const q = questions[i]!;
+        const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10, minScore: 0 });
+        const start = performance.now();
+        const r = await recall.recall(caller, req);
+        answers.push(toAnswer(r, performance.now() - start));
+        metas.push(r.meta);
+        // Let timers run between questions (the access log flushes on one), as between HTTP requests.
+        await Bun.sleep(0);
+        if ((i + 1) % 500 === 0) progress(`${label} in-process: ${i + 1}/${questions.length}`);
       }
-    }
-    const readyMs = performance.now() - t0;
-    for (const query of WARM_UP) await recall.recall(caller, RecallRequestSchema.parse({ query, project: "warm-up" }));
-    const answers: Answer[] = [];
-    const metas: RecallResponse["meta"][] = [];
-    for (let i = 0; i < questions.length; i++) {
-      const q = questions[i]!;
-      const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10, minScore: 0 });
-      const start = performance.now();
-      const r = await recall.recall(caller, req);
-      answers.push(toAnswer(r, performance.now() - start));
-      metas.push(r.meta);
-      // Let timers run between questions (the access log flushes on one), as between HTTP requests.
-      await Bun.sleep(0);
-      if ((i + 1) % 500 === 0) progress(`${legs} in-process: ${i + 1}/${questions.length}`);
-    }
-    return { answers, metas, readyMs };
+      return { answers, metas, readyMs };
+    }, { drainTimeoutMs: opts["drain-timeout"] * 1000, progress: (line) => progress(`${label}: ${line}`) });
   } finally {
-    await embeddings.stop();
-    accessLog.flush();
-    db.close();
+    rmSync(dbFile, { force: true });
+    rmSync(`${dbFile}-wal`, { force: true });
+    rmSync(`${dbFile}-shm`, { force: true });
   }
 }
 
@@ -524,18 +532,7 @@ async function bench(): Promise<Results> {
 
   const idsOf = (memoryId: string) => datasetIdsOf.get(memoryId) ?? [];
   const minScore = RECALL_DEFAULT_MIN_SCORE;
-  const cut = (a: Answer, min: number) => a.ids.filter((_, r) => a.scores[r]! >= min);
-  const score = (answers: Answer[], withContext: boolean, min = 0) =>
-    report(
-      questions,
-      answers.map((a, i) =>
-        scoreGroups(
-          cut(a, min).map((id, r) => [...idsOf(id), ...(withContext ? a.support[r]!.flatMap(idsOf) : [])]),
-          questions[i]!.evidence_ids,
-        ),
-      ),
-      answers.map((a) => cut(a, min).length > 0),
-    );
+  const score = (answers: Answer[], withContext: boolean, min = 0) => scoreAnswers(questions, answers, idsOf, withContext, min);
   const latencyOf = (answers: Answer[]) => {
     const l = answers.map((a) => a.ms);
     return stats(l, l.reduce((a, b) => a + b, 0), 0);
@@ -575,7 +572,7 @@ async function bench(): Promise<Results> {
         continue;
       }
       progress(`${name}: RecallService in-process, legs: ${legs}`);
-      const r = await askInProcess(snapshot, dataDir, legs, questions);
+      const r = await askInProcess(snapshot, dataDir, legs, { legs }, questions);
       variants.push({
         name,
         how: `RecallService in this process (legs: "${legs}") on a copy of the loaded database, in-process latency${
@@ -593,6 +590,8 @@ async function bench(): Promise<Results> {
       }
     }
   }
+
+  const variantRuns = opts.variants ? await runVariants(snapshot, dataDir, questions, idsOf) : undefined;
 
   let coding = null;
   if (opts.coding > 0) {
@@ -620,6 +619,7 @@ async function bench(): Promise<Results> {
     embed,
     daemon: { startMs: daemon.startMs, rssAfterLoadKb, rssAfterQueriesKb, peakKb },
     variants,
+    variantRuns,
     agreement,
     minScore,
     noAnswer: { locomo: locomoNoAnswer, coding },
@@ -630,6 +630,146 @@ async function bench(): Promise<Results> {
       appliesTo: "fused, provider builtin, all 1,536 questions",
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranking variants (--variants): each idea of issue 18 switched on alone and all together, in this
+// process on the same snapshot, beside the developer-memory paraphrase set (scripts/lib/paraphrase-dev.ts).
+
+interface Variant {
+  name: string;
+  idea: string;
+  options: RecallServiceOptions;
+}
+
+/** The first is the reference the others are compared with; the last is the default. */
+const VARIANTS: Variant[] = [
+  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { fusion: "fixed", neighbours: false } },
+  { name: "keyword leg", idea: "the keyword leg alone", options: { legs: "keyword", neighbours: false } },
+  { name: "vector leg", idea: "the vector leg alone", options: { legs: "vector", neighbours: false } },
+  { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { neighbours: false } },
+  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { fusion: "fixed" } },
+  { name: "default + RM3", idea: "the default plus keyword-leg pseudo-relevance feedback (expansion.ts)", options: { expansion: true } },
+  { name: "default", idea: "RecallService's default: adaptive fusion and neighbours", options: {} },
+];
+
+interface VariantRun {
+  variant: Variant;
+  locomo: Report;
+  locomoAtMin: Report;
+  dev: DevScore;
+  p50Ms: number;
+}
+
+/** Every variant on LoCoMo (in-process, the snapshot) and on the paraphrase set. */
+async function runVariants(snapshot: string, scratch: string, questions: Question[], idsOf: (id: string) => string[]): Promise<VariantRun[]> {
+  let devDb = opts["dev-store"];
+  if (!devDb) {
+    devDb = join(scratch, "paraphrase-dev.db");
+    progress(`paraphrase set: building its store (${opts["dev-background"]} background memories)`);
+    buildDevStore(devDb, opts["dev-background"]);
+    // Embedded once here; each variant then reads a copy with its vectors.
+    await withInProcessRecall(devDb, scratch, opts.provider, {}, async () => undefined, {
+      drainTimeoutMs: opts["drain-timeout"] * 1000,
+      progress: (line) => progress(`paraphrase set: ${line}`),
+    });
+  }
+  const keyOf = devKeys(devDb);
+  const runs: VariantRun[] = [];
+  const only = opts.variant ? opts.variant.split(",") : null;
+  for (const variant of VARIANTS.filter((v) => !only || only.includes(v.name))) {
+    progress(`variant ${variant.name}: LoCoMo`);
+    const r = await askInProcess(snapshot, scratch, variant.name, variant.options, questions);
+    progress(`variant ${variant.name}: paraphrase set`);
+    const copy = join(scratch, "paraphrase-dev-copy.db");
+    copyFileSync(devDb, copy);
+    const dev = await withInProcessRecall(copy, scratch, opts.provider, variant.options, ({ recall }) => scoreDevSet(recall, keyOf), {
+      drainTimeoutMs: opts["drain-timeout"] * 1000,
+      progress: (line) => progress(`paraphrase set: ${line}`),
+    });
+    for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+    const latency = r.answers.map((a) => a.ms);
+    runs.push({
+      variant,
+      locomo: scoreAnswers(questions, r.answers, idsOf, false),
+      locomoAtMin: scoreAnswers(questions, r.answers, idsOf, false, RECALL_DEFAULT_MIN_SCORE),
+      dev,
+      p50Ms: stats(latency, latency.reduce((a, b) => a + b, 0), 0).p50Ms,
+    });
+  }
+  return runs;
+}
+
+/** Memory id -> dataset ids for a snapshot loaded by an earlier run: turns map by their dedupe key. */
+function datasetIdsFromSnapshot(snapshot: string, turns: Turn[]): Map<string, string[]> {
+  const turnsByKey = new Map<string, string[]>();
+  for (const t of turns) {
+    const key = contentKey(t.conv, t.content);
+    turnsByKey.set(key, [...(turnsByKey.get(key) ?? []), t.id]);
+  }
+  const db = new Database(snapshot, { readonly: true });
+  try {
+    const rows = db.query<{ id: string; project: string | null; content: string }, []>("SELECT id, project, content FROM memories WHERE deleted_at IS NULL").all();
+    return new Map(rows.map((r) => [r.id, turnsByKey.get(contentKey(r.project, r.content)) ?? []]));
+  } finally {
+    db.close();
+  }
+}
+
+function variantsOutput(runs: VariantRun[], questions: number): string {
+  const out: string[] = [
+    `### Ranking variants (in-process, ${int(questions)} LoCoMo questions; paraphrase set: ${DEV_SET_PATH.replace(/.*scripts/, "scripts")}, ${opts["dev-background"]} background memories)`,
+  ];
+  for (const r of runs) {
+    const d = r.dev;
+    out.push(
+      "",
+      `#### ${r.variant.name}: ${r.variant.idea}`,
+      "",
+      variantTable({ name: r.variant.name, how: "", report: r.locomo, latency: null }),
+      "",
+      markdownTable(
+        ["paraphrase set", "n", "R@1", "R@5", "MRR", "answer at minScore 0.2"],
+        (["paraphrase", "lexical"] as const).map((k) => [k, int(d[k].n), f3(d[k].r1), f3(d[k].r5), f3(d[k].mrr), `${(d[k].foundAtMin * 100).toFixed(0)}%`]),
+        ["l", "r", "r", "r", "r", "r"],
+      ),
+      "",
+      `No-answer questions with no result: ${d.noAnswerEmpty} of ${d.noAnswerAsked} (paraphrase store). LoCoMo at minScore 0.2: R@10 ${f3(r.locomoAtMin.overall!.r10)}. In-process recall p50 ${ms(r.p50Ms)}.`,
+    );
+  }
+  const ref = runs[0]!;
+  const sign = (v: number, base: number) => `${f3(v)} (${delta(v, base)})`;
+  out.push(
+    "",
+    "#### What each idea gained or lost (against the first row)",
+    "",
+    markdownTable(
+      ["variant", "LoCoMo R@10", "multi-hop R@10", "LoCoMo MRR", "paraphrase R@5", "paraphrase MRR", "lexical MRR", "no-answer empty", "p50"],
+      runs.map((r) => [
+        r.variant.name,
+        sign(r.locomo.overall!.r10, ref.locomo.overall!.r10),
+        sign(r.locomo["multi-hop"]!.r10, ref.locomo["multi-hop"]!.r10),
+        sign(r.locomo.overall!.mrr, ref.locomo.overall!.mrr),
+        sign(r.dev.paraphrase.r5, ref.dev.paraphrase.r5),
+        sign(r.dev.paraphrase.mrr, ref.dev.paraphrase.mrr),
+        sign(r.dev.lexical.mrr, ref.dev.lexical.mrr),
+        `${r.dev.noAnswerEmpty}/${r.dev.noAnswerAsked}`,
+        ms(r.p50Ms),
+      ]),
+      ["l", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ),
+  );
+  return out.join("\n");
+}
+
+/** --snapshot FILE: the variants alone, on a database an earlier --keep run left. */
+async function variantsOnly(snapshot: string): Promise<string> {
+  if (!existsSync(snapshot)) throw new Error(`--snapshot ${snapshot} does not exist`);
+  const { turns, questions } = loadData(opts.data);
+  const datasetIdsOf = datasetIdsFromSnapshot(snapshot, turns);
+  const scratch = makeTempDir("signet-locomo-variants-", opts.keep);
+  const runs = await runVariants(snapshot, scratch, questions, (id) => datasetIdsOf.get(id) ?? []);
+  return opts.json ? JSON.stringify(runs, null, 2) : variantsOutput(runs, questions.length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -754,14 +894,19 @@ function output(r: Results): string {
     "",
   ]);
   out.push("", "### summary", "", markdownTable(["metric", "result", "target", ""], rows));
+  if (r.variantRuns) out.push("", variantsOutput(r.variantRuns, c.questions));
   return out.join("\n");
 }
 
 let exitCode = 0;
 try {
-  const results = await bench();
-  await cleanupAll();
-  process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : `${output(results)}\n`);
+  if (opts.snapshot) {
+    process.stdout.write(`${await variantsOnly(opts.snapshot)}\n`);
+  } else {
+    const results = await bench();
+    await cleanupAll();
+    process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : `${output(results)}\n`);
+  }
 } catch (err) {
   progress(`failed: ${(err as Error).stack ?? err}`);
   exitCode = 1;

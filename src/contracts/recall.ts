@@ -106,5 +106,7 @@ export interface RecallResponse {
     minScore?: number;
     /** Candidates that ranked but scored under `minScore`, so were not returned. */
     belowMinScore?: number;
+    /** With an `llm` configured: the model that reordered the results, and whether it did. */
+    rerank?: { model: string; status: "applied" | "failed"; reason?: string };
   };
 }

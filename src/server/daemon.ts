@@ -87,7 +87,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         recall?.onChange(c);
       },
     });
-    recall = new RecallService(db, memory, embeddings, accessLog);
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm) });
     const sources = new SourceService(db, embeddings, loadEmbedder, log);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {

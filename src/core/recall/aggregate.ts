@@ -15,6 +15,7 @@ import { LlmError, type ChatMessage, type ChatModel } from "../llm/chat";
 import type { Caller } from "../memory/service";
 import { boundedEvidence, type Evidence } from "./evidence";
 import { extractiveAnswer } from "./extractive";
+import type { RecallCallOptions } from "./service";
 
 /**
  * What the caller may do, from its credentials (docs/security.md). Today every local caller may
@@ -26,7 +27,7 @@ export interface AggregatePermissions {
 
 export interface AggregateDeps {
   /** The ranked memories (RecallService.recall), without those of `excludeType`. */
-  recall(caller: Caller, req: RecallRequest, options: { excludeType: string }): Promise<RecallResponse>;
+  recall(caller: Caller, req: RecallRequest, options: RecallCallOptions): Promise<RecallResponse>;
   /** The configured llm, or undefined when none is. */
   chat: ChatModel | undefined;
   /** Stores a memory (committed before it resolves). */
@@ -46,7 +47,7 @@ export class AggregateRecall {
 
   async recall(caller: Caller, req: RecallRequest, permissions: AggregatePermissions): Promise<RecallResponse> {
     const budget = AGGREGATE_BUDGETS[req.aggregateBudget ?? "small"];
-    const ranked = await this.deps.recall(caller, { ...req, limit: Math.max(req.limit, budget.memories) }, { excludeType: AGGREGATE_TYPE });
+    const ranked = await this.deps.recall(caller, { ...req, limit: Math.max(req.limit, budget.memories) }, { excludeType: AGGREGATE_TYPE, rerank: false });
     const evidence = boundedEvidence(ranked.results, budget);
     const answer = await this.synthesize(req.query, evidence);
     const saved = await this.save(caller, req, evidence, answer, permissions);

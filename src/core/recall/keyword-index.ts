@@ -56,12 +56,14 @@ class Postings {
 
 export class KeywordIndex {
   private readonly termIds = new Map<string, number>();
+  /** Each term id's token, for reading a memory's terms back (expansion.ts). */
+  private readonly tokensById: string[] = [];
   private readonly postings: Postings[] = [];
   /**
    * Per seq, the memory's term ids, ascending. An array (a Map lookup costs recall more), filled as
    * far as the typed arrays reach: written far past its end, a JS array turns sparse and slow.
    */
-  private readonly termsOf: (Uint32Array | undefined)[] = new Array<undefined>(1024).fill(undefined);
+  private readonly termsOfSeq: (Uint32Array | undefined)[] = new Array<undefined>(1024).fill(undefined);
   private count = 0;
   private readonly owners = new Map<string, number>();
   private readonly projects = new Map<string, number>();
@@ -97,13 +99,14 @@ export class KeywordIndex {
         if (id === undefined) {
           id = this.postings.length;
           this.termIds.set(token, id);
+          this.tokensById.push(token);
           this.postings.push(new Postings());
         }
         freq.set(id, (freq.get(id) ?? 0) + weight);
       }
     });
     for (const [id, f] of freq) this.postings[id]!.push(doc.seq, f);
-    this.termsOf[doc.seq] = Uint32Array.from(freq.keys()).sort();
+    this.termsOfSeq[doc.seq] = Uint32Array.from(freq.keys()).sort();
     this.count++;
     this.tokens[doc.seq] = count;
     this.ownerOf[doc.seq] = code(this.owners, doc.agentId);
@@ -112,10 +115,10 @@ export class KeywordIndex {
   }
 
   remove(seq: number): void {
-    const terms = this.termsOf[seq];
+    const terms = this.termsOfSeq[seq];
     if (!terms) return;
     for (const id of terms) this.postings[id]!.remove(seq);
-    this.termsOf[seq] = undefined;
+    this.termsOfSeq[seq] = undefined;
     this.count--;
     this.totalTokens -= this.tokens[seq]!;
   }
@@ -124,7 +127,7 @@ export class KeywordIndex {
    * The best `k` memories for the query terms (each one token), among those owned by `agentIds`
    * and, when given, in `project`. Scores are FTS5's bm25() with the index's column weights.
    */
-  search(terms: string[], k: number, scope: { agentIds: string[]; project?: string }): KeywordHit[] {
+  search(terms: string[], k: number, scope: { agentIds: string[]; project?: string }, weights?: readonly number[]): KeywordHit[] {
     const n = this.count;
     if (n === 0 || k <= 0) return [];
     // Owner codes as a mask: the innermost loop tests one byte, not a Set.
@@ -147,13 +150,13 @@ export class KeywordIndex {
     const scores = this.scores;
     const touched: number[] = [];
     // Like FTS5's OR of phrases, a stem given twice ("retry", "retries") counts twice.
-    for (const term of terms) {
-      const id = this.termIds.get(term);
+    for (let t = 0; t < terms.length; t++) {
+      const id = this.termIds.get(terms[t]!);
       if (id === undefined) continue;
       const list = this.postings[id]!;
       if (list.length === 0) continue;
       // FTS5 floors a negative IDF (terms in over half the rows) at a tiny positive number.
-      const idf = Math.max(Math.log((n - list.length + 0.5) / (list.length + 0.5)), 1e-6);
+      const idf = Math.max(Math.log((n - list.length + 0.5) / (list.length + 0.5)), 1e-6) * (weights?.[t] ?? 1);
       const { docs, freqs } = list;
       for (let i = 0; i < list.length; i++) {
         const seq = docs[i]!;
@@ -178,12 +181,19 @@ export class KeywordIndex {
     });
   }
 
+  /** The distinct tokens a memory holds, with how many memories hold each. */
+  termsOf(seq: number): { token: string; df: number }[] {
+    const ids = this.termsOfSeq[seq];
+    if (!ids) return [];
+    return Array.from(ids, (id) => ({ token: this.tokensById[id]!, df: this.postings[id]!.length }));
+  }
+
   /** Per memory of `seqs`, the positions in `terms` of the terms it holds. */
   matchedTerms(terms: string[], seqs: number[]): Map<number, number[]> {
     const ids = terms.map((t) => this.termIds.get(t) ?? -1);
     const out = new Map<number, number[]>();
     for (const seq of seqs) {
-      const held = this.termsOf[seq];
+      const held = this.termsOfSeq[seq];
       const matched: number[] = [];
       for (let i = 0; held && i < ids.length; i++) if (ids[i]! >= 0 && holds(held, ids[i]!)) matched.push(i);
       out.set(seq, matched);
@@ -199,7 +209,7 @@ export class KeywordIndex {
     this.ownerOf = grow(this.ownerOf, new Uint32Array(size));
     this.projectOf = grow(this.projectOf, new Uint32Array(size));
     this.scores = new Float64Array(size);
-    while (this.termsOf.length < size) this.termsOf.push(undefined);
+    while (this.termsOfSeq.length < size) this.termsOfSeq.push(undefined);
   }
 }
 

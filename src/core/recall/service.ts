@@ -14,13 +14,17 @@ import type { AccessLog } from "./access-log";
 import { adjustment, feedbackOrder, fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "./scoring";
 import { KeywordIndex, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
-import { keywordColumns, matchOfTerms, queryTerms } from "./text";
+import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
+import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
+import { NEIGHBOUR_SHARE, withNeighbours } from "./neighbours";
+import { feedbackTerms } from "./expansion";
+import { rerank, type RerankMeta } from "./rerank";
+import { recallSources } from "../sources/service";
+import type { ChatModel } from "../llm/chat";
 import { tokenize } from "./fts5-tokenizer";
 
 /** How many candidates each leg contributes before fusion. */
 const LEG_DEPTH = 50;
-/** Weight of the vector leg in the fused score (the keyword leg has the rest). */
-const VECTOR_WEIGHT = 0.3;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
 const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
 /** Memories read per step while the keyword index loads at start, between yields to the event loop. */
@@ -65,22 +69,39 @@ interface KeywordLeg {
   hits: LegHit[];
   /** Each hit's calibrated relevance (scoring.ts). */
   relevance: Map<number, number>;
+  /** How good the leg's best evidence is, for weighing the legs (fusion.ts). */
+  evidence: KeywordEvidence;
 }
 
 const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
-const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map() };
+const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
 
 export interface RecallServiceOptions {
-  vectorWeight?: number;
+  /** How the legs are weighed in the order: "adaptive" (default) or the old "fixed" 0.3, for measuring. */
+  fusion?: FusionMode;
+  /** Whether strong hits' session neighbours join the order (neighbours.ts); default true. */
+  neighbours?: boolean;
+  /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
+  llm?: ChatModel;
+  /** Whether the keyword leg adds its best hits' shared words at a lower weight (expansion.ts). */
+  expansion?: boolean;
   legDepth?: number;
   /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
   legs?: "both" | "keyword" | "vector";
   now?: () => Date;
 }
 
+export interface RecallCallOptions {
+  excludeType?: string;
+  rerank?: boolean;
+}
+
 export class RecallService {
   private readonly store: RecallStore;
-  private readonly vectorWeight: number;
+  private readonly fusion: FusionMode;
+  private readonly neighbours: boolean;
+  private readonly expansion: boolean;
+  private readonly llm: ChatModel | undefined;
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
@@ -98,7 +119,10 @@ export class RecallService {
     private readonly accessLog: AccessLog,
     options: RecallServiceOptions = {},
   ) {
-    this.vectorWeight = options.vectorWeight ?? VECTOR_WEIGHT;
+    this.fusion = options.fusion ?? "adaptive";
+    this.neighbours = options.neighbours ?? true;
+    this.expansion = options.expansion ?? false;
+    this.llm = options.llm;
     this.legDepth = options.legDepth ?? LEG_DEPTH;
     this.legs = options.legs ?? "both";
     this.now = options.now ?? (() => new Date());
@@ -107,20 +131,23 @@ export class RecallService {
 
   /**
    * The ranked memories for `req` (aggregate mode is aggregate.ts's, on top of this). `excludeType`
-   * drops memories of that type from the candidates before ranking (aggregates are never evidence).
+   * drops memories of that type from the candidates before ranking (aggregates are never evidence);
+   * `rerank: false` keeps the fused order even with an llm (an aggregate's llm reads the evidence
+   * itself: a second call would only add its latency).
    */
-  async recall(caller: Caller, req: RecallRequest, options: { excludeType?: string } = {}): Promise<RecallResponse> {
-    if (req.sourceOnly) return (await import("../sources/service")).recallSources(this.memory.db, req);
+  async recall(caller: Caller, req: RecallRequest, options: RecallCallOptions = {}): Promise<RecallResponse> {
+    // Document chunks, never mixed with memories (docs/api.md#recall-with-sourceonly).
+    if (req.sourceOnly) return recallSources(this.memory.db, req);
     const started = performance.now();
     const release = this.embeddings?.holdForRecall();
     try {
-      return await this.answer(caller, req, started, options.excludeType);
+      return await this.answer(caller, req, started, options);
     } finally {
       release?.();
     }
   }
 
-  private async answer(caller: Caller, req: RecallRequest, started: number, excludeType?: string): Promise<RecallResponse> {
+  private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
@@ -140,8 +167,8 @@ export class RecallService {
     const provider = this.embeddings?.provider ?? "none";
     const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
     const now = this.now();
-    const wv = vector.length > 0 && keyword.length > 0 ? this.vectorWeight : vector.length > 0 ? 1 : 0;
-    const ranked = seqs
+    const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
+    const fusedOrder = seqs
       .map((seq) => {
         const row = rows.get(seq)!;
         const k = kw.get(seq);
@@ -155,6 +182,14 @@ export class RecallService {
         return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)), relevance: relevance * adjust, matchedBy };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
+    const ranked = this.neighbours
+      ? withNeighbours(fusedOrder, (top) => this.sessionNeighbours(top, filter), (hit, row) => ({
+          row,
+          rank: NEIGHBOUR_SHARE * hit.rank,
+          relevance: NEIGHBOUR_SHARE * hit.relevance,
+          matchedBy: hit.matchedBy,
+        }), (item) => round4(item.relevance) >= req.minScore)
+      : fusedOrder;
 
     // The order is the fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a
     // score is the row's calibrated relevance, capped by the score above it so scores read in order
@@ -166,7 +201,14 @@ export class RecallService {
       if (cap < req.minScore) break;
       relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
     }
-    const scored = relevant.slice(0, req.limit);
+    let scored = relevant.slice(0, req.limit);
+    let rerankMeta: RerankMeta | undefined;
+    if (this.llm && reorder && relevant.length > 1) {
+      const second = await rerank(this.llm, req.query, relevant, (r) => r.row.content);
+      // The same scores, read in order: the model reorders what passed the minimum, nothing more.
+      scored = second.items.slice(0, req.limit).map((r, i) => ({ ...r, score: relevant[i]!.score }));
+      rerankMeta = second.meta;
+    }
 
     const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
     const supporting = this.supporting(scored, filter.agentIds);
@@ -186,6 +228,7 @@ export class RecallService {
         embedding,
         minScore: req.minScore,
         belowMinScore: ranked.length - relevant.length,
+        ...(rerankMeta ? { rerank: rerankMeta } : {}),
       },
     };
   }
@@ -249,6 +292,11 @@ export class RecallService {
     if (this.keywordsReady && tokens.every((t) => t.length <= 1)) {
       const flat = tokens.flat();
       hits = this.indexHits(flat, matchOfTerms(terms), filter);
+      if (this.expansion && hits.length > 0) {
+        const extra = feedbackTerms(this.keywords, flat, hits.map((h) => h.seq));
+        const weights = [...flat.map(() => 1), ...extra.weights];
+        if (extra.tokens.length > 0) hits = this.indexHits([...flat, ...extra.tokens], matchOfTerms(terms), filter, weights);
+      }
       stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
       matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
     } else {
@@ -259,7 +307,15 @@ export class RecallService {
       matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
     }
     const relevanceOf = keywordRelevance(stats);
-    return { hits, relevance: new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])])) };
+    const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
+    const identifiers = identifierWords(query);
+    // Matched positions count the terms that have a token, in order (both branches above).
+    const identifierAt = terms.filter((_, i) => tokens[i]!.length > 0).flatMap((t, i) => (identifiers.has(t) ? [i] : []));
+    const evidence: KeywordEvidence = {
+      best: Math.max(0, ...relevance.values()),
+      identifier: identifierAt.length > 0 && [...matched.values()].some((m) => m.some((i) => identifierAt.includes(i))),
+    };
+    return { hits, relevance, evidence };
   }
 
   /**
@@ -268,11 +324,11 @@ export class RecallService {
    * otherwise they are checked against the filters, and only when too few pass does the exact joined
    * FTS5 query run.
    */
-  private indexHits(tokens: string[], match: string, filter: MemoryFilter): LegHit[] {
+  private indexHits(tokens: string[], match: string, filter: MemoryFilter, weights?: number[]): LegHit[] {
     const scope = { agentIds: filter.agentIds, project: filter.project };
     const rowFiltered = hasRowFilter(filter);
     const top = this.keywords
-      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope)
+      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope, weights)
       .map((h) => ({ seq: h.seq, raw: h.score }));
     return rowFiltered ? this.passingOrExact(top, filter, match) : top;
   }
@@ -310,6 +366,21 @@ export class RecallService {
   private rowsBySeq(seqs: number[], agentIds: string[]): Map<number, CandidateRow> {
     if (seqs.length === 0) return new Map();
     return new Map(this.store.candidatesAmong(seqs, { agentIds }).map((r) => [r.seq, r]));
+  }
+
+  /** The session neighbours of `rows` that pass the request's filters, per row's seq. */
+  private sessionNeighbours(rows: CandidateRow[], filter: MemoryFilter): Map<number, CandidateRow[]> {
+    const found = new Map<number, CandidateRow[]>();
+    for (const row of rows) {
+      if (!row.session_key) continue;
+      const n = [this.store.neighbour("before", row.session_key, row), this.store.neighbour("after", row.session_key, row)];
+      found.set(row.seq, n.filter((x): x is CandidateRow => x !== null));
+    }
+    const seqs = [...new Set([...found.values()].flat().map((r) => r.seq))];
+    if (seqs.length === 0) return found;
+    const passing = new Set(this.store.seqsPassingAmong(seqs, filter));
+    for (const [seq, list] of found) found.set(seq, list.filter((r) => passing.has(r.seq)));
+    return found;
   }
 
   /** The memories said just before and after each primary result in the same session. */

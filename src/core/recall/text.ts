@@ -13,6 +13,11 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
+/** Words too common to say what a text is about. */
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 export const WORD = /[\p{L}\p{N}_]+/gu;
 const MAX_QUERY_TERMS = 64;
@@ -74,6 +79,15 @@ export function matchExpression(query: string): string | null {
 /** The MATCH expression of terms already taken from a query (see queryTerms). */
 export function matchOfTerms(terms: string[]): string {
   return terms.map(quote).join(" OR ");
+}
+
+/**
+ * The query's words shaped like code identifiers (snake_case, camelCase, letters with digits), lower
+ * case as queryTerms gives them: a memory holding one matches the query exactly (fusion.ts).
+ */
+export function identifierWords(query: string): Set<string> {
+  const words = query.normalize("NFKC").match(WORD) ?? [];
+  return new Set(words.filter((w) => IDENTIFIER_SHAPE.test(w) && /\p{L}/u.test(w)).map((w) => w.toLowerCase()));
 }
 
 /** The meaningful terms of a free-text query, each searched on its own (see matchExpression). */

@@ -1,0 +1,65 @@
+// RecallService in the benchmark's own process, wired as src/server/daemon.ts wires it (openDatabase
+// + migrate, MemoryService, EmbeddingWorker over createEmbedder(config.embedding), AccessLog), on a
+// database file of its own: for measuring ranking variants without a daemon per variant.
+import { loadConfig } from "../../src/config/load";
+import { createEmbedder } from "../../src/core/embed/factory";
+import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { MemoryService } from "../../src/core/memory/service";
+import { AccessLog } from "../../src/core/recall/access-log";
+import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
+import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/open";
+import { createLogger } from "../../src/logger";
+import { duration } from "./format";
+
+export interface InProcessRecall {
+  recall: RecallService;
+  memory: MemoryService;
+  /** Time until the embedding worker was ready (model loaded, nothing pending, vectors in memory). */
+  readyMs: number;
+}
+
+/**
+ * Runs `fn` with a RecallService over `dbFile` (SIGNET_PATH and HOME = `scratch`, so the embedding
+ * provider is `provider`), once every memory in it is embedded.
+ */
+export async function withInProcessRecall<T>(
+  dbFile: string,
+  scratch: string,
+  provider: string,
+  options: RecallServiceOptions,
+  fn: (r: InProcessRecall) => Promise<T>,
+  settings: { drainTimeoutMs: number; progress: (line: string) => void },
+): Promise<T> {
+  const config = loadConfig({ env: { SIGNET_PATH: scratch, HOME: scratch }, flags: { embedding: { provider } } });
+  const db = openDatabase(dbFile);
+  migrate(db);
+  const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+  const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
+  const accessLog = new AccessLog(db, createLogger("daemon"));
+  const recall = new RecallService(db, memory, embeddings, accessLog, options);
+  embeddings.start();
+  try {
+    await recall.start();
+    const t0 = performance.now();
+    if (config.embedding.provider !== "none") {
+      let lastLine = 0;
+      for (;;) {
+        const s = embeddings.status();
+        if (s.model !== null && s.ok && s.pending === 0 && embeddings.vectors) break;
+        const waited = performance.now() - t0;
+        if (waited > settings.drainTimeoutMs) throw new Error(`in-process embedding worker not ready after ${duration(waited)}: ${JSON.stringify(s)}`);
+        if (waited - lastLine > 5000) {
+          lastLine = waited;
+          settings.progress(`waiting for the in-process embedding worker (${JSON.stringify(s)})`);
+        }
+        await Bun.sleep(100);
+      }
+    }
+    return await fn({ recall, memory, readyMs: performance.now() - t0 });
+  } finally {
+    await embeddings.stop();
+    accessLog.flush();
+    db.close();
+  }
+}

@@ -1,0 +1,208 @@
+// Recall quality mechanisms of issue 18 on a real database with the real builtin model (no mocks):
+// query-adaptive fusion (fusion.ts), session neighbours in the order (neighbours.ts) and keyword-leg
+// expansion (expansion.ts). Each service here differs from its twin by one option, over the same
+// memories and vectors, so a test fails when its mechanism is switched off.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Database } from "bun:sqlite";
+import { RememberRequestSchema } from "../../src/contracts/memory";
+import { RecallRequestSchema } from "../../src/contracts/recall";
+import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
+import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { MemoryService, type Caller } from "../../src/core/memory/service";
+import { AccessLog } from "../../src/core/recall/access-log";
+import { EXPANSION_WEIGHT, feedbackTerms } from "../../src/core/recall/expansion";
+import { FIXED_VECTOR_WEIGHT, vectorWeight } from "../../src/core/recall/fusion";
+import { KeywordIndex } from "../../src/core/recall/keyword-index";
+import { withNeighbours } from "../../src/core/recall/neighbours";
+import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
+import { keywordColumns } from "../../src/core/recall/text";
+import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/open";
+import { makeGenerator } from "../../scripts/lib/content";
+import { tempDir } from "../helpers/daemon";
+import { recordingLogger } from "../helpers/log";
+
+const caller: Caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };
+
+describe("vectorWeight (fusion.ts)", () => {
+  test("weak keyword evidence hands the order to the vector leg; a full or identifier match keeps it with keywords", () => {
+    const none = vectorWeight("adaptive", { best: 0, identifier: false });
+    const half = vectorWeight("adaptive", { best: 0.5, identifier: false });
+    const full = vectorWeight("adaptive", { best: 1, identifier: false });
+    expect(none).toBeGreaterThan(half);
+    expect(half).toBeGreaterThan(full);
+    expect(none).toBeGreaterThan(FIXED_VECTOR_WEIGHT);
+    expect(full).toBeLessThan(FIXED_VECTOR_WEIGHT);
+    expect(vectorWeight("adaptive", { best: 0, identifier: true })).toBe(full);
+    expect(vectorWeight("fixed", { best: 0, identifier: false })).toBe(FIXED_VECTOR_WEIGHT);
+  });
+});
+
+describe("feedbackTerms (expansion.ts)", () => {
+  test("words the best hits share, never the query's own or stopwords, each weighing less than an original term", () => {
+    const index = new KeywordIndex([1, 0.8, 0.8, 0.5]);
+    const docs = [
+      "Tim read a fantasy novel by Patrick Rothfuss",
+      "Tim loves the fantasy novel series of Tolkien",
+      "Tim talked about a fantasy novel with John",
+      "John went hiking in the mountains",
+      "The weather was rainy all week",
+    ];
+    docs.forEach((content, i) => index.set({ seq: i + 1, agentId: "a", project: null, columns: keywordColumns(content, "[]", "[]") }));
+    const extra = feedbackTerms(index, ["tim"], [1, 2, 3]);
+    expect(extra.tokens).toContain("fantasi");
+    expect(extra.tokens).toContain("novel");
+    expect(extra.tokens).not.toContain("tim");
+    expect(extra.tokens).not.toContain("the");
+    expect(extra.tokens).not.toContain("rothfuss"); // one memory's word is no shared evidence
+    for (const w of extra.weights) expect(w).toBeLessThanOrEqual(EXPANSION_WEIGHT);
+  });
+});
+
+describe("withNeighbours (neighbours.ts)", () => {
+  type Item = { row: { seq: number }; rank: number; relevance: number };
+  const item = (seq: number, rank: number, relevance = rank): Item => ({ row: { seq }, rank, relevance });
+  const lend = (hit: Item, row: { seq: number }): Item => ({ row, rank: 0.5 * hit.rank, relevance: 0.5 * hit.relevance });
+  // Memory 1's neighbours are 2 (not found by the legs) and 4 (found, far down).
+  const neighboursOf = () => new Map([[1, [{ seq: 2 }, { seq: 4 }]]]);
+  const ranked = [item(1, 1, 0.6), item(3, 0.4), item(4, 0.1)];
+
+  test("a strong hit's neighbours rank after it, above weaker hits", () => {
+    const out = withNeighbours(ranked, neighboursOf, lend, () => true);
+    const order = out.map((r) => r.row.seq);
+    expect(order[0]).toBe(1);
+    expect(order.slice(1, 3).sort()).toEqual([2, 4]); // both at half their hit's rank
+    expect(order[3]).toBe(3);
+    expect(out.find((r) => r.row.seq === 2)!.relevance).toBe(0.3);
+    expect(out.find((r) => r.row.seq === 4)!.relevance).toBe(0.1); // moved up; its relevance (its score) stays its own
+  });
+
+  test("a neighbour the minimum would drop does not move, so it cannot cut the list", () => {
+    const out = withNeighbours(ranked, neighboursOf, lend, (i) => i.relevance >= 0.35);
+    expect(out.map((r) => r.row.seq)).toEqual([1, 3, 4]);
+  });
+});
+
+interface Harness {
+  db: Database;
+  memory: MemoryService;
+  embeddings: EmbeddingWorker;
+  service(options: RecallServiceOptions): RecallService;
+  ranks(recall: RecallService, query: string, extra?: Record<string, unknown>): Promise<{ id: string; content: string; score: number }[]>;
+  close(): Promise<void>;
+}
+
+async function harness(): Promise<Harness> {
+  const dir = tempDir("signet-recall-quality-");
+  const db = openDatabase(join(dir, "memories.db"));
+  migrate(db);
+  const embeddings = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
+  const services: RecallService[] = [];
+  const memory = new MemoryService(db, {
+    onChange: (c) => {
+      embeddings.onChange(c);
+      for (const s of services) s.onChange(c);
+    },
+  });
+  const accessLog = new AccessLog(db, recordingLogger().log);
+  embeddings.start();
+  return {
+    db,
+    memory,
+    embeddings,
+    service(options) {
+      const s = new RecallService(db, memory, embeddings, accessLog, options);
+      services.push(s);
+      return s;
+    },
+    async ranks(recall, query, extra = {}) {
+      const r = await recall.recall(caller, RecallRequestSchema.parse({ query, minScore: 0, limit: 10, ...extra }));
+      return r.results.map((x) => ({ id: x.id, content: x.content, score: x.score }));
+    },
+    async close() {
+      await embeddings.stop();
+      accessLog.flush();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function embedded(h: Harness): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const s = h.embeddings.status();
+    if (s.model !== null && s.ok && s.pending === 0 && h.embeddings.vectors) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`not embedded: ${JSON.stringify(h.embeddings.status())}`);
+}
+
+describe("recall with the builtin model", () => {
+  let h: Harness;
+  let adaptive: RecallService;
+  let fixed: RecallService;
+  let noNeighbours: RecallService;
+  let expanding: RecallService;
+
+  beforeAll(async () => {
+    h = await harness();
+    // The developer memories of the benchmark's paraphrase set (scripts/data/paraphrase-dev.json),
+    // among 300 of the synthetic engineering corpus the benchmarks use.
+    const gen = makeGenerator(7);
+    for (let i = 0; i < 300; i++) h.memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
+    const set = JSON.parse(readFileSync(join(import.meta.dir, "../../scripts/data/paraphrase-dev.json"), "utf8")) as {
+      memories: { content: string; tags?: string[] }[];
+    };
+    for (const m of set.memories) h.memory.remember(caller, RememberRequestSchema.parse({ content: m.content, tags: m.tags ?? [] }));
+    // A session: a question, the answer that shares none of its words, and small talk.
+    const session = { sessionKey: "chat-1", createdAt: "2026-01-05T10:00:00.000Z" };
+    for (const content of [
+      "Sam: Which library did you pick for the date pickers?",
+      "Lee: We went with react-day-picker after comparing three of them.",
+      "Sam: Nice, see you at lunch.",
+    ])
+      h.memory.remember(caller, RememberRequestSchema.parse({ content, ...session }));
+    adaptive = h.service({});
+    fixed = h.service({ fusion: "fixed" });
+    noNeighbours = h.service({ neighbours: false });
+    expanding = h.service({ expansion: true });
+    for (const s of [adaptive, fixed, noNeighbours, expanding]) await s.start();
+    await embedded(h);
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("a paraphrase with no shared rare word finds its memory first once keyword noise weighs less", async () => {
+    for (const [query, answer] of [
+      ["How often do we publish the phone app?", "Mobile app versions go out every second Tuesday"],
+      ["Why is Hana gone in the afternoon some days?", "Hana leaves early on Tuesdays to pick up her daughter from school"],
+    ]) {
+      expect((await h.ranks(adaptive, query!))[0]?.content).toBe(answer!);
+      expect((await h.ranks(fixed, query!))[0]?.content).not.toBe(answer!);
+    }
+  });
+
+  test("an exact identifier match still ranks first", async () => {
+    for (const s of [adaptive, expanding]) {
+      const top = (await h.ranks(s, "why is test_payment_refund red again?"))[0];
+      expect(top?.content).toContain("test_payment_refund");
+    }
+  });
+
+  test("the neighbour that answers a question joins the results, after the hit that brought it", async () => {
+    const query = "What did Sam ask about the library choice?";
+    const answer = "Lee: We went with react-day-picker after comparing three of them.";
+    const withN = await h.ranks(adaptive, query, { limit: 3 });
+    const hit = withN.findIndex((r) => r.content.startsWith("Sam: Which library"));
+    const n = withN.findIndex((r) => r.content === answer);
+    expect(hit).toBe(0);
+    expect(n).toBeGreaterThan(hit);
+    // At half its hit's relevance: a loose hit cannot lift its neighbour over the minimum score.
+    expect(withN[n]!.score).toBeLessThanOrEqual(withN[hit]!.score * 0.5 + 1e-4);
+    expect((await h.ranks(noNeighbours, query, { limit: 3 })).map((r) => r.content)).not.toContain(answer);
+  });
+});
