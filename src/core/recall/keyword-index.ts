@@ -3,6 +3,7 @@
 // most of a recall decoding doclists and calling bm25() once per matching row (~2.6 ms for ~2,400
 // matches at 10 k memories); posting lists in typed arrays score the same matches in a fraction of
 // that. Agent and project filters apply before the top-k cut, so scoped queries need no overfetch.
+import { yieldToLoop } from "../event-loop";
 import { tokenize } from "./fts5-tokenizer";
 
 /** FTS5's bm25() constants. */
@@ -279,4 +280,29 @@ function topK(candidates: number[], scores: Float64Array, k: number): KeywordHit
     }
   }
   return heap.sort((a, b) => (better(a, b) ? -1 : 1)).map((seq) => ({ seq, score: scores[seq]! }));
+}
+
+/** Rows per step when an index is loaded at start: small enough that requests keep being answered. */
+const LOAD_STEP = 2000;
+
+/**
+ * Fills `index` from the rows `page(after, n)` returns (in `seq` order), a step at a time, yielding
+ * to the event loop between steps so the daemon answers while a large store loads. False when
+ * `stopped()` cut it short.
+ */
+export async function loadInSteps<R extends { seq: number }>(
+  index: KeywordIndex,
+  page: (after: number, n: number) => R[],
+  toDoc: (row: R) => KeywordDoc,
+  stopped: () => boolean,
+): Promise<boolean> {
+  let after = 0;
+  while (!stopped()) {
+    const rows = page(after, LOAD_STEP);
+    for (const row of rows) index.set(toDoc(row));
+    if (rows.length < LOAD_STEP) break;
+    after = rows[rows.length - 1]!.seq;
+    await yieldToLoop();
+  }
+  return !stopped();
 }

@@ -111,3 +111,27 @@ export function adjustment(row: ScoredRow, now: Date): number {
   const access = 0.97 + 0.03 * Math.min(1, Math.log1p(row.access_count) / Math.log(50));
   return importance * pinned * recency * access * feedbackScore(row);
 }
+
+/** One leg's candidate: its row and the leg's raw score. */
+export interface LegHit {
+  seq: number;
+  raw: number;
+}
+
+/**
+ * Min-max normalization over one leg's candidates, onto [0.05, 1]: its best is 1, and its weakest
+ * still counts a little (in a small store the weakest candidate can be a fine match). It orders
+ * within a leg; the scores shown are the calibrated ones above.
+ */
+export function normalized(hits: LegHit[]): Map<number, number> {
+  const out = new Map<number, number>();
+  if (hits.length === 0) return out;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const h of hits) {
+    min = Math.min(min, h.raw);
+    max = Math.max(max, h.raw);
+  }
+  for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
+  return out;
+}

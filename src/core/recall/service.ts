@@ -6,13 +6,12 @@
 import type { Database } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
-import { yieldToLoop } from "../event-loop";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, feedbackOrder, fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "./scoring";
-import { KeywordIndex, type KeywordDoc } from "./keyword-index";
+import { adjustment, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
 import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
@@ -27,32 +26,8 @@ import { tokenize } from "./fts5-tokenizer";
 const LEG_DEPTH = 50;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
 const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
-/** Memories read per step while the keyword index loads at start, between yields to the event loop. */
-const INDEX_LOAD_CHUNK = 2000;
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
 const KEYWORD_OVERFETCH = 20;
-
-interface LegHit {
-  seq: number;
-  raw: number;
-}
-
-/**
- * Min-max normalization over one leg's candidates, onto [0.05, 1]: its best is 1, and its weakest
- * still counts a little (in a small store the weakest candidate can be a fine match).
- */
-function normalized(hits: LegHit[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (hits.length === 0) return out;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const h of hits) {
-    min = Math.min(min, h.raw);
-    max = Math.max(max, h.raw);
-  }
-  for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
-  return out;
-}
 
 /** Filters beyond the agent and the project (which the keyword index applies itself). */
 function hasRowFilter(f: MemoryFilter): boolean {
@@ -239,15 +214,7 @@ export class RecallService {
    * they come; the load reads each row's state when it gets there, so both orders end the same.
    */
   async start(): Promise<number> {
-    let after = 0;
-    while (!this.stopped) {
-      const rows = this.store.indexChunk(after, INDEX_LOAD_CHUNK);
-      for (const row of rows) this.keywords.set(indexDoc(row));
-      if (rows.length < INDEX_LOAD_CHUNK) break;
-      after = rows[rows.length - 1]!.seq;
-      await yieldToLoop();
-    }
-    this.keywordsReady = !this.stopped;
+    this.keywordsReady = await loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
     return this.keywords.size;
   }
 

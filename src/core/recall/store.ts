@@ -106,12 +106,7 @@ export class RecallStore {
 
   /** Per memory of `seqs`, the positions in `matches` of the FTS5 expressions it matches. */
   matchedTerms(matches: string[], seqs: number[]): Map<number, number[]> {
-    const out = new Map<number, number[]>(seqs.map((s) => [s, []]));
-    const json = JSON.stringify(seqs);
-    matches.forEach((m, i) => {
-      for (const { seq } of this.ftsAmongStmt.all(m, json)) out.get(seq)?.push(i);
-    });
-    return out;
+    return matchesAmong(this.ftsAmongStmt, matches, seqs);
   }
 
   /** Every row that passes `filter`. */
@@ -162,4 +157,18 @@ export class RecallStore {
       )
       .all(JSON.stringify(seqs), ...params);
   }
+}
+
+/**
+ * Per row of `seqs`, the positions in `matches` of the FTS5 expressions it matches, through a
+ * statement taking (expression, JSON array of seqs): the keyword leg's second pass, for memories and
+ * for document chunks alike.
+ */
+export function matchesAmong(among: Statement<{ seq: number }, [string, string]>, matches: string[], seqs: number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>(seqs.map((s) => [s, []]));
+  const json = JSON.stringify(seqs);
+  matches.forEach((m, i) => {
+    for (const { seq } of among.all(m, json)) out.get(seq)?.push(i);
+  });
+  return out;
 }

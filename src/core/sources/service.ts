@@ -24,8 +24,8 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Embedder } from "../embed/types";
 import { yieldToLoop } from "../event-loop";
 import { tokenize } from "../recall/fts5-tokenizer";
-import { KeywordIndex, type KeywordDoc } from "../recall/keyword-index";
-import { fusedRelevance, keywordRelevance, vectorRelevance, type TermStats } from "../recall/scoring";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "../recall/keyword-index";
+import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type TermStats } from "../recall/scoring";
 import { matchOfTerms, queryTerms } from "../recall/text";
 import { chunkText, type Chunk } from "./chunk";
 import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
@@ -41,8 +41,6 @@ const VECTOR_WEIGHT = 0.3;
 const FILES_PER_BATCH = 64;
 /** Time spent reading and chunking at most before the batch is written and the loop yields. */
 const STEP_MS = 50;
-/** Chunks read per step while the keyword index loads at start, between yields to the event loop. */
-const INDEX_LOAD_CHUNK = 2000;
 
 export type ProgressListener = (progress: { done: number; total: number; path?: string }) => void;
 
@@ -60,16 +58,6 @@ function hashOf(...parts: (string | Uint8Array)[]): string {
   const hasher = new Bun.CryptoHasher("sha256");
   for (const p of parts) hasher.update(p);
   return hasher.digest("hex");
-}
-
-/** Min-max over one leg's candidates onto [0.05, 1], as memory recall ranks (core/recall/service.ts). */
-function normalized(hits: { seq: number; raw: number }[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (hits.length === 0) return out;
-  const min = Math.min(...hits.map((h) => h.raw));
-  const max = Math.max(...hits.map((h) => h.raw));
-  for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
-  return out;
 }
 
 /** The daemon's source service for each open database, so recall's `sourceOnly` reaches it. */
@@ -102,15 +90,7 @@ export class SourceService {
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */
   async start(): Promise<number> {
     if (this.embeddings && this.embeddings.provider !== "none") this.embedder.start();
-    let after = 0;
-    while (!this.stopped) {
-      const rows = this.store.indexChunk(after, INDEX_LOAD_CHUNK);
-      for (const row of rows) this.keywords.set(indexDoc(row));
-      if (rows.length < INDEX_LOAD_CHUNK) break;
-      after = rows[rows.length - 1]!.seq;
-      await yieldToLoop();
-    }
-    this.keywordsReady = !this.stopped;
+    this.keywordsReady = await loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
     return this.keywords.size;
   }
 

@@ -5,6 +5,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { basename, relative } from "node:path";
 import type { SourceFormat, SourceSummary } from "../../contracts/sources";
 import type { TermStats } from "../recall/scoring";
+import { matchesAmong } from "../recall/store";
 import { indexTerms } from "../recall/text";
 import type { Chunk } from "./chunk";
 
@@ -280,12 +281,7 @@ export class SourceStore {
 
   /** Per chunk of `seqs`, the positions in `matches` of the expressions it matches. */
   matchedTerms(matches: string[], seqs: number[]): Map<number, number[]> {
-    const out = new Map<number, number[]>(seqs.map((s) => [s, []]));
-    const json = JSON.stringify(seqs);
-    matches.forEach((m, i) => {
-      for (const { seq } of this.ftsAmongStmt.all(m, json)) out.get(seq)?.push(i);
-    });
-    return out;
+    return matchesAmong(this.ftsAmongStmt, matches, seqs);
   }
 
   // ---- vectors ----
