@@ -1,7 +1,6 @@
 // The one typed client for the daemon's API, used by the CLI, signet-mcp and hooks alike: base URL
 // validation, agent and provenance headers, the owner's credentials, a check that the daemon is the
 // owner's own before anything is sent (docs/security.md), timeouts, and errors mapped back to codes.
-import { randomBytes } from "node:crypto";
 import { isLoopbackHost, loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
 import {
   CHALLENGE_PARAM,
@@ -288,7 +287,7 @@ export class SignetClient {
   private async prove(origin: string, timeoutMs: number): Promise<void> {
     const owner = this.owner!;
     const dataDir = this.options.dataDir!;
-    const nonce = randomBytes(16).toString("hex");
+    const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
     const response = await this.doFetch(`${origin}/health?${CHALLENGE_PARAM}=${nonce}`, {
       headers: { accept: "application/json" },
       signal: AbortSignal.timeout(timeoutMs),

@@ -5,7 +5,9 @@
 // - instance.key: proves identity both ways. A client checks that the daemon on the port holds the
 //   key of its own data directory before sending anything (a challenge answered with an HMAC), and
 //   signet-mcp presents it when reporting its tool calls, so only the owner's processes can report.
-import { createHmac, timingSafeEqual } from "node:crypto";
+//
+// Bun's own HMAC and the global crypto object, not node:crypto: loading node:crypto pulls in Node's
+// stream machinery (about 35 ms on a busy machine), and `signet hook` runs at every prompt.
 import { readFileSync } from "node:fs";
 
 export const ADMIN_TOKEN_HEADER = "authorization";
@@ -24,7 +26,7 @@ export function readOwnerFile(path: string): string | null {
 }
 
 export function challengeProof(instanceKey: string, nonce: string): string {
-  return createHmac("sha256", instanceKey).update(nonce).digest("hex");
+  return new Bun.CryptoHasher("sha256", instanceKey).update(nonce).digest("hex");
 }
 
 /** Constant-time comparison, so a caller cannot learn a credential byte by byte from timings. */
@@ -32,5 +34,5 @@ export function sameSecret(given: string | null | undefined, expected: string): 
   if (!given) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
