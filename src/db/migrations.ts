@@ -6,6 +6,7 @@ import m004 from "../../migrations/004_mcp_invocation_extras.sql" with { type: "
 import m005 from "../../migrations/005_sessions.sql" with { type: "text" };
 import m008 from "../../migrations/008_secrets.sql" with { type: "text" };
 import m009 from "../../migrations/009_tokens.sql" with { type: "text" };
+import m010 from "../../migrations/010_agents.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: "005_sessions", sql: m005 },
   { version: 8, name: "008_secrets", sql: m008 },
   { version: 9, name: "009_tokens", sql: m009 },
+  { version: 10, name: "010_agents", sql: m010 },
 ];

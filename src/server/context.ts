@@ -1,6 +1,7 @@
 // What every route plugin is given: the configuration, the database and the domain services.
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
+import type { AgentsService } from "../core/agents/service";
 import type { Analytics } from "../core/analytics";
 import type { BridgeService } from "../core/bridge/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
@@ -26,6 +27,8 @@ export interface DaemonContext {
   /** Sessions the hooks report, transcripts, and memory feedback. */
   sessions: SessionService;
   embeddings: EmbeddingWorker;
+  /** Cross-agent presence, messages and their live streams (docs/api.md#cross-agent). */
+  agents: AgentsService;
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;

@@ -169,7 +169,7 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     const missing = (await client.callTool({ name: "memory_get", arguments: { id: "no-such-id" } })) as TextResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain("not found");
-    const later = (await client.callTool({ name: "agent_peers", arguments: {} })) as TextResult;
+    const later = (await client.callTool({ name: "signet_source_search", arguments: { query: "x" } })) as TextResult;
     expect(later.isError).toBe(true);
     expect(text(later)).toContain("not available");
     const code = (await client.callTool({ name: "signet_code_search", arguments: { query: "x" } })) as TextResult;
