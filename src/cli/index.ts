@@ -27,6 +27,8 @@ const root: AnyCommand = defineCommand({
     embed: () => import("./embed").then((m) => m.default),
     migrate: () => import("./migrate").then((m) => m.migrate),
     secret: () => import("./secret").then((m) => m.secret),
+    agents: () => import("./agents").then((m) => m.agents),
+    message: () => import("./message").then((m) => m.message),
     "self-install": () => import("./admin").then((m) => m.selfInstall),
     token: () => import("./token").then((m) => m.token),
     setup: () => import("./setup").then((m) => m.setup),

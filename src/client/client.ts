@@ -53,6 +53,14 @@ import type {
   SetSecretResponse,
 } from "../contracts/secrets";
 import type {
+  AckResponse,
+  AgentMessage,
+  InboxResponse,
+  PresenceDeleteResponse,
+  PresenceEntry,
+  PresenceListResponse,
+} from "../contracts/agents";
+import type {
   BypassResponse,
   FeedbackResponse,
   HookEvent,
@@ -370,7 +378,7 @@ export class SignetClient {
     };
     renew();
     try {
-      const response = await this.send(method, path, { ...opts, accept: "application/x-ndjson", signal: wait.signal });
+      const response = await this.send(method, path, { ...opts, accept: opts.accept ?? "application/x-ndjson", signal: wait.signal });
       // A refusal comes as the usual JSON error: decode throws it.
       if (!response.ok) await this.decode(response);
       for await (const line of lines(response.body!)) {
@@ -382,6 +390,13 @@ export class SignetClient {
       throw err;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** The data lines of the message stream (server-sent events), parsed; comments and ids skipped. */
+  private async *messageEvents(query: Query, stallMs: number): AsyncGenerator<AgentMessage> {
+    for await (const line of this.streamLines("GET", "/api/cross-agent/stream", { query, timeoutMs: stallMs, accept: "text/event-stream" })) {
+      if (line.startsWith("data: ")) yield JSON.parse(line.slice("data: ".length)) as AgentMessage;
     }
   }
 
@@ -416,6 +431,24 @@ export class SignetClient {
     preCompaction: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("pre-compaction", body, options),
     compactionComplete: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("compaction-complete", body, options),
     sessionEnd: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("session-end", body, options),
+  };
+
+  /** Cross-agent presence and messages (docs/api.md#cross-agent); the caller is this client's agent. */
+  readonly agents = {
+    presence: (query: Query = {}) => this.request<PresenceListResponse>("GET", "/api/cross-agent/presence", { query }),
+    heartbeat: (body: unknown) => this.request<PresenceEntry>("POST", "/api/cross-agent/presence", { body }),
+    leave: (sessionKey: string) =>
+      this.request<PresenceDeleteResponse>("DELETE", "/api/cross-agent/presence", { query: { session_key: sessionKey } }),
+    /** An ACP relay may take its whole acpTimeoutMs (default 20 s): the client waits a little longer. */
+    send: (body: { acpTimeoutMs?: number } & Record<string, unknown>) =>
+      this.request<AgentMessage>("POST", "/api/cross-agent/messages", { body, timeoutMs: (body.acpTimeoutMs ?? 20_000) + BRIDGE_MARGIN_MS }),
+    inbox: (query: Query = {}) => this.request<InboxResponse>("GET", "/api/cross-agent/messages", { query }),
+    ack: (ids: number[]) => this.request<AckResponse>("POST", "/api/cross-agent/messages/ack", { body: { ids } }),
+    /**
+     * The live stream's messages, each as it arrives (after those past `last_event_id`). The daemon
+     * sends a keep-alive every crossAgent.keepAliveS; `stallMs` without even that ends it.
+     */
+    watch: (query: Query = {}, stallMs = 60_000) => this.messageEvents(query, stallMs),
   };
 
   /** Sessions the hooks reported (docs/api.md#sessions). Keys may be raw or `session:<uuid>`. */

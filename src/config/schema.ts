@@ -85,6 +85,19 @@ export const ConfigSchema = z
       .prefault({}),
     secrets: z.object({ provider: z.enum(["local", "bitwarden"]).default("local") }).strict().prefault({}),
     acp: z.object({ allowedOrigins: z.array(z.string()).default([]) }).strict().prefault({}),
+    /**
+     * Presence and the live message stream (docs/config.md#crossagent). Not under `agents`, which is
+     * a record keyed by agent id: a fixed key there would shadow an agent of that name.
+     */
+    crossAgent: z
+      .object({
+        /** A presence entry without a heartbeat for this long is gone. */
+        presenceTtlS: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+        /** How often an open stream sends a keep-alive comment. */
+        keepAliveS: z.number().int().min(1).max(3600).default(15),
+      })
+      .strict()
+      .prefault({}),
     hooks: z.object({ sessionStartBudgetTokens: z.number().int().min(0).default(2000) }).strict().prefault({}),
   })
   .strict();

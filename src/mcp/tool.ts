@@ -36,7 +36,7 @@ type ToolResult<Structured> = {
 };
 
 /** What tools/list shows of a tool, but its output schema. */
-export interface ToolListing<In extends z.ZodRawShape> {
+interface ToolListing<In extends z.ZodRawShape> {
   name: string;
   title: string;
   description: string;

@@ -8,6 +8,7 @@ import { AGGREGATE_FALLBACK_REASONS, type RecallResponse } from "../contracts/re
 import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
 import { SESSION_TOOLS } from "./session-tools";
+import { AGENT_TOOLS } from "./agent-tools";
 import { CODE_TOOLS } from "./code-tools";
 import { recallBrief } from "./brief";
 import { SOURCE_SEARCH_TOOL } from "./source-search";
@@ -22,7 +23,7 @@ import {
   modifiedText,
   storedText,
 } from "./memory-answer";
-import { READS, ToolFailure, defineTool, openObject, rendered, type Tool, type ToolListing } from "./tool";
+import { READS, ToolFailure, defineTool, openObject, rendered, type Tool } from "./tool";
 import { SECRET_JOB_OUTPUT, secretJobText } from "./secret-answer";
 
 /**
@@ -141,17 +142,6 @@ function recallTool(name: string, title: string, description: string): Tool {
     },
   });
 }
-
-/** A listed tool whose daemon side is not in this version: every call answers `failure(name)` as an error. */
-function notBuilt<In extends z.ZodRawShape>(listing: ToolListing<In>, failure: (name: string) => string): Tool {
-  return defineTool({
-    ...listing,
-    handler: async () => {
-      throw new ToolFailure(failure(listing.name));
-    },
-  });
-}
-const comesLater = (feature: string) => (name: string) => `${name} is not available in this version of Signet yet (${feature})`;
 
 /** The whole table, built once; both transports serve it (src/mcp/server.ts). */
 export const TOOLS: Tool[] = [
@@ -274,62 +264,7 @@ export const TOOLS: Tool[] = [
     },
   }),
   ...SESSION_TOOLS,
-  notBuilt(
-    {
-      name: "agent_peers",
-      title: "List peer sessions",
-      description: "List currently active peer sessions for cross-agent coordination.",
-      input: {
-        agent_id: z.string().optional().describe("Current agent id (default default)"),
-        session_key: z.string().optional().describe("Current session key (used to exclude self session)"),
-        include_self: z.boolean().optional().describe("Include this agent's sessions (default false)"),
-        project: z.string().optional().describe("Optional project filter"),
-        limit: z.number().int().optional().describe("Max sessions to return"),
-      },
-      annotations: READS,
-    },
-    comesLater("cross-agent presence"),
-  ),
-  notBuilt(
-    {
-      name: "agent_message_send",
-      title: "Message another agent",
-      description: "Send a message to another agent/session or broadcast to all active peers; local delivery or ACP relay.",
-      input: {
-        content: z.string().describe("Message body"),
-        from_agent_id: z.string().optional().describe("Sender agent id"),
-        from_session_key: z.string().optional().describe("Sender session key"),
-        to_agent_id: z.string().optional().describe("Target agent id"),
-        to_session_key: z.string().optional().describe("Target session key"),
-        broadcast: z.boolean().optional().describe("Broadcast to all sessions"),
-        type: z.enum(["assist_request", "decision_update", "info", "question"]).optional().describe("Message type"),
-        via: z.enum(["local", "acp"]).optional().describe("local (default) or acp"),
-        acp_base_url: z.string().optional().describe("ACP server URL (required if via=acp)"),
-        acp_target_agent_name: z.string().optional().describe("ACP target agent name (required if via=acp)"),
-        acp_timeout_ms: z.number().optional().describe("ACP relay timeout in milliseconds (used when via=acp)"),
-      },
-      // Open world: an ACP relay reaches whatever server acp_base_url names.
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    },
-    comesLater("cross-agent messages"),
-  ),
-  notBuilt(
-    {
-      name: "agent_message_inbox",
-      title: "Read agent messages",
-      description: "Read recent inbound cross-agent messages for an agent/session.",
-      input: {
-        agent_id: z.string().optional().describe("Recipient agent id (default default)"),
-        session_key: z.string().optional().describe("Recipient session key"),
-        since: z.string().optional().describe("ISO timestamp lower bound"),
-        limit: z.number().int().optional().describe("Max messages to return"),
-        include_sent: z.boolean().optional().describe("Include messages sent by this agent"),
-        include_broadcast: z.boolean().optional().describe("Include broadcast messages"),
-      },
-      annotations: READS,
-    },
-    comesLater("cross-agent messages"),
-  ),
+  ...AGENT_TOOLS,
   defineTool({
     name: "secret_list",
     title: "List secrets",

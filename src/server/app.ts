@@ -8,6 +8,7 @@ import { RateLimiter } from "../core/auth/rate-limit";
 import { createGuard, type Handler } from "./guard";
 import { carryPrincipal } from "./principal";
 import { errorResponse, toErrorResponse } from "./http-errors";
+import { agentRoutes } from "./routes/agents";
 import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { bridgeRoutes } from "./routes/bridge";
@@ -63,6 +64,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
       .use(sessionRoutes(ctx))
+      .use(agentRoutes(ctx))
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))
       .use(transferRoutes(ctx))

@@ -1,6 +1,7 @@
 // What every route plugin is given: the configuration, the database and the domain services.
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/schema";
+import type { AgentsService } from "../core/agents/service";
 import type { Analytics } from "../core/analytics";
 import type { BridgeService } from "../core/bridge/service";
 import type { CodeIndexService } from "../core/code/service";
@@ -30,6 +31,8 @@ export interface DaemonContext {
   embeddings: EmbeddingWorker;
   /** Document sources: files and directories the owner added, chunked and searchable (docs/api.md#sources). */
   sources: SourceService;
+  /** Cross-agent presence, messages and their live streams (docs/api.md#cross-agent). */
+  agents: AgentsService;
   startedAt: number;
   /** The port actually listened on (config may say 0 in tests). */
   port: number;

@@ -15,6 +15,7 @@ import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
+import { AgentsService } from "../core/agents/service";
 import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
 import { becomeChildSubreaper } from "../os/libc";
@@ -96,6 +97,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       llm: createChatModel(config.llm),
       log,
     });
+    const agents = new AgentsService(db, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
@@ -127,6 +129,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       writes,
       recall,
       sessions,
+      agents,
       embeddings,
       sources,
       startedAt: Date.now(),
@@ -192,6 +195,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         stopping ??= (async () => {
           // Open /mcp notification streams never end on their own: end them so stop() can finish.
           await context.mcpStreams.closeAll();
+          // So do message streams (GET /api/cross-agent/stream).
+          agents.closeAll();
           // Bridged servers go first: calls in flight fail at once instead of holding the HTTP
           // server's stop, and every child exits before the daemon does.
           await bridge.stop();

@@ -169,9 +169,9 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     const missing = (await client.callTool({ name: "memory_get", arguments: { id: "no-such-id" } })) as TextResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain("not found");
-    const later = (await client.callTool({ name: "agent_peers", arguments: {} })) as TextResult;
-    expect(later.isError).toBe(true);
-    expect(text(later)).toContain("not available");
+    const message = (await client.callTool({ name: "agent_message_send", arguments: { content: "hi" } })) as TextResult;
+    expect(message.isError).toBe(true);
+    expect(text(message)).toContain("target");
     const code = (await client.callTool({ name: "signet_code_search", arguments: { query: "x" } })) as TextResult;
     expect(text(code)).toBe("no project indexed: run `signet index <path>`");
     const invalid = (await client.callTool({ name: "memory_store", arguments: { content: "" } })) as TextResult;

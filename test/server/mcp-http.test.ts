@@ -157,8 +157,9 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
   // Every tool is in exactly the lists that name it; a new tool has to be placed here.
   const READ_ONLY = [
     "memory_search", "signet_recall", "memory_get", "memory_list", "mcp_server_list", "session_search", "signet_session_search",
+    "agent_peers", "agent_message_inbox",
     // Not built yet, and read-only once they are.
-    "signet_source_search", "agent_peers", "agent_message_inbox",
+    "signet_source_search",
     "secret_list", "secret_exec_status", "signet_code_search", "signet_code_context", "signet_code_blast",
     "signet_code_status", "signet_code_doctor", "signet_code_constants", "signet_code_briefing",
   ];
@@ -169,6 +170,7 @@ describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools
     "memory_store", "signet_save_note", "memory_get", "memory_list", "memory_modify", "memory_forget",
     "secret_list", "secret_exec", "secret_exec_status",
     "memory_feedback", "session_search", "signet_session_search", "session_bypass",
+    "agent_peers", "agent_message_send", "agent_message_inbox",
   ];
 
   test("tools/list: every tool has a title and states its hints; the structured ones an output schema", async () => {

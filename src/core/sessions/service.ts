@@ -137,6 +137,8 @@ export class SessionService {
 
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
     const session = this.open(caller, key, req);
+    // Each prompt is a presence heartbeat (crossAgent.presenceTtlS, docs/api.md#presence).
+    this.store.touchPresence(key, session.agent_id, this.now().toISOString());
     const prompt = req.prompt?.trim() ?? "";
     if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
     this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);

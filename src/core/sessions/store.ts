@@ -277,6 +277,11 @@ export class SessionStore {
       .run(o.key, o.agentId, o.harness, o.project, o.at);
   }
 
+  /** A heartbeat: a present session's last sighting moves to `at`. */
+  touchPresence(key: string, agentId: string, at: string): void {
+    this.db.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = ? AND agent_id = ?").run(at, key, agentId);
+  }
+
   removePresence(key: string): void {
     this.db.query("DELETE FROM agent_presence WHERE session_key = ?").run(key);
   }

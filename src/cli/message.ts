@@ -1,0 +1,113 @@
+// `signet message send | inbox | watch` (docs/api.md#messages): messages between agents, as the
+// agent this CLI acts as (--agent, SIGNET_AGENT_ID or agent.id). watch follows the live stream.
+import { defineCommand } from "citty";
+import { DaemonUnreachableError } from "../client/client";
+import { InboxQuerySchema, MESSAGE_TYPES, MessageSendSchema, StreamQuerySchema, type AgentMessage, type InboxResponse } from "../contracts/agents";
+import { defined, parseInput } from "../contracts/parse";
+import { clientArgs, clientFor, configFromFlags } from "./context";
+import { num } from "./flags";
+import { emit, wantsJson, writeText } from "./output";
+
+function line(m: AgentMessage): string {
+  const to = m.broadcast ? "everyone" : m.toSessionKey ? `${m.toAgentId}/${m.toSessionKey}` : (m.toAgentId ?? `acp:${m.acpTargetAgentName}`);
+  const delivery = m.via === "acp" ? ` [acp ${m.deliveryStatus}${m.deliveryError ? `: ${m.deliveryError}` : ""}]` : "";
+  return `#${m.id} ${m.createdAt.slice(0, 19).replace("T", " ")} ${m.type} ${m.fromAgentId} -> ${to}${delivery}${m.acked ? "" : " *"}\n  ${m.content}`;
+}
+
+const send = defineCommand({
+  meta: { name: "send", description: "Send a message to an agent (--to), a session (--session) or everyone (--broadcast)" },
+  args: {
+    content: { type: "positional", description: "The message (up to 16 KiB)", required: true },
+    to: { type: "string", description: "The agent to send to" },
+    session: { type: "string", description: "The session to send to (its agent receives it)" },
+    broadcast: { type: "boolean", description: "Send to every agent" },
+    type: { type: "string", description: `One of ${MESSAGE_TYPES.join(", ")} (default info)` },
+    "from-session": { type: "string", description: "Your session, shown to the receiver" },
+    via: { type: "string", description: "local (default) or acp" },
+    "acp-url": { type: "string", description: "With --via acp: the ACP server's base URL (an origin in acp.allowedOrigins)" },
+    "acp-agent": { type: "string", description: "With --via acp: the ACP agent to run" },
+    "acp-timeout": { type: "string", description: "With --via acp: milliseconds to wait for the ACP server (default 20000)" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const body = defined({
+      content: args.content,
+      type: args.type,
+      toAgentId: args.to,
+      toSessionKey: args.session,
+      broadcast: args.broadcast || undefined,
+      fromSessionKey: args["from-session"],
+      via: args.via,
+      acpBaseUrl: args["acp-url"],
+      acpTargetAgentName: args["acp-agent"],
+      acpTimeoutMs: num("acp-timeout", args["acp-timeout"]),
+    });
+    parseInput(MessageSendSchema, body, "message");
+    const sent = await clientFor(configFromFlags(args)).agents.send(body);
+    emit(sent, args, (m) => `sent ${line(m)}`);
+  },
+});
+
+const inbox = defineCommand({
+  meta: { name: "inbox", description: "Messages to your agent, your session, or everyone, oldest first (* unread)" },
+  args: {
+    session: { type: "string", description: "Only what was sent to this session of yours, to your agent, or broadcast" },
+    since: { type: "string", description: "Only messages sent at or after this ISO-8601 time" },
+    sent: { type: "boolean", description: "Include the messages you sent" },
+    "no-broadcast": { type: "boolean", description: "Leave out broadcasts" },
+    unread: { type: "boolean", description: "Only messages not yet acknowledged" },
+    limit: { type: "string", description: "At most this many, the newest (default 50, max 500)" },
+    ack: { type: "boolean", description: "Acknowledge the messages shown" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const query = defined({
+      session_key: args.session,
+      since: args.since,
+      include_sent: args.sent ? "true" : undefined,
+      include_broadcast: args["no-broadcast"] ? "false" : undefined,
+      unread: args.unread ? "true" : undefined,
+      limit: num("limit", args.limit)?.toString(),
+    });
+    parseInput(InboxQuerySchema, query, "inbox flags");
+    const client = clientFor(configFromFlags(args));
+    const result: InboxResponse & { acked?: number[] } = await client.agents.inbox(query);
+    // The daemon acknowledges only what this agent received (not its own sent messages).
+    const unacked = result.items.filter((m) => !m.acked).map((m) => m.id);
+    if (args.ack && unacked.length > 0) result.acked = (await client.agents.ack(unacked)).acked;
+    emit(result, args, (r) => (r.count === 0 ? "no messages" : r.items.map(line).join("\n")));
+  },
+});
+
+const watch = defineCommand({
+  meta: { name: "watch", description: "Print messages as they arrive (one JSON object a line when not on a terminal); Ctrl-C ends it" },
+  args: {
+    session: { type: "string", description: "Only what is sent to this session of yours, to your agent, or broadcast" },
+    "after-id": { type: "string", description: "First replay the messages after this id (what was missed), then follow" },
+    "no-broadcast": { type: "boolean", description: "Leave out broadcasts" },
+    ...clientArgs,
+  },
+  async run({ args }) {
+    const query = defined({
+      session_key: args.session,
+      include_broadcast: args["no-broadcast"] ? "false" : undefined,
+      last_event_id: num("after-id", args["after-id"])?.toString(),
+    });
+    parseInput(StreamQuerySchema, query, "watch flags");
+    const json = wantsJson(args);
+    // Ctrl-C is how a watch ends: exit 0, not the 130 of an interrupted command.
+    process.once("SIGINT", () => process.exit(0));
+    const client = clientFor(configFromFlags(args));
+    for await (const m of client.agents.watch(query)) {
+      if (json) process.stdout.write(`${JSON.stringify(m)}\n`);
+      else writeText(line(m));
+    }
+    // Only a stopping daemon ends the stream: exit 3, as for any daemon that went away.
+    throw new DaemonUnreachableError(client.baseUrl, "the daemon ended the stream");
+  },
+});
+
+export const message = defineCommand({
+  meta: { name: "message", description: "Send, read and watch messages between agents" },
+  subCommands: { send, inbox, watch },
+});

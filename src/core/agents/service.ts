@@ -1,0 +1,182 @@
+// Cross-agent presence and messages (docs/api.md#cross-agent): who is present, messages to an agent,
+// a session or everyone, acknowledgements, the ACP relay, and listeners for the live stream. An
+// agent acts only as itself: naming another agent as the reader or the sender is refused.
+import type { Database } from "bun:sqlite";
+import type {
+  AckResponse,
+  AgentMessage,
+  InboxQuery,
+  InboxResponse,
+  MessageSendRequest,
+  PresenceDeleteResponse,
+  PresenceEntry,
+  PresenceListResponse,
+  PresenceQuery,
+  PresenceRequest,
+} from "../../contracts/agents";
+import { normalizeSessionKey } from "../../contracts/session";
+import { SignetError, notFound } from "../../contracts/errors";
+import { allowedOrigin, relayToAcp } from "./acp";
+import { AgentStore, type MessageScope } from "./store";
+
+export interface AgentsOptions {
+  presenceTtlS: number;
+  /** acp.allowedOrigins: the only origins a message may be relayed to. */
+  acpAllowedOrigins: string[];
+}
+
+/** An open stream: hears that messages were stored, and is closed when the daemon stops. */
+interface Listener {
+  notify(): void;
+  close(): void;
+}
+
+/** Refuses an explicit agent id that is not the caller's own. */
+export function ownAgent(callerAgentId: string, named: string | undefined, field: string): void {
+  if (named !== undefined && named !== callerAgentId) {
+    throw new SignetError("forbidden", `${field} ${JSON.stringify(named)} is not your agent (${callerAgentId}): an agent reads and sends only as itself`);
+  }
+}
+
+export class AgentsService {
+  private readonly store: AgentStore;
+  private readonly listeners = new Set<Listener>();
+  private closing = false;
+
+  constructor(
+    db: Database,
+    private readonly options: AgentsOptions,
+  ) {
+    this.store = new AgentStore(db);
+  }
+
+  // ---- presence ----
+
+  private expire(): void {
+    this.store.expirePresence(new Date(Date.now() - this.options.presenceTtlS * 1000).toISOString());
+  }
+
+  presence(agentId: string, q: PresenceQuery): PresenceListResponse {
+    ownAgent(agentId, q.agent_id, "agent_id");
+    this.expire();
+    const sessions = this.store.listPresence({
+      excludeAgentId: q.include_self ? undefined : agentId,
+      excludeSessionKey: q.include_self || q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
+      project: q.project,
+      limit: q.limit,
+    });
+    return { sessions, count: sessions.length };
+  }
+
+  /** Registers the caller's session or refreshes it; a session another agent holds is refused. */
+  heartbeat(agentId: string, req: PresenceRequest): PresenceEntry {
+    ownAgent(agentId, req.agentId, "agentId");
+    const key = normalizeSessionKey(req.sessionKey);
+    const owner = this.store.sessionOwner(key);
+    if (owner !== null && owner !== agentId) throw new SignetError("forbidden", `session ${key} belongs to another agent`);
+    return this.store.upsertPresence({ sessionKey: key, agentId, harness: req.harness, project: req.project ?? null, at: new Date().toISOString() });
+  }
+
+  leave(agentId: string, sessionKey: string, named?: string): PresenceDeleteResponse {
+    ownAgent(agentId, named, "agent_id");
+    const key = normalizeSessionKey(sessionKey);
+    return { sessionKey: key, removed: this.store.removePresence(key, agentId) };
+  }
+
+  // ---- messages ----
+
+  /**
+   * Stores the message (durable before anything else happens), tells open streams, and for via acp
+   * relays it and records the outcome on the message.
+   */
+  async send(agentId: string, req: MessageSendRequest): Promise<AgentMessage> {
+    ownAgent(agentId, req.fromAgentId, "fromAgentId");
+    let toAgentId = req.toAgentId ?? null;
+    const toSessionKey = req.toSessionKey === undefined ? null : normalizeSessionKey(req.toSessionKey);
+    if (toSessionKey !== null) {
+      toAgentId = this.store.sessionOwner(toSessionKey);
+      if (toAgentId === null) throw notFound(`toSessionKey: session ${toSessionKey}`);
+    }
+    if (req.via === "acp" && !allowedOrigin(req.acpBaseUrl!, this.options.acpAllowedOrigins)) {
+      throw new SignetError(
+        "forbidden",
+        `acpBaseUrl: ${new URL(req.acpBaseUrl!).origin} is not in acp.allowedOrigins (or SIGNET_ACP_ALLOWED_ORIGINS); add it there to relay to it`,
+      );
+    }
+    const id = this.store.insertMessage({
+      at: new Date().toISOString(),
+      type: req.type,
+      content: req.content,
+      fromAgentId: agentId,
+      fromSessionKey: req.fromSessionKey === undefined ? null : normalizeSessionKey(req.fromSessionKey),
+      toAgentId,
+      toSessionKey,
+      broadcast: req.broadcast === true,
+      via: req.via,
+      status: req.via === "acp" ? "pending" : "delivered",
+      acpBaseUrl: req.acpBaseUrl ?? null,
+      acpTargetAgentName: req.acpTargetAgentName ?? null,
+    });
+    this.notifyAll();
+    if (req.via === "acp") {
+      const outcome = await relayToAcp({ baseUrl: req.acpBaseUrl!, agentName: req.acpTargetAgentName!, content: req.content, timeoutMs: req.acpTimeoutMs! });
+      this.store.setDelivery(id, outcome.status, outcome.error, outcome.runId);
+    }
+    return this.store.sent(id);
+  }
+
+  inbox(agentId: string, q: InboxQuery): InboxResponse {
+    ownAgent(agentId, q.agent_id, "agent_id");
+    const items = this.store.read({
+      agentId,
+      sessionKey: q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
+      includeBroadcast: q.include_broadcast,
+      includeSent: q.include_sent,
+      unread: q.unread,
+      since: q.since,
+      afterId: q.after_id,
+      limit: q.limit,
+    });
+    return { items, count: items.length };
+  }
+
+  ack(agentId: string, ids: number[]): AckResponse {
+    const acked = this.store.ack(agentId, ids, new Date().toISOString());
+    const done = new Set(acked);
+    return { acked, unknown: [...new Set(ids)].filter((id) => !done.has(id)) };
+  }
+
+  /** What a stream shows after `afterId`: messages to the agent (and its session), and broadcasts if asked. */
+  missed(scope: Omit<MessageScope, "includeSent" | "limit">, limit = 500): AgentMessage[] {
+    return this.store.read({ ...scope, includeSent: false, limit });
+  }
+
+  // ---- live stream ----
+
+  latestId(): number {
+    return this.store.latestId();
+  }
+
+  /** False once the daemon is stopping: no new stream may open. */
+  get accepting(): boolean {
+    return !this.closing;
+  }
+
+  /** Registers an open stream; null once the daemon is stopping. */
+  listen(listener: Listener): (() => void) | null {
+    if (this.closing) return null;
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private notifyAll(): void {
+    for (const l of this.listeners) l.notify();
+  }
+
+  /** Ends every open stream: the daemon is stopping. */
+  closeAll(): void {
+    this.closing = true;
+    for (const l of [...this.listeners]) l.close();
+    this.listeners.clear();
+  }
+}
