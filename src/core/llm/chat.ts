@@ -9,7 +9,7 @@ export interface ChatMessage {
   content: string;
 }
 
-export interface ChatOptions {
+interface ChatOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   /** An upper bound on the answer's length, for providers that take one. */
