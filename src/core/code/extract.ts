@@ -1,7 +1,8 @@
 // One parsed file turned into facts: its symbols, imports, references (calls and type uses) and
-// literals (docs/code.md#what-is-recorded). A cursor walks the tree once; nodes are materialised only
-// where a fact is taken, which keeps parsing cost close to tree-sitter's own.
-import type { Node, Parser, TreeCursor } from "web-tree-sitter";
+// literals (docs/code.md#what-is-recorded). Tree-sitter itself picks out the nodes that may hold a
+// fact, in one call (descendantsOfType): walking every node from JavaScript crosses into WebAssembly
+// several times per node and cost more than the parse.
+import type { Node, Parser } from "web-tree-sitter";
 import type { LanguageId } from "./grammars";
 
 type SymbolKind = "function" | "method" | "class" | "struct" | "interface" | "trait" | "type" | "enum" | "constant";
@@ -72,9 +73,9 @@ const FAMILY: Record<LanguageId, Family> = {
   rust: "rust",
 };
 
-/** Node types that may hold a fact, per family; every other node is walked through without being materialised. */
-const INTERESTING: Record<Family, Set<string>> = {
-  js: new Set([
+/** Node types that may hold a fact, per family; no other node is materialised. */
+const INTERESTING: Record<Family, string[]> = {
+  js: [
     "function_declaration",
     "generator_function_declaration",
     "class_declaration",
@@ -95,8 +96,8 @@ const INTERESTING: Record<Family, Set<string>> = {
     "export_statement",
     "string",
     "number",
-  ]),
-  python: new Set([
+  ],
+  python: [
     "function_definition",
     "class_definition",
     "assignment",
@@ -106,8 +107,8 @@ const INTERESTING: Record<Family, Set<string>> = {
     "string",
     "integer",
     "float",
-  ]),
-  go: new Set([
+  ],
+  go: [
     "function_declaration",
     "method_declaration",
     "type_spec",
@@ -118,8 +119,8 @@ const INTERESTING: Record<Family, Set<string>> = {
     "interpreted_string_literal",
     "int_literal",
     "float_literal",
-  ]),
-  rust: new Set([
+  ],
+  rust: [
     "function_item",
     "function_signature_item",
     "struct_item",
@@ -135,10 +136,10 @@ const INTERESTING: Record<Family, Set<string>> = {
     "string_literal",
     "integer_literal",
     "float_literal",
-  ]),
+  ],
 };
 
-/** Leaf facts taken from the cursor alone: a type name used (a ref unless it is a declaration's name), a literal. */
+/** Leaf facts taken from the node's own text: a type name used (a ref unless it is a declaration's name), a literal. */
 const LEAVES: Record<Family, Record<string, "ref" | "string" | "number">> = {
   js: { type_identifier: "ref", string: "string", number: "number" },
   python: { integer: "number", float: "number" },
@@ -182,19 +183,17 @@ class Walk {
     return this.scopes.length > 0 ? this.scopes[this.scopes.length - 1]![0] : -1;
   }
 
-  visit(cursor: TreeCursor): void {
-    const type = cursor.nodeType;
-    const offset = cursor.startIndex;
+  visit(node: Node): void {
+    const type = node.type;
+    const offset = node.startIndex;
     const from = this.current(offset);
-    // The most frequent nodes (type names, literals) are read from the cursor: no node object.
     const leaf = LEAVES[this.family][type];
     if (leaf === "ref") {
-      if (cursor.currentFieldName !== "name") this.ref(from, cursor.nodeText, null, "ref", cursor.startPosition.row);
+      if (!isNameOfParent(node)) this.ref(from, node.text, null, "ref", node);
       return;
     }
-    if (leaf === "string") return this.literal(from, "string", unquote(cursor.nodeText), cursor.startPosition.row, offset);
-    if (leaf === "number") return this.literal(from, "number", cursor.nodeText, cursor.startPosition.row, offset);
-    const node = cursor.currentNode;
+    if (leaf === "string") return this.literal(from, "string", unquote(node.text), node);
+    if (leaf === "number") return this.literal(from, "number", node.text, node);
     switch (this.family) {
       case "js":
         return this.visitJs(type, node, from);
@@ -223,21 +222,17 @@ class Walk {
     this.scopes.push([index, node.endIndex]);
   }
 
-  /** `at`: the node, or its zero-based row. */
-  private ref(from: number, name: string | undefined, qualifier: string | null, kind: "call" | "ref", at: Node | number): void {
+  /** `at`: the node whose line the reference is on. */
+  private ref(from: number, name: string | undefined, qualifier: string | null, kind: "call" | "ref", at: Node): void {
     if (!name) return;
-    this.facts.refs.push({ from, name, qualifier, kind, line: (typeof at === "number" ? at : at.startPosition.row) + 1 });
+    this.facts.refs.push({ from, name, qualifier, kind, line: at.startPosition.row + 1 });
   }
 
-  private literal(from: number, kind: "string" | "number", value: string | null | undefined, row: number, offset: number): void {
-    if (value === null || value === undefined || offset < this.quietUntil) return;
+  private literal(from: number, kind: "string" | "number", value: string | null | undefined, node: Node): void {
+    if (value === null || value === undefined || node.startIndex < this.quietUntil) return;
     if (kind === "string" && (value.length < MIN_STRING || value.length > MAX_STRING || /[\n\r]/.test(value))) return;
     if (kind === "number" && TRIVIAL_NUMBERS.has(value)) return;
-    this.facts.literals.push({ from, kind, value, line: row + 1 });
-  }
-
-  private literalNode(from: number, kind: "string" | "number", value: string | null | undefined, node: Node): void {
-    this.literal(from, kind, value, node.startPosition.row, node.startIndex);
+    this.facts.literals.push({ from, kind, value, line: node.startPosition.row + 1 });
   }
 
   private visitJs(type: string, node: Node, from: number): void {
@@ -370,7 +365,7 @@ class Walk {
         // A docstring is documentation, not a constant.
         if (node.parent?.type === "expression_statement" && node.parent.namedChildCount === 1) return;
         if (node.namedChildren.some((c) => c?.type === "interpolation")) return;
-        return this.literalNode(from, "string", node.namedChildren.find((c) => c?.type === "string_content")?.text ?? null, node);
+        return this.literal(from, "string", node.namedChildren.find((c) => c?.type === "string_content")?.text ?? null, node);
     }
   }
 
@@ -470,6 +465,11 @@ class Walk {
 
 function nameOf(node: Node, fieldName = "name"): string {
   return node.childForFieldName(fieldName)?.text ?? "<anonymous>";
+}
+
+/** Whether `node` is its parent's `name` field: a declaration's own name, not a use. */
+function isNameOfParent(node: Node): boolean {
+  return node.parent?.childForFieldName("name")?.startIndex === node.startIndex;
 }
 
 function isFunctionValue(type: string): boolean {
@@ -600,20 +600,9 @@ export function extractFacts(parser: Parser, language: LanguageId, source: strin
   if (!tree) throw new Error("tree-sitter returned no tree");
   try {
     const walk = new Walk(FAMILY[language]);
-    const interesting = INTERESTING[FAMILY[language]];
-    const cursor = tree.walk();
-    try {
-      // Depth-first, preorder: each node is seen once, before its children.
-      for (;;) {
-        if (interesting.has(cursor.nodeType)) walk.visit(cursor);
-        if (cursor.gotoFirstChild()) continue;
-        while (!cursor.gotoNextSibling()) {
-          if (!cursor.gotoParent()) return walk.facts;
-        }
-      }
-    } finally {
-      cursor.delete();
-    }
+    // In document order, each node before its children: the enclosing symbols are known when a node is seen.
+    for (const node of tree.rootNode.descendantsOfType(INTERESTING[FAMILY[language]])) walk.visit(node);
+    return walk.facts;
   } finally {
     tree.delete();
   }

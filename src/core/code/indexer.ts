@@ -1,15 +1,17 @@
 // `signet index <path>` (docs/code.md#indexing): lists the project's code files, re-parses those
-// whose content hash changed, drops the ones gone, rebuilds the reference edges and writes the
-// manifest. A file that cannot be indexed is named in the result and the run goes on.
+// whose content hash changed (on worker threads: parse-pool.ts), drops the ones gone, rebuilds the
+// reference edges and writes the manifest. A file that cannot be indexed is named in the result and
+// the run goes on.
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Parser } from "web-tree-sitter";
-import { extractFacts, type FileFacts } from "./extract";
-import { parserFor, type LanguageId } from "./grammars";
+import type { FileFacts } from "./extract";
+import type { LanguageId } from "./grammars";
 import { listSourceFiles, type SourceFile } from "./ignore";
 import { languageOf } from "./languages";
 import { identifierParts } from "./names";
+import type { ParseJob } from "./parse-file";
+import { parseInWorkers } from "./parse-pool";
 import { resolveEdges } from "./resolve";
 import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
 
@@ -58,7 +60,6 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
     const onDisk = listSourceFiles(project);
     const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
-    const parsers = new Map<LanguageId, Parser>();
     const writer = new FileWriter(db);
     let pending: (() => void)[] = [];
     const flush = () => {
@@ -67,31 +68,54 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
       })();
       pending = [];
     };
+    const queue = (write: () => void) => {
+      pending.push(write);
+      if (pending.length >= BATCH) flush();
+    };
+    // Failures and parsed files by their place in onDisk: workers answer in no set order.
+    const failedAt: IndexRun["failed"] = [];
+    const parsedAt: string[] = [];
+    const fail = (i: number, previous: FileRow | undefined, reason: string) => {
+      const { path } = onDisk[i]!;
+      failedAt[i] = { path, reason };
+      queue(() => writer.fail(previous?.id, path, reason));
+    };
 
+    // Hashing decides what to parse; the parsing threads read the files again (parse-file.ts).
+    const jobs: ParseJob[] = [];
+    const changed = new Map<number, { previous: FileRow | undefined; hash: string; language: LanguageId }>();
     for (const [i, file] of onDisk.entries()) {
-      onProgress?.({ done: i, total: onDisk.length, path: file.path });
       const previous = known.get(file.path);
       known.delete(file.path);
-      const outcome = await readAndParse(project, file, previous?.hash, parsers);
+      const outcome = check(project, file, previous?.hash);
       if (outcome.kind === "unchanged") {
         run.unchanged++;
-        pending.push(() => writer.touch(previous!.id, file));
+        queue(() => writer.touch(previous!.id, file));
       } else if (outcome.kind === "failed") {
-        run.failed.push({ path: file.path, reason: outcome.reason });
-        pending.push(() => writer.fail(previous?.id, file.path, outcome.reason));
+        fail(i, previous, outcome.reason);
       } else {
-        run.parsed.push(file.path);
-        pending.push(() => writer.replace(previous?.id, file, outcome));
+        const language = languageOf(file.path)!;
+        changed.set(i, { previous, hash: outcome.hash, language });
+        jobs.push({ id: i, path: join(project, file.path), language });
       }
-      if (pending.length >= BATCH) flush();
     }
-    onProgress?.({ done: onDisk.length, total: onDisk.length, path: "" });
+    let done = onDisk.length - jobs.length;
+    onProgress?.({ done, total: onDisk.length, path: "" });
+    await parseInWorkers(jobs, (result) => {
+      const file = onDisk[result.id]!;
+      const { previous, hash, language } = changed.get(result.id)!;
+      onProgress?.({ done: ++done, total: onDisk.length, path: file.path });
+      if ("failure" in result) return fail(result.id, previous, result.failure);
+      parsedAt[result.id] = file.path;
+      queue(() => writer.replace(previous?.id, file, { language, hash, lines: result.lines, facts: result.facts }));
+    });
     for (const gone of known.values()) {
       run.removed.push(gone.path);
       pending.push(() => writer.remove(gone.id, gone.path));
     }
     flush();
-    for (const parser of parsers.values()) parser.delete();
+    run.parsed = parsedAt.filter((p) => p !== undefined);
+    run.failed = failedAt.filter((f) => f !== undefined);
 
     run.edges = db.transaction(() => resolveEdges(db))();
     run.symbols = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM symbols").get()!.n;
@@ -104,12 +128,10 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
   }
 }
 
-type Outcome =
-  | { kind: "unchanged" }
-  | { kind: "failed"; reason: string }
-  | { kind: "parsed"; language: LanguageId; hash: string; lines: number; facts: FileFacts };
+type Check = { kind: "unchanged" } | { kind: "failed"; reason: string } | { kind: "changed"; hash: string };
 
-async function readAndParse(project: string, file: SourceFile, previousHash: string | undefined, parsers: Map<LanguageId, Parser>): Promise<Outcome> {
+/** Whether `file` needs parsing: its size, readability, content hash against the index's, and no NUL bytes. */
+function check(project: string, file: SourceFile, previousHash: string | undefined): Check {
   if (file.size > MAX_FILE_BYTES) return { kind: "failed", reason: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not indexed` };
   let bytes: Uint8Array;
   try {
@@ -120,19 +142,14 @@ async function readAndParse(project: string, file: SourceFile, previousHash: str
   const hash = sha256(bytes);
   if (hash === previousHash) return { kind: "unchanged" };
   if (bytes.includes(0)) return { kind: "failed", reason: "binary content (NUL bytes): not indexed" };
-  const language = languageOf(file.path)!;
-  try {
-    let parser = parsers.get(language);
-    if (!parser) {
-      parser = await parserFor(language);
-      parsers.set(language, parser);
-    }
-    const source = new TextDecoder().decode(bytes);
-    const facts = extractFacts(parser, language, source);
-    return { kind: "parsed", language, hash, lines: source.split("\n").length, facts };
-  } catch (err) {
-    return { kind: "failed", reason: `parse failed: ${(err as Error).message}` };
-  }
+  return { kind: "changed", hash };
+}
+
+interface Parsed {
+  language: LanguageId;
+  hash: string;
+  lines: number;
+  facts: FileFacts;
 }
 
 /** The writes of one file's rows; each call runs inside the caller's transaction. */
@@ -172,7 +189,7 @@ class FileWriter {
     this.db.run("INSERT INTO failures (path, reason) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET reason = excluded.reason", [path, reason]);
   }
 
-  replace(id: number | undefined, file: SourceFile, parsed: Extract<Outcome, { kind: "parsed" }>): void {
+  replace(id: number | undefined, file: SourceFile, parsed: Parsed): void {
     if (id !== undefined) this.remove(id, file.path);
     const { facts } = parsed;
     const fileId = (this.insertFile.get(file.path, parsed.language, parsed.hash, file.size, file.mtimeMs, parsed.lines) as { id: number }).id;
