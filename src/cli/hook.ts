@@ -7,6 +7,7 @@
 // mistake in the command itself (unknown event or harness) is a usage error.
 import { defineCommand } from "citty";
 import { connect } from "node:net";
+import { isatty } from "node:tty";
 import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client";
 import { loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
@@ -45,11 +46,14 @@ function note(message: string): void {
   process.stderr.write(`signet hook: ${message}\n`);
 }
 
+/** Bun's own stdin, not process.stdin: Node's stream machinery costs milliseconds at every prompt. */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
+  if (isatty(0)) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+  const reader = Bun.stdin.stream().getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    const chunk = r.value;
     size += chunk.byteLength;
     if (size > MAX_STDIN_BYTES) throw new HookInputError(`stdin is larger than ${MAX_STDIN_BYTES} bytes`);
     chunks.push(chunk);
