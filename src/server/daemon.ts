@@ -6,6 +6,7 @@ import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
+import { UsageBoost } from "../core/recall/usage-boost";
 import { TokenStore } from "../core/auth/tokens";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
@@ -79,7 +80,9 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         recall?.onChange(c);
       },
     });
-    recall = new RecallService(db, memory, embeddings, accessLog);
+    const analytics = new Analytics(db, config.analytics, log);
+    const usageBoost = new UsageBoost(() => analytics.features().servers);
+    recall = new RecallService(db, memory, embeddings, accessLog, { usageOrder: usageBoost.order });
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
@@ -91,7 +94,6 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
     if (swept > 0) log.warn(`ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
-    const analytics = new Analytics(db, config.analytics, log);
     const secrets = openSecrets({
       dataDir: config.dataDir,
       db,
