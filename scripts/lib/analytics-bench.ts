@@ -159,7 +159,7 @@ export async function benchAnalytics(opts: { rows: number; progress?: (line: str
 
     const at = (level: string) => (message: string) => progress(`${level}: ${message}`);
     const log = { info: at("info"), warn: at("warn"), error: at("error") };
-    const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, log);
+    const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true, alerts: { github: 10, "filesystem/filesystem_tool_0": 10 } }, log);
     progress("loading the store");
     t = performance.now();
     analytics.start();
@@ -174,6 +174,9 @@ export async function benchAnalytics(opts: { rows: number; progress?: (line: str
       await timeQuery("server filter (github)", () => analytics.summary({ server: "github" }, now)),
       await timeQuery("agent + last 7 days", () => analytics.summary({ agentId: "codex", since: weekAgo }, now)),
       await timeQuery("per server (filesystem, every tool)", () => analytics.server("filesystem", {}, now)),
+      await timeQuery("latency alerts (last 24 h)", () => analytics.alerts({ hours: 24 }, now)),
+      // What the recall usage boost re-reads at most once a minute.
+      await timeQuery("scorer features (daily rollups)", async () => analytics.features({}, now)),
     ];
 
     progress("pruning the oldest day");

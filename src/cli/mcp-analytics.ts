@@ -1,7 +1,15 @@
 // `signet mcp analytics [server]`: usage of MCP tools (docs/api.md#analytics) as JSON, or with --pretty as
-// tables and a 7-day sparkline per server. With a server, that server's every tool.
+// tables and a 7-day sparkline per server, led by the latency alerts breached now (GET /api/mcp/alerts).
+// With a server, that server's every tool and alerts.
 import { defineCommand } from "citty";
-import { AnalyticsQuerySchema, type AnalyticsResponse, type TimelinePoint, DAY_MS } from "../contracts/analytics";
+import {
+  AlertsQuerySchema,
+  AnalyticsQuerySchema,
+  type AlertsResponse,
+  type AnalyticsResponse,
+  type TimelinePoint,
+  DAY_MS,
+} from "../contracts/analytics";
 import { parseInput, defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
@@ -33,9 +41,21 @@ function renderTimeline(timeline: TimelinePoint[], now: number): string {
   return `last 7 days (UTC ${days[0]!.slice(5)} → ${days[6]!.slice(5)})\n${textTable(["server", "calls/day", "total"], rows, ["l", "l", "r"])}`;
 }
 
-export function renderAnalytics(r: AnalyticsResponse, now = Date.now()): string {
-  if (r.totalCalls === 0) return "no calls recorded for this selection";
+/** Breached thresholds of analytics.alerts, or nothing when none is. */
+function renderAlerts(a: AlertsResponse): string {
+  if (a.alerts.length === 0) return "";
+  return `latency alerts (p95 over the last ${a.window.hours} h above analytics.alerts)\n${textTable(
+    ["server/tool", "p95", "threshold", "calls"],
+    a.alerts.map((x) => [x.tool === undefined ? x.server : `${x.server}/${x.tool}`, latency(x.p95), latency(x.threshold), count(x.calls)]),
+    ["l", "r", "r", "r"],
+  )}`;
+}
+
+export function renderAnalytics(r: AnalyticsResponse, now = Date.now(), alerts?: AlertsResponse): string {
+  const alertText = alerts ? renderAlerts(alerts) : "";
+  if (r.totalCalls === 0) return [alertText, "no calls recorded for this selection"].filter(Boolean).join("\n\n");
   const sections = [
+    alertText,
     `${count(r.totalCalls)} calls · ${count(r.successCount)} ok · ${count(r.failureCount)} failed (${percent(r.failureRate)}) · ` +
       `p50 ${latency(r.latency.p50)} · p95 ${latency(r.latency.p95)}`,
     textTable(
@@ -68,6 +88,7 @@ export const analyticsCommand = defineCommand({
     since: { type: "string", description: "Calls at or after this ISO time" },
     until: { type: "string", description: "Calls at or before this ISO time" },
     limit: { type: "string", description: "How many servers, tools and agents to list (default 10, max 100)" },
+    "alert-hours": { type: "string", description: "The window latency alerts look at, in hours (default 24, max 720)" },
     ...clientArgs,
   },
   async run({ args }) {
@@ -87,8 +108,13 @@ export const analyticsCommand = defineCommand({
       }),
       "analytics filter",
     );
+    const alertQuery = parseInput(AlertsQuerySchema, defined({ hours: args["alert-hours"], agent_id: query.agent_id }), "alerts filter");
     const client = clientFor(configFromFlags(args)).analytics;
-    const result = server === undefined ? await client.summary(query) : await client.server(server, query);
-    emit(result, args, (r) => renderAnalytics(r));
+    const [usage, alerts] = await Promise.all([
+      server === undefined ? client.summary(query) : client.server(server, query),
+      client.alerts(alertQuery),
+    ]);
+    if (server !== undefined) alerts.alerts = alerts.alerts.filter((a) => a.server === server);
+    emit({ ...usage, alerts }, args, ({ alerts: shown, ...r }) => renderAnalytics(r, Date.now(), shown));
   },
 });

@@ -10,10 +10,18 @@ import {
 } from "../config/owner-files";
 import { daemonFiles } from "../config/paths";
 import type {
+  AlertsQueryParams,
+  AlertsResponse,
   AnalyticsQueryParams,
   AnalyticsResponse,
+  FeaturesQueryParams,
+  FeaturesResponse,
   InvocationReportRequest,
   InvocationReportResponse,
+  SessionToolsQueryParams,
+  SessionToolsResponse,
+  UnusedQueryParams,
+  UnusedResponse,
 } from "../contracts/analytics";
 import { STATUS_OF, type ErrorBody, type ErrorCode } from "../contracts/errors";
 import type {
@@ -511,6 +519,11 @@ export class SignetClient {
     summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
     server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
       this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
+    alerts: (query: AlertsQueryParams = {}) => this.request<AlertsResponse>("GET", "/api/mcp/alerts", { query: { ...query } }),
+    features: (query: FeaturesQueryParams = {}) => this.request<FeaturesResponse>("GET", "/api/mcp/features", { query: { ...query } }),
+    unused: (query: UnusedQueryParams = {}) => this.request<UnusedResponse>("GET", "/api/mcp/unused", { query: { ...query } }),
+    sessionTools: (key: string, query: SessionToolsQueryParams = {}) =>
+      this.request<SessionToolsResponse>("GET", `/api/sessions/${encodeURIComponent(key)}/tools`, { query: { ...query } }),
   };
 
   /**

@@ -2,7 +2,7 @@
 // the batch signet-mcp reports to POST /api/mcp/invocations, and the answers.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
-import { intString, TimestampSchema } from "./memory";
+import { boolString, intString, TimestampSchema } from "./memory";
 
 /** Where a tool call came from: the bridge CLI, an agent through mcp_server_call, or Signet's own MCP tools. */
 export const INVOCATION_SOURCES = ["cli", "agent", "mcp"] as const;
@@ -126,4 +126,144 @@ export interface AnalyticsResponse {
    * since/until) zero-filled, plus older days that have calls.
    */
   timeline: TimelinePoint[];
+}
+
+/** GET /api/mcp/alerts looks at the last this many hours unless `hours` says otherwise. */
+const ALERT_DEFAULT_HOURS = 24;
+const ALERT_MAX_HOURS = 24 * 30;
+
+/** GET /api/mcp/alerts query parameters. */
+export const AlertsQuerySchema = z
+  .object({ hours: intString(1, ALERT_MAX_HOURS).default(ALERT_DEFAULT_HOURS), agent_id: AgentIdSchema.optional() })
+  .strict();
+export interface AlertsQueryParams {
+  hours?: number | string;
+  agent_id?: string;
+}
+
+/** A threshold of analytics.alerts that the p95 latency of its server (or tool) is over in the window. */
+export interface LatencyAlert {
+  server: string;
+  /** Absent when the threshold is the whole server's. */
+  tool?: string;
+  /** Nearest-rank p95 over the window, ms. */
+  p95: number;
+  threshold: number;
+  calls: number;
+}
+
+export interface AlertsResponse {
+  window: { since: string; until: string; hours: number };
+  /** Breaches now, worst first (p95 / threshold). */
+  alerts: LatencyAlert[];
+}
+
+/** GET /api/mcp/unused looks back this many days unless `days` says otherwise. */
+const UNUSED_DEFAULT_DAYS = 30;
+const MAX_DAYS = 3650;
+
+/** GET /api/mcp/unused query parameters. */
+export const UnusedQuerySchema = z
+  .object({
+    days: intString(1, MAX_DAYS).default(UNUSED_DEFAULT_DAYS),
+    /** false: only tool lists the daemon already holds (no server is started); what `signet mcp list` asks. */
+    start: boolString.default(true),
+    /** How long to wait for each server to start and list its tools. */
+    timeout_ms: intString(100, 60_000).optional(),
+  })
+  .strict();
+export interface UnusedQueryParams {
+  days?: number | string;
+  start?: boolean | "true" | "false";
+  timeout_ms?: number | string;
+}
+
+/**
+ * Per installed server: `listed` (its tool list is known, `unused` is meaningful), `unavailable`
+ * (it could not start or list its tools: `error` says why), `disabled`, or `not_listed` (start=false
+ * and the daemon holds no tool list for it).
+ */
+type UnusedStatus = "listed" | "unavailable" | "disabled" | "not_listed";
+
+interface UnusedTool {
+  tool: string;
+  /** The newest call ever recorded (the daily rollups outlive raw rows), or null: never called. */
+  lastCalledAt: string | null;
+}
+
+export interface UnusedServer {
+  server: string;
+  status: UnusedStatus;
+  error?: string;
+  /** How many tools the server lists (0 unless status is `listed`). */
+  tools: number;
+  /** Listed tools with no call in the window, by name. */
+  unused: UnusedTool[];
+}
+
+export interface UnusedResponse {
+  days: number;
+  /** The first UTC day of the window (YYYY-MM-DD): calls on or after it count as use. */
+  since: string;
+  servers: UnusedServer[];
+}
+
+/** GET /api/sessions/:key/tools query parameters. */
+export const SessionToolsQuerySchema = z
+  .object({ since: TimestampSchema.optional(), until: TimestampSchema.optional() })
+  .strict()
+  .refine(ordered, orderedIssue);
+export interface SessionToolsQueryParams {
+  since?: string;
+  until?: string;
+}
+
+export interface SessionToolUsage {
+  server: string;
+  tool: string;
+  calls: number;
+  failures: number;
+  p50: number;
+  p95: number;
+}
+
+export interface SessionToolsResponse {
+  sessionKey: string;
+  agentId: string;
+  totalCalls: number;
+  failures: number;
+  /** By calls, most first, then by server and tool. */
+  tools: SessionToolUsage[];
+}
+
+/** GET /api/mcp/features query parameters. */
+export const FeaturesQuerySchema = z.object({ agent_id: AgentIdSchema.optional(), server: name.optional() }).strict();
+export interface FeaturesQueryParams {
+  agent_id?: string;
+  server?: string;
+}
+
+/** Usage of one server or tool as the scorer sees it. */
+export interface UsageFeatures {
+  /** Calls over the last 7 UTC days (today included) divided by 7. */
+  callsPerDay7: number;
+  /** Calls over the last 30 UTC days (today included) divided by 30. */
+  callsPerDay30: number;
+  /** Whole days since the newest call ever recorded; null when never called. */
+  daysSinceLastCall: number | null;
+  lastCallAt: string | null;
+  /** Successful / all calls over the last 30 days; null without calls. */
+  successRate: number | null;
+}
+
+export interface ServerFeatures extends UsageFeatures {
+  server: string;
+  tools: (UsageFeatures & { tool: string })[];
+}
+
+export interface FeaturesResponse {
+  /** The UTC day the windows end on (today). */
+  day: string;
+  /** By server name; each server's tools by name. */
+  servers: ServerFeatures[];
 }

@@ -6,6 +6,7 @@ import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
+import { UsageBoost } from "../core/recall/usage-boost";
 import { TokenStore } from "../core/auth/tokens";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
@@ -88,7 +89,9 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         recall?.onChange(c);
       },
     });
-    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm) });
+    const analytics = new Analytics(db, config.analytics, log);
+    const usageBoost = new UsageBoost(() => analytics.features().servers);
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order });
     const sources = new SourceService(db, embeddings, loadEmbedder, log);
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {
@@ -102,7 +105,6 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
     if (swept > 0) log.warn(`ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
-    const analytics = new Analytics(db, config.analytics, log);
     const secrets = openSecrets({
       dataDir: config.dataDir,
       db,

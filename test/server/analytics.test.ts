@@ -199,8 +199,10 @@ describe("client and CLI", () => {
     const agent = freshAgent();
     d.daemon.context.analytics.record({ server: "web", tool: "search", agentId: agent, source: "agent", latencyMs: 9, success: true });
     d.daemon.context.analytics.flush();
-    const json = JSON.parse(await cli(["--agent-id", agent, "--json"]));
+    const { alerts, ...json } = JSON.parse(await cli(["--agent-id", agent, "--json"]));
     expect(json).toEqual(await d.client().analytics.summary({ agent_id: agent }));
+    // Latency alerts lead the answer (none configured here).
+    expect(alerts).toMatchObject({ window: { hours: 24 }, alerts: [] });
     expect(json.totalCalls).toBe(1);
     const perServer = JSON.parse(await cli(["web", "--agent-id", agent, "--json"]));
     expect(perServer.topTools.map((t: { tool: string }) => t.tool)).toEqual(["search"]);

@@ -9,7 +9,7 @@ import { HARNESS_NAMES, type HarnessName } from "../../harness/types";
 import { clientArgs, clientFor, configFromFlags } from "../context";
 import { UsageError } from "../errors";
 import { emit, outputArgs } from "../output";
-import { renderServerList } from "./render";
+import { renderServerList, renderUnusedHints } from "./render";
 
 const nameArg = { name: { type: "positional", description: "Installed server name", required: true } } as const;
 
@@ -45,11 +45,17 @@ function describe(server: InstalledServer): string {
 }
 
 export const list = defineCommand({
+  // The hint under the table covers servers whose tool list the daemon already holds: listing starts
+  // no server (docs/api.md#get-apimcpunused).
   meta: { name: "list", description: "List installed MCP servers, enabled or not" },
   args: { ...clientArgs },
   async run({ args }) {
-    const { servers } = await clientFor(configFromFlags(args)).bridge.list();
-    emit({ servers }, args, (d) => renderServerList(d.servers));
+    const client = clientFor(configFromFlags(args));
+    // The hint is a courtesy: a daemon or token that cannot answer it leaves the list as it was.
+    const [{ servers }, unused] = await Promise.all([client.bridge.list(), client.analytics.unused({ start: "false" }).catch(() => null)]);
+    const unusedOf = new Map(unused?.servers.filter((s) => s.status === "listed").map((s) => [s.server, s.unused.map((t) => t.tool)]));
+    const listed = servers.map((s) => (unusedOf.has(s.name) ? { ...s, unusedTools: unusedOf.get(s.name)! } : s));
+    emit({ servers: listed }, args, (d) => [renderServerList(d.servers), unused ? renderUnusedHints(unused) : ""].filter(Boolean).join("\n\n"));
   },
 });
 

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { UnusedResponse } from "../../contracts/analytics";
 import type { BridgeTool, CallUpdate, InstalledServer, Transport } from "../../contracts/bridge";
 import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "./params";
 import { hanging, helpWidth } from "../output";
@@ -56,6 +57,21 @@ export function renderServerList(servers: Array<InstalledServer & { running?: bo
   }
   const rows = servers.map((s) => [s.name, [s.enabled ? "enabled" : "disabled", s.running ? "running" : ""].filter(Boolean).join(", "), s.transport.type, transportSummary(s.transport), oneLine(s.description, 60)]);
   return columns([["NAME", "STATUS", "TRANSPORT", "COMMAND / URL", "DESCRIPTION"], ...rows], "").join("\n");
+}
+
+/**
+ * Hints under `signet mcp list` for servers with tools not called in `days` (GET /api/mcp/unused with
+ * start=false: only tool lists the daemon already holds, so listing never starts a server).
+ */
+export function renderUnusedHints(unused: UnusedResponse): string {
+  const lines = unused.servers
+    .filter((s) => s.status === "listed" && s.unused.length > 0)
+    .map((s) => {
+      const names = s.unused.map((t) => t.tool);
+      const shown = names.length > 5 ? `${names.slice(0, 5).join(", ")}, …` : names.join(", ");
+      return `hint: ${s.server} has ${names.length} of ${s.tools} tools with no call in ${unused.days} days (${shown})`;
+    });
+  return lines.join("\n");
 }
 
 export function renderToolList(serverName: string, tools: BridgeTool[]): string {

@@ -2,7 +2,11 @@
 // into, the in-memory columns the queries scan, and retention. SQLite is the record; the columns
 // are loaded from it at start (queries wait for that) and appended after every commit.
 import type { Database } from "bun:sqlite";
-import type { AnalyticsResponse, InvocationSource } from "../../contracts/analytics";
+import type { AlertsResponse, AnalyticsResponse, FeaturesResponse, InvocationSource, SessionToolsResponse, UnusedResponse } from "../../contracts/analytics";
+import { latencyAlerts } from "./alerts";
+import { usageFeatures, type FeaturesFilter } from "./features";
+import { sessionToolUsage, type SessionUsageFilter } from "./session-usage";
+import { unusedTools, type ServerToolSource } from "./unused";
 import { InvocationColumns } from "./columns";
 import { summarize, type AnalyticsFilter } from "./query";
 import { InvocationRecorder } from "./recorder";
@@ -14,9 +18,12 @@ export interface AnalyticsConfig {
   retentionDays: number;
   flushMs: number;
   trackAgentCalls: boolean;
+  /** p95 latency thresholds in ms, keyed by "server" or "server/tool" (analytics.alerts). */
+  alerts?: Record<string, number>;
 }
 
 export type { AnalyticsFilter } from "./query";
+export type { ServerToolSource } from "./unused";
 
 export class Analytics implements InvocationSink {
   private readonly columns = new InvocationColumns();
@@ -30,7 +37,7 @@ export class Analytics implements InvocationSink {
 
   constructor(
     private readonly db: Database,
-    config: AnalyticsConfig,
+    private readonly config: AnalyticsConfig,
     private readonly log: Logger,
   ) {
     this.recorder = new InvocationRecorder(db, {
@@ -84,6 +91,31 @@ export class Analytics implements InvocationSink {
   async server(server: string, filter: Omit<AnalyticsFilter, "server">, now = Date.now()): Promise<AnalyticsResponse> {
     await this.loaded;
     return summarize(this.columns, { ...filter, server }, { now, everyTool: true, timelineServer: server });
+  }
+
+  /** GET /api/mcp/alerts: thresholds of analytics.alerts breached over the last `hours`. */
+  async alerts(query: { hours: number; agentId?: string }, now = Date.now()): Promise<AlertsResponse> {
+    await this.loaded;
+    const sinceMs = now - query.hours * 3_600_000;
+    return {
+      window: { since: new Date(sinceMs).toISOString(), until: new Date(now).toISOString(), hours: query.hours },
+      alerts: latencyAlerts(this.columns, this.config.alerts ?? {}, { sinceMs, untilMs: now, agentId: query.agentId }),
+    };
+  }
+
+  /** GET /api/mcp/features, from the daily rollups. */
+  features(filter: FeaturesFilter = {}, now = Date.now()): FeaturesResponse {
+    return usageFeatures(this.db, filter, now);
+  }
+
+  /** GET /api/mcp/unused: listed tools with no call in the last `days` UTC days (today included). */
+  unused(servers: ServerToolSource[], days: number, now = Date.now()): Promise<UnusedResponse> {
+    return unusedTools(this.db, servers, days, now);
+  }
+
+  /** GET /api/sessions/:key/tools, from the raw rows in SQLite (visible within analytics.flushMs). */
+  sessionTools(sessionKey: string, filter: SessionUsageFilter): SessionToolsResponse {
+    return sessionToolUsage(this.db, sessionKey, filter);
   }
 
   /** Writes what is queued now (normally the timer does, within analytics.flushMs). */

@@ -63,6 +63,8 @@ const STDERR_IN_MESSAGE = 600;
 
 export class ServerPool {
   private readonly live = new Map<string, Live>();
+  /** The last tool list of each server, kept after its process idles out (knownTools). */
+  private readonly known = new Map<string, { updatedAt: string; tools: BridgeTool[] }>();
   private readonly closing = new Set<Promise<void>>();
   private readonly processes: ServerProcesses;
   private stopped = false;
@@ -100,6 +102,7 @@ export class ServerPool {
       if (!listed) {
         // The list may have changed since it was read: look once more before refusing.
         entry.tools = await listTools(entry.client, timer.remaining());
+        this.noteTools(entry);
         listed = entry.tools.find((t) => t.name === tool);
         if (!listed) {
           const names = entry.tools.map((t) => t.name);
@@ -127,6 +130,19 @@ export class ServerPool {
       entry.inFlight--;
       this.touch(entry);
     }
+  }
+
+  /**
+   * The tools a server listed when last started (or since), without starting it; undefined when it
+   * has not listed them under its current definition since the daemon started.
+   */
+  knownTools(server: InstalledServer): BridgeTool[] | undefined {
+    const known = this.known.get(server.name);
+    return known?.updatedAt === server.updatedAt ? known.tools : undefined;
+  }
+
+  private noteTools(entry: Live): void {
+    this.known.set(entry.server.name, { updatedAt: entry.server.updatedAt, tools: entry.tools });
   }
 
   /** Closes a server's connection (after it is removed, disabled or changed); waits for its exit. */
@@ -189,12 +205,14 @@ export class ServerPool {
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       entry.tools = await listTools(client, 30_000).catch(() => entry.tools);
+      this.noteTools(entry);
       this.options.onToolsChanged?.(server.name);
     });
     entry.ready = (async () => {
       try {
         await client.connect(transport, { timeout: remaining(deadline) });
         entry.tools = await listTools(client, remaining(deadline));
+        this.noteTools(entry);
       } catch (err) {
         await this.retire(entry);
         throw this.startFailure(entry, err);

@@ -77,6 +77,11 @@ export class BridgeService {
     return this.pool.tools(this.enabled(name), timeoutMs);
   }
 
+  /** The tools a server last listed, without starting it (undefined: not listed since the daemon started). */
+  knownTools(name: string): BridgeTool[] | undefined {
+    return this.pool.knownTools(this.registry.get(name));
+  }
+
   /**
    * Calls a tool and records the call; a server-side tool error is a result, not an exception.
    * `onUpdate` hears the call's progress as it comes (and lets progress renew the timeout: pool.ts).

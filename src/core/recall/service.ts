@@ -64,6 +64,8 @@ export interface RecallServiceOptions {
   /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
   legs?: "both" | "keyword" | "vector";
   now?: () => Date;
+  /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
+  usageOrder?: (row: CandidateRow) => number;
 }
 
 export interface RecallCallOptions {
@@ -80,6 +82,7 @@ export class RecallService {
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
+  private readonly usageOrder: (row: CandidateRow) => number;
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
   private owners: Set<string> | null = null;
   /** The keyword leg's in-memory index; the FTS5 table answers until it has loaded. */
@@ -101,6 +104,7 @@ export class RecallService {
     this.legDepth = options.legDepth ?? LEG_DEPTH;
     this.legs = options.legs ?? "both";
     this.now = options.now ?? (() => new Date());
+    this.usageOrder = options.usageOrder ?? (() => 1);
     this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
 
@@ -153,8 +157,8 @@ export class RecallService {
         const relevance = fusedRelevance(keywordLeg.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
-        // Positive feedback lifts the order only, never the score (scoring.ts feedbackOrder).
-        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)), relevance: relevance * adjust, matchedBy };
+        // Positive feedback and MCP usage lift the order only, never the score (scoring.ts feedbackOrder).
+        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)) * this.usageOrder(row), relevance: relevance * adjust, matchedBy };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
     const ranked = this.neighbours

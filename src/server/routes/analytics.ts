@@ -1,8 +1,13 @@
 // Invocation reports and usage analytics (docs/api.md#analytics): signet-mcp reports its own tool calls in
-// batches; the analytics routes answer from the in-memory store.
+// batches; the analytics routes answer from the in-memory store, the daily rollups (features, unused
+// tools) or the raw rows (one session's usage).
 import { Elysia } from "elysia";
 import {
+  AlertsQuerySchema,
   AnalyticsQuerySchema,
+  FeaturesQuerySchema,
+  SessionToolsQuerySchema,
+  UnusedQuerySchema,
   InvocationReportRequestSchema,
   ServerAnalyticsQuerySchema,
   ServerNameParamSchema,
@@ -10,16 +15,32 @@ import {
   type ServerAnalyticsQuery,
 } from "../../contracts/analytics";
 import { parseInput } from "../../contracts/parse";
-import type { AnalyticsFilter } from "../../core/analytics";
+import { normalizeSessionKey, SessionKeySchema } from "../../contracts/session";
+import type { AnalyticsFilter, ServerToolSource } from "../../core/analytics";
+import { ROLE_PERMISSIONS } from "../../contracts/auth";
+import { SignetError } from "../../contracts/errors";
 import { callerFrom } from "../caller";
+import { principalOf } from "../principal";
 import type { DaemonContext } from "../context";
 
 function filterOf(q: ServerAnalyticsQuery & { server?: string }): AnalyticsFilter {
   return { agentId: q.agent_id, server: q.server, source: q.source, since: q.since, until: q.until, limit: q.limit };
 }
 
+/** How long GET /api/mcp/unused waits for one server to start and list its tools, unless timeout_ms says. */
+const UNUSED_LIST_TIMEOUT_MS = 10_000;
+
 export function analyticsRoutes(ctx: DaemonContext) {
-  const { analytics } = ctx;
+  const { analytics, bridge } = ctx;
+  const toolSources = (start: boolean, timeoutMs: number): ServerToolSource[] =>
+    bridge.list().map((s) => ({
+      name: s.name,
+      enabled: s.enabled,
+      tools: async () => {
+        const tools = start ? await bridge.tools(s.name, timeoutMs) : bridge.knownTools(s.name);
+        return tools ? { names: tools.map((t) => t.name) } : { status: "not_listed" as const };
+      },
+    }));
   return new Elysia()
     .post("/api/mcp/invocations", ({ body, request, set }): InvocationReportResponse => {
       const { invocations } = parseInput(InvocationReportRequestSchema, body, "invocation report");
@@ -37,5 +58,32 @@ export function analyticsRoutes(ctx: DaemonContext) {
       // An undecodable path segment arrives as null.
       const server = parseInput(ServerNameParamSchema, params.server ?? "", "server name in the path");
       return analytics.server(server, filterOf(parseInput(ServerAnalyticsQuerySchema, query, "analytics query")));
+    })
+    .get("/api/mcp/alerts", ({ query }) => {
+      const q = parseInput(AlertsQuerySchema, query, "alerts query");
+      return analytics.alerts({ hours: q.hours, agentId: q.agent_id });
+    })
+    .get("/api/mcp/features", ({ query }) => {
+      const q = parseInput(FeaturesQuerySchema, query, "features query");
+      return analytics.features({ agentId: q.agent_id, server: q.server });
+    })
+    .get("/api/mcp/unused", ({ query, request }) => {
+      const q = parseInput(UnusedQuerySchema, query, "unused tools query");
+      // Starting servers is more than a read: a token needs mcp-call for it, as for listing a server's tools.
+      const principal = principalOf(request);
+      if (q.start && principal?.kind === "token" && !ROLE_PERMISSIONS[principal.role].has("mcp-call")) {
+        throw new SignetError("forbidden", `start=true starts installed MCP servers, which needs the mcp-call permission (role ${principal.role} lacks it): ask with start=false`);
+      }
+      // Starting servers may outlast the HTTP idle timeout: each one's own timeout bounds it.
+      if (q.start) ctx.setIdleTimeout?.(request, 0);
+      return analytics.unused(toolSources(q.start, q.timeout_ms ?? UNUSED_LIST_TIMEOUT_MS), q.days);
+    })
+    .get("/api/sessions/:key/tools", ({ params, query, request }) => {
+      const key = parseInput(SessionKeySchema, params.key ?? "", "session key in the path");
+      const q = parseInput(SessionToolsQuerySchema, query, "session tools query");
+      // The caller's own agent only; `session:<id>` and `<id>` are one session.
+      const { agentId } = callerFrom(request);
+      const bare = normalizeSessionKey(key);
+      return analytics.sessionTools(bare, { agentId, sessionKeys: [bare, `session:${bare}`], since: q.since, until: q.until });
     });
 }
