@@ -58,6 +58,7 @@ import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } fr
 import type { Caller } from "../src/core/memory/service";
 import { contentKey } from "../src/core/memory/normalize";
 import type { RecallServiceOptions } from "../src/core/recall/service";
+import { DEFAULT_NEIGHBOURS } from "../src/core/recall/neighbours";
 import { databasePath } from "../src/config/paths";
 import { parseFlags } from "./lib/args";
 import { makeGenerator, makeQueryGenerator } from "./lib/content";
@@ -642,15 +643,33 @@ interface Variant {
   options: RecallServiceOptions;
 }
 
+/** The first round's neighbours: the 10 best hits lend half their value, a match keeping the better of its own and that. */
+const ROUND_1_NEIGHBOURS = { ...DEFAULT_NEIGHBOURS, depth: 10, window: 1, mode: "max" as const };
+
 /** The first is the reference the others are compared with; the last is the default. */
 const VARIANTS: Variant[] = [
-  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { fusion: "fixed", neighbours: false } },
-  { name: "keyword leg", idea: "the keyword leg alone", options: { legs: "keyword", neighbours: false } },
-  { name: "vector leg", idea: "the vector leg alone", options: { legs: "vector", neighbours: false } },
-  { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { neighbours: false } },
-  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { fusion: "fixed" } },
-  { name: "default + RM3", idea: "the default plus keyword-leg pseudo-relevance feedback (expansion.ts)", options: { expansion: true } },
-  { name: "default", idea: "RecallService's default: adaptive fusion and neighbours", options: {} },
+  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { fusion: "fixed", neighbours: false, author: 0, expansion: "off" } },
+  { name: "keyword leg", idea: "the keyword leg alone", options: { legs: "keyword", neighbours: false, author: 0, expansion: "off" } },
+  { name: "vector leg", idea: "the vector leg alone", options: { legs: "vector", neighbours: false, author: 0, expansion: "off" } },
+  { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { neighbours: false, author: 0, expansion: "off" } },
+  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { fusion: "fixed", neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" } },
+  {
+    name: "round 1",
+    idea: "the first round's default: a neighbour of the 10 best hits ranks at the better of its own rank and half its hit's",
+    options: { neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" },
+  },
+  // The second round: neighbours combined, then how many hits lend and how far ("combine 20 ±2" is
+  // kept); RM3 and the author's lift each on top of it; the default has all that is kept.
+  { name: "combine", idea: "a neighbour's own value and half its hit's combined, own + lent·(1 − own)", options: { neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine" }, author: 0, expansion: "off" } },
+  { name: "combine 20", idea: "combine, from the 20 best hits", options: { neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine", depth: 20 }, author: 0, expansion: "off" } },
+  { name: "combine 20 ±2", idea: "combine, from the 20 best hits, two each side (the second at a quarter)", options: { neighbours: DEFAULT_NEIGHBOURS, author: 0, expansion: "off" } },
+  { name: "combine 30 ±2", idea: "combine, from the 30 best hits, two each side", options: { neighbours: { ...DEFAULT_NEIGHBOURS, depth: 30 }, author: 0, expansion: "off" } },
+  { name: "combine 20 ±3", idea: "combine, from the 20 best hits, three each side", options: { neighbours: { ...DEFAULT_NEIGHBOURS, window: 3 }, author: 0, expansion: "off" } },
+  { name: "+ RM3 always", idea: "combine 20 ±2 plus keyword-leg pseudo-relevance feedback on every query (expansion.ts)", options: { author: 0, expansion: "always" } },
+  { name: "+ RM3 when weak", idea: "combine 20 ±2 plus RM3 only when the keyword leg's best match holds under half the query's weight", options: { author: 0, expansion: "weak" } },
+  { name: "+ author", idea: "combine 20 ±2 plus the lift of a memory whose author the query names (scoring.ts authorOrder)", options: { expansion: "off" } },
+  { name: "+ author 0.3", idea: "the same lift at 0.3", options: { author: 0.3, expansion: "off" } },
+  { name: "default", idea: "RecallService's default: adaptive fusion, neighbours (20 best hits, ±2, combined), the named author, RM3 on weak keyword evidence", options: {} },
 ];
 
 interface VariantRun {

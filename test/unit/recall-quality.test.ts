@@ -12,10 +12,10 @@ import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
-import { EXPANSION_WEIGHT, feedbackTerms } from "../../src/core/recall/expansion";
+import { EXPANSION_WEIGHT, expands, feedbackTerms, WEAK_KEYWORD_EVIDENCE } from "../../src/core/recall/expansion";
 import { FIXED_VECTOR_WEIGHT, vectorWeight } from "../../src/core/recall/fusion";
 import { KeywordIndex } from "../../src/core/recall/keyword-index";
-import { withNeighbours } from "../../src/core/recall/neighbours";
+import { withNeighbours, type NeighbourPolicy } from "../../src/core/recall/neighbours";
 import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
 import { keywordColumns } from "../../src/core/recall/text";
 import { migrate } from "../../src/db/migrate";
@@ -61,27 +61,61 @@ describe("feedbackTerms (expansion.ts)", () => {
   });
 });
 
+describe("expands (expansion.ts)", () => {
+  test("by default only a first pass with weak keyword evidence searches again", () => {
+    expect(expands("weak", 0.2)).toBe(true);
+    expect(expands("weak", WEAK_KEYWORD_EVIDENCE)).toBe(false);
+    expect(expands("weak", 1)).toBe(false);
+    expect(expands("always", 1)).toBe(true);
+    expect(expands("off", 0)).toBe(false);
+  });
+});
+
 describe("withNeighbours (neighbours.ts)", () => {
   type Item = { row: { seq: number }; rank: number; relevance: number };
   const item = (seq: number, rank: number, relevance = rank): Item => ({ row: { seq }, rank, relevance });
-  const lend = (hit: Item, row: { seq: number }): Item => ({ row, rank: 0.5 * hit.rank, relevance: 0.5 * hit.relevance });
-  // Memory 1's neighbours are 2 (not found by the legs) and 4 (found, far down).
-  const neighboursOf = () => new Map([[1, [{ seq: 2 }, { seq: 4 }]]]);
-  const ranked = [item(1, 1, 0.6), item(3, 0.4), item(4, 0.1)];
+  const enter = (_hit: Item, row: { seq: number }): Item => ({ row, rank: 0, relevance: 0 });
+  const policy: NeighbourPolicy = { depth: 10, window: 2, share: 0.5, mode: "combine" };
+  // Memory 1's neighbours are 2 (not found by the legs), 4 (found, far down) and 5 (two turns away,
+  // not found); memory 3's is 6, a weak match of its own.
+  const neighboursOf = () =>
+    new Map([
+      [1, [{ row: { seq: 2 }, distance: 1 }, { row: { seq: 4 }, distance: 1 }, { row: { seq: 5 }, distance: 2 }]],
+      [3, [{ row: { seq: 6 }, distance: 1 }]],
+    ]);
+  const ranked = [item(1, 1, 0.6), item(3, 0.4), item(4, 0.1), item(6, 0.3)];
+  const by = (out: Item[], seq: number) => out.find((r) => r.row.seq === seq)!;
 
-  test("a strong hit's neighbours rank after it, above weaker hits", () => {
-    const out = withNeighbours(ranked, neighboursOf, lend, () => true);
-    const order = out.map((r) => r.row.seq);
-    expect(order[0]).toBe(1);
-    expect(order.slice(1, 3).sort()).toEqual([2, 4]); // both at half their hit's rank
-    expect(order[3]).toBe(3);
-    expect(out.find((r) => r.row.seq === 2)!.relevance).toBe(0.3);
-    expect(out.find((r) => r.row.seq === 4)!.relevance).toBe(0.1); // moved up; its relevance (its score) stays its own
+  test("a strong hit's neighbours rank after it, above weaker hits; one two turns away is lent half as much", () => {
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true);
+    expect(out.map((r) => r.row.seq).slice(0, 3)).toEqual([1, 4, 2]);
+    expect(by(out, 2).relevance).toBe(0.3); // half its hit's: nothing of its own
+    expect(by(out, 5).relevance).toBe(0.15); // a quarter: two turns away
+    expect(by(out, 5).rank).toBe(0.25);
+  });
+
+  test("a neighbour that is a match itself combines both: own + lent·(1 − own), above what either gives alone", () => {
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true);
+    expect(by(out, 4).rank).toBeCloseTo(0.1 + 0.5 * 0.9, 10);
+    expect(by(out, 4).relevance).toBeCloseTo(0.1 + 0.3 * 0.9, 10); // never above own + lent
+    expect(by(out, 6).rank).toBeCloseTo(0.3 + 0.2 * 0.7, 10); // two matches side by side: 6 now above 3
+    expect(out.findIndex((r) => r.row.seq === 6)).toBeLessThan(out.findIndex((r) => r.row.seq === 3));
+    // The first round's rule ("max") left a match's relevance its own and its rank the better one.
+    const max = withNeighbours(ranked, { ...policy, mode: "max" }, neighboursOf, enter, () => true);
+    expect(by(max, 4).relevance).toBe(0.1);
+    expect(by(max, 6).rank).toBe(0.3);
+  });
+
+  test("only the best `depth` hits lend", () => {
+    const out = withNeighbours(ranked, { ...policy, depth: 1 }, neighboursOf, enter, () => true);
+    expect(by(out, 6).rank).toBe(0.3);
   });
 
   test("a neighbour the minimum would drop does not move, so it cannot cut the list", () => {
-    const out = withNeighbours(ranked, neighboursOf, lend, (i) => i.relevance >= 0.35);
-    expect(out.map((r) => r.row.seq)).toEqual([1, 3, 4]);
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, (i) => i.relevance >= 0.35);
+    // 2 and 5 (0.3, 0.15 lent) stay out; 4 and 6 reach 0.37 and 0.44 with their own evidence.
+    expect(out.map((r) => r.row.seq)).toEqual([1, 4, 6, 3]);
+    expect(by(out, 4).relevance).toBeCloseTo(0.37, 10);
   });
 });
 
@@ -145,6 +179,8 @@ describe("recall with the builtin model", () => {
   let fixed: RecallService;
   let noNeighbours: RecallService;
   let expanding: RecallService;
+  let noAuthor: RecallService;
+  let noExpansion: RecallService;
 
   beforeAll(async () => {
     h = await harness();
@@ -164,11 +200,19 @@ describe("recall with the builtin model", () => {
       "Sam: Nice, see you at lunch.",
     ])
       h.memory.remember(caller, RememberRequestSchema.parse({ content, ...session }));
+    // The same remark by two authors; the later one wins a tie.
+    for (const [content, who] of [
+      ["Long runs by the lake help me unwind after work.", "Priya"],
+      ["Long runs by the river help me unwind after work.", "Tom"],
+    ])
+      h.memory.remember(caller, RememberRequestSchema.parse({ content, who }));
     adaptive = h.service({});
     fixed = h.service({ fusion: "fixed" });
     noNeighbours = h.service({ neighbours: false });
-    expanding = h.service({ expansion: true });
-    for (const s of [adaptive, fixed, noNeighbours, expanding]) await s.start();
+    expanding = h.service({ expansion: "always" });
+    noAuthor = h.service({ author: 0 });
+    noExpansion = h.service({ expansion: "off" });
+    for (const s of [adaptive, fixed, noNeighbours, expanding, noAuthor, noExpansion]) await s.start();
     await embedded(h);
   }, 120_000);
 
@@ -201,8 +245,29 @@ describe("recall with the builtin model", () => {
     const n = withN.findIndex((r) => r.content === answer);
     expect(hit).toBe(0);
     expect(n).toBeGreaterThan(hit);
-    // At half its hit's relevance: a loose hit cannot lift its neighbour over the minimum score.
+    // With no evidence of its own it scores half its hit's relevance: a loose hit cannot lift its
+    // neighbour over the minimum score.
     expect(withN[n]!.score).toBeLessThanOrEqual(withN[hit]!.score * 0.5 + 1e-4);
     expect((await h.ranks(noNeighbours, query, { limit: 3 })).map((r) => r.content)).not.toContain(answer);
+  });
+
+  test("what the query's named author said ranks first; the score stays the text's", async () => {
+    const query = "How does Priya unwind after work?";
+    const lifted = await h.ranks(adaptive, query, { limit: 2 });
+    const plain = await h.ranks(noAuthor, query, { limit: 2 });
+    expect(lifted[0]!.content).toContain("lake"); // Priya's
+    expect(plain[0]!.content).toContain("river"); // Tom's, without the lift
+    const score = (rs: typeof plain) => rs.find((r) => r.content.includes("lake"))!.score;
+    expect(score(lifted)).toBeLessThanOrEqual(score(plain));
+  });
+
+  test("the default expands a query with weak keyword evidence and leaves a word-for-word one alone", async () => {
+    // The candidates the legs found, as a set: the order also moves with access counts, which each recall bumps.
+    const ids = async (s: RecallService, q: string) => (await h.ranks(s, q, { limit: 100 })).map((r) => r.id).sort();
+    const weak = "Why is Hana gone in the afternoon some days?";
+    expect(await ids(expanding, weak)).not.toEqual(await ids(noExpansion, weak)); // RM3 finds other memories here
+    expect(await ids(adaptive, weak)).toEqual(await ids(expanding, weak));
+    const strong = "why is test_payment_refund red again?";
+    expect(await ids(adaptive, strong)).toEqual(await ids(noExpansion, strong));
   });
 });

@@ -2,8 +2,24 @@
 // keyword leg's best few memories share, beyond the query's own, are searched too at a lower weight,
 // so a memory about the same thing in other words ("book", "fantasy" for "which authors has Tim
 // read?") can rank. They only reorder: a memory's relevance (its score) counts the query's own terms.
+// On by default for weak keyword evidence only (expands): measured in README.md#recall-quality.
 import type { KeywordIndex } from "./keyword-index";
 import { isStopword } from "./text";
+
+/** Below this best keyword relevance (scoring.ts) the first pass is weak evidence, and "weak" expansion runs. */
+export const WEAK_KEYWORD_EVIDENCE = 0.5;
+
+/**
+ * When the keyword leg searches a second time with feedback terms: "weak", only when its best match
+ * holds under half the query's term weight (a question in other words than its answer; a query its
+ * best match answers word for word gains nothing and pays a second search); "always"; "off".
+ */
+export type ExpansionMode = "off" | "weak" | "always";
+
+/** Whether `mode` expands a query whose first pass's best keyword relevance is `best`. */
+export function expands(mode: ExpansionMode, best: number): boolean {
+  return mode === "always" || (mode === "weak" && best < WEAK_KEYWORD_EVIDENCE);
+}
 
 /** The best keyword hits the expansion terms are taken from. */
 const FEEDBACK_DOCS = 3;

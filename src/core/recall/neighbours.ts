@@ -1,41 +1,78 @@
 // Session neighbours as ranking evidence (docs/api.md#how-it-ranks): the memory said just before or
 // after a strong hit in the same session often holds the rest of its answer (the reply to a question,
-// the fact a remark refers to) without sharing its words. Such a neighbour joins the order at a share
-// of its hit's value, so it comes after the hit and never above the evidence that brought it.
+// the fact a remark refers to) without sharing its words, and two hits in one stretch of a
+// conversation are evidence for each other (a multi-hop answer spans several turns). Each of the best
+// hits lends its neighbours a share of its value, and a neighbour combines what it is lent with its own
+// value as independent evidence, like the two legs (scoring.ts fusedRelevance): own + lent·(1 − own).
+// Its score so never exceeds what its own text and the lending hit's share justify.
 
-/** How many of the best-ranked hits lend their neighbours a place. */
-const NEIGHBOUR_DEPTH = 10;
-/** A neighbour's share of its hit's rank and relevance (0.6 for the rank measured the same within noise). */
-export const NEIGHBOUR_SHARE = 0.5;
+export interface NeighbourPolicy {
+  /** How many of the best-ranked hits lend their neighbours value. */
+  depth: number;
+  /** How many memories each side of a hit count as its neighbours. */
+  window: number;
+  /** The share of its hit's rank and relevance the next memory is lent; one `d` away gets share / d. */
+  share: number;
+  /** "combine": own + lent·(1 − own); "max": the better of own and lent (rank only; the first round). */
+  mode: "combine" | "max";
+}
+
+export const DEFAULT_NEIGHBOURS: NeighbourPolicy = { depth: 20, window: 2, share: 0.5, mode: "combine" };
 
 export interface RankedItem {
   row: { seq: number };
   rank: number;
+  relevance: number;
+}
+
+/** A neighbour of a hit and how many memories away from it it was said (1 = right before or after). */
+export interface Neighbour<R> {
+  row: R;
+  distance: number;
+}
+
+/** Two pieces of evidence as independent: either alone counts, both add up, never above 1 from below 1. */
+function orCombined(own: number, lent: number): number {
+  return own + lent * Math.max(0, 1 - own);
 }
 
 /**
- * `ranked` (best first) with the session neighbours of its first NEIGHBOUR_DEPTH items folded in:
- * a neighbour not yet ranked enters at NEIGHBOUR_SHARE of its hit; one ranked already keeps the
- * better of its own rank and that share. `neighboursOf` gives a row's readable neighbours. Only
- * items `admits` accepts move (one scoring under the minimum would cut the list where it lands).
+ * `ranked` (best first) with the session neighbours of its first `policy.depth` items folded in.
+ * What each hit lends is computed from the order before any lending (a lift is never lent on). A
+ * neighbour takes the best it is lent; `enter` makes the item for one the legs did not find (own
+ * value 0). Only items `admits` accepts after lending move (one scoring under the minimum would cut
+ * the list where it lands).
  */
 export function withNeighbours<T extends RankedItem>(
   ranked: T[],
-  neighboursOf: (rows: T["row"][]) => Map<number, T["row"][]>,
-  lend: (hit: T, neighbour: T["row"]) => T,
+  policy: NeighbourPolicy,
+  neighboursOf: (rows: T["row"][], window: number) => Map<number, Neighbour<T["row"]>[]>,
+  enter: (hit: T, neighbour: T["row"]) => T,
   admits: (item: T) => boolean,
 ): T[] {
-  const top = ranked.slice(0, NEIGHBOUR_DEPTH);
-  const neighbours = neighboursOf(top.map((t) => t.row));
+  const top = ranked.slice(0, policy.depth);
+  const neighbours = neighboursOf(top.map((t) => t.row), policy.window);
+  const lent = new Map<number, { item: T; rank: number; relevance: number }>();
   const bySeq = new Map(ranked.map((r) => [r.row.seq, r]));
   for (const hit of top) {
     for (const n of neighbours.get(hit.row.seq) ?? []) {
-      const lent = lend(hit, n);
-      const known = bySeq.get(n.seq);
-      if (!known) {
-        if (admits(lent)) bySeq.set(n.seq, lent);
-      } else if (lent.rank > known.rank && admits(known)) bySeq.set(n.seq, { ...known, rank: lent.rank });
+      const share = policy.share / n.distance;
+      const prior = lent.get(n.row.seq);
+      const item = bySeq.get(n.row.seq) ?? prior?.item ?? enter(hit, n.row);
+      lent.set(n.row.seq, {
+        item,
+        rank: Math.max(prior?.rank ?? 0, share * hit.rank),
+        relevance: Math.max(prior?.relevance ?? 0, share * hit.relevance),
+      });
     }
+  }
+  for (const [seq, l] of lent) {
+    const own = l.item;
+    const lifted =
+      policy.mode === "combine"
+        ? { ...own, rank: orCombined(own.rank, l.rank), relevance: orCombined(own.relevance, l.relevance) }
+        : { ...own, rank: Math.max(own.rank, l.rank), relevance: bySeq.has(seq) ? own.relevance : l.relevance };
+    if (lifted.rank > own.rank && admits(lifted)) bySeq.set(seq, lifted);
   }
   return [...bySeq.values()].sort((a, b) => b.rank - a.rank);
 }

@@ -135,3 +135,15 @@ export function normalized(hits: LegHit[]): Map<number, number> {
   for (const h of hits) out.set(h.seq, max > min ? 0.05 + (0.95 * (h.raw - min)) / (max - min) : 1);
   return out;
 }
+
+/**
+ * How far naming a memory's author in the query moves it in the order: "what does Melanie do to
+ * destress?" is answered by what Melanie said, more than by what others said to her. Order only, like
+ * feedback: the author's name is no evidence that the text is relevant, so the score stays the text's.
+ */
+export const AUTHOR_WEIGHT = 0.15;
+
+/** The author factor on the order: 1 + `weight` when every token of `who` is among the query's tokens. */
+export function authorOrder(whoTokens: readonly string[], queryTokens: ReadonlySet<string>, weight = AUTHOR_WEIGHT): number {
+  return whoTokens.length > 0 && whoTokens.every((t) => queryTokens.has(t)) ? 1 + weight : 1;
+}

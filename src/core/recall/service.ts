@@ -1,8 +1,9 @@
 // Hybrid recall (docs/api.md#how-it-ranks): a keyword leg (BM25) and a vector leg (cosine) over the
 // same filtered candidates, ranked by fusing the legs' normalized scores, adjusted by importance,
-// pinning, recency, access and feedback; each result's score is its calibrated relevance (scoring.ts), and
-// those under the request's minimum are not returned. Same-session neighbours come as supporting
-// context. Its SQL lives in store.ts.
+// pinning, recency, access, feedback and a named author, with strong hits' session neighbours folded
+// in; each result's score is its calibrated relevance (scoring.ts), and those under the request's
+// minimum are not returned. Same-session neighbours of the results come as supporting context too.
+// Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
 import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
@@ -10,13 +11,13 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
+import { adjustment, AUTHOR_WEIGHT, authorOrder, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
 import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
-import { NEIGHBOUR_SHARE, withNeighbours } from "./neighbours";
-import { feedbackTerms } from "./expansion";
+import { DEFAULT_NEIGHBOURS, withNeighbours, type Neighbour, type NeighbourPolicy } from "./neighbours";
+import { expands, feedbackTerms, type ExpansionMode } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
 import { recallSources } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
@@ -54,12 +55,14 @@ const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { be
 export interface RecallServiceOptions {
   /** How the legs are weighed in the order: "adaptive" (default) or the old "fixed" 0.3, for measuring. */
   fusion?: FusionMode;
-  /** Whether strong hits' session neighbours join the order (neighbours.ts); default true. */
-  neighbours?: boolean;
+  /** How strong hits' session neighbours join the order (neighbours.ts), or false for not at all; default DEFAULT_NEIGHBOURS. */
+  neighbours?: NeighbourPolicy | false;
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
-  /** Whether the keyword leg adds its best hits' shared words at a lower weight (expansion.ts). */
-  expansion?: boolean;
+  /** When the keyword leg adds its best hits' shared words at a lower weight (expansion.ts): "weak" evidence only, "always" or "off". */
+  expansion?: ExpansionMode;
+  /** How far a memory whose author (`who`) the query names moves up in the order (scoring.ts authorOrder); 0 for not at all. */
+  author?: number;
   legDepth?: number;
   /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
   legs?: "both" | "keyword" | "vector";
@@ -76,8 +79,9 @@ export interface RecallCallOptions {
 export class RecallService {
   private readonly store: RecallStore;
   private readonly fusion: FusionMode;
-  private readonly neighbours: boolean;
-  private readonly expansion: boolean;
+  private readonly neighbours: NeighbourPolicy | false;
+  private readonly expansion: ExpansionMode;
+  private readonly author: number;
   private readonly llm: ChatModel | undefined;
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
@@ -98,8 +102,9 @@ export class RecallService {
     options: RecallServiceOptions = {},
   ) {
     this.fusion = options.fusion ?? "adaptive";
-    this.neighbours = options.neighbours ?? true;
-    this.expansion = options.expansion ?? false;
+    this.neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
+    this.expansion = options.expansion ?? "weak";
+    this.author = options.author ?? AUTHOR_WEIGHT;
     this.llm = options.llm;
     this.legDepth = options.legDepth ?? LEG_DEPTH;
     this.legs = options.legs ?? "both";
@@ -146,6 +151,13 @@ export class RecallService {
     const provider = this.embeddings?.provider ?? "none";
     const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
     const now = this.now();
+    const queryTokens = new Set(this.author > 0 ? tokenize(req.query) : []);
+    const whoTokens = new Map<string, string[]>();
+    const authorOf = (who: string | null) => {
+      if (this.author === 0 || who === null) return 1;
+      if (!whoTokens.has(who)) whoTokens.set(who, tokenize(who));
+      return authorOrder(whoTokens.get(who)!, queryTokens, this.author);
+    };
     const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
     const fusedOrder = seqs
       .map((seq) => {
@@ -157,17 +169,18 @@ export class RecallService {
         const relevance = fusedRelevance(keywordLeg.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
-        // Positive feedback and MCP usage lift the order only, never the score (scoring.ts feedbackOrder).
-        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)) * this.usageOrder(row), relevance: relevance * adjust, matchedBy };
+        // Positive feedback, MCP usage and a named author lift the order only, never the score (scoring.ts).
+        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * authorOf(row.who), relevance: relevance * adjust, matchedBy };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
     const ranked = this.neighbours
-      ? withNeighbours(fusedOrder, (top) => this.sessionNeighbours(top, filter), (hit, row) => ({
-          row,
-          rank: NEIGHBOUR_SHARE * hit.rank,
-          relevance: NEIGHBOUR_SHARE * hit.relevance,
-          matchedBy: hit.matchedBy,
-        }), (item) => round4(item.relevance) >= req.minScore)
+      ? withNeighbours(
+          fusedOrder,
+          this.neighbours,
+          (top, window) => this.sessionNeighbours(top, window, filter),
+          (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy }),
+          (item) => round4(item.relevance) >= req.minScore,
+        )
       : fusedOrder;
 
     // The order is the fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a
@@ -263,13 +276,18 @@ export class RecallService {
     if (this.keywordsReady && tokens.every((t) => t.length <= 1)) {
       const flat = tokens.flat();
       hits = this.indexHits(flat, matchOfTerms(terms), filter);
-      if (this.expansion && hits.length > 0) {
-        const extra = feedbackTerms(this.keywords, flat, hits.map((h) => h.seq));
-        const weights = [...flat.map(() => 1), ...extra.weights];
-        if (extra.tokens.length > 0) hits = this.indexHits([...flat, ...extra.tokens], matchOfTerms(terms), filter, weights);
-      }
       stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
       matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+      if (this.expansion !== "off" && hits.length > 0) {
+        // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
+        const relevanceOf = keywordRelevance(stats);
+        const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
+        const extra = expands(this.expansion, best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
+        if (extra.tokens.length > 0) {
+          hits = this.indexHits([...flat, ...extra.tokens], matchOfTerms(terms), filter, [...flat.map(() => 1), ...extra.weights]);
+          matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+        }
+      }
     } else {
       hits = this.ftsHits(matchOfTerms(terms), filter);
       // A term with no token matches nothing and carries no weight.
@@ -339,18 +357,18 @@ export class RecallService {
     return new Map(this.store.candidatesAmong(seqs, { agentIds }).map((r) => [r.seq, r]));
   }
 
-  /** The session neighbours of `rows` that pass the request's filters, per row's seq. */
-  private sessionNeighbours(rows: CandidateRow[], filter: MemoryFilter): Map<number, CandidateRow[]> {
-    const found = new Map<number, CandidateRow[]>();
+  /** The session neighbours of `rows` up to `window` each side that pass the request's filters, per row's seq. */
+  private sessionNeighbours(rows: CandidateRow[], window: number, filter: MemoryFilter): Map<number, Neighbour<CandidateRow>[]> {
+    const found = new Map<number, Neighbour<CandidateRow>[]>();
     for (const row of rows) {
       if (!row.session_key) continue;
-      const n = [this.store.neighbour("before", row.session_key, row), this.store.neighbour("after", row.session_key, row)];
-      found.set(row.seq, n.filter((x): x is CandidateRow => x !== null));
+      const near = (side: "before" | "after") => this.store.neighbours(side, row.session_key!, row, window).map((n, i) => ({ row: n, distance: i + 1 }));
+      found.set(row.seq, [...near("before"), ...near("after")]);
     }
-    const seqs = [...new Set([...found.values()].flat().map((r) => r.seq))];
+    const seqs = [...new Set([...found.values()].flat().map((n) => n.row.seq))];
     if (seqs.length === 0) return found;
     const passing = new Set(this.store.seqsPassingAmong(seqs, filter));
-    for (const [seq, list] of found) found.set(seq, list.filter((r) => passing.has(r.seq)));
+    for (const [seq, list] of found) found.set(seq, list.filter((n) => passing.has(n.row.seq)));
     return found;
   }
 
@@ -365,7 +383,7 @@ export class RecallService {
         ["previous-in-session", "before"],
         ["next-in-session", "after"],
       ] as const) {
-        const n = this.store.neighbour(side, row.session_key, row);
+        const n = this.store.neighbours(side, row.session_key, row)[0];
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
         out.push({ ...toResult(n, score * 0.5, matchedBy), relation, supports: row.id });

@@ -40,7 +40,7 @@ export interface FtsHit {
   score: number;
 }
 
-type Neighbour = Statement<CandidateRow, [string, string, string, number]>;
+type Neighbour = Statement<CandidateRow, [string, string, string, number, number]>;
 
 export class RecallStore {
   private readonly bm25: string;
@@ -77,7 +77,7 @@ export class RecallStore {
     const neighbour = (op: string, order: string): Neighbour =>
       db.query(
         `SELECT ${CANDIDATE_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
-         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT 1`,
+         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT ?`,
       );
     this.before = neighbour("<", "DESC");
     this.after = neighbour(">", "ASC");
@@ -143,9 +143,9 @@ export class RecallStore {
     return this.ownersStmt.all().map((r) => r.agent_id);
   }
 
-  /** The live memory stored just before (or after) `row` in its session `sessionKey` by the same agent. */
-  neighbour(side: "before" | "after", sessionKey: string, row: CandidateRow): CandidateRow | null {
-    return (side === "before" ? this.before : this.after).get(sessionKey, row.agent_id, row.created_at, row.seq);
+  /** The live memories stored just before (or after) `row` in its session `sessionKey` by the same agent, nearest first. */
+  neighbours(side: "before" | "after", sessionKey: string, row: CandidateRow, count = 1): CandidateRow[] {
+    return (side === "before" ? this.before : this.after).all(sessionKey, row.agent_id, row.created_at, row.seq, count);
   }
 
   private among<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {
