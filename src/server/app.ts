@@ -13,6 +13,7 @@ import { analyticsRoutes } from "./routes/analytics";
 import { healthRoutes } from "./routes/health";
 import { bridgeRoutes } from "./routes/bridge";
 import { codeRoutes } from "./routes/code";
+import { dashboardRoutes } from "./routes/dashboard";
 import { embedRoutes } from "./routes/embed";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
@@ -61,6 +62,7 @@ export function createHandler(ctx: DaemonContext): Handler {
         return toErrorResponse(cause, request.method, path, ctx.log);
       })
       .use(healthRoutes(ctx))
+      .use(dashboardRoutes())
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
       .use(sessionRoutes(ctx))

@@ -13,7 +13,7 @@ export type RouteNeed = Permission | "public" | "signed-in";
  */
 const RULES: [string, string, RouteNeed][] = [
   ["GET", "/health", "public"],
-  // The dashboard's static files; its data comes from the API below, with a token.
+  // The dashboard's page and its hashed assets (src/server/routes/dashboard.ts); its data comes from the API below, with a token.
   ["GET", "/", "public"],
   ["GET", "/assets/**", "public"],
   ["*", "/mcp", "signed-in"],

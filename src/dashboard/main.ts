@@ -1,0 +1,80 @@
+// The dashboard's entry: hash routes to pages, the agent selector, and the token prompt.
+import { agentId, hasToken, setAgentId, setToken, whenUnauthorized } from "./api";
+import { agentsPage } from "./pages/agents";
+import { memoriesPage } from "./pages/memories";
+import { overviewPage } from "./pages/overview";
+import { serversPage } from "./pages/servers";
+import { sessionsPage } from "./pages/sessions";
+import { usagePage } from "./pages/usage";
+import { h, replace } from "./ui";
+import type { Page } from "./page";
+
+const PAGES: Record<string, Page> = {
+  overview: overviewPage,
+  memories: memoriesPage,
+  sessions: sessionsPage,
+  agents: agentsPage,
+  servers: serversPage,
+  usage: usagePage,
+};
+
+const main = document.getElementById("main")!;
+let stop: (() => void) | undefined;
+
+/** Refresh period of live panels in ms: `?refresh=<seconds>` (tests use 1), default 30. */
+function refreshMs(): number {
+  const s = Number(new URLSearchParams(location.search).get("refresh"));
+  return Number.isFinite(s) && s > 0 ? s * 1000 : 30_000;
+}
+
+function route(): void {
+  stop?.();
+  stop = undefined;
+  const [name = "overview", ...rest] = location.hash.replace(/^#\/?/, "").split("/");
+  const page = PAGES[name] ?? overviewPage;
+  for (const a of Array.from(document.querySelectorAll("nav a"))) {
+    if (a.getAttribute("href") === `#/${name in PAGES ? name : "overview"}`) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  replace(main);
+  stop = page({ root: main, args: rest.map(decodeURIComponent), refreshMs: refreshMs() });
+}
+
+function askForToken(message: string): void {
+  if (document.getElementById("token-form")) return;
+  stop?.();
+  const input = h("input", { id: "token", type: "password", autocomplete: "off", required: true, size: 40 });
+  const form = h(
+    "form",
+    { id: "token-form", class: "card" },
+    h("h1", {}, "Sign in"),
+    h("p", {}, message),
+    h("p", { class: "muted" }, "This daemon needs an API token (signet token create, or the owner's admin token). It is kept in this tab only (sessionStorage) and sent as a Bearer token."),
+    h("label", {}, "API token", input),
+    " ",
+    h("button", { type: "submit" }, "Sign in"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    setToken(input.value.trim());
+    route();
+  });
+  replace(main, form);
+  input.focus();
+}
+
+whenUnauthorized((message) => askForToken(hasToken() ? `The token was refused: ${message}` : message));
+
+const agentInput = document.getElementById("agent-id") as HTMLInputElement;
+agentInput.value = agentId();
+agentInput.addEventListener("change", () => {
+  setAgentId(agentInput.value);
+  route();
+});
+
+window.addEventListener("hashchange", () => {
+  route();
+  // Keyboard and screen-reader users land on the new page's content, not back in the nav.
+  main.focus();
+});
+route();

@@ -1,0 +1,84 @@
+// MCP servers: the installed servers (read-only: enabling, disabling, adding and removing need the
+// owner's admin token, which this page never holds, so it shows the CLI command), each server's
+// tools with their parameters, and a form to call one (recorded as a `cli` call from `dashboard`).
+import { api } from "../api";
+import type { Page } from "../page";
+import type { McpServer } from "../types";
+import { empty, errorLine, h, replace } from "../ui";
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema?: { properties?: Record<string, { type?: string | string[]; description?: string }>; required?: string[] };
+}
+
+function listView(root: HTMLElement): void {
+  const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  replace(root, h("h1", {}, "MCP servers"), h("p", { class: "muted" }, "Enabling, disabling, adding and removing servers change the installation and need the owner's admin token: run the command shown in a terminal."), body);
+  api<{ servers: McpServer[] }>("GET", "/api/marketplace/servers").then(
+    ({ servers }) =>
+      replace(
+        body,
+        servers.length === 0
+          ? empty("No MCP servers installed. Add one in a terminal: signet mcp add <name> -- <command> [args…]")
+          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Server", "Transport", "State", "Change it"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, servers.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/servers/${encodeURIComponent(s.name)}` }, s.name), s.description ? h("div", { class: "muted" }, s.description) : null), h("td", {}, s.transport.type === "http" ? (s.transport.url ?? "") : [s.transport.command, ...(s.transport.args ?? [])].join(" ")), h("td", {}, `${s.enabled ? "enabled" : "disabled"}${s.running ? " · running" : ""}`), h("td", {}, h("code", {}, `signet mcp ${s.enabled ? "disable" : "enable"} ${s.name}`))))))),
+      ),
+    (err) => replace(body, errorLine(err)),
+  );
+}
+
+function typeOf(spec: { type?: string | string[] }): string {
+  return Array.isArray(spec.type) ? (spec.type.find((t) => t !== "null") ?? "string") : (spec.type ?? "string");
+}
+
+function callForm(server: string, tool: Tool): HTMLElement {
+  const props = Object.entries(tool.inputSchema?.properties ?? {});
+  const required = new Set(tool.inputSchema?.required ?? []);
+  const inputs = props.map(([name, spec]) => {
+    const kind = typeOf(spec);
+    const input = h("input", { name, type: kind === "boolean" ? "checkbox" : kind === "number" || kind === "integer" ? "number" : "text", required: required.has(name) && kind !== "boolean", size: 24, placeholder: kind === "object" || kind === "array" ? "JSON" : kind });
+    return { name, kind, input, label: h("label", {}, `${name}${required.has(name) ? " *" : ""}`, input, spec.description ? h("span", { class: "muted" }, spec.description) : null) };
+  });
+  const out = h("div", { "aria-live": "polite" });
+  const form = h("form", { class: "row", "aria-label": `Call ${tool.name}` }, inputs.map((i) => i.label), h("button", { type: "submit" }, `Call ${tool.name}`));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const args: Record<string, unknown> = {};
+    try {
+      for (const { name, kind, input } of inputs) {
+        if (kind === "boolean") args[name] = input.checked;
+        else if (input.value === "") continue;
+        else if (kind === "number" || kind === "integer") args[name] = Number(input.value);
+        else if (kind === "object" || kind === "array") args[name] = JSON.parse(input.value);
+        else args[name] = input.value;
+      }
+      replace(out, h("p", { class: "muted" }, "Calling…"));
+      const result = await api<{ isError?: boolean }>("POST", `/api/marketplace/servers/${encodeURIComponent(server)}/call`, { tool: tool.name, arguments: args, source: "cli", client: "dashboard" });
+      replace(out, h("p", { class: result.isError ? "error" : "ok" }, result.isError ? "The tool reported a failure:" : "Result:"), h("pre", {}, JSON.stringify(result, null, 2)));
+    } catch (err) {
+      replace(out, errorLine(err));
+    }
+  });
+  return h("div", {}, form, out);
+}
+
+function detailView(root: HTMLElement, name: string): void {
+  const body = h("div", {}, h("p", { class: "muted" }, "Starting the server and listing its tools…"));
+  replace(root, h("p", {}, h("a", { href: "#/servers" }, "← All servers")), h("h1", {}, `Server ${name}`), body);
+  api<{ tools: Tool[] }>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`).then(
+    ({ tools }) =>
+      replace(
+        body,
+        tools.length === 0
+          ? empty("This server lists no tools.")
+          : tools.map((t) => h("details", { class: "card" }, h("summary", {}, h("strong", {}, t.name), t.description ? ` — ${t.description}` : ""), callForm(name, t))),
+      ),
+    (err) => replace(body, errorLine(err), h("p", { class: "muted" }, `A disabled server is started again with: signet mcp enable ${name}`)),
+  );
+}
+
+export const serversPage: Page = ({ root, args }) => {
+  if (args[0]) detailView(root, args[0]);
+  else listView(root);
+  return undefined;
+};

@@ -1,0 +1,81 @@
+// Sessions: recent sessions with the bypass toggle, transcript search, and one session's tool usage.
+import { agentId, api, query } from "../api";
+import type { Page } from "../page";
+import type { Session } from "../types";
+import { empty, errorLine, h, replace, when } from "../ui";
+
+function bypassButton(s: Session, after: () => void): HTMLButtonElement {
+  const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(s.bypassed) }, s.bypassed ? "Hooks off (turn on)" : "Hooks on (bypass)");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await api("POST", `/api/sessions/${encodeURIComponent(s.key)}/bypass`, { enabled: !s.bypassed });
+      after();
+    } catch (err) {
+      button.replaceWith(errorLine(err));
+    }
+  });
+  return button;
+}
+
+function listView(root: HTMLElement): void {
+  const list = h("div", {});
+  const q = h("input", { name: "query", type: "search", size: 30, required: true });
+  const hits = h("div", { "aria-live": "polite" });
+  const form = h("form", { class: "row", role: "search" }, h("label", {}, "Search transcripts", q), h("button", { type: "submit" }, "Search"));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api<{ hits: { sessionKey: string; project: string | null; updatedAt: string; excerpt: string }[] }>("POST", "/api/sessions/search", { query: q.value.trim(), agentId: agentId(), limit: 20 });
+      replace(hits, r.hits.length === 0 ? empty("No transcript matches. Transcripts are stored by the session-end hook.") : h("ul", { class: "list" }, r.hits.map((x) => h("li", {}, h("a", { href: `#/sessions/${encodeURIComponent(x.sessionKey)}` }, x.sessionKey), h("div", { class: "content" }, x.excerpt), h("div", { class: "muted" }, `${x.project ?? "no project"} · ${when(x.updatedAt)}`)))));
+    } catch (err) {
+      replace(hits, errorLine(err));
+    }
+  });
+  async function load(): Promise<void> {
+    try {
+      const r = await api<{ sessions: Session[] }>("GET", `/api/sessions${query({ limit: 50, agent_id: agentId() })}`);
+      replace(
+        list,
+        r.sessions.length === 0
+          ? empty("No sessions for this agent yet. Install the hooks into a harness (signet install) and start a session.")
+          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Session", "Harness", "Project", "Updated", "State", "Hooks"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, r.sessions.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/sessions/${encodeURIComponent(s.key)}` }, s.key)), h("td", {}, s.harness ?? ""), h("td", {}, s.project ?? ""), h("td", {}, when(s.updatedAt)), h("td", {}, s.endedAt ? "ended" : "active"), h("td", {}, bypassButton(s, load))))))),
+      );
+    } catch (err) {
+      replace(list, errorLine(err));
+    }
+  }
+  replace(root, h("h1", {}, "Sessions"), form, hits, h("h2", {}, "Recent"), list);
+  void load();
+}
+
+function detailView(root: HTMLElement, key: string): void {
+  const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  replace(root, h("p", {}, h("a", { href: "#/sessions" }, "← All sessions")), h("h1", {}, `Session ${key}`), body);
+  async function load(): Promise<void> {
+    try {
+      const path = `/api/sessions/${encodeURIComponent(key)}`;
+      const [s, tools] = await Promise.all([
+        api<Session & { memories: { memoryId: string; via: string; at: string }[]; transcriptChars: number }>("GET", path),
+        api<{ totalCalls: number; failures: number; tools: { server: string; tool: string; calls: number; failures: number; p50: number | null; p95: number | null }[] }>("GET", `${path}/tools`),
+      ]);
+      replace(
+        body,
+        h("div", { class: "card" }, h("p", {}, `${s.harness ?? "?"} · ${s.project ?? "no project"} · started ${when(s.startedAt)} · ${s.endedAt ? `ended ${when(s.endedAt)}` : "active"} · transcript ${s.transcriptChars} characters`), bypassButton(s, load)),
+        h("h2", {}, `Tool usage (${tools.totalCalls} calls, ${tools.failures} failed)`),
+        tools.tools.length === 0 ? empty("No tool calls recorded for this session.") : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Server", "Tool", "Calls", "Failures", "p50 ms", "p95 ms"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, tools.tools.map((t) => h("tr", {}, h("td", {}, t.server), h("td", {}, t.tool), h("td", {}, t.calls), h("td", {}, t.failures), h("td", {}, t.p50 ?? "—"), h("td", {}, t.p95 ?? "—")))))),
+        h("h2", {}, `Memories that reached it (${s.memories.length})`),
+        s.memories.length === 0 ? empty("No memories were injected or recalled in this session.") : h("ul", { class: "list" }, s.memories.map((m) => h("li", {}, h("a", { href: `#/memories/${encodeURIComponent(m.memoryId)}` }, m.memoryId), ` · ${m.via} · ${when(m.at)}`))),
+      );
+    } catch (err) {
+      replace(body, errorLine(err));
+    }
+  }
+  void load();
+}
+
+export const sessionsPage: Page = ({ root, args }) => {
+  if (args[0]) detailView(root, args[0]);
+  else listView(root);
+  return undefined;
+};
