@@ -132,4 +132,25 @@ describe("dashboard in Chromium", () => {
     }
     expect(b.errors).toEqual([]);
   }, 60_000);
+
+  test("a server is disabled and enabled again from the servers page, with the owner's admin token", async () => {
+    const b = await fresh();
+    await b.page.goto(`${base}/#/servers`);
+    await b.page.getByRole("button", { name: "Disable fake" }).click();
+    // Local mode needs no token to read, but changing the installation needs the owner's.
+    await b.page.locator("#token-form").waitFor();
+    expect(await b.page.locator("#token-form").textContent()).toContain("admin token");
+    const admin = (await Bun.file(join(s.dataDir, ".daemon", "admin.token")).text()).trim();
+    await b.page.getByLabel("API token").fill(admin);
+    await b.page.getByRole("button", { name: "Sign in" }).click();
+    await b.page.getByRole("button", { name: "Disable fake" }).click();
+    await b.page.getByRole("button", { name: "Enable fake" }).waitFor();
+    const listed = async () => JSON.parse((await cli(["mcp", "list", "--json"])).stdout);
+    expect((await listed()).servers.find((x: { name: string }) => x.name === "fake").enabled).toBe(false);
+    await b.page.getByRole("button", { name: "Enable fake" }).click();
+    await b.page.getByRole("button", { name: "Disable fake" }).waitFor();
+    expect((await listed()).servers.find((x: { name: string }) => x.name === "fake").enabled).toBe(true);
+    // Only the refused PATCH, which the page answered with the sign-in form.
+    expect(b.errors.every((e) => e.includes("401"))).toBe(true);
+  }, 60_000);
 });

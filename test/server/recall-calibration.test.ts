@@ -100,7 +100,7 @@ describe("the builtin model: a store of coding memories", () => {
     for (const minScore of [RECALL_DEFAULT_MIN_SCORE, 0.4, 0.6]) {
       const cut = await td.client().memory.recall({ query, minScore, limit: 100 });
       expectOrdered(cut, minScore);
-      expect(cut.results.length + cut.meta.belowMinScore).toBe(cut.meta.candidates);
+      expect(cut.results.length + (cut.meta.belowMinScore ?? 0)).toBe(cut.meta.candidates);
       const ids = cut.results.map((x) => x.id);
       const clearlyIn = all.results.filter((x) => x.score * (1 - DRIFT) >= minScore).map((x) => x.id);
       const clearlyOut = all.results.filter((x) => x.score * (1 + DRIFT) < minScore).map((x) => x.id);

@@ -14,17 +14,43 @@ interface Tool {
 
 function listView(root: HTMLElement): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
-  replace(root, h("h1", {}, "MCP servers"), h("p", { class: "muted" }, "Enabling, disabling, adding and removing servers change the installation and need the owner's admin token: run the command shown in a terminal."), body);
+  replace(
+    root,
+    h("h1", {}, "MCP servers"),
+    h(
+      "p",
+      { class: "muted" },
+      "Enabling and disabling a server changes the installation: the page asks for the owner's admin token ($SIGNET_PATH/.daemon/admin.token) and keeps it in this tab only, or run the command shown in a terminal. Adding and removing servers is done in a terminal.",
+    ),
+    body,
+  );
   api<{ servers: McpServer[] }>("GET", "/api/marketplace/servers").then(
     ({ servers }) =>
       replace(
         body,
         servers.length === 0
           ? empty("No MCP servers installed. Add one in a terminal: signet mcp add <name> -- <command> [args…]")
-          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Server", "Transport", "State", "Change it"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, servers.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/servers/${encodeURIComponent(s.name)}` }, s.name), s.description ? h("div", { class: "muted" }, s.description) : null), h("td", {}, s.transport.type === "http" ? (s.transport.url ?? "") : [s.transport.command, ...(s.transport.args ?? [])].join(" ")), h("td", {}, `${s.enabled ? "enabled" : "disabled"}${s.running ? " · running" : ""}`), h("td", {}, h("code", {}, `signet mcp ${s.enabled ? "disable" : "enable"} ${s.name}`))))))),
+          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Server", "Transport", "State", "Change it"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, servers.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/servers/${encodeURIComponent(s.name)}` }, s.name), s.description ? h("div", { class: "muted" }, s.description) : null), h("td", {}, s.transport.type === "http" ? (s.transport.url ?? "") : [s.transport.command, ...(s.transport.args ?? [])].join(" ")), h("td", {}, `${s.enabled ? "enabled" : "disabled"}${s.running ? " · running" : ""}`), h("td", {}, toggleButton(root, s), " ", h("code", {}, `signet mcp ${s.enabled ? "disable" : "enable"} ${s.name}`))))))),
       ),
     (err) => replace(body, errorLine(err)),
   );
+}
+
+/** Enable or disable: a 401 (no owner's token yet) brings up the sign-in form, then the page again. */
+function toggleButton(root: HTMLElement, server: McpServer): HTMLElement {
+  const label = `${server.enabled ? "Disable" : "Enable"} ${server.name}`;
+  const button = h("button", { type: "button", "aria-label": label }, server.enabled ? "Disable" : "Enable");
+  button.addEventListener("click", () => {
+    button.setAttribute("disabled", "");
+    api("PATCH", `/api/marketplace/servers/${encodeURIComponent(server.name)}`, { enabled: !server.enabled }).then(
+      () => listView(root),
+      (err: { status?: number }) => {
+        button.removeAttribute("disabled");
+        if (err.status !== 401) button.parentElement?.append(errorLine(err));
+      },
+    );
+  });
+  return button;
 }
 
 function typeOf(spec: { type?: string | string[] }): string {
