@@ -12,7 +12,8 @@ import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client
 import { loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
-import { HOOK_EVENTS, type HookContextResponse, type HookEvent, type HookRequest } from "../contracts/session";
+import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
+import type { HookContextResponse, HookRequest } from "../contracts/session";
 import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, type HookInput } from "../harness/hook-io";
 import { HARNESS_NAMES, type HarnessName } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
@@ -135,7 +136,7 @@ async function runHook(event: HookEvent, harness: HarnessName, dataDir: string |
   let config: Config;
   try {
     input = parseHookInput(await readStdin());
-    config = loadConfig({ env: dataDir ? { ...process.env, SIGNET_PATH: dataDir } : process.env });
+    config = loadConfig({ env: dataDir ? { ...process.env, SIGNET_PATH: dataDir } : process.env, cached: true });
   } catch (err) {
     note(`${(err as Error).message}; nothing was done`);
     return;

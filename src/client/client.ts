@@ -1,6 +1,7 @@
 // The one typed client for the daemon's API, used by the CLI, signet-mcp and hooks alike: base URL
 // validation, agent and provenance headers, the owner's credentials, a check that the daemon is the
 // owner's own before anything is sent (docs/security.md), timeouts, and errors mapped back to codes.
+import type { HookEvent } from "../contracts/hook-events";
 import { isLoopbackHost, loopbackCandidates, parseDaemonUrl } from "../config/daemon-url";
 import {
   CHALLENGE_PARAM,
@@ -68,16 +69,7 @@ import type {
   PresenceEntry,
   PresenceListResponse,
 } from "../contracts/agents";
-import type {
-  BypassResponse,
-  FeedbackResponse,
-  HookEvent,
-  HookRequest,
-  HookResponse,
-  SessionDetail,
-  SessionListResponse,
-  SessionSearchResponse,
-} from "../contracts/session";
+import type { BypassResponse, FeedbackResponse, HookRequest, HookResponse, SessionDetail, SessionListResponse, SessionSearchResponse } from "../contracts/session";
 import type {
   CodeBlastResponse,
   CodeBriefingResponse,

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
+import { cachedParse } from "./cache";
 import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
 import { configPath } from "./paths";
 import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
@@ -108,6 +109,8 @@ export interface LoadConfigOptions {
   env?: Env;
   /** Values from command-line flags: the highest layer. */
   flags?: Tree;
+  /** Reuse the last validation of the same input (src/config/cache.ts): for `signet hook`. */
+  cached?: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
@@ -116,9 +119,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const file = configPath(dataDir);
   const fileLayer = readConfigFile(file);
   const merged = mergeLayers(mergeLayers(fileLayer, envLayer(env)), options.flags ?? {});
-  const parsed = ConfigSchema.safeParse(merged);
-  if (!parsed.success) throw new ConfigError(describeIssues(`${file}, environment and flags`, parsed.error));
-  const config = parsed.data as ParsedConfig;
+  const parse = (input: Tree): ParsedConfig => {
+    const parsed = ConfigSchema.safeParse(input);
+    if (!parsed.success) throw new ConfigError(describeIssues(`${file}, environment and flags`, parsed.error));
+    return parsed.data as ParsedConfig;
+  };
+  const config = options.cached ? cachedParse(dataDir, merged, parse) : parse(merged);
   return { ...config, daemon: { ...config.daemon, url: resolveDaemonUrl(config, env, options.flags) }, dataDir };
 }
 

@@ -28,6 +28,8 @@ export const daemonFiles = (dataDir: string) => ({
   /** The owner's credentials (docs/security.md#the-owners-credentials). */
   adminToken: join(daemonDir(dataDir), "admin.token"),
   instanceKey: join(daemonDir(dataDir), "instance.key"),
+  /** The last validated configuration, for `signet hook` (src/config/cache.ts). */
+  configCache: join(daemonDir(dataDir), "config-cache.json"),
 });
 
 /** The active code project (docs/code.md#the-active-project): the one path `signet index` last indexed. */

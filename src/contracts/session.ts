@@ -4,9 +4,6 @@
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 
-/** The lifecycle events a harness reports; each is `POST /api/hooks/<event>`. */
-export const HOOK_EVENTS = ["session-start", "user-prompt-submit", "session-end", "pre-compaction", "compaction-complete"] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 const MAX_SESSION_KEY_CHARS = 500;
 const MAX_PROMPT_CHARS = 100_000;

@@ -1,8 +1,9 @@
 // The command a harness hook runs: `'<signet>' hook <event> --harness <name> --data-dir '<dir>'`.
 // Claude Code and Codex run it through a POSIX shell, so every value in it is single-quoted; the
 // daemon URL and token are not in it: `signet hook` reads them from the environment (docs/hooks.md).
+import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
 import { basename } from "node:path";
-import { HOOK_EVENTS, type HookEvent } from "../contracts/session";
+
 import type { HarnessName } from "./types";
 
 /** `value` as one POSIX shell word: single-quoted, with each `'` written as `'\''`. */

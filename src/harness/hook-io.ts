@@ -3,7 +3,8 @@
 // it expects. Formats as the harnesses document them: Claude Code's hooks reference and Codex's
 // (the JSON schemas its binary ships), which share field names; OpenCode has no command hooks, so
 // Signet's own plugin (opencode-plugin.ts) writes the same fields.
-import type { HookContextResponse, HookEvent } from "../contracts/session";
+import type { HookEvent } from "../contracts/hook-events";
+import type { HookContextResponse } from "../contracts/session";
 import type { HarnessName } from "./types";
 
 /** A harness event and the Signet hook it runs; `timeoutS` is the harness's limit on the command. */

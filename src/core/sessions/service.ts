@@ -1,24 +1,12 @@
 // Sessions and lifecycle hooks (docs/api.md#sessions-and-hooks): what each hook injects, what it
 // records, bypass, transcript search with sub-agent lineage, and memory feedback. Knows nothing of
 // HTTP; the routes and MCP tools reach it through the API.
+import type { HookEvent } from "../../contracts/hook-events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { notFound } from "../../contracts/errors";
 import { RecallRequestSchema } from "../../contracts/recall";
-import {
-  normalizeSessionKey,
-  type BypassResponse,
-  type FeedbackRequest,
-  type FeedbackResponse,
-  type HookContextResponse,
-  type HookEvent,
-  type HookRequest,
-  type HookResponse,
-  type SessionDetail,
-  type SessionListResponse,
-  type SessionSearchRequest,
-  type SessionSearchResponse,
-} from "../../contracts/session";
+import { normalizeSessionKey, type BypassResponse, type FeedbackRequest, type FeedbackResponse, type HookContextResponse, type HookRequest, type HookResponse, type SessionDetail, type SessionListResponse, type SessionSearchRequest, type SessionSearchResponse } from "../../contracts/session";
 import type { Logger } from "../../logger";
 import type { ChatModel } from "../llm/chat";
 import type { GroupCommit } from "../memory/group-commit";

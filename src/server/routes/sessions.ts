@@ -1,18 +1,10 @@
 // Lifecycle hooks, sessions and memory feedback (docs/api.md#sessions-and-hooks): parse with the
 // shared contracts, call the sessions service.
+import { HOOK_EVENTS, type HookEvent } from "../../contracts/hook-events";
 import { Elysia } from "elysia";
 import { invalidInput } from "../../contracts/errors";
 import { parseInput } from "../../contracts/parse";
-import {
-  BypassRequestSchema,
-  FeedbackRequestSchema,
-  HOOK_EVENTS,
-  HookRequestSchema,
-  SessionKeySchema,
-  SessionListQuerySchema,
-  SessionSearchRequestSchema,
-  type HookEvent,
-} from "../../contracts/session";
+import { BypassRequestSchema, FeedbackRequestSchema, HookRequestSchema, SessionKeySchema, SessionListQuerySchema, SessionSearchRequestSchema } from "../../contracts/session";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 
