@@ -10,6 +10,15 @@ export const BUILTIN_MODEL = "use-lite-512";
 export const BUILTIN_DIMENSIONS = 512;
 /** How long after a query background work stays in small chunks. */
 const BUSY_WINDOW_MS = 2000;
+/**
+ * How long after a query no background chunk starts: a forward pass costs about the same whatever
+ * its size (the weights are read either way), so a query that arrives behind one waits a whole
+ * pass. Queries asked back to back (an agent's searches, a benchmark) then never wait on background
+ * work; background embedding goes on in their gaps.
+ */
+const QUERY_QUIET_MS = 50;
+/** ...but never stalls: at least one background chunk this often, however busy the queries. */
+const BACKGROUND_EVERY_MS = 500;
 
 /** Bun's Worker also has ref()/unref() (the DOM typing does not). */
 export type BunWorker = Worker & { ref(): void; unref(): void };
@@ -33,6 +42,8 @@ export class BuiltinEmbedder implements Embedder {
   private readonly jobs: Job[] = [];
   private inFlight: { job: Job; first: number; count: number; id: number } | null = null;
   private lastQueryAt = -Infinity;
+  private lastBackgroundAt = -Infinity;
+  private quietTimer: ReturnType<typeof setTimeout> | undefined;
   private nextId = 1;
   private closed = false;
   private failure: Error | null = null;
@@ -83,8 +94,17 @@ export class BuiltinEmbedder implements Embedder {
       this.workers[0]!.unref();
       return;
     }
+    const now = performance.now();
+    if (!pick.query && now - this.lastQueryAt < QUERY_QUIET_MS && now - this.lastBackgroundAt < BACKGROUND_EVERY_MS) {
+      this.quietTimer ??= setTimeout(() => {
+        this.quietTimer = undefined;
+        this.pump();
+      }, QUERY_QUIET_MS - (now - this.lastQueryAt));
+      return;
+    }
+    if (!pick.query) this.lastBackgroundAt = now;
     this.workers[0]!.ref();
-    const busy = !pick.query && performance.now() - this.lastQueryAt < BUSY_WINDOW_MS;
+    const busy = !pick.query && now - this.lastQueryAt < BUSY_WINDOW_MS;
     const limit = busy ? BUSY_CHUNK_TOKENS : CHUNK_TOKENS;
     const first = pick.next;
     let tokens = 0;
@@ -138,6 +158,7 @@ export class BuiltinEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.quietTimer);
     // helpers leave their wait loop on OP_EXIT, then every worker is ended
     const ctrl = new Int32Array(this.memory.buffer, this.layout.ctrl, CTRL_INTS);
     Atomics.store(ctrl, 1, CTRL_OP_EXIT);
