@@ -72,6 +72,27 @@ export function expectError(res: Res, status: number, code: string, mentions?: s
 }
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/**
+ * Callers the request guard refuses (docs/security.md): another site's name with the daemon's port
+ * in Host (DNS rebinding), a foreign Origin, and a cross-site fetch.
+ */
+export function forgedCallers(td: TestDaemon): Record<string, string>[] {
+  const port = new URL(td.url).port;
+  return [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" }];
+}
+
+/** Each forged caller gets 403 for `method path` (with `body` sent as JSON); the body is never read. */
+export async function expectForgedRefused(td: TestDaemon, method: string, path: string, body?: unknown): Promise<void> {
+  const json = body === undefined ? undefined : JSON.stringify(body);
+  const base: Record<string, string> = json ? { "content-type": "application/json" } : {};
+  for (const forged of forgedCallers(td)) {
+    const headers = { ...base, ...forged };
+    const res = await td.fetch(path, { method, headers, body: json });
+    expect({ path, headers, status: res.status }).toEqual({ path, headers, status: 403 });
+    await res.body?.cancel();
+  }
+}
+
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MEMORY_KEYS = [
   "id",

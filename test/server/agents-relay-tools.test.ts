@@ -3,12 +3,10 @@
 // An agent token's agent wins over a forged x-signet-agent-id. The agent_* tools over /mcp with the
 // SDK's Client: compact text, structuredContent checked against the output schemas, bad input.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { startFakeAcp, type FakeAcp } from "../helpers/fake-acp";
 import { call, expectError } from "../helpers/memory-api";
+import { McpClients, callTool } from "../helpers/mcp-client";
 
 let acp: FakeAcp;
 let td: TestDaemon;
@@ -117,25 +115,10 @@ describe("agent tokens", () => {
 });
 
 describe("agent tools over /mcp", () => {
-  const clients: Client[] = [];
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => {});
-  });
-  async function connect(agent: string, sessionKey?: string): Promise<Client> {
-    const headers: Record<string, string> = { "x-signet-agent-id": agent };
-    if (sessionKey) headers["x-signet-session-key"] = sessionKey;
-    const client = new Client({ name: "agent-tools-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`), { requestInit: { headers } }));
-    // Listed first, so the SDK checks each structured answer against the tool's output schema.
-    await client.listTools();
-    clients.push(client);
-    return client;
-  }
-  async function tool(client: Client, name: string, args: Record<string, unknown>) {
-    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const first = r.content[0];
-    return { text: first?.type === "text" ? first.text : "", structured: r.structuredContent as any, isError: r.isError === true };
-  }
+  const mcp = new McpClients(() => td.url, "agent-tools-test");
+  afterAll(() => mcp.closeAll());
+  const connect = (agent: string, sessionKey?: string) => mcp.connect(agent, sessionKey);
+  const tool = callTool;
 
   test("agent_peers, agent_message_send and agent_message_inbox: text, structured content, the connection's session", async () => {
     await call(td, "POST", "/api/cross-agent/presence", { body: { sessionKey: "tool-ada-s", harness: "codex", project: "/p" }, agent: "tool-ada" });

@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/config/load";
 import { MAX_MESSAGE_BYTES, type AgentMessage } from "../../src/contracts/agents";
 import { startDaemon } from "../../src/server/daemon";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
-import { call, expectError } from "../helpers/memory-api";
+import { call, expectError, expectForgedRefused } from "../helpers/memory-api";
 import { openSse } from "../helpers/sse";
 
 let td: TestDaemon;
@@ -203,7 +203,6 @@ describe("messages", () => {
   });
 
   test("a wrong Host, a foreign Origin or a cross-site fetch is refused on every route before anything happens", async () => {
-    const port = new URL(td.url).port;
     const before = messageCount();
     const routes: [string, string, unknown][] = [
       ["POST", "/api/cross-agent/messages", { content: "forged", broadcast: true }],
@@ -214,15 +213,7 @@ describe("messages", () => {
       ["DELETE", "/api/cross-agent/presence?session_key=forged", undefined],
       ["GET", "/api/cross-agent/stream", undefined],
     ];
-    for (const [method, path, body] of routes) {
-      const json = body === undefined ? undefined : JSON.stringify(body);
-      const base: Record<string, string> = json ? { "content-type": "application/json" } : {};
-      for (const headers of [{ ...base, host: `evil.example:${port}` }, { ...base, origin: "http://evil.example" }, { ...base, "sec-fetch-site": "cross-site" }]) {
-        const res = await td.fetch(path, { method, headers, body: json });
-        expect({ path, headers, status: res.status }).toEqual({ path, headers, status: 403 });
-        await res.body?.cancel();
-      }
-    }
+    for (const [method, path, body] of routes) await expectForgedRefused(td, method, path, body);
     expect(messageCount()).toBe(before);
     expect(td.daemon.context.db.query("SELECT 1 FROM agent_presence WHERE session_key = 'forged'").get()).toBeNull();
   });

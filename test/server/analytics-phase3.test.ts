@@ -13,6 +13,7 @@ import { permissionFor } from "../../src/server/permissions";
 import { setPrincipal } from "../../src/server/principal";
 import { fakeStdio } from "../helpers/fake-server";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { forgedCallers } from "../helpers/memory-api";
 
 let d: TestDaemon;
 
@@ -290,10 +291,8 @@ describe("GET /api/mcp/unused", () => {
 
 describe("the guard", () => {
   test("a wrong Host or a foreign Origin is refused on every new route", async () => {
-    const port = new URL(d.url).port;
     for (const path of ["/api/mcp/alerts", "/api/mcp/features", "/api/mcp/unused?start=false", "/api/sessions/sess-1/tools"]) {
-      const forged: Record<string, string>[] = [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" }];
-      for (const headers of forged) {
+      for (const headers of forgedCallers(d)) {
         const res = await d.fetch(path, { headers: { ...headers, "x-signet-agent-id": "alice" } });
         expect({ path, headers, status: res.status }).toEqual({ path, headers, status: 403 });
       }

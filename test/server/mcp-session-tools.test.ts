@@ -2,34 +2,15 @@
 // memory_feedback, session_search / signet_session_search (the connection's session key as the
 // default current_session_key) and session_bypass, each with compact text and structuredContent.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, useTestDaemon } from "../helpers/memory-api";
 import { eventually } from "../helpers/wait";
+import { McpClients, callTool } from "../helpers/mcp-client";
 
 const daemon = useTestDaemon();
-const clients: Client[] = [];
-afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => {});
-});
-
-async function connect(agent: string, sessionKey?: string): Promise<Client> {
-  const headers: Record<string, string> = { "x-signet-agent-id": agent };
-  if (sessionKey) headers["x-signet-session-key"] = sessionKey;
-  const client = new Client({ name: "mcp-session-tools", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon().url}/mcp`), { requestInit: { headers } }));
-  // Listed first, so the SDK checks each structured answer against the tool's output schema.
-  await client.listTools();
-  clients.push(client);
-  return client;
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<{ text: string; structured: any; isError: boolean }> {
-  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const first = r.content[0];
-  return { text: first?.type === "text" ? first.text : "", structured: r.structuredContent, isError: r.isError === true };
-}
+const mcp = new McpClients(() => daemon().url, "mcp-session-tools");
+afterAll(() => mcp.closeAll());
+const connect = (agent: string, sessionKey?: string) => mcp.connect(agent, sessionKey);
+const tool = callTool;
 
 const hook = (event: string, body: Record<string, unknown>, agent: string) => call(daemon(), "POST", `/api/hooks/${event}`, { body, agent });
 
