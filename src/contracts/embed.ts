@@ -23,13 +23,21 @@ export interface ReindexStatus {
   finishedAt?: string;
 }
 
-export interface EmbedStatusResponse {
+/** The embedding provider's state, as the worker knows it (docs/api.md#health). */
+export interface EmbeddingStatus {
   provider: string;
   model: string | null;
   ok: boolean;
   pending: number;
+  /** Why the provider is not ok. */
   error?: string;
+  /** Memories the provider refused to embed (they stay keyword-only), when there are any. */
   rejected?: number;
+  /** The re-embedding under way, or the last one. */
+  reindex?: ReindexStatus;
+}
+
+export interface EmbedStatusResponse extends Omit<EmbeddingStatus, "reindex"> {
   reindex: ReindexStatus | null;
   /** Stored vectors of live memories, per model. */
   vectors: { model: string; dimensions: number; count: number }[];

@@ -1,5 +1,5 @@
 // GET /health: liveness plus what an operator needs at a glance (docs/api.md#health).
-import type { ReindexStatus } from "./embed";
+import type { EmbeddingStatus } from "./embed";
 
 export interface HealthResponse {
   status: "ok" | "degraded";
@@ -9,7 +9,8 @@ export interface HealthResponse {
   port: number;
   dataDir: string;
   db: { ok: boolean; memories: number | null };
-  embedding: { provider: string; model: string | null; ok: boolean; pending: number; rejected?: number; reindex?: ReindexStatus };
+  /** The worker's status without `error`: /health says whether the provider is ok, not why. */
+  embedding: Omit<EmbeddingStatus, "error">;
   /** With `?challenge=<nonce>`: HMAC-SHA256(instance key, nonce), so a client knows it reached its own daemon. */
   proof?: string;
 }

@@ -10,21 +10,9 @@ import { VectorIndex, type VectorHit } from "../recall/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
-import type { ReindexStatus } from "../../contracts/embed";
+import type { EmbeddingStatus, ReindexStatus } from "../../contracts/embed";
 import { ReindexJobs, type ReindexJob } from "./reindex";
 import { EmbedRejectedError, type Embedder } from "./types";
-
-export interface EmbeddingStatus {
-  provider: string;
-  model: string | null;
-  ok: boolean;
-  pending: number;
-  error?: string;
-  /** Memories the provider refused to embed (they stay keyword-only), when there are any. */
-  rejected?: number;
-  /** The re-embedding under way, or the last one (docs/api.md#re-embedding). */
-  reindex?: ReindexStatus;
-}
 
 /** What a recall's vector leg asks for: the scope, and the SQL filters' rows only when a search needs them. */
 export interface VectorQuery {
