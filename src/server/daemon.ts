@@ -91,8 +91,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     });
     const analytics = new Analytics(db, config.analytics, log);
     const usageBoost = new UsageBoost(() => analytics.features().servers);
-    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order });
     const sources = new SourceService(db, embeddings, loadEmbedder, log);
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, sources });
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,

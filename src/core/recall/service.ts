@@ -19,7 +19,7 @@ import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
 import { DEFAULT_NEIGHBOURS, withNeighbours, type Neighbour, type NeighbourPolicy } from "./neighbours";
 import { expands, feedbackTerms, type ExpansionMode } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
-import { recallSources } from "../sources/service";
+import type { SourceService } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
 import { tokenize } from "./fts5-tokenizer";
 
@@ -53,6 +53,8 @@ const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
 const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
 
 export interface RecallServiceOptions {
+  /** The document sources `sourceOnly` searches (the daemon's; absent, such a recall is 503). */
+  sources?: SourceService;
   /** How the legs are weighed in the order: "adaptive" (default) or the old "fixed" 0.3, for measuring. */
   fusion?: FusionMode;
   /** How strong hits' session neighbours join the order (neighbours.ts), or false for not at all; default DEFAULT_NEIGHBOURS. */
@@ -83,6 +85,7 @@ export class RecallService {
   private readonly expansion: ExpansionMode;
   private readonly author: number;
   private readonly llm: ChatModel | undefined;
+  private readonly sources: SourceService | undefined;
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
@@ -106,6 +109,7 @@ export class RecallService {
     this.expansion = options.expansion ?? "weak";
     this.author = options.author ?? AUTHOR_WEIGHT;
     this.llm = options.llm;
+    this.sources = options.sources;
     this.legDepth = options.legDepth ?? LEG_DEPTH;
     this.legs = options.legs ?? "both";
     this.now = options.now ?? (() => new Date());
@@ -121,7 +125,10 @@ export class RecallService {
    */
   async recall(caller: Caller, req: RecallRequest, options: RecallCallOptions = {}): Promise<RecallResponse> {
     // Document chunks, never mixed with memories (docs/api.md#recall-with-sourceonly).
-    if (req.sourceOnly) return recallSources(this.memory.db, req);
+    if (req.sourceOnly) {
+      if (!this.sources) throw new SignetError("unavailable", "sourceOnly: document sources are not loaded in this process");
+      return this.sources.recall(req);
+    }
     const started = performance.now();
     const release = this.embeddings?.holdForRecall();
     try {

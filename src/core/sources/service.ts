@@ -60,9 +60,6 @@ function hashOf(...parts: (string | Uint8Array)[]): string {
   return hasher.digest("hex");
 }
 
-/** The daemon's source service for each open database, so recall's `sourceOnly` reaches it. */
-const services = new WeakMap<Database, SourceService>();
-
 export class SourceService {
   readonly store: SourceStore;
   readonly embedder: SourceEmbedder;
@@ -84,7 +81,6 @@ export class SourceService {
   ) {
     this.store = new SourceStore(db);
     this.embedder = new SourceEmbedder(this.store, loadEmbedder, log);
-    services.set(db, this);
   }
 
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */
@@ -146,6 +142,18 @@ export class SourceService {
       this.applied(this.store.deleteSource(id), []);
       return { removed: summary };
     });
+  }
+
+  /**
+   * Recall with `sourceOnly` (SPEC §5): this search, answered in recall's envelope with chunk rows
+   * `{id, path, startLine, endLine, content, score}` in place of memories. RecallResponse types its
+   * rows as memories, hence the one cast here.
+   */
+  async recall(req: RecallRequest): Promise<RecallResponse> {
+    const given = MEMORY_ONLY_FIELDS.filter((f) => req[f] !== undefined);
+    if (given.length > 0) throw invalidInput(`${given.join(", ")}: memory filters do not apply with sourceOnly (document chunks have none)`);
+    const answer = await this.search({ query: req.query, limit: req.limit, minScore: req.minScore }, req.keywordQuery);
+    return { results: answer.results, supporting: [], meta: answer.meta } as unknown as RecallResponse;
   }
 
   /** `keywordQuery` replaces the query for the keyword leg only (recall's field of that name). */
@@ -416,16 +424,4 @@ function toResult(row: ChunkRow, score: number, matchedBy: SourceChunkResult["ma
 /** Recall's filters that only memories have: with `sourceOnly` they are refused rather than ignored. */
 const MEMORY_ONLY_FIELDS = ["project", "type", "tags", "who", "since", "until", "pinned", "importanceMin", "aggregate"] as const;
 
-/**
- * Recall with `sourceOnly` (SPEC §5): the search of the database's source service, answered in
- * recall's envelope with chunk rows `{id, path, startLine, endLine, content, score}` in place of
- * memories. RecallResponse types its rows as memories, hence the one cast here.
- */
-export async function recallSources(db: Database, req: RecallRequest): Promise<RecallResponse> {
-  const service = services.get(db);
-  if (!service) throw new SignetError("unavailable", "sourceOnly: document sources are not loaded in this process");
-  const given = MEMORY_ONLY_FIELDS.filter((f) => req[f] !== undefined);
-  if (given.length > 0) throw invalidInput(`${given.join(", ")}: memory filters do not apply with sourceOnly (document chunks have none)`);
-  const answer = await service.search({ query: req.query, limit: req.limit, minScore: req.minScore }, req.keywordQuery);
-  return { results: answer.results, supporting: [], meta: answer.meta } as unknown as RecallResponse;
-}
+
