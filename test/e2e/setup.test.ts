@@ -2,8 +2,7 @@
 // temporary HOME and SIGNET_PATH: what lands in each harness's config, what must not, and what
 // --uninstall takes away.
 import { describe, expect, test } from "bun:test";
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN, json, run, sandbox, type RunResult } from "../helpers/binary";
 
@@ -433,8 +432,10 @@ describe("signet setup: errors", () => {
 
   test("without a signet-mcp beside the binary or on PATH, setup refuses and says how to install one", async () => {
     const h = await home();
-    // A copy of the binary alone in its directory (a hard link: the same file, another directory).
-    const lone = join(mkdtempSync(join(tmpdir(), "signet-lone-")), "signet");
+    // A copy of the binary alone in its directory (a hard link: the same file, another directory),
+    // inside the sandbox so it is removed with it (a leftover link keeps an old build's 150 MB).
+    const lone = join(dirname(h.home), "lone", "signet");
+    mkdirSync(dirname(lone));
     linkSync(BIN, lone);
     const env = { PATH: "/usr/bin:/bin", HOME: h.home, SIGNET_PATH: h.dataDir, NO_COLOR: "1" };
     const refused = await run(["setup", "--harness", "codex"], { env, bin: lone });

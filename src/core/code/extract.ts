@@ -2,8 +2,10 @@
 // literals (docs/code.md#what-is-recorded). Tree-sitter itself picks out the nodes that may hold a
 // fact, in one call (descendantsOfType): walking every node from JavaScript crosses into WebAssembly
 // several times per node and cost more than the parse.
-import type { Node, Parser } from "web-tree-sitter";
+import { Node as TreeSitterNode, type Node, type Parser } from "web-tree-sitter";
 import type { LanguageId } from "./grammars";
+import { identifierParts } from "./names";
+import { keepOutOfFtl } from "./short-run-jit";
 
 type SymbolKind = "function" | "method" | "class" | "struct" | "interface" | "trait" | "type" | "enum" | "constant";
 
@@ -14,6 +16,8 @@ interface SymbolFact {
   parent: number;
   /** The container by name when it is not an enclosing node (a Go receiver, a Rust impl type). */
   containerName: string | null;
+  /** The words of the name and the container, for search (names.ts). */
+  parts: string;
   startLine: number;
   endLine: number;
   signature: string;
@@ -185,15 +189,9 @@ class Walk {
 
   visit(node: Node): void {
     const type = node.type;
-    const offset = node.startIndex;
-    const from = this.current(offset);
+    const from = this.current(node.startIndex);
     const leaf = LEAVES[this.family][type];
-    if (leaf === "ref") {
-      if (!isNameOfParent(node)) this.ref(from, node.text, null, "ref", node);
-      return;
-    }
-    if (leaf === "string") return this.literal(from, "string", unquote(node.text), node);
-    if (leaf === "number") return this.literal(from, "number", node.text, node);
+    if (leaf !== undefined) return this.leaf(leaf, node, from);
     switch (this.family) {
       case "js":
         return this.visitJs(type, node, from);
@@ -206,13 +204,25 @@ class Walk {
     }
   }
 
+  /** Most of the nodes visited: kept apart from the declarations so the engine compiles each small. */
+  private leaf(leaf: "ref" | "string" | "number", node: Node, from: number): void {
+    if (leaf === "ref") {
+      if (!isNameOfParent(node)) this.ref(from, node.text, null, "ref", node);
+    } else {
+      const text = node.text;
+      this.literal(from, leaf, leaf === "string" ? unquote(text) : text, node);
+    }
+  }
+
   private addSymbol(node: Node, found: Found, from: number, anchor: Node = node): void {
     const index = this.facts.symbols.length;
+    const containerName = found.containerName ?? (from >= 0 ? this.facts.symbols[from]!.name : null);
     this.facts.symbols.push({
       name: found.name,
       kind: found.kind,
       parent: from,
-      containerName: found.containerName ?? (from >= 0 ? this.facts.symbols[from]!.name : null),
+      containerName,
+      parts: [...identifierParts(found.name), ...(containerName ? identifierParts(containerName) : [])].join(" "),
       startLine: anchor.startPosition.row + 1,
       endLine: node.endPosition.row + 1,
       signature: signatureOf(node),
@@ -261,16 +271,18 @@ class Walk {
         return;
       }
       case "variable_declarator": {
+        const value = node.childForFieldName("value");
+        const isFunction = value !== null && isFunctionValue(value.type);
+        // Only functions and top-level constants are symbols: most declarators (locals) stop here,
+        // before the parent lookups, which walk down from the root.
+        if (!isFunction && from !== -1) return;
         const name = node.childForFieldName("name");
         if (name?.type !== "identifier") return;
-        const value = node.childForFieldName("value");
         const declaration = node.parent;
         const isExported = declaration?.parent?.type === "export_statement";
         const outer = isExported ? declaration!.parent! : (declaration ?? node);
-        if (value && isFunctionValue(value.type)) {
-          return this.addSymbol(node, { name: name.text, kind: "function", exported: isExported }, from, outer);
-        }
-        const topLevel = from === -1 && (outer.parent?.type === "program" || isExported);
+        if (isFunction) return this.addSymbol(node, { name: name.text, kind: "function", exported: isExported }, from, outer);
+        const topLevel = outer.parent?.type === "program" || isExported;
         if (topLevel && declaration?.type === "lexical_declaration" && (isExported || UPPER_CONSTANT.test(name.text))) {
           this.addSymbol(node, { name: name.text, kind: "constant", exported: isExported }, from, outer);
         }
@@ -479,8 +491,10 @@ function isFunctionValue(type: string): boolean {
 /** A short qualifier: an identifier or `this`/`self`; anything longer is an expression, kept as null. */
 function qualifierOf(node: Node | null): string | null {
   if (!node) return null;
-  if (node.type === "identifier" || node.type === "this" || node.type === "self" || node.type === "package_identifier") return node.text;
-  return node.text.length <= 40 && /^[\w.]+$/.test(node.text) ? node.text : "<expr>";
+  const type = node.type;
+  const text = node.text;
+  if (type === "identifier" || type === "this" || type === "self" || type === "package_identifier") return text;
+  return text.length <= 40 && /^[\w.]+$/.test(text) ? text : "<expr>";
 }
 
 /** A quoted literal's content, or null for a template with substitutions or an unknown quoting. */
@@ -607,3 +621,21 @@ export function extractFacts(parser: Parser, language: LanguageId, source: strin
     tree.delete();
   }
 }
+
+// The walk runs on parsing threads for a few seconds at a time: see short-run-jit.ts.
+keepOutOfFtl(Walk.prototype, TreeSitterNode.prototype, {
+  nameOf,
+  isNameOfParent,
+  isFunctionValue,
+  qualifierOf,
+  unquote,
+  jsImportedNames,
+  rustUses,
+  signatureOf,
+  commentsAbove,
+  pythonDocstring,
+  stripComment,
+  clip,
+  extractFacts,
+  identifierParts,
+});

@@ -11,7 +11,7 @@ import { listSourceFiles, type SourceFile } from "./ignore";
 import { languageOf } from "./languages";
 import { identifierParts } from "./names";
 import type { ParseJob } from "./parse-file";
-import { parseInWorkers } from "./parse-pool";
+import { openParsePool, type ParsePool } from "./parse-pool";
 import { resolveEdges } from "./resolve";
 import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
 
@@ -56,9 +56,11 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const db = openIndex(project);
+  let pool: ParsePool | undefined;
   try {
     const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
     const onDisk = listSourceFiles(project);
+    pool = openParsePool([...new Set(onDisk.map((f) => languageOf(f.path)!))]);
     const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
     const writer = new FileWriter(db);
     let pending: (() => void)[] = [];
@@ -96,12 +98,12 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
       } else {
         const language = languageOf(file.path)!;
         changed.set(i, { previous, hash: outcome.hash, language });
-        jobs.push({ id: i, path: join(project, file.path), language });
+        jobs.push({ id: i, path: join(project, file.path), language, size: file.size });
       }
     }
     let done = onDisk.length - jobs.length;
     onProgress?.({ done, total: onDisk.length, path: "" });
-    await parseInWorkers(jobs, (result) => {
+    await pool.run(jobs, (result) => {
       const file = onDisk[result.id]!;
       const { previous, hash, language } = changed.get(result.id)!;
       onProgress?.({ done: ++done, total: onDisk.length, path: file.path });
@@ -124,6 +126,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     writeManifest(project, manifestOf(db, project, startedAt));
     return run;
   } finally {
+    pool?.close();
     db.close();
   }
 }
@@ -194,12 +197,12 @@ class FileWriter {
     const { facts } = parsed;
     const fileId = (this.insertFile.get(file.path, parsed.language, parsed.hash, file.size, file.mtimeMs, parsed.lines) as { id: number }).id;
     const ids: number[] = [];
+    const pathParts = identifierParts(file.path).join(" ");
     for (const s of facts.symbols) {
       const parentId = s.parent >= 0 ? ids[s.parent]! : null;
       const row = this.insertSymbol.get(fileId, s.name, s.kind, parentId, s.containerName, s.startLine, s.endLine, s.signature, s.doc, s.exported ? 1 : 0) as { id: number };
       ids.push(row.id);
-      const parts = [...identifierParts(s.name), ...(s.containerName ? identifierParts(s.containerName) : [])].join(" ");
-      this.insertFts.run(row.id, s.name, parts, s.signature, s.doc, identifierParts(file.path).join(" "));
+      this.insertFts.run(row.id, s.name, s.parts, s.signature, s.doc, pathParts);
     }
     // A Go method or Rust impl function names its type: link it when the type is in this file.
     for (const [i, s] of facts.symbols.entries()) {

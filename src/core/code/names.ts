@@ -5,8 +5,12 @@ import { identifierParts as splitWord, WORD } from "../recall/text";
 
 /** The lower-case parts of every word in `text` (an identifier, a path, a query). */
 export function identifierParts(text: string): string[] {
-  return (text.match(WORD) ?? []).flatMap((word) => {
+  // A loop, not flatMap: the indexer calls this for every symbol (see short-run-jit.ts).
+  const out: string[] = [];
+  for (const word of text.match(WORD) ?? []) {
     const parts = splitWord(word);
-    return parts.length > 0 ? parts : [word.toLowerCase()];
-  });
+    if (parts.length > 0) out.push(...parts);
+    else out.push(word.toLowerCase());
+  }
+  return out;
 }

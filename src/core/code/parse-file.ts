@@ -9,12 +9,25 @@ export interface ParseJob {
   /** Absolute path of the file. */
   path: string;
   language: LanguageId;
+  /** Bytes, to balance the threads' shares. */
+  size: number;
 }
 
 export type ParseResult = { id: number; lines: number; facts: FileFacts } | { id: number; failure: string };
 
 /** One parser per language for the life of the thread: creating one loads its grammar. */
 const parsers = new Map<LanguageId, Promise<Parser>>();
+
+/** The parser for `language`, created on first use. */
+export function parserOf(language: LanguageId): Promise<Parser> {
+  let parser = parsers.get(language);
+  if (!parser) {
+    parser = parserFor(language);
+    parsers.set(language, parser);
+    parser.catch(() => parsers.delete(language));
+  }
+  return parser;
+}
 
 export async function parseFile(job: ParseJob): Promise<ParseResult> {
   let source: string;
@@ -24,13 +37,7 @@ export async function parseFile(job: ParseJob): Promise<ParseResult> {
     return { id: job.id, failure: `unreadable: ${(err as Error).message}` };
   }
   try {
-    let parser = parsers.get(job.language);
-    if (!parser) {
-      parser = parserFor(job.language);
-      parsers.set(job.language, parser);
-      parser.catch(() => parsers.delete(job.language));
-    }
-    const facts = extractFacts(await parser, job.language, source);
+    const facts = extractFacts(await parserOf(job.language), job.language, source);
     return { id: job.id, lines: source.split("\n").length, facts };
   } catch (err) {
     return { id: job.id, failure: `parse failed: ${(err as Error).message}` };
