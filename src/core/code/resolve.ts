@@ -78,7 +78,8 @@ class Resolver {
   private readonly files = new Map<number, FileInfo>();
   private readonly byPath = new Map<string, FileInfo>();
   private readonly filesByDir = new Map<string, FileInfo[]>();
-  private readonly byName = new Map<string, Sym[]>();
+  /** family → name → symbols of that name in files of that family. */
+  private readonly byName = new Map<string, Map<string, Sym[]>>();
   private readonly symbols = new Map<number, Sym>();
   /** file id → local name → the import binding it. */
   private readonly bindings = new Map<number, Map<string, Imp>>();
@@ -98,9 +99,12 @@ class Resolver {
       .all();
     for (const s of rows) {
       this.symbols.set(s.id, s);
-      const list = this.byName.get(s.name) ?? [];
-      list.push(s);
-      this.byName.set(s.name, list);
+      const family = this.files.get(s.fileId)!.family;
+      let names = this.byName.get(family);
+      if (!names) this.byName.set(family, (names = new Map()));
+      const list = names.get(s.name);
+      if (list) list.push(s);
+      else names.set(s.name, [s]);
     }
     for (const imp of db.query<Imp, []>("SELECT file_id, source, name, alias FROM imports").all()) {
       const map = this.bindings.get(imp.file_id) ?? new Map<string, Imp>();
@@ -156,14 +160,14 @@ class Resolver {
     }
   }
 
-  private sameFamily(list: Sym[] | undefined, family: string): Sym[] {
-    return (list ?? []).filter((s) => this.files.get(s.fileId)!.family === family);
+  private named(name: string, family: string): Sym[] {
+    return this.byName.get(family)?.get(name) ?? [];
   }
 
   /** The candidates of one reference. */
   resolve(ref: Ref): Resolution {
     const file = this.files.get(ref.file_id)!;
-    const pool = this.sameFamily(this.byName.get(ref.name), file.family);
+    const pool = this.named(ref.name, file.family);
     if (pool.length === 0) return { targets: [] };
     const targets = this.candidates(ref, file, pool);
     // A method called on a value of unknown type may be the library's as well as the project's.
@@ -196,7 +200,7 @@ class Resolver {
     if (imported) {
       const files = this.moduleFiles(file, imported.source);
       const wanted = imported.name === "default" || imported.name === "*" ? ref.name : imported.name;
-      const target = this.sameFamily(this.byName.get(wanted), file.family);
+      const target = this.named(wanted, file.family);
       return target.filter((s) => files.includes(s.fileId) && s.kind !== "method");
     }
     const wantKinds = (s: Sym) => (ref.kind === "ref" ? TYPE_KINDS.has(s.kind) : s.kind !== "method" || file.family === "rust");
