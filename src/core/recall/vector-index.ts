@@ -1,14 +1,11 @@
 // In-memory vector index over one embedding model. Vectors are L2-normalized, so cosine is a dot
 // product. A search scans compact sign codes (1 bit per dimension, Hamming distance: ~8x less work
-// than float dot products), then re-scores the best candidates exactly with the float vectors.
+// than float dot products; the scan is WebAssembly SIMD, hamming-kernel.ts), then re-scores the best
+// candidates exactly with the float vectors.
+import { hammingKernel, type HammingKernel } from "./hamming-kernel";
 
 const INITIAL_CAPACITY = 1024;
-
-function popcount32(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
+const PAGE = 65536;
 
 export interface VectorHit {
   seq: number;
@@ -30,9 +27,16 @@ export interface VectorSearchOptions {
 export class VectorIndex {
   private capacity = INITIAL_CAPACITY;
   private size = 0;
+  /** 32-bit words of a code, padded to whole v128s for the kernel (the padding bits stay 0). */
   private readonly words: number;
   private vectors: Float32Array;
-  private codes: Uint32Array;
+  /**
+   * The kernel's memory: the codes from byte 0 (`capacity` of them), then scratch space for one
+   * search (the query's code and the distances), which the codes overwrite as they grow.
+   */
+  private readonly memory = new WebAssembly.Memory({ initial: 1 });
+  private readonly hamming: HammingKernel;
+  private codes!: Uint32Array;
   private seqs: Int32Array;
   private ownerOf: Int32Array;
   /** Project code per slot (0: none); projects never change, so scoping needs no SQL. */
@@ -42,9 +46,10 @@ export class VectorIndex {
   private readonly projectCodes = new Map<string, number>();
 
   constructor(readonly dimensions: number) {
-    this.words = Math.ceil(dimensions / 32);
+    this.words = Math.ceil(dimensions / 128) * 4;
+    this.hamming = hammingKernel(this.memory, this.words / 4);
     this.vectors = new Float32Array(this.capacity * dimensions);
-    this.codes = new Uint32Array(this.capacity * this.words);
+    this.fitMemory();
     this.seqs = new Int32Array(this.capacity);
     this.ownerOf = new Int32Array(this.capacity);
     this.projectOf = new Int32Array(this.capacity);
@@ -125,26 +130,26 @@ export class VectorIndex {
     if (project === undefined) return [];
     const ownerMask = new Uint8Array(this.ownerCodes.size);
     for (const code of owners) if (code < ownerMask.length) ownerMask[code] = 1;
-    const qcode = new Uint32Array(this.words);
+    const codeBytes = this.words * 4;
+    const queryAt = this.capacity * codeBytes;
+    const distancesAt = queryAt + codeBytes;
+    const qcode = new Uint32Array(this.memory.buffer, queryAt, this.words).fill(0);
     for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
+    this.hamming(0, queryAt, this.size, distancesAt);
+    const distances = new Uint16Array(this.memory.buffer, distancesAt, this.size);
 
-    // Pass 1: Hamming distance on sign codes, keeping a histogram to find the cut-off distance.
+    // Pass 1: the eligible slots' distances, in a histogram to find the cut-off distance.
     const rescore = Math.max(options.rescore ?? Math.max(20 * options.k, 400), options.k);
-    const distances = new Uint16Array(this.size);
     const histogram = new Uint32Array(this.dimensions + 2);
-    const eligible = new Uint8Array(this.size);
+    // The eligible slots in a list, so the second pass visits only those (a project's share, say).
+    const eligible = new Int32Array(this.size);
     let eligibleCount = 0;
     for (let slot = 0; slot < this.size; slot++) {
       if (ownerMask[this.ownerOf[slot]!] !== 1) continue;
       if (project !== 0 && this.projectOf[slot] !== project) continue;
       if (allowed && !allowed.has(this.seqs[slot]!)) continue;
-      let h = 0;
-      const base = slot * this.words;
-      for (let w = 0; w < this.words; w++) h += popcount32(this.codes[base + w]! ^ qcode[w]!);
-      distances[slot] = h;
-      histogram[h]!++;
-      eligible[slot] = 1;
-      eligibleCount++;
+      histogram[distances[slot]!]!++;
+      eligible[eligibleCount++] = slot;
     }
     if (eligibleCount === 0) return [];
     let cutoff = 0;
@@ -156,8 +161,9 @@ export class VectorIndex {
     // Pass 2: exact cosine for every candidate within the cut-off.
     const hits: VectorHit[] = [];
     const dims = this.dimensions;
-    for (let slot = 0; slot < this.size; slot++) {
-      if (eligible[slot] !== 1 || distances[slot]! > cutoff) continue;
+    for (let e = 0; e < eligibleCount; e++) {
+      const slot = eligible[e]!;
+      if (distances[slot]! > cutoff) continue;
       const base = slot * dims;
       let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
       let d = 0;
@@ -174,12 +180,21 @@ export class VectorIndex {
     return hits.slice(0, options.k);
   }
 
+  /** Memory for `capacity` codes and one search's scratch space; the codes stay where they are. */
+  private fitMemory(): void {
+    const codeBytes = this.words * 4;
+    const needed = this.capacity * codeBytes + codeBytes + this.capacity * 2;
+    const pages = Math.ceil(needed / PAGE) - this.memory.buffer.byteLength / PAGE;
+    if (pages > 0) this.memory.grow(pages);
+    // Growing detaches the old view.
+    this.codes = new Uint32Array(this.memory.buffer, 0, this.capacity * this.words);
+  }
+
   private grow(): void {
     this.capacity *= 2;
     const vectors = new Float32Array(this.capacity * this.dimensions);
     vectors.set(this.vectors);
-    const codes = new Uint32Array(this.capacity * this.words);
-    codes.set(this.codes);
+    this.fitMemory();
     const seqs = new Int32Array(this.capacity);
     seqs.set(this.seqs);
     const ownerOf = new Int32Array(this.capacity);
@@ -188,7 +203,6 @@ export class VectorIndex {
     projectOf.set(this.projectOf);
     this.projectOf = projectOf;
     this.vectors = vectors;
-    this.codes = codes;
     this.seqs = seqs;
     this.ownerOf = ownerOf;
   }

@@ -6,7 +6,7 @@
 // flags bit 0 = ReLU, bit 1 = accumulate into C. Pointers and leading dimensions are in bytes.
 // gemm_packed reads B packed as [panel][k][16] (ldb unused); gemm_strided reads a plain row-major
 // B with row stride ldb. Tiles are 2 rows x 16 columns (8 v128 accumulators), k unrolled by 4.
-import { type Code, flatten, I32, uleb, V128, W } from "./wasm";
+import { type Code, I32, moduleBytes, V128, W } from "../../wasm/encoder";
 
 const MR = 2; // 2x16 tiles measured ~8% faster than 4x16 in JSC (fewer live vector registers)
 export const NR = 16; // workerMain relies on 16-column panels too (n >> 4, T16)
@@ -97,24 +97,11 @@ function gemmFunction(packed: boolean): { params: number; locals: number[]; body
 
 /** The kernels' module bytes, importing `env.mem` (a shared memory of `pages` 64 KiB pages). */
 export function kernelModuleBytes(pages: number): Uint8Array {
-  const fns = [
-    { name: "gemm_packed", ...gemmFunction(true) },
-    { name: "gemm_strided", ...gemmFunction(false) },
-  ];
-  const str = (s: string) => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-  const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-  const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-  const type = [0x60, ...vec(new Array(12).fill([I32])), 0x00];
-  const bodies = fns.map((f) => {
-    const b = [...vec(f.locals.map((t) => [1, t])), ...flatten(f.body), 0x0b];
-    return [...uleb(b.length), ...b];
-  });
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([type])),
-    ...section(2, vec([[...str("env"), ...str("mem"), 0x02, 0x03, ...uleb(pages), ...uleb(pages)]])),
-    ...section(3, vec(fns.map(() => [0]))),
-    ...section(7, vec(fns.map((f, i) => [...str(f.name), 0x00, ...uleb(i)]))),
-    ...section(10, vec(bodies)),
-  ]);
+  return moduleBytes(
+    [
+      { name: "gemm_packed", ...gemmFunction(true) },
+      { name: "gemm_strided", ...gemmFunction(false) },
+    ],
+    { initial: pages, maximum: pages, shared: true },
+  );
 }

@@ -1,0 +1,104 @@
+// A minimal WebAssembly binary encoder for the kernels assembled in memory (the builtin embedder's
+// embed/builtin/kernel.ts, recall's hamming-kernel.ts): LEB128 numbers, nested code flattened to
+// bytes, the few opcodes they use, and a module of functions over one imported memory.
+
+export type Code = (number | Code)[];
+
+export function uleb(v: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = v & 0x7f;
+    v >>>= 7;
+    if (v) b |= 0x80;
+    out.push(b);
+  } while (v);
+  return out;
+}
+
+function sleb(v: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = v & 0x7f;
+    v >>= 7;
+    if ((v === 0 && (b & 0x40) === 0) || (v === -1 && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+}
+
+export function flatten(code: Code, out: number[] = []): number[] {
+  for (const x of code) typeof x === "number" ? out.push(x) : flatten(x, out);
+  return out;
+}
+
+export const I32 = 0x7f;
+export const V128 = 0x7b;
+const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
+export const W = {
+  get: (i: number) => [0x20, ...uleb(i)],
+  set: (i: number) => [0x21, ...uleb(i)],
+  tee: (i: number) => [0x22, ...uleb(i)],
+  i32: (v: number) => [0x41, ...sleb(v)],
+  add: [0x6a],
+  sub: [0x6b],
+  mul: [0x6c],
+  and: [0x71],
+  eqz: [0x45],
+  lt_s: [0x48],
+  gt_s: [0x4a],
+  ge_s: [0x4e],
+  vload: (off: number) => simd(0x00, 4, ...uleb(off)),
+  vsplat32: (off: number) => simd(0x09, 2, ...uleb(off)),
+  vstore: (off: number) => simd(0x0b, 4, ...uleb(off)),
+  vzero: simd(0x0c, ...new Array(16).fill(0)),
+  fadd: simd(0xe4),
+  fmul: simd(0xe6),
+  pmax: simd(0xeb), // f32x4.pmax; f32x4.max (0xe9) made JSC spill the accumulators (a third slower)
+  vxor: simd(0x51),
+  popcnt8: simd(0x62), // i8x16.popcnt
+  extaddPairs8: simd(0x7d), // i16x8.extadd_pairwise_i8x16_u
+  extaddPairs16: simd(0x7f), // i32x4.extadd_pairwise_i16x8_u
+  add16: simd(0x8e), // i16x8.add
+  lane32: (lane: number) => simd(0x1b, lane), // i32x4.extract_lane
+  store16: (off: number) => [0x3b, 1, ...uleb(off)], // i32.store16
+  block: (body: Code): Code => [0x02, 0x40, body, 0x0b],
+  loop: (body: Code): Code => [0x03, 0x40, body, 0x0b],
+  if: (then: Code, otherwise?: Code): Code => (otherwise ? [0x04, 0x40, then, 0x05, otherwise, 0x0b] : [0x04, 0x40, then, 0x0b]),
+  br: (l: number) => [0x0c, ...uleb(l)],
+  br_if: (l: number) => [0x0d, ...uleb(l)],
+};
+
+export interface WasmFunction {
+  name: string;
+  /** How many i32 parameters; the functions return nothing. */
+  params: number;
+  /** The value types of the locals after the parameters. */
+  locals: number[];
+  body: Code;
+}
+
+/**
+ * A module exporting `fns` over one imported memory, `env.mem`: `initial` (and `maximum`) 64 KiB
+ * pages; a shared memory needs a maximum.
+ */
+export function moduleBytes(fns: WasmFunction[], memory: { initial: number; maximum?: number; shared?: boolean }): Uint8Array<ArrayBuffer> {
+  const str = (s: string) => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+  const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
+  const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+  const types = fns.map((f) => [0x60, ...vec(new Array(f.params).fill([I32])), 0x00]);
+  const bodies = fns.map((f) => {
+    const b = [...vec(f.locals.map((t) => [1, t])), ...flatten(f.body), 0x0b];
+    return [...uleb(b.length), ...b];
+  });
+  const limits =
+    memory.maximum === undefined
+      ? [0x00, ...uleb(memory.initial)]
+      : [memory.shared ? 0x03 : 0x01, ...uleb(memory.initial), ...uleb(memory.maximum)];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec(types)),
+    ...section(2, vec([[...str("env"), ...str("mem"), 0x02, ...limits]])),
+    ...section(3, vec(fns.map((_, i) => uleb(i)))),
+    ...section(7, vec(fns.map((f, i) => [...str(f.name), 0x00, ...uleb(i)]))),
+    ...section(10, vec(bodies)),
+  ]);
+}
