@@ -4,7 +4,7 @@
 
 export type Code = (number | Code)[];
 
-export function uleb(v: number): number[] {
+function uleb(v: number): number[] {
   const out: number[] = [];
   do {
     let b = v & 0x7f;
@@ -25,7 +25,7 @@ function sleb(v: number): number[] {
   }
 }
 
-export function flatten(code: Code, out: number[] = []): number[] {
+function flatten(code: Code, out: number[] = []): number[] {
   for (const x of code) typeof x === "number" ? out.push(x) : flatten(x, out);
   return out;
 }
