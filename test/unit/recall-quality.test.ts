@@ -271,3 +271,52 @@ describe("recall with the builtin model", () => {
     expect(await ids(adaptive, strong)).toEqual(await ids(noExpansion, strong));
   });
 });
+
+describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let own: RecallService;
+  let everyone: RecallService;
+  const query = "What does Noor do at the weekend?";
+  const answer = "Saturdays I fix up old valve radios in the garage.";
+
+  beforeAll(async () => {
+    h = await harness();
+    // Noor's answer shares no word with the question, and her name is only in `who`; others' remarks
+    // about weekends are closer to the question in meaning.
+    for (const [content, who] of [
+      [answer, "Noor"],
+      ["The billing cron job runs at midnight UTC.", "Noor"],
+      ["I reviewed the pull request for the login page.", "Noor"],
+      ["Tom spends every weekend sailing on the bay.", "Tom"],
+      ["At the weekend Tom visits his parents in the countryside.", "Tom"],
+      ["Weekends are for hiking in the hills, says Ana.", "Ana"],
+      ["Ana likes to sleep late at the weekend.", "Ana"],
+      ["Lee plays football with friends every Sunday.", "Lee"],
+    ])
+      h.memory.remember(caller, RememberRequestSchema.parse({ content, who }));
+    // Legs three deep, so that everyone's weekend remarks fill the vector leg in this small store.
+    own = h.service({ legDepth: 3, authorDepth: 3 });
+    everyone = h.service({ legDepth: 3, authorDepth: 0 });
+    for (const s of [own, everyone]) await s.start();
+    await embedded(h);
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("the vector leg also searches the named author's memories, so her answer in other words is found", async () => {
+    expect((await h.ranks(everyone, query)).map((r) => r.content)).not.toContain(answer);
+    expect((await h.ranks(own, query)).map((r) => r.content)).toContain(answer);
+  });
+
+  test("a query naming no author, or filtered to one already, searches nothing more", async () => {
+    const plain = "What do people do at the weekend?";
+    // As sets: the order also moves with access counts, which each recall bumps.
+    const ids = async (s: RecallService, q: string) => (await h.ranks(s, q)).map((r) => r.id).sort();
+    expect(await ids(own, plain)).toEqual(await ids(everyone, plain));
+    const filtered = (await h.ranks(own, query, { who: "Tom" })).map((r) => r.content);
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered).not.toContain(answer);
+  });
+});

@@ -104,6 +104,31 @@ describe("VectorIndex", () => {
     expect(scoped.search(vs[0]!, { k: 300, owners, rescore: 300 })).toHaveLength(240);
   });
 
+  test("the same pass also gives the best of some authors' memories, also after slots move and the index grows", () => {
+    const byAuthor = new VectorIndex(8);
+    const authorOf = (seq: number) => (seq % 4 === 0 ? "Priya" : seq % 4 === 1 ? "Tom" : seq % 4 === 2 ? null : "Lee");
+    const vs = Array.from({ length: 1500 }, () => unit(8, next)); // past the initial capacity of 1024
+    vs.forEach((v, i) => byAuthor.upsert(i + 1, "a", v, null, authorOf(i + 1)));
+    for (let seq = 1; seq <= 1500; seq += 7) byAuthor.remove(seq);
+    const owners = new Set([byAuthor.ownerCode("a")]);
+    const live = vs.map((_, i) => i + 1).filter((seq) => (seq - 1) % 7 !== 0);
+    const found = (names: string[]) =>
+      byAuthor
+        .searchWithAuthors(vs[0]!, { k: 10, owners, rescore: 1500 }, { names, k: 1500 })
+        .authorHits.map((h) => h.seq)
+        .sort((a, b) => a - b);
+    expect(found(["Priya"])).toEqual(live.filter((seq) => authorOf(seq) === "Priya"));
+    expect(found(["Priya", "Lee"])).toEqual(live.filter((seq) => authorOf(seq) === "Priya" || authorOf(seq) === "Lee"));
+    expect(found(["nobody"])).toEqual([]);
+    expect([...byAuthor.authors()].sort()).toEqual(["Lee", "Priya", "Tom"]);
+    // Both lists in the exact order; everyone's is what a plain search gives.
+    const both = byAuthor.searchWithAuthors(vs[0]!, { k: 5, owners, rescore: 1500 }, { names: ["Tom"], k: 5 });
+    const tom = new Map(live.filter((seq) => authorOf(seq) === "Tom").map((seq) => [seq, vs[seq - 1]!]));
+    expect(both.authorHits.map((h) => h.seq)).toEqual(exactTop(tom, vs[0]!, 5));
+    expect(both.hits).toEqual(byAuthor.search(vs[0]!, { k: 5, owners, rescore: 1500 }));
+    expect(both.hits.map((h) => h.seq)).toEqual(exactTop(new Map(live.map((seq) => [seq, vs[seq - 1]!])), vs[0]!, 5));
+  });
+
   test("a vector of the wrong size is refused; an empty index finds nothing", () => {
     const empty = new VectorIndex(4);
     expect(empty.search(new Float32Array(4), { k: 3, owners: new Set([0]) })).toEqual([]);

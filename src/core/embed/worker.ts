@@ -6,7 +6,7 @@
 // until the memory's new vector replaces it.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
-import { VectorIndex, type VectorHit } from "../recall/vector-index";
+import { VectorIndex, type AuthorSearch, type VectorHit } from "../recall/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
@@ -19,6 +19,8 @@ export interface VectorQuery {
   k: number;
   agentIds: string[];
   project?: string;
+  /** Also the best of these authors' own memories, from the same pass (docs/api.md#how-it-ranks). */
+  authors?: AuthorSearch;
   allowed: () => Set<number> | undefined;
 }
 
@@ -45,6 +47,7 @@ interface PendingRow {
   seq: number;
   agent_id: string;
   project: string | null;
+  who: string | null;
   content: string;
   content_key: string;
 }
@@ -94,7 +97,7 @@ export class EmbeddingWorker {
   private readonly opts: Required<EmbeddingWorkerOptions>;
   private readonly selectPending: Statement<{ seq: number }, [string, string]>;
   private readonly upsertVector: Statement;
-  private readonly vectorOf: Statement<{ agent_id: string; project: string | null; vector: Uint8Array }, [number, string]>;
+  private readonly vectorOf: Statement<{ agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [number, string]>;
 
   constructor(
     private readonly db: Database,
@@ -125,7 +128,7 @@ export class EmbeddingWorker {
          content_key = excluded.content_key, vector = excluded.vector, created_at = excluded.created_at`,
     );
     this.vectorOf = db.query(
-      `SELECT m.agent_id, m.project, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+      `SELECT m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
        WHERE v.seq = ? AND v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
     );
   }
@@ -226,20 +229,26 @@ export class EmbeddingWorker {
    * while a re-embedding runs, the previous model's vectors against the query embedded by that model;
    * never a vector against a query of another model. Each hit's score is a cosine in its own model.
    */
-  async search(text: string, q: VectorQuery): Promise<{ hits: VectorHit[]; embedding: "ok" | "unavailable" | "disabled" }> {
-    if (this.disabled) return { hits: [], embedding: "disabled" };
+  async search(text: string, q: VectorQuery): Promise<{ hits: VectorHit[]; authorHits: VectorHit[]; embedding: "ok" | "unavailable" | "disabled" }> {
+    if (this.disabled) return { hits: [], authorHits: [], embedding: "disabled" };
     const previous = this.previous;
     const [current, old] = await Promise.all([this.embedQuery(text), previous ? this.previousQuery(previous, text) : null]);
-    if (!current && !old) return { hits: [], embedding: "unavailable" };
+    if (!current && !old) return { hits: [], authorHits: [], embedding: "unavailable" };
     let allowed: Set<number> | undefined | null = null;
-    const searchIn = (index: VectorIndex | null, vector: Float32Array | null): VectorHit[] => {
-      if (!index || !vector || index.count === 0) return [];
+    const searchIn = (index: VectorIndex | null, vector: Float32Array | null) => {
+      if (!index || !vector || index.count === 0) return { hits: [], authorHits: [] };
       if (allowed === null) allowed = q.allowed();
       const owners = new Set(q.agentIds.map((a) => index.ownerCode(a)));
-      return index.search(vector, { k: q.k, owners, project: q.project, allowed });
+      const options = { k: q.k, owners, project: q.project, allowed };
+      return q.authors ? index.searchWithAuthors(vector, options, q.authors) : { hits: index.search(vector, options), authorHits: [] };
     };
-    const hits = [...searchIn(this.index, current), ...searchIn(previous?.index ?? null, old)];
-    return { hits: hits.sort((a, b) => b.score - a.score).slice(0, q.k), embedding: "ok" };
+    const [now, before] = [searchIn(this.index, current), searchIn(previous?.index ?? null, old)];
+    const best = (hits: VectorHit[], k: number) => hits.sort((a, b) => b.score - a.score).slice(0, k);
+    return {
+      hits: best([...now.hits, ...before.hits], q.k),
+      authorHits: best([...now.authorHits, ...before.authorHits], q.authors?.k ?? 0),
+      embedding: "ok",
+    };
   }
 
   /**
@@ -294,7 +303,7 @@ export class EmbeddingWorker {
     const row = this.vectorOf.get(seq, embedder.model);
     if (!row) return false;
     const vector = blobToVector(row.vector);
-    this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project);
+    this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
     return true;
   }
 
@@ -443,12 +452,12 @@ export class EmbeddingWorker {
     if (!stale) return;
     const index = new VectorIndex(stale.dimensions);
     const rows = this.db
-      .query<{ seq: number; agent_id: string; project: string | null; vector: Uint8Array }, [string, number]>(
-        `SELECT v.seq, m.agent_id, m.project, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+      .query<{ seq: number; agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [string, number]>(
+        `SELECT v.seq, m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
          WHERE v.model = ? AND v.dimensions = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
       )
       .iterate(stale.model, stale.dimensions);
-    for (const row of rows) index.upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project);
+    for (const row of rows) index.upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project, row.who);
     const previous: PreviousModel = { model: stale.model, index, queries: null, retryAt: 0 };
     this.previous = previous;
     const profile = this.models.profile(stale.model, stale.dimensions, current);
@@ -464,12 +473,12 @@ export class EmbeddingWorker {
 
   private loadIndex(embedder: Embedder): void {
     const rows = this.db
-      .query<{ seq: number; agent_id: string; project: string | null; dimensions: number; vector: Uint8Array }, [string]>(
-        `SELECT v.seq, m.agent_id, m.project, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+      .query<{ seq: number; agent_id: string; project: string | null; who: string | null; dimensions: number; vector: Uint8Array }, [string]>(
+        `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
          WHERE v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL ORDER BY v.seq`,
       )
       .iterate(embedder.model);
-    for (const row of rows) this.ensureIndex(row.dimensions).upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project);
+    for (const row of rows) this.ensureIndex(row.dimensions).upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project, row.who);
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */
@@ -493,7 +502,7 @@ export class EmbeddingWorker {
   private rowsOf(seqs: number[]): PendingRow[] {
     return this.db
       .query<PendingRow, number[]>(
-        `SELECT seq, agent_id, project, content, content_key FROM memories
+        `SELECT seq, agent_id, project, who, content, content_key FROM memories
          WHERE seq IN (${seqs.map(() => "?").join(",")}) AND deleted_at IS NULL ORDER BY seq`,
       )
       .all(...seqs);
@@ -519,7 +528,7 @@ export class EmbeddingWorker {
         }
         if (latest.content_key !== row.content_key) return;
         this.upsertVector.run(row.seq, embedder.model, vector.length, row.content_key, bytes, now);
-        this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project);
+        this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, row.who);
         // Replaced: from now on this memory answers with its new vector only.
         this.previous?.index.remove(row.seq);
         if (this.job?.finishedAt === null) this.jobDone++;

@@ -143,7 +143,12 @@ export function normalized(hits: LegHit[]): Map<number, number> {
  */
 export const AUTHOR_WEIGHT = 0.15;
 
-/** The author factor on the order: 1 + `weight` when every token of `who` is among the query's tokens. */
+/** Whether the query names the author `who`: every token of it is among the query's tokens. */
+export function namesAuthor(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): boolean {
+  return whoTokens.length > 0 && whoTokens.every((t) => queryTokens.has(t));
+}
+
+/** The author factor on the order: 1 + `weight` when the query names the author. */
 export function authorOrder(whoTokens: readonly string[], queryTokens: ReadonlySet<string>, weight = AUTHOR_WEIGHT): number {
-  return whoTokens.length > 0 && whoTokens.every((t) => queryTokens.has(t)) ? 1 + weight : 1;
+  return namesAuthor(whoTokens, queryTokens) ? 1 + weight : 1;
 }

@@ -11,7 +11,7 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, AUTHOR_WEIGHT, authorOrder, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
+import { adjustment, AUTHOR_WEIGHT, authorOrder, namesAuthor, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
@@ -25,6 +25,8 @@ import { tokenize } from "./fts5-tokenizer";
 
 /** How many candidates each leg contributes before fusion. */
 const LEG_DEPTH = 50;
+/** How many of a named author's own memories the vector leg adds (docs/api.md#how-it-ranks). */
+const AUTHOR_DEPTH = 100;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
 const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
@@ -65,6 +67,8 @@ export interface RecallServiceOptions {
   expansion?: ExpansionMode;
   /** How far a memory whose author (`who`) the query names moves up in the order (scoring.ts authorOrder); 0 for not at all. */
   author?: number;
+  /** How many of a named author's own memories the vector leg adds as candidates; 0 for none. Default AUTHOR_DEPTH. */
+  authorDepth?: number;
   legDepth?: number;
   /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
   legs?: "both" | "keyword" | "vector";
@@ -84,12 +88,15 @@ export class RecallService {
   private readonly neighbours: NeighbourPolicy | false;
   private readonly expansion: ExpansionMode;
   private readonly author: number;
+  private readonly authorDepth: number;
   private readonly llm: ChatModel | undefined;
   private readonly sources: SourceService | undefined;
   private readonly legDepth: number;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
   private readonly usageOrder: (row: CandidateRow) => number;
+  /** Each author's name as tokens (tokensOf). */
+  private readonly authorTokens = new Map<string, string[]>();
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
   private owners: Set<string> | null = null;
   /** The keyword leg's in-memory index; the FTS5 table answers until it has loaded. */
@@ -108,6 +115,7 @@ export class RecallService {
     this.neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
     this.expansion = options.expansion ?? "weak";
     this.author = options.author ?? AUTHOR_WEIGHT;
+    this.authorDepth = options.authorDepth ?? AUTHOR_DEPTH;
     this.llm = options.llm;
     this.sources = options.sources;
     this.legDepth = options.legDepth ?? LEG_DEPTH;
@@ -141,7 +149,8 @@ export class RecallService {
   private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
-    const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter);
+    const queryTokens = new Set(tokenize(req.query));
+    const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter, queryTokens);
     const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
 
@@ -158,13 +167,7 @@ export class RecallService {
     const provider = this.embeddings?.provider ?? "none";
     const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
     const now = this.now();
-    const queryTokens = new Set(this.author > 0 ? tokenize(req.query) : []);
-    const whoTokens = new Map<string, string[]>();
-    const authorOf = (who: string | null) => {
-      if (this.author === 0 || who === null) return 1;
-      if (!whoTokens.has(who)) whoTokens.set(who, tokenize(who));
-      return authorOrder(whoTokens.get(who)!, queryTokens, this.author);
-    };
+    const authorOf = (who: string | null) => (this.author > 0 && who !== null ? authorOrder(this.tokensOf(who), queryTokens, this.author) : 1);
     const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
     const fusedOrder = seqs
       .map((seq) => {
@@ -344,18 +347,45 @@ export class RecallService {
     return ftsLegHits(this.store.ftsTopFiltered(match, filter, this.legDepth));
   }
 
-  private async vectorLeg(query: string, filter: MemoryFilter): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
+  /**
+   * The vector leg's best `legDepth`; when the query names authors of embedded memories, also the best
+   * `authorDepth` of their own, from the same search: a question about a person is answered by what
+   * they said, which need not share its words or say their name, and the best among everyone's are
+   * spent on what mentions them or sounds like the question (docs/api.md#how-it-ranks).
+   */
+  private async vectorLeg(query: string, filter: MemoryFilter, queryTokens: ReadonlySet<string>): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
+    // A `who` filter already keeps one author's memories alone.
+    const names = this.authorDepth > 0 && filter.who === undefined ? this.namedAuthors(queryTokens) : [];
     // The worker compares each vector only with the query embedded by the vector's own model (a
     // re-embedding has two: docs/api.md#re-embedding).
-    const { hits, embedding } = await this.embeddings.search(query, {
+    const { hits, authorHits, embedding } = await this.embeddings.search(query, {
       k: this.legDepth,
       agentIds: filter.agentIds,
       project: filter.project,
+      authors: names.length > 0 ? { names, k: this.authorDepth } : undefined,
       allowed: () => (hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined),
     });
+    const found = new Set(hits.map((h) => h.seq));
     // A vector pointing away from the query is no evidence at all, however few the memories.
-    return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding };
+    return {
+      hits: [...hits, ...authorHits.filter((h) => !found.has(h.seq))].filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })),
+      embedding,
+    };
+  }
+
+  /** The authors of embedded memories whose names the query's tokens hold (scoring.ts namesAuthor). */
+  private namedAuthors(queryTokens: ReadonlySet<string>): string[] {
+    const named: string[] = [];
+    for (const who of this.embeddings?.vectors?.authors() ?? []) if (namesAuthor(this.tokensOf(who), queryTokens)) named.push(who);
+    return named;
+  }
+
+  /** An author's name as tokens, kept across recalls: authors are few and a memory's never changes. */
+  private tokensOf(who: string): string[] {
+    let tokens = this.authorTokens.get(who);
+    if (!tokens) this.authorTokens.set(who, (tokens = tokenize(who)));
+    return tokens;
   }
 
   /** The live rows among `seqs` that `agentIds` may read; any other seq has no entry. */
