@@ -249,6 +249,15 @@ describe("incremental runs", () => {
     await indexProject(project);
   });
 
+  test("a call through an import renamed with `as` reaches the imported function", async () => {
+    writeFileSync(join(project, "src", "alias.ts"), 'import { formatRecord as show } from "./format";\nexport function render(r: unknown): string {\n  return show(r);\n}\n');
+    await indexProject(project);
+    expect(callers("formatRecord")).toContain("call render src/alias.ts:3");
+    expect(symbolContext(db, project, "render").callees!.map((e) => [named(e.symbol), e.ambiguous])).toEqual([["formatRecord", false]]);
+    rmSync(join(project, "src", "alias.ts"));
+    await indexProject(project);
+  });
+
   test("a file that cannot be indexed is counted and named, and the run goes on", async () => {
     writeFileSync(join(project, "src", "binary.ts"), Buffer.from([0x65, 0x00, 0x66, 0x00]));
     const run = await indexProject(project);

@@ -168,7 +168,9 @@ class Resolver {
   resolve(ref: Ref): Resolution {
     const file = this.files.get(ref.file_id)!;
     const pool = this.named(ref.name, file.family);
-    if (pool.length === 0) return { targets: [] };
+    // `import { a as b }`: a call of `b` has no symbol of its own name, but the import resolves it.
+    const renamed = ref.qualifier === null && this.bindings.get(file.id)?.has(ref.name);
+    if (pool.length === 0 && !renamed) return { targets: [] };
     const targets = this.candidates(ref, file, pool);
     // A method called on a value of unknown type may be the library's as well as the project's.
     const q = ref.qualifier;
