@@ -60,7 +60,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
   try {
     const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
     const onDisk = listSourceFiles(project);
-    pool = openParsePool([...new Set(onDisk.map((f) => languageOf(f.path)!))]);
+    pool = openParsePool();
     const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
     const writer = new FileWriter(db);
     let pending: (() => void)[] = [];

@@ -19,7 +19,7 @@ export type ParseResult = { id: number; lines: number; facts: FileFacts } | { id
 const parsers = new Map<LanguageId, Promise<Parser>>();
 
 /** The parser for `language`, created on first use. */
-export function parserOf(language: LanguageId): Promise<Parser> {
+function parserOf(language: LanguageId): Promise<Parser> {
   let parser = parsers.get(language);
   if (!parser) {
     parser = parserFor(language);

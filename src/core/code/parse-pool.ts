@@ -2,14 +2,12 @@
 // bulk of an index run's CPU, so files are handed to workers (parse-worker.ts) while the calling
 // thread hashes files and writes SQLite.
 //
-// The first worker starts before the files are hashed and loads the project's grammars meanwhile.
-// Each worker then gets its whole share of the files in one message and parses them back to back: a
+// The first worker starts before the files are hashed, so its start overlaps the hashing. Each
+// worker then gets its whole share of the files in one message and parses them back to back: a
 // worker fed a few files at a time sat idle whenever the calling thread was inside a write
 // transaction (about a quarter of a run on two cores).
 import { availableParallelism } from "node:os";
-import type { LanguageId } from "./grammars";
 import type { ParseJob, ParseResult } from "./parse-file";
-import type { ParseWorkerMessage } from "./parse-worker";
 
 /**
  * Each worker compiles the grammars and warms up the engine again (about a second of CPU on this
@@ -23,8 +21,8 @@ export interface ParsePool {
   close(): void;
 }
 
-/** Parsing threads; the first starts at once and loads the grammars of `languages`. */
-export function openParsePool(languages: LanguageId[]): ParsePool {
+/** Parsing threads; the first starts at once. */
+export function openParsePool(): ParsePool {
   const workers: Worker[] = [];
   let failure: Error | undefined;
   let fail = (err: Error): void => {
@@ -37,8 +35,7 @@ export function openParsePool(languages: LanguageId[]): ParsePool {
     workers.push(worker);
     return worker;
   };
-  const post = (worker: Worker, message: ParseWorkerMessage) => worker.postMessage(message);
-  post(spawn(), { warm: languages });
+  spawn();
   return {
     async run(jobs, onResult) {
       if (jobs.length === 0) return;
@@ -60,7 +57,7 @@ export function openParsePool(languages: LanguageId[]): ParsePool {
             }
             if (--outstanding === 0) resolve();
           };
-          post(worker, share);
+          worker.postMessage(share);
         });
       });
     },
