@@ -1,8 +1,8 @@
 // In-memory vector index over one embedding model. Vectors are L2-normalized, so cosine is a dot
 // product. A search scans compact sign codes (1 bit per dimension, Hamming distance: ~8x less work
-// than float dot products; the scan is WebAssembly SIMD, hamming-kernel.ts), then re-scores the best
-// candidates exactly with the float vectors.
-import { hammingKernel, type HammingKernel } from "./hamming-kernel";
+// than float dot products), then re-scores the best candidates exactly with the float vectors; both
+// passes are WebAssembly SIMD kernels (vector-kernels.ts) over memories the index keeps.
+import { dotsKernel, hammingKernel, type DotsKernel, type HammingKernel } from "./vector-kernels";
 
 const INITIAL_CAPACITY = 1024;
 const PAGE = 65536;
@@ -35,14 +35,19 @@ export class VectorIndex {
   private size = 0;
   /** 32-bit words of a code, padded to whole v128s for the kernel (the padding bits stay 0). */
   private readonly words: number;
-  private vectors: Float32Array;
+  /** Floats of a vector, padded to whole f32x4s for the kernel (the padding stays 0). */
+  private readonly stride: number;
   /**
-   * The kernel's memory: the codes from byte 0 (`capacity` of them), then scratch space for one
-   * search (the query's code and the distances), which the codes overwrite as they grow.
+   * The kernels' memories: the codes, and the vectors, each from byte 0 (`capacity` of them), then
+   * scratch space for one search (the query; the distances, or the candidates and their scores),
+   * which the codes or vectors overwrite as they grow.
    */
-  private readonly memory = new WebAssembly.Memory({ initial: 1 });
+  private readonly codeMemory = new WebAssembly.Memory({ initial: 1 });
+  private readonly vectorMemory = new WebAssembly.Memory({ initial: 1 });
   private readonly hamming: HammingKernel;
+  private readonly dots: DotsKernel;
   private codes!: Uint32Array;
+  private vectors!: Float32Array;
   private seqs: Int32Array;
   private ownerOf: Int32Array;
   /** Project code per slot (0: none); projects never change, so scoping needs no SQL. */
@@ -56,8 +61,9 @@ export class VectorIndex {
 
   constructor(readonly dimensions: number) {
     this.words = Math.ceil(dimensions / 128) * 4;
-    this.hamming = hammingKernel(this.memory, this.words / 4);
-    this.vectors = new Float32Array(this.capacity * dimensions);
+    this.stride = Math.ceil(dimensions / 4) * 4;
+    this.hamming = hammingKernel(this.codeMemory, this.words / 4);
+    this.dots = dotsKernel(this.vectorMemory, this.stride / 4);
     this.fitMemory();
     this.seqs = new Int32Array(this.capacity);
     this.ownerOf = new Int32Array(this.capacity);
@@ -114,7 +120,9 @@ export class VectorIndex {
     this.ownerOf[slot] = this.ownerCode(owner);
     this.projectOf[slot] = project === null ? 0 : VectorIndex.code(this.projectCodes, project, true);
     this.authorOf[slot] = author === null ? 0 : VectorIndex.code(this.authorCodes, author, true);
-    this.vectors.set(vector, slot * this.dimensions);
+    this.vectors.set(vector, slot * this.stride);
+    // The padding may hold an earlier search's scratch data: 0, so it adds nothing to a dot product.
+    this.vectors.fill(0, slot * this.stride + this.dimensions, (slot + 1) * this.stride);
     const base = slot * this.words;
     this.codes.fill(0, base, base + this.words);
     for (let d = 0; d < this.dimensions; d++) {
@@ -134,7 +142,7 @@ export class VectorIndex {
       this.ownerOf[slot] = this.ownerOf[last]!;
       this.projectOf[slot] = this.projectOf[last]!;
       this.authorOf[slot] = this.authorOf[last]!;
-      this.vectors.copyWithin(slot * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      this.vectors.copyWithin(slot * this.stride, last * this.stride, (last + 1) * this.stride);
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
       this.slotOf.set(lastSeq, slot);
     }
@@ -169,10 +177,10 @@ export class VectorIndex {
     const codeBytes = this.words * 4;
     const queryAt = this.capacity * codeBytes;
     const distancesAt = queryAt + codeBytes;
-    const qcode = new Uint32Array(this.memory.buffer, queryAt, this.words).fill(0);
+    const qcode = new Uint32Array(this.codeMemory.buffer, queryAt, this.words).fill(0);
     for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
     this.hamming(0, queryAt, this.size, distancesAt);
-    const distances = new Uint16Array(this.memory.buffer, distancesAt, this.size);
+    const distances = new Uint16Array(this.codeMemory.buffer, distancesAt, this.size);
 
     // Pass 1: the eligible slots' distances, in a histogram (and one of the authors' memories) to
     // find the cut-off distance. The eligible slots go in a list, so the second pass visits only
@@ -208,46 +216,47 @@ export class VectorIndex {
     const authorCutoff = authors ? cutoffOf(authorHistogram, rescoreFor(authors.k)) : -1;
 
     // Pass 2: exact cosine for every candidate within a cut-off, each computed once.
-    const hits: VectorHit[] = [];
-    const authorHits: VectorHit[] = [];
-    const dims = this.dimensions;
+    const queryVectorAt = this.capacity * this.stride * 4;
+    const slotsAt = queryVectorAt + this.stride * 4;
+    const scoresAt = slotsAt + this.capacity * 4;
+    new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
+    const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, eligibleCount);
+    let candidates = 0;
     for (let e = 0; e < eligibleCount; e++) {
       const slot = eligible[e]!;
-      const general = distances[slot]! <= cutoff;
-      const author = authors !== null && byAuthor[slot] === 1 && distances[slot]! <= authorCutoff;
-      if (!general && !author) continue;
-      const base = slot * dims;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      let d = 0;
-      for (; d + 3 < dims; d += 4) {
-        a0 += this.vectors[base + d]! * query[d]!;
-        a1 += this.vectors[base + d + 1]! * query[d + 1]!;
-        a2 += this.vectors[base + d + 2]! * query[d + 2]!;
-        a3 += this.vectors[base + d + 3]! * query[d + 3]!;
-      }
-      for (; d < dims; d++) a0 += this.vectors[base + d]! * query[d]!;
-      const hit = { seq: this.seqs[slot]!, score: a0 + a1 + a2 + a3 };
-      if (general) hits.push(hit);
-      if (author) authorHits.push(hit);
+      const d = distances[slot]!;
+      if (d <= cutoff || (authors !== null && byAuthor[slot] === 1 && d <= authorCutoff)) slots[candidates++] = slot;
+    }
+    this.dots(0, queryVectorAt, slotsAt, candidates, scoresAt);
+    const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, candidates);
+    const hits: VectorHit[] = [];
+    const authorHits: VectorHit[] = [];
+    for (let c = 0; c < candidates; c++) {
+      const slot = slots[c]!;
+      const hit = { seq: this.seqs[slot]!, score: scores[c]! };
+      if (distances[slot]! <= cutoff) hits.push(hit);
+      if (authors !== null && byAuthor[slot] === 1 && distances[slot]! <= authorCutoff) authorHits.push(hit);
     }
     const best = (list: VectorHit[], k: number) => list.sort((a, b) => b.score - a.score).slice(0, k);
     return { hits: best(hits, options.k), authorHits: authors ? best(authorHits, authors.k) : [] };
   }
 
-  /** Memory for `capacity` codes and one search's scratch space; the codes stay where they are. */
+  /** Memory for `capacity` codes and vectors and one search's scratch space; they stay where they are. */
   private fitMemory(): void {
+    const fit = (memory: WebAssembly.Memory, bytes: number) => {
+      const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
+      if (pages > 0) memory.grow(pages);
+    };
     const codeBytes = this.words * 4;
-    const needed = this.capacity * codeBytes + codeBytes + this.capacity * 2;
-    const pages = Math.ceil(needed / PAGE) - this.memory.buffer.byteLength / PAGE;
-    if (pages > 0) this.memory.grow(pages);
-    // Growing detaches the old view.
-    this.codes = new Uint32Array(this.memory.buffer, 0, this.capacity * this.words);
+    fit(this.codeMemory, this.capacity * codeBytes + codeBytes + this.capacity * 2);
+    fit(this.vectorMemory, (this.capacity * this.stride + this.stride + this.capacity * 2) * 4);
+    // Growing detaches the old views.
+    this.codes = new Uint32Array(this.codeMemory.buffer, 0, this.capacity * this.words);
+    this.vectors = new Float32Array(this.vectorMemory.buffer, 0, this.capacity * this.stride);
   }
 
   private grow(): void {
     this.capacity *= 2;
-    const vectors = new Float32Array(this.capacity * this.dimensions);
-    vectors.set(this.vectors);
     this.fitMemory();
     const seqs = new Int32Array(this.capacity);
     seqs.set(this.seqs);
@@ -259,7 +268,6 @@ export class VectorIndex {
     const authorOf = new Int32Array(this.capacity);
     authorOf.set(this.authorOf);
     this.authorOf = authorOf;
-    this.vectors = vectors;
     this.seqs = seqs;
     this.ownerOf = ownerOf;
   }

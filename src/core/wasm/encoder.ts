@@ -1,5 +1,5 @@
 // A minimal WebAssembly binary encoder for the kernels assembled in memory (the builtin embedder's
-// embed/builtin/kernel.ts, recall's hamming-kernel.ts): LEB128 numbers, nested code flattened to
+// embed/builtin/kernel.ts, recall's vector-kernels.ts): LEB128 numbers, nested code flattened to
 // bytes, the few opcodes they use, and a module of functions over one imported memory.
 
 export type Code = (number | Code)[];
@@ -60,6 +60,10 @@ export const W = {
   add16: simd(0x8e), // i16x8.add
   lane32: (lane: number) => simd(0x1b, lane), // i32x4.extract_lane
   store16: (off: number) => [0x3b, 1, ...uleb(off)], // i32.store16
+  load32: (off: number) => [0x28, 2, ...uleb(off)], // i32.load
+  fstore: (off: number) => [0x38, 2, ...uleb(off)], // f32.store
+  flane: (lane: number) => simd(0x1f, lane), // f32x4.extract_lane
+  f32add: [0x92],
   block: (body: Code): Code => [0x02, 0x40, body, 0x0b],
   loop: (body: Code): Code => [0x03, 0x40, body, 0x0b],
   if: (then: Code, otherwise?: Code): Code => (otherwise ? [0x04, 0x40, then, 0x05, otherwise, 0x0b] : [0x04, 0x40, then, 0x0b]),

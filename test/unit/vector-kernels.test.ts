@@ -3,7 +3,7 @@
 // scan when every candidate is re-scored, also after its memory has grown several times.
 import { describe, expect, test } from "bun:test";
 import { mulberry32 } from "../../scripts/lib/content";
-import { hammingKernel } from "../../src/core/recall/hamming-kernel";
+import { dotsKernel, hammingKernel } from "../../src/core/recall/vector-kernels";
 import { VectorIndex } from "../../src/core/recall/vector-index";
 
 function bits(x: number): number {
@@ -37,8 +37,37 @@ describe("hamming kernel", () => {
   }
 });
 
-describe("VectorIndex over the kernel", () => {
-  for (const dims of [300, 512]) {
+describe("dots kernel", () => {
+  for (const vectors of [1, 8, 128]) {
+    test(`vectors of ${vectors} f32x4s: each score is the dot product with the slot's vector`, () => {
+      const next = mulberry32(vectors + 100);
+      const memory = new WebAssembly.Memory({ initial: 64 });
+      const kernel = dotsKernel(memory, vectors);
+      const floats = vectors * 4;
+      const stored = 50;
+      const all = new Float32Array(memory.buffer, 0, stored * floats);
+      for (let i = 0; i < all.length; i++) all[i] = next() * 2 - 1;
+      const queryAt = stored * floats * 4;
+      const query = new Float32Array(memory.buffer, queryAt, floats);
+      for (let i = 0; i < floats; i++) query[i] = next() * 2 - 1;
+      const slotsAt = queryAt + floats * 4;
+      const picked = [49, 0, 7, 7, 23];
+      new Int32Array(memory.buffer, slotsAt, picked.length).set(picked);
+      const outAt = slotsAt + picked.length * 4;
+      kernel(0, queryAt, slotsAt, picked.length, outAt);
+      const got = new Float32Array(memory.buffer, outAt, picked.length);
+      picked.forEach((slot, i) => {
+        let want = 0;
+        for (let d = 0; d < floats; d++) want += all[slot * floats + d]! * query[d]!;
+        expect(got[i]).toBeCloseTo(want, 4);
+      });
+    });
+  }
+});
+
+describe("VectorIndex over the kernels", () => {
+  // 30 and 130 are not whole f32x4s: the padding must add nothing, also in slots that held scratch data.
+  for (const dims of [30, 130, 300, 512]) {
     test(`${dims} dimensions: re-scoring every candidate is the exact top 10, through growth and removals`, () => {
       const next = mulberry32(dims);
       const unit = () => {
@@ -48,11 +77,13 @@ describe("VectorIndex over the kernel", () => {
       };
       const index = new VectorIndex(dims);
       const vectors = new Map<number, Float32Array>();
-      // 5,000 codes of 64 bytes outgrow the first 64 KiB page several times.
+      // 5,000 codes and vectors outgrow the first 64 KiB page several times; each growth hands slots
+      // that held a search's scratch data to new vectors.
       for (let seq = 1; seq <= 5000; seq++) {
         const v = unit();
         vectors.set(seq, v);
         index.upsert(seq, "me", v);
+        if (seq % 500 === 0) index.search(unit(), { k: 5, owners: new Set([index.ownerCode("me")]) });
       }
       for (let seq = 1; seq <= 5000; seq += 7) {
         index.remove(seq);
