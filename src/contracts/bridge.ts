@@ -183,6 +183,6 @@ export const ServerListQuerySchema = z.object({ enabled: booleanQuery.optional()
 export const ServerToolsQuerySchema = z.object({ timeout_ms: intString(1, MAX_CALL_TIMEOUT_MS).optional() }).strict();
 
 /** An installed server in a listing, with whether its process (or connection) is live now. */
-interface ListedServer extends InstalledServer {
+export interface ListedServer extends InstalledServer {
   running: boolean;
 }

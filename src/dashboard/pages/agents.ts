@@ -1,25 +1,8 @@
 // Agents: who is present now, and the message feed (messages to the selected agent, broadcasts, and its own).
 import { api } from "../api";
 import type { Page } from "../page";
+import type { InboxResponse, PresenceListResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
-
-interface Presence {
-  agentId: string;
-  sessionKey: string;
-  harness: string;
-  project: string | null;
-  lastSeenAt: string;
-}
-interface Message {
-  id: number;
-  createdAt: string;
-  type: string;
-  content: string;
-  fromAgentId: string;
-  toAgentId: string | null;
-  broadcast: boolean;
-  deliveryStatus: string;
-}
 
 export const agentsPage: Page = ({ root, refreshMs }) => {
   const presence = h("div", {});
@@ -28,8 +11,8 @@ export const agentsPage: Page = ({ root, refreshMs }) => {
   async function load(): Promise<void> {
     try {
       const [p, m] = await Promise.all([
-        api<{ sessions: Presence[] }>("GET", "/api/cross-agent/presence?include_self=true&limit=100"),
-        api<{ items: Message[] }>("GET", "/api/cross-agent/messages?include_sent=true&limit=100"),
+        api<PresenceListResponse>("GET", "/api/cross-agent/presence?include_self=true&limit=100"),
+        api<InboxResponse>("GET", "/api/cross-agent/messages?include_sent=true&limit=100"),
       ]);
       replace(
         presence,

@@ -2,15 +2,15 @@
 // history, modify, forget (with a reason) and recover.
 import { agentId, api, query } from "../api";
 import type { Page } from "../page";
-import type { Memory } from "../types";
+import type { ListResponse, Memory, MemoryWithHistory, RecallResponse, RecallResult } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
 
-function memoryItem(m: Memory): HTMLElement {
+function memoryItem(m: Memory | RecallResult): HTMLElement {
   return h(
     "li",
     {},
     h("a", { href: `#/memories/${encodeURIComponent(m.id)}` }, h("span", { class: "content" }, m.content.length > 240 ? `${m.content.slice(0, 240)}…` : m.content)),
-    h("div", { class: "muted" }, [m.type, m.score !== undefined ? `score ${m.score}` : null, m.matchedBy, m.project, m.deletedAt ? `forgotten ${when(m.deletedAt)}` : when(m.createdAt)].filter(Boolean).join(" · "), " ", m.tags.map((t) => h("span", { class: "tag" }, t))),
+    h("div", { class: "muted" }, [m.type, ...("score" in m ? [`score ${m.score}`, m.matchedBy] : []), m.project, "deletedAt" in m && m.deletedAt ? `forgotten ${when(m.deletedAt)}` : when(m.createdAt)].filter(Boolean).join(" · "), " ", m.tags.map((t) => h("span", { class: "tag" }, t))),
   );
 }
 
@@ -35,14 +35,14 @@ function searchView(root: HTMLElement): void {
         if (tags.value.trim()) body.tags = tags.value.trim();
         if (project.value.trim()) body.project = project.value.trim();
         if (importanceMin.value) body.importanceMin = Number(importanceMin.value);
-        const r = await api<{ results: Memory[]; meta: { method: string; tookMs: number; belowMinScore?: number } }>("POST", "/api/memory/recall", body);
+        const r = await api<RecallResponse>("POST", "/api/memory/recall", body);
         replace(
           results,
           h("p", { class: "muted" }, `${r.results.length} result(s) · ${r.meta.method} · ${r.meta.tookMs} ms`),
           r.results.length === 0 ? empty(`Nothing recalled${r.meta.belowMinScore ? ` (${r.meta.belowMinScore} matched only loosely)` : ""}. Try other words or fewer filters.`) : h("ul", { class: "list" }, r.results.map(memoryItem)),
         );
       } else {
-        const r = await api<{ memories: Memory[]; hasMore: boolean }>("GET", `/api/memories${query({ limit: 50, type: type.value.trim(), tags: tags.value.trim(), project: project.value.trim(), forgotten: forgotten.checked ? "true" : undefined })}`);
+        const r = await api<ListResponse>("GET", `/api/memories${query({ limit: 50, type: type.value.trim(), tags: tags.value.trim(), project: project.value.trim(), forgotten: forgotten.checked ? "true" : undefined })}`);
         replace(
           results,
           r.memories.length === 0
@@ -80,9 +80,9 @@ function cardView(root: HTMLElement, id: string): void {
     }
   }
   async function load(): Promise<void> {
-    let m: Memory;
+    let m: MemoryWithHistory;
     try {
-      m = await api<Memory>("GET", `/api/memory/${encodeURIComponent(id)}`);
+      m = await api<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`);
     } catch (err) {
       replace(body, errorLine(err));
       return;

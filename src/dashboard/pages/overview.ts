@@ -1,7 +1,7 @@
 // Overview: health, counts, embedding status and recent activity.
 import { api } from "../api";
 import type { Page } from "../page";
-import type { Health, Memory, Session } from "../types";
+import type { HealthResponse, ListResponse, ServerListResponse, SessionListResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
 
 export const overviewPage: Page = ({ root, refreshMs }) => {
@@ -10,10 +10,10 @@ export const overviewPage: Page = ({ root, refreshMs }) => {
   async function load(): Promise<void> {
     try {
       const [health, memories, sessions, servers] = await Promise.all([
-        api<Health>("GET", "/health"),
-        api<{ memories: Memory[] }>("GET", "/api/memories?limit=8"),
-        api<{ sessions: Session[]; count: number }>("GET", "/api/sessions?limit=1000"),
-        api<{ servers: unknown[] }>("GET", "/api/marketplace/servers"),
+        api<HealthResponse>("GET", "/health"),
+        api<ListResponse>("GET", "/api/memories?limit=8"),
+        api<SessionListResponse>("GET", "/api/sessions?limit=1000"),
+        api<ServerListResponse>("GET", "/api/marketplace/servers"),
       ]);
       const e = health.embedding;
       const card = (label: string, value: string | number, note = "") => h("div", { class: "card" }, h("div", { class: "muted" }, label), h("div", { class: "big" }, value), note ? h("div", { class: "muted" }, note) : null);

@@ -3,14 +3,8 @@
 // tools with their parameters, and a form to call one (recorded as a `cli` call from `dashboard`).
 import { api } from "../api";
 import type { Page } from "../page";
-import type { McpServer } from "../types";
+import type { BridgeTool, ListedServer, ServerListResponse, ServerToolsResponse } from "../types";
 import { empty, errorLine, h, replace } from "../ui";
-
-interface Tool {
-  name: string;
-  description?: string;
-  inputSchema?: { properties?: Record<string, { type?: string | string[]; description?: string }>; required?: string[] };
-}
 
 function listView(root: HTMLElement): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -24,7 +18,7 @@ function listView(root: HTMLElement): void {
     ),
     body,
   );
-  api<{ servers: McpServer[] }>("GET", "/api/marketplace/servers").then(
+  api<ServerListResponse>("GET", "/api/marketplace/servers").then(
     ({ servers }) =>
       replace(
         body,
@@ -37,7 +31,7 @@ function listView(root: HTMLElement): void {
 }
 
 /** Enable or disable: a 401 (no owner's token yet) brings up the sign-in form, then the page again. */
-function toggleButton(root: HTMLElement, server: McpServer): HTMLElement {
+function toggleButton(root: HTMLElement, server: ListedServer): HTMLElement {
   const label = `${server.enabled ? "Disable" : "Enable"} ${server.name}`;
   const button = h("button", { type: "button", "aria-label": label }, server.enabled ? "Disable" : "Enable");
   button.addEventListener("click", () => {
@@ -53,12 +47,15 @@ function toggleButton(root: HTMLElement, server: McpServer): HTMLElement {
   return button;
 }
 
-function typeOf(spec: { type?: string | string[] }): string {
+/** A tool's input property as the pages read it; the server's JSON Schema is passed through unchecked. */
+type PropertySpec = { type?: string | string[]; description?: string };
+
+function typeOf(spec: PropertySpec): string {
   return Array.isArray(spec.type) ? (spec.type.find((t) => t !== "null") ?? "string") : (spec.type ?? "string");
 }
 
-function callForm(server: string, tool: Tool): HTMLElement {
-  const props = Object.entries(tool.inputSchema?.properties ?? {});
+function callForm(server: string, tool: BridgeTool): HTMLElement {
+  const props = Object.entries(tool.inputSchema?.properties ?? {}) as [string, PropertySpec][];
   const required = new Set(tool.inputSchema?.required ?? []);
   const inputs = props.map(([name, spec]) => {
     const kind = typeOf(spec);
@@ -91,7 +88,7 @@ function callForm(server: string, tool: Tool): HTMLElement {
 function detailView(root: HTMLElement, name: string): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Starting the server and listing its tools…"));
   replace(root, h("p", {}, h("a", { href: "#/servers" }, "← All servers")), h("h1", {}, `Server ${name}`), body);
-  api<{ tools: Tool[] }>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`).then(
+  api<ServerToolsResponse>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`).then(
     ({ tools }) =>
       replace(
         body,

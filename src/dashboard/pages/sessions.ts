@@ -1,10 +1,10 @@
 // Sessions: recent sessions with the bypass toggle, transcript search, and one session's tool usage.
 import { agentId, api, query } from "../api";
 import type { Page } from "../page";
-import type { Session } from "../types";
+import type { SessionDetail, SessionListResponse, SessionSearchResponse, SessionSummary, SessionToolsResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
 
-function bypassButton(s: Session, after: () => void): HTMLButtonElement {
+function bypassButton(s: SessionSummary, after: () => void): HTMLButtonElement {
   const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(s.bypassed) }, s.bypassed ? "Hooks off (turn on)" : "Hooks on (bypass)");
   button.addEventListener("click", async () => {
     button.disabled = true;
@@ -26,7 +26,7 @@ function listView(root: HTMLElement): void {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const r = await api<{ hits: { sessionKey: string; project: string | null; updatedAt: string; excerpt: string }[] }>("POST", "/api/sessions/search", { query: q.value.trim(), agentId: agentId(), limit: 20 });
+      const r = await api<SessionSearchResponse>("POST", "/api/sessions/search", { query: q.value.trim(), agentId: agentId(), limit: 20 });
       replace(hits, r.hits.length === 0 ? empty("No transcript matches. Transcripts are stored by the session-end hook.") : h("ul", { class: "list" }, r.hits.map((x) => h("li", {}, h("a", { href: `#/sessions/${encodeURIComponent(x.sessionKey)}` }, x.sessionKey), h("div", { class: "content" }, x.excerpt), h("div", { class: "muted" }, `${x.project ?? "no project"} · ${when(x.updatedAt)}`)))));
     } catch (err) {
       replace(hits, errorLine(err));
@@ -34,7 +34,7 @@ function listView(root: HTMLElement): void {
   });
   async function load(): Promise<void> {
     try {
-      const r = await api<{ sessions: Session[] }>("GET", `/api/sessions${query({ limit: 50, agent_id: agentId() })}`);
+      const r = await api<SessionListResponse>("GET", `/api/sessions${query({ limit: 50, agent_id: agentId() })}`);
       replace(
         list,
         r.sessions.length === 0
@@ -56,8 +56,8 @@ function detailView(root: HTMLElement, key: string): void {
     try {
       const path = `/api/sessions/${encodeURIComponent(key)}`;
       const [s, tools] = await Promise.all([
-        api<Session & { memories: { memoryId: string; via: string; at: string }[]; transcriptChars: number }>("GET", path),
-        api<{ totalCalls: number; failures: number; tools: { server: string; tool: string; calls: number; failures: number; p50: number | null; p95: number | null }[] }>("GET", `${path}/tools`),
+        api<SessionDetail>("GET", path),
+        api<SessionToolsResponse>("GET", `${path}/tools`),
       ]);
       replace(
         body,

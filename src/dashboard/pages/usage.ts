@@ -3,15 +3,8 @@
 // refreshed every refreshMs (30 s unless ?refresh=<s>).
 import { api, query } from "../api";
 import type { Page } from "../page";
-import type { Analytics } from "../types";
+import type { AlertsResponse, AnalyticsResponse, UnusedResponse } from "../types";
 import { bar, empty, errorLine, h, replace, sparkline } from "../ui";
-
-interface Alerts {
-  alerts: { server: string; tool?: string; p95: number; threshold: number; calls: number }[];
-}
-interface Unused {
-  servers: { server: string; status: string; error?: string; unused: { tool: string; lastCalledAt: string | null }[] }[];
-}
 
 const WINDOWS: Record<string, number> = { "24 hours": 24, "7 days": 168, "30 days": 720 };
 
@@ -34,12 +27,12 @@ export const usagePage: Page = ({ root, refreshMs }) => {
     const filters = { agent_id: agent.value.trim(), server: server.value.trim() };
     try {
       const [a, week, alerts, unused] = await Promise.all([
-        api<Analytics>("GET", `/api/mcp/analytics${query({ ...filters, since, limit: 20 })}`),
+        api<AnalyticsResponse>("GET", `/api/mcp/analytics${query({ ...filters, since, limit: 20 })}`),
         // The sparklines always cover the last 7 days: the timeline has a zero for every day.
-        api<Analytics>("GET", `/api/mcp/analytics${query({ ...filters, since: new Date(Date.now() - 7 * 86400_000).toISOString(), limit: 20 })}`),
-        api<Alerts>("GET", `/api/mcp/alerts${query({ hours, agent_id: filters.agent_id })}`),
+        api<AnalyticsResponse>("GET", `/api/mcp/analytics${query({ ...filters, since: new Date(Date.now() - 7 * 86400_000).toISOString(), limit: 20 })}`),
+        api<AlertsResponse>("GET", `/api/mcp/alerts${query({ hours, agent_id: filters.agent_id })}`),
         // start=false: looking at the dashboard never starts a server.
-        api<Unused>("GET", "/api/mcp/unused?start=false"),
+        api<UnusedResponse>("GET", "/api/mcp/unused?start=false"),
       ]);
       const days = [...new Set(week.timeline.map((t) => t.day))].sort().slice(-7);
       const maxP95 = Math.max(1, ...a.topTools.map((t) => t.p95 ?? 0));
