@@ -11,25 +11,7 @@ export type Role = z.infer<typeof RoleSchema>;
  * What a route or an MCP tool needs. `analytics-report` (signet-mcp reporting the caller's own tool
  * calls, which also needs the owner's instance key) is given to every role.
  */
-export type Permission =
-  | "recall"
-  | "remember"
-  | "modify"
-  | "forget"
-  | "sessions"
-  | "sessions-read"
-  | "messages"
-  | "secrets-exec"
-  | "secrets-manage"
-  | "mcp-call"
-  | "mcp-manage"
-  | "analytics-read"
-  | "analytics-report"
-  | "sources-manage"
-  | "data-transfer"
-  | "tokens-manage";
-
-const EVERYTHING: readonly Permission[] = [
+const PERMISSIONS = [
   "recall",
   "remember",
   "modify",
@@ -46,12 +28,13 @@ const EVERYTHING: readonly Permission[] = [
   "sources-manage",
   "data-transfer",
   "tokens-manage",
-];
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
 
 /** SPEC §12. An agent's `sessions` covers reading them too. */
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  admin: new Set(EVERYTHING),
-  operator: new Set(EVERYTHING.filter((p) => p !== "tokens-manage")),
+  admin: new Set(PERMISSIONS),
+  operator: new Set(PERMISSIONS.filter((p) => p !== "tokens-manage")),
   agent: new Set<Permission>([
     "recall",
     "remember",
