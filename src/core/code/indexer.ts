@@ -11,7 +11,7 @@ import { listSourceFiles, type SourceFile } from "./ignore";
 import { languageOf } from "./languages";
 import { identifierParts } from "./names";
 import type { ParseJob } from "./parse-file";
-import { openParsePool, type ParsePool } from "./parse-pool";
+import { parseInWorkers } from "./parse-pool";
 import { resolveEdges } from "./resolve";
 import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
 
@@ -56,11 +56,9 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const db = openIndex(project);
-  let pool: ParsePool | undefined;
   try {
     const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
     const onDisk = listSourceFiles(project);
-    pool = openParsePool();
     const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
     const writer = new FileWriter(db);
     let pending: (() => void)[] = [];
@@ -103,7 +101,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     }
     let done = onDisk.length - jobs.length;
     onProgress?.({ done, total: onDisk.length, path: "" });
-    await pool.run(jobs, (result) => {
+    await parseInWorkers(jobs, (result) => {
       const file = onDisk[result.id]!;
       const { previous, hash, language } = changed.get(result.id)!;
       onProgress?.({ done: ++done, total: onDisk.length, path: file.path });
@@ -126,7 +124,6 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     writeManifest(project, manifestOf(db, project, startedAt));
     return run;
   } finally {
-    pool?.close();
     db.close();
   }
 }

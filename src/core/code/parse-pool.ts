@@ -2,8 +2,7 @@
 // bulk of an index run's CPU, so files are handed to workers (parse-worker.ts) while the calling
 // thread hashes files and writes SQLite.
 //
-// The first worker starts before the files are hashed, so its start overlaps the hashing. Each
-// worker then gets its whole share of the files in one message and parses them back to back: a
+// Each worker gets its whole share of the files in one message and parses them back to back: a
 // worker fed a few files at a time sat idle whenever the calling thread was inside a write
 // transaction (about a quarter of a run on two cores).
 import { availableParallelism } from "node:os";
@@ -15,56 +14,34 @@ import type { ParseJob, ParseResult } from "./parse-file";
  */
 const FILES_PER_WORKER = 250;
 
-export interface ParsePool {
-  /** Parses `jobs`; `onResult` sees each result as it arrives (in no set order). Call once. */
-  run(jobs: ParseJob[], onResult: (result: ParseResult) => void): Promise<void>;
-  close(): void;
-}
-
-/** Parsing threads; the first starts at once. */
-export function openParsePool(): ParsePool {
+/** Parses `jobs` on worker threads; `onResult` sees each result as it arrives (in no set order). */
+export async function parseInWorkers(jobs: ParseJob[], onResult: (result: ParseResult) => void): Promise<void> {
+  if (jobs.length === 0) return;
+  // One thread per FILES_PER_WORKER files, leaving a core to the calling thread.
+  const count = Math.max(1, Math.min(availableParallelism() - 1, Math.ceil(jobs.length / FILES_PER_WORKER)));
   const workers: Worker[] = [];
-  let failure: Error | undefined;
-  let fail = (err: Error): void => {
-    failure ??= err;
-  };
-  const spawn = () => {
-    const worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
-    // A worker that cannot start or dies fails the run: its files would otherwise never come back.
-    worker.onerror = (event) => fail(new Error(`a parsing thread failed: ${event.message}`));
-    workers.push(worker);
-    return worker;
-  };
-  spawn();
-  return {
-    async run(jobs, onResult) {
-      if (jobs.length === 0) return;
-      // One thread per FILES_PER_WORKER files, leaving a core to the calling thread.
-      const count = Math.max(1, Math.min(availableParallelism() - 1, Math.ceil(jobs.length / FILES_PER_WORKER)));
-      const shares = balance(jobs, count);
-      while (workers.length < shares.length) spawn();
-      await new Promise<void>((resolve, reject) => {
-        if (failure) return reject(failure);
-        fail = reject;
-        let outstanding = jobs.length;
-        shares.forEach((share, i) => {
-          const worker = workers[i]!;
-          worker.onmessage = (event: MessageEvent<ParseResult>) => {
-            try {
-              onResult(event.data);
-            } catch (err) {
-              return reject(err);
-            }
-            if (--outstanding === 0) resolve();
-          };
-          worker.postMessage(share);
-        });
-      });
-    },
-    close() {
-      for (const worker of workers) worker.terminate();
-    },
-  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let outstanding = jobs.length;
+      for (const share of balance(jobs, count)) {
+        const worker = new Worker(new URL("./parse-worker.ts", import.meta.url));
+        workers.push(worker);
+        worker.onmessage = (event: MessageEvent<ParseResult>) => {
+          try {
+            onResult(event.data);
+          } catch (err) {
+            return reject(err);
+          }
+          if (--outstanding === 0) resolve();
+        };
+        // A worker that cannot start or dies fails the run: its files would otherwise never come back.
+        worker.onerror = (event) => reject(new Error(`a parsing thread failed: ${event.message}`));
+        worker.postMessage(share);
+      }
+    });
+  } finally {
+    for (const worker of workers) worker.terminate();
+  }
 }
 
 /**
