@@ -174,9 +174,7 @@ export class VectorIndex {
       const code = VectorIndex.code(this.authorCodes, name, false);
       if (code !== undefined) authorMask[code] = 1;
     }
-    const codeBytes = this.words * 4;
-    const queryAt = this.capacity * codeBytes;
-    const distancesAt = queryAt + codeBytes;
+    const { queryAt, distancesAt, queryVectorAt, slotsAt, scoresAt } = this.scratch();
     const qcode = new Uint32Array(this.codeMemory.buffer, queryAt, this.words).fill(0);
     for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
     this.hamming(0, queryAt, this.size, distancesAt);
@@ -216,16 +214,15 @@ export class VectorIndex {
     const authorCutoff = authors ? cutoffOf(authorHistogram, rescoreFor(authors.k)) : -1;
 
     // Pass 2: exact cosine for every candidate within a cut-off, each computed once.
-    const queryVectorAt = this.capacity * this.stride * 4;
-    const slotsAt = queryVectorAt + this.stride * 4;
-    const scoresAt = slotsAt + this.capacity * 4;
+    const general = (slot: number) => distances[slot]! <= cutoff;
+    // byAuthor is empty without authors: no slot passes.
+    const named = (slot: number) => byAuthor[slot] === 1 && distances[slot]! <= authorCutoff;
     new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
     const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, eligibleCount);
     let candidates = 0;
     for (let e = 0; e < eligibleCount; e++) {
       const slot = eligible[e]!;
-      const d = distances[slot]!;
-      if (d <= cutoff || (authors !== null && byAuthor[slot] === 1 && d <= authorCutoff)) slots[candidates++] = slot;
+      if (general(slot) || named(slot)) slots[candidates++] = slot;
     }
     this.dots(0, queryVectorAt, slotsAt, candidates, scoresAt);
     const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, candidates);
@@ -234,11 +231,25 @@ export class VectorIndex {
     for (let c = 0; c < candidates; c++) {
       const slot = slots[c]!;
       const hit = { seq: this.seqs[slot]!, score: scores[c]! };
-      if (distances[slot]! <= cutoff) hits.push(hit);
-      if (authors !== null && byAuthor[slot] === 1 && distances[slot]! <= authorCutoff) authorHits.push(hit);
+      if (general(slot)) hits.push(hit);
+      if (named(slot)) authorHits.push(hit);
     }
     const best = (list: VectorHit[], k: number) => list.sort((a, b) => b.score - a.score).slice(0, k);
     return { hits: best(hits, options.k), authorHits: authors ? best(authorHits, authors.k) : [] };
+  }
+
+  /**
+   * Where one search's scratch space starts in each memory, after `capacity` codes or vectors (byte
+   * offsets), and where it ends: the query's code, then a u16 distance per slot; the query vector,
+   * then an i32 candidate slot and an f32 score per slot.
+   */
+  private scratch() {
+    const queryAt = this.capacity * this.words * 4;
+    const distancesAt = queryAt + this.words * 4;
+    const queryVectorAt = this.capacity * this.stride * 4;
+    const slotsAt = queryVectorAt + this.stride * 4;
+    const scoresAt = slotsAt + this.capacity * 4;
+    return { queryAt, distancesAt, codeEnd: distancesAt + this.capacity * 2, queryVectorAt, slotsAt, scoresAt, vectorEnd: scoresAt + this.capacity * 4 };
   }
 
   /** Memory for `capacity` codes and vectors and one search's scratch space; they stay where they are. */
@@ -247,9 +258,9 @@ export class VectorIndex {
       const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
       if (pages > 0) memory.grow(pages);
     };
-    const codeBytes = this.words * 4;
-    fit(this.codeMemory, this.capacity * codeBytes + codeBytes + this.capacity * 2);
-    fit(this.vectorMemory, (this.capacity * this.stride + this.stride + this.capacity * 2) * 4);
+    const { codeEnd, vectorEnd } = this.scratch();
+    fit(this.codeMemory, codeEnd);
+    fit(this.vectorMemory, vectorEnd);
     // Growing detaches the old views.
     this.codes = new Uint32Array(this.codeMemory.buffer, 0, this.capacity * this.words);
     this.vectors = new Float32Array(this.vectorMemory.buffer, 0, this.capacity * this.stride);
@@ -258,17 +269,14 @@ export class VectorIndex {
   private grow(): void {
     this.capacity *= 2;
     this.fitMemory();
-    const seqs = new Int32Array(this.capacity);
-    seqs.set(this.seqs);
-    const ownerOf = new Int32Array(this.capacity);
-    ownerOf.set(this.ownerOf);
-    const projectOf = new Int32Array(this.capacity);
-    projectOf.set(this.projectOf);
-    this.projectOf = projectOf;
-    const authorOf = new Int32Array(this.capacity);
-    authorOf.set(this.authorOf);
-    this.authorOf = authorOf;
-    this.seqs = seqs;
-    this.ownerOf = ownerOf;
+    const widen = (from: Int32Array) => {
+      const to = new Int32Array(this.capacity);
+      to.set(from);
+      return to;
+    };
+    this.seqs = widen(this.seqs);
+    this.ownerOf = widen(this.ownerOf);
+    this.projectOf = widen(this.projectOf);
+    this.authorOf = widen(this.authorOf);
   }
 }
