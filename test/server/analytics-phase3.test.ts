@@ -3,7 +3,6 @@
 // session's tool usage scoped to the caller's agent, and the scorer features. Rows are seeded with
 // known times and latencies, so every answer is checked to the number.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runCommand } from "citty";
 import { analyticsCommand } from "../../src/cli/mcp-analytics";
 import { list as mcpList } from "../../src/cli/mcp/manage";
 import { DAY_MS } from "../../src/contracts/analytics";
@@ -11,6 +10,7 @@ import type { InvocationRecord } from "../../src/core/analytics/types";
 import { createHandler } from "../../src/server/app";
 import { permissionFor } from "../../src/server/permissions";
 import { setPrincipal } from "../../src/server/principal";
+import { cliOutput } from "../helpers/cli-in-process";
 import { fakeStdio } from "../helpers/fake-server";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { forgedCallers } from "../helpers/memory-api";
@@ -324,22 +324,5 @@ describe("the guard", () => {
   });
 });
 
-// citty's CommandDef is invariant in its args: any command is run through this one type.
-type AnyCommand = Parameters<typeof runCommand>[0];
-
-async function cli(command: unknown, args: string[]): Promise<string> {
-  const out: string[] = [];
-  const write = process.stdout.write;
-  const signetPath = process.env.SIGNET_PATH;
-  process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-  process.env.SIGNET_PATH = d.dataDir;
-  try {
-    await runCommand(command as AnyCommand, { rawArgs: ["--url", d.url, ...args] });
-  } finally {
-    process.stdout.write = write;
-    if (signetPath === undefined) delete process.env.SIGNET_PATH;
-    else process.env.SIGNET_PATH = signetPath;
-  }
-  return out.join("");
-}
+const cli = (command: unknown, args: string[]) => cliOutput(d, command, args);
 

@@ -2,11 +2,11 @@
 // are visible within flushMs, every bad input is a 400 naming the field, unknown servers are zeros,
 // and the client and the `analytics` CLI command read the same answers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runCommand } from "citty";
 import { ApiError } from "../../src/client/client";
 import { analyticsCommand, renderAnalytics } from "../../src/cli/mcp-analytics";
 import type { AnalyticsResponse } from "../../src/contracts/analytics";
 import { SignetError } from "../../src/contracts/errors";
+import { cliOutput } from "../helpers/cli-in-process";
 import { eventually } from "../helpers/wait";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 
@@ -178,22 +178,7 @@ describe("client and CLI", () => {
     expect(err).toMatchObject({ status: 400, code: "invalid_input" });
   });
 
-  async function cli(args: string[]): Promise<string> {
-    const out: string[] = [];
-    const write = process.stdout.write;
-    const signetPath = process.env.SIGNET_PATH;
-    process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
-    // The CLI checks that the daemon is the one of its own data directory.
-    process.env.SIGNET_PATH = d.dataDir;
-    try {
-      await runCommand(analyticsCommand, { rawArgs: ["--url", d.url, ...args] });
-    } finally {
-      process.stdout.write = write;
-      if (signetPath === undefined) delete process.env.SIGNET_PATH;
-      else process.env.SIGNET_PATH = signetPath;
-    }
-    return out.join("");
-  }
+  const cli = (args: string[]) => cliOutput(d, analyticsCommand, args);
 
   test("`analytics` prints the API's answer as JSON, or readable with --pretty", async () => {
     const agent = freshAgent();

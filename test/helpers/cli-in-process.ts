@@ -1,0 +1,25 @@
+// A CLI command run in the test's own process against a test daemon, its stdout captured: for
+// asserting what a command prints without building and spawning the binary.
+import { runCommand } from "citty";
+import type { TestDaemon } from "./daemon";
+
+// citty's CommandDef is invariant in its args: any command is run through this one type.
+type AnyCommand = Parameters<typeof runCommand>[0];
+
+/** What `command args` prints, run with `--url` set to `d` and SIGNET_PATH to its data directory. */
+export async function cliOutput(d: TestDaemon, command: unknown, args: string[]): Promise<string> {
+  const out: string[] = [];
+  const write = process.stdout.write;
+  const signetPath = process.env.SIGNET_PATH;
+  process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
+  // The CLI checks that the daemon is the one of its own data directory.
+  process.env.SIGNET_PATH = d.dataDir;
+  try {
+    await runCommand(command as AnyCommand, { rawArgs: ["--url", d.url, ...args] });
+  } finally {
+    process.stdout.write = write;
+    if (signetPath === undefined) delete process.env.SIGNET_PATH;
+    else process.env.SIGNET_PATH = signetPath;
+  }
+  return out.join("");
+}
