@@ -7,11 +7,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseFlags } from "./lib/args";
-import { makeGenerator, makeQueryGenerator } from "./lib/content";
+import { makeQueryGenerator } from "./lib/content";
 import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib/daemon";
 import { markdownTable, ms, verdict } from "./lib/format";
-import { postJson, waitForEmbeddings } from "./lib/http";
-import { runPool } from "./lib/pool";
+import { rememberSynthetic, waitForEmbeddings } from "./lib/http";
 
 const USAGE = "usage: bun scripts/bench-hook.ts [--memories N] [--prompts N] [--provider none|builtin] [--json]";
 const opts = parseFlags(
@@ -38,10 +37,7 @@ if (!existsSync(BIN)) {
 const dataDir = makeTempDir("signet-bench-hook-");
 const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: true });
 progress(`daemon ${daemon.baseUrl} (pid ${daemon.pid}), loading ${opts.memories} memories`);
-const gen = makeGenerator(1);
-const bodies = Array.from({ length: opts.memories }, () => JSON.parse(gen()) as Record<string, unknown>);
-const load = await runPool(bodies.length, 8, async (i) => (await postJson(daemon.baseUrl, "/api/memory/remember", bodies[i])).status < 300);
-if (load.errors > 0) throw new Error(`${load.errors} remembers failed`);
+await rememberSynthetic(daemon.baseUrl, opts.memories);
 if (opts.provider !== "none") await waitForEmbeddings(daemon.baseUrl, { progress });
 
 const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dataDir, SIGNET_DAEMON_URL: daemon.baseUrl };

@@ -9,11 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseFlags } from "./lib/args";
-import { makeGenerator, makeQueryGenerator } from "./lib/content";
+import { makeQueryGenerator } from "./lib/content";
 import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib/daemon";
 import { markdownTable, ms, verdict } from "./lib/format";
-import { postJson } from "./lib/http";
-import { runPool } from "./lib/pool";
+import { postJson, rememberSynthetic } from "./lib/http";
 import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE = "usage: bun scripts/bench-mcp.ts [--memories N] [--queries N] [--spawns N] [--provider builtin|none] [--json]";
@@ -80,10 +79,7 @@ async function spawnToInitialize(env: Record<string, string>): Promise<number> {
 const dataDir = makeTempDir("signet-bench-mcp-");
 const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: true });
 progress(`daemon ${daemon.baseUrl} (pid ${daemon.pid}), loading ${opts.memories} memories`);
-const gen = makeGenerator(1);
-const bodies = Array.from({ length: opts.memories }, () => JSON.parse(gen()) as Record<string, unknown>);
-const load = await runPool(bodies.length, 8, async (i) => (await postJson(daemon.baseUrl, "/api/memory/remember", bodies[i])).status < 300);
-if (load.errors > 0) throw new Error(`${load.errors} remembers failed`);
+await rememberSynthetic(daemon.baseUrl, opts.memories);
 const qgen = makeQueryGenerator(7);
 const queries = Array.from({ length: opts.queries }, () => qgen().query);
 

@@ -1,5 +1,8 @@
-// HTTP helpers for talking to a benchmark daemon, and waiting for its embedding backlog to drain.
+// HTTP helpers for talking to a benchmark daemon, loading it with memories, and waiting for its
+// embedding backlog to drain.
+import { makeGenerator } from "./content";
 import { duration } from "./format";
+import { runPool } from "./pool";
 
 export const HEADERS = { "content-type": "application/json", accept: "application/json", "x-signet-actor": "bench", "x-signet-actor-type": "script" };
 export const GET_HEADERS = { accept: "application/json", "x-signet-actor": "bench" };
@@ -94,4 +97,12 @@ export async function waitForEmbeddings(baseUrl: string, opts: DrainOptions): Pr
     await Bun.sleep(1000);
     h = await getHealth(baseUrl);
   }
+}
+
+/** `count` memories of the synthetic corpus (scripts/lib/content.ts, seed 1) remembered by 8 clients; throws when any fails. */
+export async function rememberSynthetic(baseUrl: string, count: number): Promise<void> {
+  const gen = makeGenerator(1);
+  const bodies = Array.from({ length: count }, () => JSON.parse(gen()) as Record<string, unknown>);
+  const load = await runPool(bodies.length, 8, async (i) => (await postJson(baseUrl, "/api/memory/remember", bodies[i])).status < 300);
+  if (load.errors > 0) throw new Error(`${load.errors} remembers failed`);
 }
