@@ -2,8 +2,8 @@
 // node_modules), and `signet code ...` answers from the daemon: JSON off a terminal, text with
 // --pretty, exit codes 0 / 1 / 2 / 4.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { codeProjectCopy } from "../helpers/code-project";
 
@@ -70,4 +70,20 @@ describe("signet index and signet code, compiled", () => {
     expect(json(await cli(["code", "status"])).totals.files).toBe(0);
     expect((await cli(["index", "/no/such/folder"])).code).toBe(2);
   });
+});
+
+test("a project large enough for parsing threads: every file parsed once, calls across files resolved", async () => {
+  // 150 files: the indexer parses on this thread and workers, all sharing the grammars it compiled.
+  const big = join(dirname(project), "big");
+  mkdirSync(join(big, "src"), { recursive: true });
+  for (let i = 0; i < 150; i++) {
+    const call = i > 0 ? `import { step${i - 1} } from "./m${i - 1}";\nexport function step${i}(): number {\n  return step${i - 1}() + 1;\n}\n` : "export function step0(): number {\n  return 0;\n}\n";
+    writeFileSync(join(big, "src", `m${i}.ts`), call);
+  }
+  const indexed = json(await run(["index", big], { env: s.env, cwd: big, timeoutMs: 30_000 }));
+  expect(indexed).toMatchObject({ files: 150, unchanged: 0, failed: [], symbols: 150 });
+  expect(new Set(indexed.parsed).size).toBe(150);
+  const ctx = json(await run(["code", "context", "step77"], { env: s.env, cwd: big, timeoutMs: 30_000 }));
+  expect(ctx.callers.map((e: any) => `${e.symbol.name} ${e.path}`)).toEqual(["step78 src/m78.ts"]);
+  expect(ctx.callees.map((e: any) => `${e.symbol.name} ${e.path}:${e.line}`)).toEqual(["step76 src/m77.ts:3"]); // where the call is
 });

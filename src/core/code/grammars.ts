@@ -21,13 +21,51 @@ export const GRAMMAR_FILES: Record<LanguageId, string> = {
   rust: rustWasm,
 };
 
+/**
+ * The compiled WebAssembly modules by file, one compile per process. Threads that parse post them to
+ * each other (parse-pool.ts): JavaScriptCore then shares the machine code, including the optimized
+ * tier it compiles once the parser is hot, instead of compiling it again on every thread (about half
+ * a second of CPU per thread on this repository).
+ */
+const modules = new Map<string, Promise<WebAssembly.Module>>();
+
+function compiled(file: string): Promise<WebAssembly.Module> {
+  let module = modules.get(file);
+  if (!module) {
+    module = Bun.file(file).bytes().then((bytes) => WebAssembly.compile(bytes));
+    modules.set(file, module);
+    module.catch(() => modules.delete(file));
+  }
+  return module;
+}
+
+/** The runtime's and `ids`' compiled modules, keyed by file, to post to another thread. */
+export async function compiledModules(ids: LanguageId[]): Promise<Record<string, WebAssembly.Module>> {
+  const files = [runtimeWasm, ...ids.map((id) => GRAMMAR_FILES[id])];
+  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await compiled(file)] as const)));
+}
+
+/** Uses modules another thread compiled (compiledModules) instead of compiling them here. */
+export function useCompiledModules(given: Record<string, WebAssembly.Module>): void {
+  for (const [file, module] of Object.entries(given)) if (!modules.has(file)) modules.set(file, Promise.resolve(module));
+}
+
 let runtime: Promise<void> | undefined;
 const languages = new Map<LanguageId, Promise<Language>>();
 
 function initRuntime(): Promise<void> {
-  runtime ??= Bun.file(runtimeWasm)
-    .bytes()
-    .then((wasmBinary) => Parser.init({ wasmBinary }));
+  runtime ??= compiled(runtimeWasm).then(
+    (module) =>
+      new Promise<void>((resolve, reject) => {
+        Parser.init({
+          // Emscripten's hook for a module compiled elsewhere; its callback takes the instance first.
+          instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
+            WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), reject);
+            return {};
+          },
+        }).then(resolve, reject);
+      }),
+  );
   return runtime;
 }
 
@@ -35,7 +73,7 @@ function initRuntime(): Promise<void> {
 export function loadLanguage(id: LanguageId): Promise<Language> {
   let pending = languages.get(id);
   if (!pending) {
-    pending = initRuntime().then(async () => Language.load(await Bun.file(GRAMMAR_FILES[id]).bytes()));
+    pending = initRuntime().then(async () => Language.loadSync(await compiled(GRAMMAR_FILES[id])));
     languages.set(id, pending);
     // A failed load is not cached: doctor can try again and say what failed.
     pending.catch(() => languages.delete(id));

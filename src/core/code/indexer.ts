@@ -12,13 +12,13 @@ import { languageOf } from "./languages";
 import { identifierParts } from "./names";
 import type { ParseJob } from "./parse-file";
 import { parseInWorkers } from "./parse-pool";
-import { resolveEdges } from "./resolve";
+import { resolveEdges, type StoredRef } from "./resolve";
 import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
 
 /** Larger files are generated or bundled code more often than source: named as not indexed. */
 const MAX_FILE_BYTES = 1024 * 1024;
 /** Files written per transaction: a killed run keeps what it committed; the next run finishes the rest. */
-const BATCH = 200;
+const BATCH = 50;
 
 export interface IndexProgress {
   done: number;
@@ -96,7 +96,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
       } else {
         const language = languageOf(file.path)!;
         changed.set(i, { previous, hash: outcome.hash, language });
-        jobs.push({ id: i, path: join(project, file.path), language, size: file.size });
+        jobs.push({ id: i, path: join(project, file.path), language });
       }
     }
     let done = onDisk.length - jobs.length;
@@ -158,7 +158,7 @@ class FileWriter {
   private readonly insertSymbol;
   private readonly insertFts;
   private readonly insertImport;
-  private readonly insertRef;
+  private readonly insertRefs;
   private readonly insertLiteral;
 
   constructor(private readonly db: Database) {
@@ -169,7 +169,7 @@ class FileWriter {
     );
     this.insertFts = db.query("INSERT INTO symbols_fts (rowid, name, parts, signature, doc, path) VALUES (?, ?, ?, ?, ?, ?)");
     this.insertImport = db.query("INSERT INTO imports (file_id, source, name, alias, line) VALUES (?, ?, ?, ?, ?)");
-    this.insertRef = db.query("INSERT INTO refs (file_id, from_id, name, qualifier, kind, line) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertRefs = db.query("INSERT INTO file_refs (file_id, refs) VALUES (?, ?)");
     this.insertLiteral = db.query("INSERT INTO literals (file_id, symbol_id, kind, value, line) VALUES (?, ?, ?, ?, ?)");
   }
 
@@ -208,7 +208,8 @@ class FileWriter {
       if (owner >= 0) this.db.run("UPDATE symbols SET parent_id = ? WHERE id = ?", [ids[owner]!, ids[i]!]);
     }
     for (const imp of facts.imports) this.insertImport.run(fileId, imp.source, imp.name, imp.alias, imp.line);
-    for (const r of facts.refs) this.insertRef.run(fileId, r.from >= 0 ? ids[r.from]! : null, r.name, r.qualifier, r.kind, r.line);
+    const refs: StoredRef[] = facts.refs.map((r) => [r.from >= 0 ? ids[r.from]! : null, r.name, r.qualifier, r.kind, r.line]);
+    this.insertRefs.run(fileId, JSON.stringify(refs));
     for (const l of facts.literals) this.insertLiteral.run(fileId, l.from >= 0 ? ids[l.from]! : null, l.kind, l.value, l.line);
   }
 }

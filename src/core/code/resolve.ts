@@ -2,8 +2,9 @@
 // first of these that has candidates: what the file imports under that name, the same file, the same
 // directory (a Go package), then the whole project; only within one language family (TypeScript,
 // TSX and JavaScript are one). More than one candidate at that step: an edge to each, marked ambiguous.
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { posix } from "node:path";
+import { EDGE_INDEXES } from "./store";
 
 /** A reference with more candidates than this gets none: a name that common says nothing. */
 const MAX_CANDIDATES = 10;
@@ -30,6 +31,9 @@ interface Imp {
   name: string;
   alias: string;
 }
+
+/** A reference as file_refs stores it (store.ts): [from_id, name, qualifier, kind, line]. */
+export type StoredRef = [number | null, string, string | null, "call" | "ref", number];
 
 interface Ref {
   file_id: number;
@@ -215,22 +219,36 @@ class Resolver {
   }
 }
 
-/** Rebuilds the edges table from refs; returns the number of edges. Run inside a transaction. */
+/** Rebuilds the edges table from file_refs; returns the number of edges. Run inside a transaction. */
 export function resolveEdges(db: Database): number {
+  // Sorting every edge into fresh indexes at the end costs less than inserting each into them.
+  db.run("DROP INDEX IF EXISTS edges_dst");
+  db.run("DROP INDEX IF EXISTS edges_src");
   db.run("DELETE FROM edges");
   const resolver = new Resolver(db);
   const insert = db.query("INSERT INTO edges (src_id, src_file_id, dst_id, kind, line, ambiguous) VALUES (?, ?, ?, ?, ?, ?)");
   let count = 0;
-  for (const ref of db.query<Ref, []>("SELECT file_id, from_id, name, qualifier, kind, line FROM refs").iterate()) {
-    const { targets, unseen } = resolver.resolve(ref);
-    if (targets.length === 0 || targets.length > MAX_CANDIDATES) continue;
-    const ambiguous = targets.length > 1 || unseen ? 1 : 0;
-    for (const t of targets) {
-      // A declaration naming itself (a recursive type) is not a dependency.
-      if (t.id === ref.from_id && ref.kind === "ref") continue;
-      insert.run(ref.from_id, ref.file_id, t.id, ref.kind, ref.line, ambiguous);
-      count++;
+  const files = db.query<{ file_id: number; refs: string }, []>("SELECT file_id, refs FROM file_refs").all();
+  for (const { file_id, refs } of files) {
+    for (const [from_id, name, qualifier, kind, line] of JSON.parse(refs) as StoredRef[]) {
+      count += resolveOne(resolver, insert, { file_id, from_id, name, qualifier, kind, line });
     }
+  }
+  db.run(EDGE_INDEXES);
+  return count;
+}
+
+/** Inserts the edges of one reference; returns how many. */
+function resolveOne(resolver: Resolver, insert: Statement, ref: Ref): number {
+  const { targets, unseen } = resolver.resolve(ref);
+  if (targets.length === 0 || targets.length > MAX_CANDIDATES) return 0;
+  const ambiguous = targets.length > 1 || unseen ? 1 : 0;
+  let count = 0;
+  for (const t of targets) {
+    // A declaration naming itself (a recursive type) is not a dependency.
+    if (t.id === ref.from_id && ref.kind === "ref") continue;
+    insert.run(ref.from_id, ref.file_id, t.id, ref.kind, ref.line, ambiguous);
+    count++;
   }
   return count;
 }
