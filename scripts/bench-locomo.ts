@@ -646,35 +646,47 @@ interface Variant {
 /** The first round's neighbours: the 10 best hits lend half their value, a match keeping the better of its own and that. */
 const ROUND_1_NEIGHBOURS = { ...DEFAULT_NEIGHBOURS, depth: 10, window: 1, mode: "max" as const };
 
+/** Rounds 1-3 scored the keyword leg with the whole store's BM25 statistics (as FTS5 does). */
+const STORE_STATISTICS = { keywordStatistics: "store" } as const satisfies RecallServiceOptions;
+
 /** The first is the reference the others are compared with; the last is the default. */
 const VARIANTS: Variant[] = [
-  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { authorDepth: 0, fusion: "fixed", neighbours: false, author: 0, expansion: "off" } },
-  { name: "keyword leg", idea: "the keyword leg alone", options: { authorDepth: 0, legs: "keyword", neighbours: false, author: 0, expansion: "off" } },
-  { name: "vector leg", idea: "the vector leg alone", options: { authorDepth: 0, legs: "vector", neighbours: false, author: 0, expansion: "off" } },
-  { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { authorDepth: 0, neighbours: false, author: 0, expansion: "off" } },
-  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { authorDepth: 0, fusion: "fixed", neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" } },
+  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: false, author: 0, expansion: "off" } },
+  { name: "keyword leg", idea: "the keyword leg alone", options: { ...STORE_STATISTICS, authorDepth: 0, legs: "keyword", neighbours: false, author: 0, expansion: "off" } },
+  { name: "vector leg", idea: "the vector leg alone", options: { ...STORE_STATISTICS, authorDepth: 0, legs: "vector", neighbours: false, author: 0, expansion: "off" } },
+  { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: false, author: 0, expansion: "off" } },
+  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" } },
   {
     name: "round 1",
     idea: "the first round's default: a neighbour of the 10 best hits ranks at the better of its own rank and half its hit's",
-    options: { authorDepth: 0, neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" },
+    options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" },
   },
   // The second round: neighbours combined, then how many hits lend and how far ("combine 20 ±2" is
   // kept); RM3 and the author's lift each on top of it; the default has all that is kept.
-  { name: "combine", idea: "a neighbour's own value and half its hit's combined, own + lent·(1 − own)", options: { authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine" }, author: 0, expansion: "off" } },
-  { name: "combine 20", idea: "combine, from the 20 best hits", options: { authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine", depth: 20 }, author: 0, expansion: "off" } },
-  { name: "combine 20 ±2", idea: "combine, from the 20 best hits, two each side (the second at a quarter)", options: { authorDepth: 0, neighbours: DEFAULT_NEIGHBOURS, author: 0, expansion: "off" } },
-  { name: "combine 30 ±2", idea: "combine, from the 30 best hits, two each side", options: { authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, depth: 30 }, author: 0, expansion: "off" } },
-  { name: "combine 20 ±3", idea: "combine, from the 20 best hits, three each side", options: { authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, window: 3 }, author: 0, expansion: "off" } },
-  { name: "+ RM3 always", idea: "combine 20 ±2 plus keyword-leg pseudo-relevance feedback on every query (expansion.ts)", options: { authorDepth: 0, author: 0, expansion: "always" } },
-  { name: "+ RM3 when weak", idea: "combine 20 ±2 plus RM3 only when the keyword leg's best match holds under half the query's weight", options: { authorDepth: 0, author: 0, expansion: "weak" } },
-  { name: "+ author", idea: "combine 20 ±2 plus the lift of a memory whose author the query names (scoring.ts authorOrder)", options: { authorDepth: 0, expansion: "off" } },
-  { name: "+ author 0.3", idea: "the same lift at 0.3", options: { authorDepth: 0, author: 0.3, expansion: "off" } },
+  { name: "combine", idea: "a neighbour's own value and half its hit's combined, own + lent·(1 − own)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine" }, author: 0, expansion: "off" } },
+  { name: "combine 20", idea: "combine, from the 20 best hits", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine", depth: 20 }, author: 0, expansion: "off" } },
+  { name: "combine 20 ±2", idea: "combine, from the 20 best hits, two each side (the second at a quarter)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: DEFAULT_NEIGHBOURS, author: 0, expansion: "off" } },
+  { name: "combine 30 ±2", idea: "combine, from the 30 best hits, two each side", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, depth: 30 }, author: 0, expansion: "off" } },
+  { name: "combine 20 ±3", idea: "combine, from the 20 best hits, three each side", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, window: 3 }, author: 0, expansion: "off" } },
+  { name: "+ RM3 always", idea: "combine 20 ±2 plus keyword-leg pseudo-relevance feedback on every query (expansion.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0, expansion: "always" } },
+  { name: "+ RM3 when weak", idea: "combine 20 ±2 plus RM3 only when the keyword leg's best match holds under half the query's weight", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0, expansion: "weak" } },
+  { name: "+ author", idea: "combine 20 ±2 plus the lift of a memory whose author the query names (scoring.ts authorOrder)", options: { ...STORE_STATISTICS, authorDepth: 0, expansion: "off" } },
+  { name: "+ author 0.3", idea: "the same lift at 0.3", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0.3, expansion: "off" } },
   // The third round (issue 18, multi-hop): against the second round's default, the vector leg also
   // searching a named author's own memories (kept, at 100), and deeper legs for everyone.
-  { name: "round 2", idea: "the second round's default", options: { authorDepth: 0 } },
-  { name: "+ own 50", idea: "round 2's default plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { authorDepth: 50 } },
-  { name: "+ legs 100", idea: "round 2's default with each leg keeping its best 100 instead of 50", options: { authorDepth: 0, legDepth: 100 } },
-  { name: "default", idea: "RecallService's default: adaptive fusion, neighbours (20 best hits, ±2, combined), the named author's lift and own best 100 vectors, RM3 on weak keyword evidence", options: {} },
+  { name: "round 2", idea: "the second round's default", options: { ...STORE_STATISTICS, authorDepth: 0 } },
+  { name: "+ own 50", idea: "round 2's default plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { ...STORE_STATISTICS, authorDepth: 50 } },
+  { name: "+ legs 100", idea: "round 2's default with each leg keeping its best 100 instead of 50", options: { ...STORE_STATISTICS, authorDepth: 0, legDepth: 100 } },
+  { name: "round 3", idea: "the third round's default: the second round's plus the named author's own best 100 vectors", options: STORE_STATISTICS },
+  // The fourth round (issue 18, multi-hop again): the keyword leg's BM25 over the statistics of the
+  // memories searched (the conversation, the project) instead of the whole store's.
+  { name: "keyword only (round 3)", idea: "keyword-only recall (no vector leg) as the third round left it, the store's statistics", options: { ...STORE_STATISTICS, legs: "keyword" } },
+  { name: "keyword only", idea: "keyword-only recall (no vector leg) with the statistics of the memories searched", options: { legs: "keyword" } },
+  {
+    name: "default",
+    idea: "RecallService's default: adaptive fusion, neighbours (20 best hits, ±2, combined), the named author's lift and own best 100 vectors, RM3 on weak keyword evidence, BM25 statistics of the memories searched",
+    options: {},
+  },
 ];
 
 interface VariantRun {

@@ -76,6 +76,52 @@ describe("KeywordIndex", () => {
     expect(scoped.search(terms, 10, { agentIds: ["nobody"] })).toEqual([]);
   });
 
+  test("a scoped search uses the statistics of the memories it searches, as an index of those alone would", () => {
+    // Agent "a"'s project "web" among others' memories and other projects; one memory of it is
+    // replaced and one removed, so the statistics must follow every change.
+    const all = new KeywordIndex(WEIGHTS);
+    const alone = new KeywordIndex(WEIGHTS);
+    const gen = makeGenerator(5);
+    for (let seq = 1; seq <= 400; seq++) {
+      const content = (JSON.parse(gen()) as { content: string }).content;
+      const inScope = seq % 4 === 0;
+      const d = doc(seq, content, inScope ? { agentId: "a", project: "web" } : { agentId: seq % 3 === 0 ? "a" : "b", project: seq % 2 === 0 ? "api" : null });
+      all.set(d);
+      if (inScope) alone.set(d);
+    }
+    const replaced = doc(8, "the deploy pipeline breaks when the cache is cold", { agentId: "a", project: "web" });
+    for (const i of [all, alone]) {
+      i.set(replaced);
+      i.remove(12);
+    }
+    const qgen = makeQueryGenerator(13);
+    let compared = 0;
+    for (const q of [...Array.from({ length: 60 }, () => qgen().query), "deploy pipeline cache"]) {
+      const terms = queryTerms(q).flatMap((t) => tokenize(t));
+      const expected = alone.search(terms, 20, { agentIds: ["a"] });
+      const got = all.search(terms, 20, { agentIds: ["a"], project: "web" });
+      expect(got.map((h) => h.seq)).toEqual(expected.map((h) => h.seq));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 9));
+      compared += got.length;
+    }
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  test("a word most of the searched memories hold weighs little there, however rare it is in the store", () => {
+    const index = new KeywordIndex(WEIGHTS);
+    // In project "chat" nearly every memory names Melanie; elsewhere pottery is common and she is absent.
+    let seq = 0;
+    for (let i = 0; i < 8; i++) index.set(doc(++seq, `Melanie: see you soon ${i}`, { project: "chat" }));
+    const pottery = ++seq;
+    index.set(doc(pottery, "Signed up for a pottery class yesterday", { project: "chat" }));
+    for (let i = 0; i < 40; i++) index.set(doc(++seq, `pottery kiln firing schedule ${i}`, { project: "studio" }));
+    const terms = ["melani", "potteri"];
+    const scope = { agentIds: ["default"], project: "chat" };
+    expect(index.search(terms, 1, scope)[0]!.seq).toBe(pottery);
+    // The store's statistics (FTS5's) make her name the rare word, and a short remark of hers wins.
+    expect(index.search(terms, 1, scope, undefined, "store")[0]!.seq).not.toBe(pottery);
+  });
+
   test("owner codes stay distinct past 65,536 agents", () => {
     const many = new KeywordIndex(WEIGHTS);
     for (let seq = 1; seq <= 65_540; seq++) many.set(doc(seq, "quokka", { agentId: `agent-${seq}` }));

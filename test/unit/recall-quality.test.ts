@@ -1,6 +1,6 @@
 // Recall quality mechanisms of issue 18 on a real database with the real builtin model (no mocks):
-// query-adaptive fusion (fusion.ts), session neighbours in the order (neighbours.ts) and keyword-leg
-// expansion (expansion.ts). Each service here differs from its twin by one option, over the same
+// query-adaptive fusion (fusion.ts), session neighbours in the order (neighbours.ts), keyword-leg
+// expansion (expansion.ts) and the keyword leg's statistics of the memories searched (keyword-index.ts). Each service here differs from its twin by one option, over the same
 // memories and vectors, so a test fails when its mechanism is switched off.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
@@ -318,5 +318,44 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
     const filtered = (await h.ranks(own, query, { who: "Tom" })).map((r) => r.content);
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered).not.toContain(answer);
+  });
+});
+
+describe("the keyword leg's statistics are those of the memories searched (keyword-index.ts, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let scoped: RecallService;
+  let store: RecallService;
+  const answer = "Signed up for a pottery class yesterday, it calms me down.";
+
+  beforeAll(async () => {
+    h = await harness();
+    // In the conversation nearly every memory names Melanie; in the rest of the store pottery is common
+    // and she is never named, so the store's statistics make her name the rare word of the question.
+    const chat = { project: "chat", who: "Melanie" };
+    for (const content of ["Melanie: see you soon!", "Melanie: thanks so much!", "Melanie: have a lovely day!", "Melanie: talk later!", "Melanie: sounds good!"])
+      h.memory.remember(caller, RememberRequestSchema.parse({ content, ...chat }));
+    h.memory.remember(caller, RememberRequestSchema.parse({ content: answer, ...chat }));
+    for (let i = 0; i < 30; i++)
+      h.memory.remember(caller, RememberRequestSchema.parse({ content: `Pottery kiln firing schedule, batch ${i}`, project: "studio" }));
+    scoped = h.service({ legs: "keyword" });
+    store = h.service({ legs: "keyword", keywordStatistics: "store" });
+    for (const s of [scoped, store]) await s.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("a word most of the project's memories hold weighs little there: the memory with the question's other word ranks first", async () => {
+    const query = "Does Melanie do pottery?";
+    expect((await h.ranks(scoped, query, { project: "chat" }))[0]?.content).toBe(answer);
+    expect((await h.ranks(store, query, { project: "chat" }))[0]?.content).not.toBe(answer);
+  });
+
+  test("across the whole store the statistics are the store's, as FTS5's", async () => {
+    const query = "Does Melanie do pottery?";
+    // As sets: the order also moves with access counts, which each recall bumps.
+    const ids = async (s: RecallService) => (await h.ranks(s, query)).map((r) => r.id).sort();
+    expect(await ids(scoped)).toEqual(await ids(store));
   });
 });

@@ -3,6 +3,10 @@
 // most of a recall decoding doclists and calling bm25() once per matching row (~2.6 ms for ~2,400
 // matches at 10 k memories); posting lists in typed arrays score the same matches in a fraction of
 // that. Agent and project filters apply before the top-k cut, so scoped queries need no overfetch.
+// Unlike FTS5, BM25's collection statistics (how many memories, their mean length, how many hold a
+// term) are by default those of the memories searched (docs/api.md#how-it-ranks): a word that half of
+// one project's memories hold says little about which of them answers, however rare it is elsewhere.
+// A search over everything in the store scores exactly as FTS5 does.
 import { yieldToLoop } from "../event-loop";
 import { tokenize } from "./fts5-tokenizer";
 
@@ -17,6 +21,9 @@ export interface KeywordDoc {
   /** The four FTS columns: content, tags (space-joined), hints (newline-joined), extra terms. */
   columns: [string, string, string, string];
 }
+
+/** Whose BM25 statistics a search uses: those of the memories it searches ("scope"), or the whole store's (FTS5's). */
+export type KeywordStatistics = "scope" | "store";
 
 export interface KeywordHit {
   seq: number;
@@ -78,6 +85,11 @@ export class KeywordIndex {
   private totalTokens = 0;
   /** Scratch space for one query's scores, indexed by seq; zeroed again after each query. */
   private scores = new Float64Array(1024);
+  /** Memories and their tokens per owner code, then per project code (0 = none): the statistics of a scope. */
+  private readonly scopeSizes = new Map<number, Map<number, { docs: number; tokens: number }>>();
+  /** Scratch space for one term's matches in scope (seq, frequency). */
+  private matchSeqs = new Int32Array(1024);
+  private matchFreqs = new Float64Array(1024);
 
   constructor(private readonly weights: readonly [number, number, number, number]) {}
 
@@ -113,41 +125,80 @@ export class KeywordIndex {
     this.ownerOf[doc.seq] = code(this.owners, doc.agentId);
     this.projectOf[doc.seq] = doc.project === null ? 0 : code(this.projects, doc.project);
     this.totalTokens += count;
+    this.countInScope(doc.seq, 1);
   }
 
   remove(seq: number): void {
     const terms = this.termsOfSeq[seq];
     if (!terms) return;
     for (const id of terms) this.postings[id]!.remove(seq);
+    this.countInScope(seq, -1);
     this.termsOfSeq[seq] = undefined;
     this.count--;
     this.totalTokens -= this.tokens[seq]!;
   }
 
+  /** Counts a memory in (+1) or out of (-1) its owner's and project's statistics. */
+  private countInScope(seq: number, sign: 1 | -1): void {
+    const owner = this.ownerOf[seq]!;
+    let byProject = this.scopeSizes.get(owner);
+    if (!byProject) this.scopeSizes.set(owner, (byProject = new Map()));
+    const project = this.projectOf[seq]!;
+    const size = byProject.get(project) ?? { docs: 0, tokens: 0 };
+    size.docs += sign;
+    size.tokens += sign * this.tokens[seq]!;
+    if (size.docs === 0) byProject.delete(project);
+    else byProject.set(project, size);
+  }
+
+  /** How many memories the owners `owners` (codes) hold, in `project` (a code; 0 = any), and their tokens. */
+  private scopeSize(owners: number[], project: number): { docs: number; tokens: number } {
+    const total = { docs: 0, tokens: 0 };
+    for (const owner of owners) {
+      const byProject = this.scopeSizes.get(owner);
+      if (!byProject) continue;
+      for (const [p, size] of byProject) {
+        if (project !== 0 && p !== project) continue;
+        total.docs += size.docs;
+        total.tokens += size.tokens;
+      }
+    }
+    return total;
+  }
+
   /**
    * The best `k` memories for the query terms (each one token), among those owned by `agentIds`
-   * and, when given, in `project`. Scores are FTS5's bm25() with the index's column weights.
+   * and, when given, in `project`. Scores are FTS5's bm25() with the index's column weights, over the
+   * statistics of the memories searched (`statistics` "scope") or of the whole store ("store").
    */
-  search(terms: string[], k: number, scope: { agentIds: string[]; project?: string }, weights?: readonly number[]): KeywordHit[] {
+  search(
+    terms: string[],
+    k: number,
+    scope: { agentIds: string[]; project?: string },
+    weights?: readonly number[],
+    statistics: KeywordStatistics = "scope",
+  ): KeywordHit[] {
     const n = this.count;
     if (n === 0 || k <= 0) return [];
     // Owner codes as a mask: the innermost loop tests one byte, not a Set.
     const readable = new Uint8Array(this.owners.size + 1);
-    let anyOwner = false;
+    const ownerCodes: number[] = [];
     for (const a of scope.agentIds) {
       const c = this.owners.get(a);
-      if (c === undefined) continue;
+      if (c === undefined || readable[c] === 1) continue;
       readable[c] = 1;
-      anyOwner = true;
+      ownerCodes.push(c);
     }
-    if (!anyOwner) return [];
+    if (ownerCodes.length === 0) return [];
     let project = 0;
     if (scope.project !== undefined) {
       const c = this.projects.get(scope.project);
       if (c === undefined) return [];
       project = c;
     }
-    const avgdl = this.totalTokens / n;
+    const searched = statistics === "scope" ? this.scopeSize(ownerCodes, project) : { docs: n, tokens: this.totalTokens };
+    if (searched.docs === 0) return [];
+    const avgdl = searched.tokens / searched.docs;
     const scores = this.scores;
     const touched: number[] = [];
     // Like FTS5's OR of phrases, a stem given twice ("retry", "retries") counts twice.
@@ -156,13 +207,28 @@ export class KeywordIndex {
       if (id === undefined) continue;
       const list = this.postings[id]!;
       if (list.length === 0) continue;
-      // FTS5 floors a negative IDF (terms in over half the rows) at a tiny positive number.
-      const idf = Math.max(Math.log((n - list.length + 0.5) / (list.length + 0.5)), 1e-6) * (weights?.[t] ?? 1);
+      // The term's matches in scope first: their count is its document frequency there.
+      if (this.matchSeqs.length < list.length) {
+        this.matchSeqs = new Int32Array(list.length * 2);
+        this.matchFreqs = new Float64Array(list.length * 2);
+      }
       const { docs, freqs } = list;
+      const seqs = this.matchSeqs;
+      const fs = this.matchFreqs;
+      let m = 0;
       for (let i = 0; i < list.length; i++) {
         const seq = docs[i]!;
         if (readable[this.ownerOf[seq]!] === 0 || (project !== 0 && this.projectOf[seq] !== project)) continue;
-        const f = freqs[i]!;
+        seqs[m] = seq;
+        fs[m++] = freqs[i]!;
+      }
+      if (m === 0) continue;
+      const df = statistics === "scope" ? m : list.length;
+      // FTS5 floors a negative IDF (terms in over half the rows) at a tiny positive number.
+      const idf = Math.max(Math.log((searched.docs - df + 0.5) / (df + 0.5)), 1e-6) * (weights?.[t] ?? 1);
+      for (let i = 0; i < m; i++) {
+        const seq = seqs[i]!;
+        const f = fs[i]!;
         const s = (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * this.tokens[seq]!) / avgdl));
         const before = scores[seq]!;
         if (before === 0) touched.push(seq);

@@ -12,7 +12,7 @@ import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import { adjustment, AUTHOR_WEIGHT, authorOrder, namesAuthor, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
-import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
+import { KeywordIndex, loadInSteps, type KeywordDoc, type KeywordStatistics } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
 import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
@@ -70,6 +70,8 @@ export interface RecallServiceOptions {
   /** How many of a named author's own memories the vector leg adds as candidates; 0 for none. Default AUTHOR_DEPTH. */
   authorDepth?: number;
   legDepth?: number;
+  /** Whose BM25 statistics the keyword leg's in-memory index uses: the searched agents' and project's memories ("scope", default) or the store's (FTS5's, for measuring). */
+  keywordStatistics?: KeywordStatistics;
   /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
   legs?: "both" | "keyword" | "vector";
   now?: () => Date;
@@ -92,6 +94,7 @@ export class RecallService {
   private readonly llm: ChatModel | undefined;
   private readonly sources: SourceService | undefined;
   private readonly legDepth: number;
+  private readonly keywordStatistics: KeywordStatistics;
   private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
   private readonly now: () => Date;
   private readonly usageOrder: (row: CandidateRow) => number;
@@ -119,6 +122,7 @@ export class RecallService {
     this.llm = options.llm;
     this.sources = options.sources;
     this.legDepth = options.legDepth ?? LEG_DEPTH;
+    this.keywordStatistics = options.keywordStatistics ?? "scope";
     this.legs = options.legs ?? "both";
     this.now = options.now ?? (() => new Date());
     this.usageOrder = options.usageOrder ?? (() => 1);
@@ -327,7 +331,7 @@ export class RecallService {
     const scope = { agentIds: filter.agentIds, project: filter.project };
     const rowFiltered = hasRowFilter(filter);
     const top = this.keywords
-      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope, weights)
+      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope, weights, this.keywordStatistics)
       .map((h) => ({ seq: h.seq, raw: h.score }));
     return rowFiltered ? this.passingOrExact(top, filter, match) : top;
   }
