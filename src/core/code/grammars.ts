@@ -39,10 +39,17 @@ function compiled(file: string): Promise<WebAssembly.Module> {
   return module;
 }
 
-/** The runtime's and `ids`' compiled modules, keyed by file, to post to another thread. */
+/**
+ * The runtime's and `ids`' compiled modules, keyed by file, to post to another thread. One that does
+ * not compile is left out: the thread that needs it tries again and names the failure per file.
+ */
 export async function compiledModules(ids: LanguageId[]): Promise<Record<string, WebAssembly.Module>> {
   const files = [runtimeWasm, ...ids.map((id) => GRAMMAR_FILES[id])];
-  return Object.fromEntries(await Promise.all(files.map(async (file) => [file, await compiled(file)] as const)));
+  const modules: Record<string, WebAssembly.Module> = {};
+  for (const [i, result] of (await Promise.allSettled(files.map(compiled))).entries()) {
+    if (result.status === "fulfilled") modules[files[i]!] = result.value;
+  }
+  return modules;
 }
 
 /** Uses modules another thread compiled (compiledModules) instead of compiling them here. */
