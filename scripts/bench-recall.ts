@@ -10,7 +10,9 @@
 // Flags: --provider builtin|none|ollama|openai (builtin), --sizes N,N (10000,100000), --queries N (300),
 //        --writers N (4), --write-rate N (100 remembers/s from all writers together; 0 = back to back),
 //        --clients N (8, for the load), --seed N (1), --drain-timeout S (180: fail when the embedding
-//        backlog has not shrunk for this long), --binary, --json, --keep.
+//        backlog has not shrunk for this long), --binary, --json, --keep,
+//        --data-dir DIR (a data dir a --keep run left, with one --sizes size: skips the load and the first
+//        drain, for measuring a change to the recall path again without loading 100k memories again).
 //
 // Per size, each on its own data dir:
 //   1. load N memories over POST /api/memory/remember with --clients writers;
@@ -41,7 +43,7 @@ import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE =
   "usage: bun scripts/bench-recall.ts [--provider builtin|none|ollama|openai] [--sizes N,N] [--queries N] [--writers N] " +
-  "[--write-rate N] [--clients N] [--seed N] [--drain-timeout S] [--binary] [--json] [--keep]";
+  "[--write-rate N] [--clients N] [--seed N] [--drain-timeout S] [--binary] [--json] [--keep] [--data-dir DIR]";
 const opts = parseFlags(
   process.argv.slice(2),
   {
@@ -56,6 +58,7 @@ const opts = parseFlags(
     binary: { kind: "bool" },
     json: { kind: "bool" },
     keep: { kind: "bool" },
+    "data-dir": { kind: "string" },
   },
   {
     provider: "builtin",
@@ -69,10 +72,15 @@ const opts = parseFlags(
     binary: false,
     json: false,
     keep: false,
+    "data-dir": "",
   },
   { script: "bench-recall", line: USAGE },
 );
 const progress = (line: string) => process.stderr.write(`[recall] ${line}\n`);
+if (opts["data-dir"] !== "" && opts.sizes.length !== 1) {
+  process.stderr.write(`bench-recall: --data-dir needs one --sizes size, the number of memories in it\n${USAGE}\n`);
+  process.exit(2);
+}
 installCleanup(progress);
 
 const TARGETS = { p50Ms: 40, p99Ms: 150, atSize: 100_000, keywordP50Ms: 3, keywordAtSize: 10_000, rssBytes: 1024 ** 3 };
@@ -147,7 +155,8 @@ async function warmUp(daemon: BenchDaemon, queries: RecallQuery[]): Promise<void
 }
 
 async function runSize(size: number): Promise<SizeResult> {
-  const dataDir = makeTempDir(`signet-recall-${size}-`, opts.keep);
+  const reused = opts["data-dir"] !== "";
+  const dataDir = reused ? opts["data-dir"] : makeTempDir(`signet-recall-${size}-`, opts.keep);
   const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary });
   progress(`${int(size)}: daemon pid ${daemon.pid} on ${daemon.baseUrl}, provider ${opts.provider}, data ${dataDir}`);
   const rssPeak = rssPeakSampler(daemon.pid);
@@ -155,12 +164,17 @@ async function runSize(size: number): Promise<SizeResult> {
   // 1. Load.
   const gen = makeGenerator(opts.seed);
   const bodies: string[] = Array.from({ length: size }, () => gen());
+  // A reused data dir holds these already: the writers below go on with the generator's next ones.
+  if (reused) {
+    bodies.length = 0;
+    progress(`${int(size)}: reusing ${dataDir}, no load`);
+  }
   const statuses: Record<string, number> = {};
   let firstError: string | undefined;
   const step = Math.max(1000, Math.round(size / 10 / 1000) * 1000);
   const loadStart = performance.now();
   const load = await runPool(
-    size,
+    bodies.length,
     opts.clients,
     async (i) => {
       try {
@@ -251,7 +265,7 @@ async function runSize(size: number): Promise<SizeResult> {
     await kw.stop();
   }
   await daemon.stop();
-  removeTempDir(dataDir);
+  if (!reused) removeTempDir(dataDir);
 
   return {
     size,
@@ -275,7 +289,7 @@ function output(results: SizeResult[]): string {
   const emb = (p: RecallPhase) => Object.entries(p.embedding).map(([k, n]) => `${k} ${n}`).join(", ");
   const model = results.find((r) => r.embed.model)?.embed.model;
   const rows = [
-    row(`load (remember, ${opts.clients} clients)`, (r) => `${secs(r.load.wallMs)} (${int(r.load.perSec)}/s)`),
+    row(`load (remember, ${opts.clients} clients)`, (r) => (opts["data-dir"] ? "reused data dir" : `${secs(r.load.wallMs)} (${int(r.load.perSec)}/s)`)),
     row("embeddings drained after load", (r) => (opts.provider === "none" ? "n/a" : duration(r.embed.afterLoadMs))),
     row(`recall p50 / p99, ${opts.writers} clients writing`, (r) => pp(r.underWrites)),
     row("  (writers' pace)", () => (opts["write-rate"] > 0 ? `${opts["write-rate"]}/s together` : "back to back")),

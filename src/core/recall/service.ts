@@ -156,12 +156,14 @@ export class RecallService {
     const queryTokens = new Set(tokenize(req.query));
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter, queryTokens);
     const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(req.keywordQuery ?? req.query, filter);
-    const { hits: vectorHits, embedding } = await vectorPromise;
-
     // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
     // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
-    // can weigh in the normalization.
-    const rows = this.rowsBySeq([...new Set([...keywordLeg.hits, ...vectorHits].map((h) => h.seq))], filter.agentIds);
+    // can weigh in the normalization. The keyword hits' rows are read while the query still embeds.
+    const asked = new Set(keywordLeg.hits.map((h) => h.seq));
+    const rows = this.rowsBySeq([...asked], filter.agentIds);
+    const { hits: vectorHits, embedding } = await vectorPromise;
+    const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !asked.has(seq));
+    for (const [seq, row] of this.rowsBySeq(more, filter.agentIds)) rows.set(seq, row);
     if (excludeType !== undefined) for (const [seq, row] of rows) if (row.type === excludeType) rows.delete(seq);
     const keyword = keywordLeg.hits.filter((h) => rows.has(h.seq));
     const vector = vectorHits.filter((h) => rows.has(h.seq));

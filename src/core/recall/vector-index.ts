@@ -186,16 +186,19 @@ export class VectorIndex {
     const rescoreFor = (k: number) => Math.max(options.rescore ?? Math.max(20 * k, 400), k);
     const histogram = new Uint32Array(this.dimensions + 2);
     const authorHistogram = new Uint32Array(this.dimensions + 2);
-    const eligible = new Int32Array(this.size);
-    const byAuthor = new Uint8Array(authors ? this.size : 0);
+    const size = this.size;
+    const eligible = new Int32Array(size);
+    const byAuthor = new Uint8Array(authors ? size : 0);
+    // The arrays in locals: these loops visit every slot, and a field read per slot costs there.
+    const { ownerOf, projectOf, authorOf, seqs } = this;
     let eligibleCount = 0;
-    for (let slot = 0; slot < this.size; slot++) {
-      if (ownerMask[this.ownerOf[slot]!] !== 1) continue;
-      if (project !== 0 && this.projectOf[slot] !== project) continue;
-      if (allowed && !allowed.has(this.seqs[slot]!)) continue;
+    for (let slot = 0; slot < size; slot++) {
+      if (ownerMask[ownerOf[slot]!] !== 1) continue;
+      if (project !== 0 && projectOf[slot] !== project) continue;
+      if (allowed && !allowed.has(seqs[slot]!)) continue;
       const h = distances[slot]!;
       histogram[h]!++;
-      if (authors && authorMask[this.authorOf[slot]!] === 1) {
+      if (authors && authorMask[authorOf[slot]!] === 1) {
         authorHistogram[h]!++;
         byAuthor[slot] = 1;
       }
@@ -213,16 +216,18 @@ export class VectorIndex {
     const cutoff = cutoffOf(histogram, rescoreFor(options.k));
     const authorCutoff = authors ? cutoffOf(authorHistogram, rescoreFor(authors.k)) : -1;
 
-    // Pass 2: exact cosine for every candidate within a cut-off, each computed once.
+    // Pass 2: exact cosine for every candidate within a cut-off, each computed once. Without authors
+    // the author cut-off is -1: no slot passes it (and byAuthor is empty).
     const general = (slot: number) => distances[slot]! <= cutoff;
-    // byAuthor is empty without authors: no slot passes.
-    const named = (slot: number) => byAuthor[slot] === 1 && distances[slot]! <= authorCutoff;
+    const named = (slot: number) => distances[slot]! <= authorCutoff && byAuthor[slot] === 1;
     new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
     const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, eligibleCount);
+    const widest = Math.max(cutoff, authorCutoff);
     let candidates = 0;
     for (let e = 0; e < eligibleCount; e++) {
       const slot = eligible[e]!;
-      if (general(slot) || named(slot)) slots[candidates++] = slot;
+      // Most slots are beyond both cut-offs: one comparison rules them out.
+      if (distances[slot]! <= widest && (general(slot) || named(slot))) slots[candidates++] = slot;
     }
     this.dots(0, queryVectorAt, slotsAt, candidates, scoresAt);
     const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, candidates);
@@ -230,7 +235,7 @@ export class VectorIndex {
     const authorHits: VectorHit[] = [];
     for (let c = 0; c < candidates; c++) {
       const slot = slots[c]!;
-      const hit = { seq: this.seqs[slot]!, score: scores[c]! };
+      const hit = { seq: seqs[slot]!, score: scores[c]! };
       if (general(slot)) hits.push(hit);
       if (named(slot)) authorHits.push(hit);
     }
