@@ -646,8 +646,11 @@ interface Variant {
 /** The first round's neighbours: the 10 best hits lend half their value, a match keeping the better of its own and that. */
 const ROUND_1_NEIGHBOURS = { ...DEFAULT_NEIGHBOURS, depth: 10, window: 1, mode: "max" as const };
 
+/** Rounds 1-4 lent a session neighbour its hit's order lifts (the named author's) instead of its own. */
+const HIT_LIFTS = { lentLifts: "hit" } as const satisfies RecallServiceOptions;
+
 /** Rounds 1-3 scored the keyword leg with the whole store's BM25 statistics (as FTS5 does). */
-const STORE_STATISTICS = { keywordStatistics: "store" } as const satisfies RecallServiceOptions;
+const STORE_STATISTICS = { ...HIT_LIFTS, keywordStatistics: "store" } as const satisfies RecallServiceOptions;
 
 /** The first is the reference the others are compared with; the last is the default. */
 const VARIANTS: Variant[] = [
@@ -681,10 +684,15 @@ const VARIANTS: Variant[] = [
   // The fourth round (issue 18, multi-hop again): the keyword leg's BM25 over the statistics of the
   // memories searched (the conversation, the project) instead of the whole store's.
   { name: "keyword only (round 3)", idea: "keyword-only recall (no vector leg) as the third round left it, the store's statistics", options: { ...STORE_STATISTICS, legs: "keyword" } },
-  { name: "keyword only", idea: "keyword-only recall (no vector leg) with the statistics of the memories searched", options: { legs: "keyword" } },
+  { name: "keyword only (round 4)", idea: "keyword-only recall (no vector leg) as the fourth round left it, the statistics of the memories searched", options: { ...HIT_LIFTS, legs: "keyword" } },
+  { name: "round 4", idea: "the fourth round's default: the third round's with the BM25 statistics of the memories searched", options: HIT_LIFTS },
+  // The fifth round (issue 18, multi-hop): a neighbour is lent its hit's value without the hit's order
+  // lifts, and with its own (the named author's lift goes to what the author said, however it was found).
+  { name: "keyword only", idea: "keyword-only recall (no vector leg) as the default ranks it", options: { legs: "keyword" } },
+  { name: "author 0.3", idea: "the default with the named author's lift at 0.3", options: { author: 0.3 } },
   {
     name: "default",
-    idea: "RecallService's default: adaptive fusion, neighbours (20 best hits, ±2, combined), the named author's lift and own best 100 vectors, RM3 on weak keyword evidence, BM25 statistics of the memories searched",
+    idea: "RecallService's default: adaptive fusion, neighbours (20 best hits, ±2, combined, each lent with its own order lifts), the named author's lift and own best 100 vectors, RM3 on weak keyword evidence, BM25 statistics of the memories searched",
     options: {},
   },
 ];

@@ -1,5 +1,5 @@
 // Recall quality mechanisms of issue 18 on a real database with the real builtin model (no mocks):
-// query-adaptive fusion (fusion.ts), session neighbours in the order (neighbours.ts), keyword-leg
+// query-adaptive fusion (fusion.ts), session neighbours in the order and the lifts they are lent with (neighbours.ts), keyword-leg
 // expansion (expansion.ts) and the keyword leg's statistics of the memories searched (keyword-index.ts). Each service here differs from its twin by one option, over the same
 // memories and vectors, so a test fails when its mechanism is switched off.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -85,9 +85,10 @@ describe("withNeighbours (neighbours.ts)", () => {
     ]);
   const ranked = [item(1, 1, 0.6), item(3, 0.4), item(4, 0.1), item(6, 0.3)];
   const by = (out: Item[], seq: number) => out.find((r) => r.row.seq === seq)!;
+  const noLift = () => 1;
 
   test("a strong hit's neighbours rank after it, above weaker hits; one two turns away is lent half as much", () => {
-    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true);
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true, noLift);
     expect(out.map((r) => r.row.seq).slice(0, 3)).toEqual([1, 4, 2]);
     expect(by(out, 2).relevance).toBe(0.3); // half its hit's: nothing of its own
     expect(by(out, 5).relevance).toBe(0.15); // a quarter: two turns away
@@ -95,24 +96,40 @@ describe("withNeighbours (neighbours.ts)", () => {
   });
 
   test("a neighbour that is a match itself combines both: own + lent·(1 − own), above what either gives alone", () => {
-    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true);
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true, noLift);
     expect(by(out, 4).rank).toBeCloseTo(0.1 + 0.5 * 0.9, 10);
     expect(by(out, 4).relevance).toBeCloseTo(0.1 + 0.3 * 0.9, 10); // never above own + lent
     expect(by(out, 6).rank).toBeCloseTo(0.3 + 0.2 * 0.7, 10); // two matches side by side: 6 now above 3
     expect(out.findIndex((r) => r.row.seq === 6)).toBeLessThan(out.findIndex((r) => r.row.seq === 3));
     // The first round's rule ("max") left a match's relevance its own and its rank the better one.
-    const max = withNeighbours(ranked, { ...policy, mode: "max" }, neighboursOf, enter, () => true);
+    const max = withNeighbours(ranked, { ...policy, mode: "max" }, neighboursOf, enter, () => true, noLift);
     expect(by(max, 4).relevance).toBe(0.1);
     expect(by(max, 6).rank).toBe(0.3);
   });
 
   test("only the best `depth` hits lend", () => {
-    const out = withNeighbours(ranked, { ...policy, depth: 1 }, neighboursOf, enter, () => true);
+    const out = withNeighbours(ranked, { ...policy, depth: 1 }, neighboursOf, enter, () => true, noLift);
     expect(by(out, 6).rank).toBe(0.3);
   });
 
+  test("a neighbour is lent its hit's value without the hit's order lift, and with its own; its relevance is the text's", () => {
+    // 1 and 3 carry a lift of 1.5 in their ranks (say, the query names their author); so do 2 and 6.
+    const lifted = new Set([1, 2, 3, 6]);
+    const lift = (row: { seq: number }) => (lifted.has(row.seq) ? 1.5 : 1);
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, () => true, lift);
+    expect(by(out, 2).rank).toBeCloseTo(0.5, 10); // lifted hit to lifted neighbour: as before
+    expect(by(out, 4).rank).toBeCloseTo(0.1 + (0.5 / 1.5) * 0.9, 10); // the hit's lift stays with the hit
+    expect(by(out, 5).rank).toBeCloseTo(0.25 / 1.5, 10);
+    // Now only 2 is lifted: its hit (1) is not, and 2 takes its own lift on what it is lent.
+    const unlifted = withNeighbours(ranked, policy, neighboursOf, enter, () => true, (row) => (row.seq === 2 ? 1.5 : 1));
+    expect(by(unlifted, 2).rank).toBeCloseTo(0.75, 10); // an unlifted hit's lifted neighbour takes its own lift
+    expect(by(unlifted, 2).relevance).toBe(0.3); // the lift moves the order, never the score
+    expect(by(out, 2).relevance).toBe(0.3);
+    expect(by(out, 4).relevance).toBeCloseTo(0.1 + 0.3 * 0.9, 10);
+  });
+
   test("a neighbour the minimum would drop does not move, so it cannot cut the list", () => {
-    const out = withNeighbours(ranked, policy, neighboursOf, enter, (i) => i.relevance >= 0.35);
+    const out = withNeighbours(ranked, policy, neighboursOf, enter, (i) => i.relevance >= 0.35, noLift);
     // 2 and 5 (0.3, 0.15 lent) stay out; 4 and 6 reach 0.37 and 0.44 with their own evidence.
     expect(out.map((r) => r.row.seq)).toEqual([1, 4, 6, 3]);
     expect(by(out, 4).relevance).toBeCloseTo(0.37, 10);
@@ -318,6 +335,53 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
     const filtered = (await h.ranks(own, query, { who: "Tom" })).map((r) => r.content);
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered).not.toContain(answer);
+  });
+});
+
+describe("a session neighbour is lent with its own order lifts, not its hit's (neighbours.ts, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let own: RecallService;
+  let hits: RecallService;
+  const query = "What did Priya suggest for the dashboard charting library?";
+  const reply = "Recharts worked well for us last year.";
+  const smallTalk = "Morning all, coffee first.";
+
+  beforeAll(async () => {
+    h = await harness();
+    // Tom's question is the hit; Priya's reply after it shares none of the query's words, nor does
+    // Tom's small talk before it.
+    const session = { sessionKey: "chat-2", createdAt: "2026-01-06T09:00:00.000Z" };
+    for (const [content, who] of [
+      [smallTalk, "Tom"],
+      ["Which charting library should we use for the dashboard?", "Tom"],
+      [reply, "Priya"],
+      ["The billing cron job runs at midnight UTC.", "Ana"],
+      ["I reviewed the pull request for the login page.", "Lee"],
+    ])
+      h.memory.remember(caller, RememberRequestSchema.parse({ content, who, ...session }));
+    // Legs one deep and no search among the author's own memories: the neighbours have no evidence of
+    // their own, so only what they are lent orders them.
+    own = h.service({ legDepth: 1, authorDepth: 0 });
+    hits = h.service({ legDepth: 1, authorDepth: 0, lentLifts: "hit" });
+    for (const s of [own, hits]) await s.start();
+    await embedded(h);
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("what the named author said beside another's hit takes her lift; the score stays what it is lent", async () => {
+    const ranked = await h.ranks(own, query);
+    const at = (rs: typeof ranked, content: string) => rs.findIndex((r) => r.content === content);
+    expect(ranked[0]!.content).toContain("charting library");
+    expect(at(ranked, reply)).toBe(1);
+    expect(at(ranked, smallTalk)).toBe(2);
+    // Lent by the same hit from the same distance, both score half its relevance.
+    expect(ranked[1]!.score).toBe(ranked[2]!.score);
+    // Lending the hit's lifts (rounds 1-4), Priya's reply had no lift of its own: no place above Tom's remark.
+    const before = await h.ranks(hits, query);
+    expect(at(before, reply)).toBeGreaterThan(at(before, smallTalk));
   });
 });
 

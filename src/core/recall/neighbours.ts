@@ -4,7 +4,9 @@
 // conversation are evidence for each other (a multi-hop answer spans several turns). Each of the best
 // hits lends its neighbours a share of its value, and a neighbour combines what it is lent with its own
 // value as independent evidence, like the two legs (scoring.ts fusedRelevance): own + lent·(1 − own).
-// Its score so never exceeds what its own text and the lending hit's share justify.
+// Its score so never exceeds what its own text and the lending hit's share justify. The order's lifts
+// (feedback, usage, a named author: scoring.ts) belong to a memory, not to the evidence that found it:
+// a hit lends its value without its own lifts, and what a neighbour is lent carries the neighbour's.
 
 export interface NeighbourPolicy {
   /** How many of the best-ranked hits lend their neighbours value. */
@@ -38,10 +40,10 @@ function orCombined(own: number, lent: number): number {
 
 /**
  * `ranked` (best first) with the session neighbours of its first `policy.depth` items folded in.
- * What each hit lends is computed from the order before any lending (a lift is never lent on). A
+ * What each hit lends is computed from the order before any lending (what one is lent is never lent on). A
  * neighbour takes the best it is lent; `enter` makes the item for one the legs did not find (own
  * value 0). Only items `admits` accepts after lending move (one scoring under the minimum would cut
- * the list where it lands).
+ * the list where it lands). `lift` is a row's factor ≥ 1 on the order (its rank, never its relevance).
  */
 export function withNeighbours<T extends RankedItem>(
   ranked: T[],
@@ -49,6 +51,7 @@ export function withNeighbours<T extends RankedItem>(
   neighboursOf: (rows: T["row"][], window: number) => Map<number, Neighbour<T["row"]>[]>,
   enter: (hit: T, neighbour: T["row"]) => T,
   admits: (item: T) => boolean,
+  lift: (row: T["row"]) => number,
 ): T[] {
   const top = ranked.slice(0, policy.depth);
   const neighbours = neighboursOf(top.map((t) => t.row), policy.window);
@@ -61,7 +64,7 @@ export function withNeighbours<T extends RankedItem>(
       const item = bySeq.get(n.row.seq) ?? prior?.item ?? enter(hit, n.row);
       lent.set(n.row.seq, {
         item,
-        rank: Math.max(prior?.rank ?? 0, share * hit.rank),
+        rank: Math.max(prior?.rank ?? 0, share * (hit.rank / lift(hit.row)) * lift(n.row)),
         relevance: Math.max(prior?.relevance ?? 0, share * hit.relevance),
       });
     }

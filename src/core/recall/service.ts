@@ -61,6 +61,8 @@ export interface RecallServiceOptions {
   fusion?: FusionMode;
   /** How strong hits' session neighbours join the order (neighbours.ts), or false for not at all; default DEFAULT_NEIGHBOURS. */
   neighbours?: NeighbourPolicy | false;
+  /** Whose order lifts (feedback, usage, a named author) count in what a session neighbour is lent: its own ("neighbour", default) or its hit's ("hit", rounds 1-4, for measuring). */
+  lentLifts?: "neighbour" | "hit";
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
   /** When the keyword leg adds its best hits' shared words at a lower weight (expansion.ts): "weak" evidence only, "always" or "off". */
@@ -88,6 +90,7 @@ export class RecallService {
   private readonly store: RecallStore;
   private readonly fusion: FusionMode;
   private readonly neighbours: NeighbourPolicy | false;
+  private readonly lentLifts: "neighbour" | "hit";
   private readonly expansion: ExpansionMode;
   private readonly author: number;
   private readonly authorDepth: number;
@@ -116,6 +119,7 @@ export class RecallService {
   ) {
     this.fusion = options.fusion ?? "adaptive";
     this.neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
+    this.lentLifts = options.lentLifts ?? "neighbour";
     this.expansion = options.expansion ?? "weak";
     this.author = options.author ?? AUTHOR_WEIGHT;
     this.authorDepth = options.authorDepth ?? AUTHOR_DEPTH;
@@ -175,6 +179,7 @@ export class RecallService {
     const now = this.now();
     const authorOf = (who: string | null) => (this.author > 0 && who !== null ? authorOrder(this.tokensOf(who), queryTokens, this.author) : 1);
     const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
+    const orderLift = (row: CandidateRow) => Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * authorOf(row.who);
     const fusedOrder = seqs
       .map((seq) => {
         const row = rows.get(seq)!;
@@ -186,7 +191,7 @@ export class RecallService {
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
         // Positive feedback, MCP usage and a named author lift the order only, never the score (scoring.ts).
-        return { row, rank: fused * adjust * Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * authorOf(row.who), relevance: relevance * adjust, matchedBy };
+        return { row, rank: fused * adjust * orderLift(row), relevance: relevance * adjust, matchedBy };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
     const ranked = this.neighbours
@@ -196,6 +201,7 @@ export class RecallService {
           (top, window) => this.sessionNeighbours(top, window, filter),
           (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy }),
           (item) => round4(item.relevance) >= req.minScore,
+          this.lentLifts === "neighbour" ? orderLift : () => 1,
         )
       : fusedOrder;
 
