@@ -187,6 +187,19 @@ describe("builtin embedder", () => {
     }
   });
 
+  test("while the caller is busy the leader computes every share alone, to the same vectors", async () => {
+    const two = await createBuiltinEmbedder({ threads: 2 });
+    try {
+      const together = await two.embed(SAMPLES);
+      two.callerBusy(true);
+      const alone = await two.embed(SAMPLES, { priority: "query" });
+      two.callerBusy(false);
+      for (let i = 0; i < SAMPLES.length; i++) expect(maxAbsDiff(alone[i]!, together[i]!)).toBe(0);
+    } finally {
+      await two.close();
+    }
+  });
+
   test("agrees with the TF.js reference implementation", async () => {
     // tf.ready() first: initModel() races the wasm backend's start against decoding the weights
     await ((await import("@energetic-ai/core")) as unknown as { ready(): Promise<void> }).ready();

@@ -6,6 +6,11 @@ export interface Embedder {
   readonly baseUrl?: string;
   /** `query`: a recall waits for it, so it goes before background work where the provider can tell. */
   embed(texts: string[], options?: { priority?: "query" | "background" }): Promise<Float32Array[]>;
+  /**
+   * Whether the calling thread is busy with other work meanwhile (a recall's keyword leg): a provider
+   * computing on this machine's cores may then use fewer threads. Optional.
+   */
+  callerBusy?(busy: boolean): void;
   close(): Promise<void>;
 }
 

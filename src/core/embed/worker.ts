@@ -251,6 +251,11 @@ export class EmbeddingWorker {
     };
   }
 
+  /** Tells the query embedder the calling thread is busy, or no longer (Embedder.callerBusy). */
+  callerBusy(busy: boolean): void {
+    this.queries?.embedder.callerBusy?.(busy);
+  }
+
   /**
    * Marks a recall in flight until the returned function is called: background embedding (which
    * competes for the same cores) waits meanwhile, so answers stay fast under a write load.

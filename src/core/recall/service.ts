@@ -159,7 +159,7 @@ export class RecallService {
 
     const queryTokens = new Set(tokenize(req.query));
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter, queryTokens);
-    const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(req.keywordQuery ?? req.query, filter);
+    const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLegBeside(req.keywordQuery ?? req.query, filter);
     // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
     // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
     // can weigh in the normalization. The keyword hits' rows are read while the query still embeds.
@@ -286,6 +286,16 @@ export class RecallService {
    * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
    * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
    */
+  /** The keyword leg while the query embeds: the embedder is told this thread is busy meanwhile. */
+  private keywordLegBeside(query: string, filter: MemoryFilter): KeywordLeg {
+    this.embeddings?.callerBusy(true);
+    try {
+      return this.keywordLeg(query, filter);
+    } finally {
+      this.embeddings?.callerBusy(false);
+    }
+  }
+
   private keywordLeg(query: string, filter: MemoryFilter): KeywordLeg {
     const terms = queryTerms(query);
     if (terms.length === 0) return NO_KEYWORDS;

@@ -15,7 +15,7 @@ export interface BuiltinOptions {
 }
 
 /** Loads USE-lite from the embedded assets and starts its compute workers. */
-export async function createBuiltinEmbedder(options: BuiltinOptions = {}): Promise<Embedder & { tokenize(text: string): number[] }> {
+export async function createBuiltinEmbedder(options: BuiltinOptions = {}): Promise<Embedder & { tokenize(text: string): number[]; callerBusy(busy: boolean): void }> {
   const cores = typeof navigator !== "undefined" && navigator.hardwareConcurrency ? navigator.hardwareConcurrency : 2;
   const threads = Math.max(1, Math.min(options.threads ?? cores, 4));
   const layout = makeLayout(threads);

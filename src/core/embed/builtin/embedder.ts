@@ -2,7 +2,7 @@
 // it is sent: queries go first, and while recalls are being asked background work goes in small
 // chunks, so a query waits behind little work.
 import type { Embedder } from "../types";
-import { CTRL_INTS, CTRL_OP_EXIT, type Layout } from "./layout";
+import { CTRL_CALLER_BUSY, CTRL_INTS, CTRL_OP_EXIT, type Layout } from "./layout";
 import { BUSY_CHUNK_TOKENS, CHUNK_TOKENS, MAX_SENTENCES } from "./limits";
 import type { Tokenizer } from "./sentencepiece";
 
@@ -61,6 +61,11 @@ export class BuiltinEmbedder implements Embedder {
       // Idle workers do not keep the process alive; the leader is ref'd while work is pending.
       w.unref();
     }
+  }
+
+  /** See Embedder.callerBusy: the compute threads read it before each step of a pass (worker-main.ts). */
+  callerBusy(busy: boolean): void {
+    Atomics.store(new Int32Array(this.memory.buffer, this.layout.ctrl, CTRL_INTS), CTRL_CALLER_BUSY, busy ? 1 : 0);
   }
 
   /** Token ids of a text (exported for tests and tools). */

@@ -46,6 +46,8 @@ export interface Layout {
 export const CTRL_INTS = 64;
 /** The control block's "exit" op (OP_EXIT in workerMain). */
 export const CTRL_OP_EXIT = 3;
+/** The control block's int that is 1 while the thread that asks for vectors is busy (CALLER_BUSY in workerMain). */
+export const CTRL_CALLER_BUSY = 32;
 
 export function makeLayout(threads: number): Layout {
   let at = 0;

@@ -2,7 +2,8 @@
 // use anything from outside its own body (no imports, no module-level names).
 // Thread 0 is the leader: it receives token ids, runs the forward pass and posts vectors back.
 // Threads 1..n-1 are helpers: they wait on the control block and run their share of each step.
-// Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [16 + t] done.
+// Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [16 + t] done,
+// [32] the calling thread is busy.
 // This module therefore imports nothing; createBuiltinEmbedder (create.ts) serializes the function.
 
 export function workerMain(): void {
@@ -10,6 +11,7 @@ export function workerMain(): void {
   const OP_GEMM = 1;
   const OP_ATTENTION = 2;
   const OP_EXIT = 3; // CTRL_OP_EXIT
+  const CALLER_BUSY = 32; // CTRL_CALLER_BUSY
   const SPINS = 100; // a futex wake is ~10-20 us here; spinning longer only took a core from the others
   let L: any;
   let f32: Float32Array;
@@ -97,6 +99,13 @@ export function workerMain(): void {
       else i32[C + 2 + i] = args[i]!;
     }
     i32[C + 1] = op;
+    // While the calling thread works too (a recall's keyword leg beside its query's pass), a helper
+    // would wait for a core at every step on a machine with a core per compute thread: the leader
+    // runs every share itself then, the same shares, so the vectors are the same.
+    if (threads > 1 && Atomics.load(i32, C + CALLER_BUSY) === 1) {
+      for (let t = 0; t < threads; t++) runTask(t);
+      return;
+    }
     sequence++;
     if (threads > 1) {
       Atomics.store(i32, C, sequence);
