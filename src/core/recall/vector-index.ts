@@ -187,22 +187,29 @@ export class VectorIndex {
     const histogram = new Uint32Array(this.dimensions + 2);
     const authorHistogram = new Uint32Array(this.dimensions + 2);
     const size = this.size;
-    const eligible = new Int32Array(size);
     const byAuthor = new Uint8Array(authors ? size : 0);
     // The arrays in locals: these loops visit every slot, and a field read per slot costs there.
     const { ownerOf, projectOf, authorOf, seqs } = this;
+    // Every slot eligible (one agent's store searched whole, the common recall): no list, no tests.
+    const all = !allowed && !authors && project === 0 && ownerMask.every((m) => m === 1);
+    const eligible = new Int32Array(all ? 0 : size);
     let eligibleCount = 0;
-    for (let slot = 0; slot < size; slot++) {
-      if (ownerMask[ownerOf[slot]!] !== 1) continue;
-      if (project !== 0 && projectOf[slot] !== project) continue;
-      if (allowed && !allowed.has(seqs[slot]!)) continue;
-      const h = distances[slot]!;
-      histogram[h]!++;
-      if (authors && authorMask[authorOf[slot]!] === 1) {
-        authorHistogram[h]!++;
-        byAuthor[slot] = 1;
+    if (all) {
+      for (let slot = 0; slot < size; slot++) histogram[distances[slot]!]!++;
+      eligibleCount = size;
+    } else {
+      for (let slot = 0; slot < size; slot++) {
+        if (ownerMask[ownerOf[slot]!] !== 1) continue;
+        if (project !== 0 && projectOf[slot] !== project) continue;
+        if (allowed && !allowed.has(seqs[slot]!)) continue;
+        const h = distances[slot]!;
+        histogram[h]!++;
+        if (authors && authorMask[authorOf[slot]!] === 1) {
+          authorHistogram[h]!++;
+          byAuthor[slot] = 1;
+        }
+        eligible[eligibleCount++] = slot;
       }
-      eligible[eligibleCount++] = slot;
     }
     if (eligibleCount === 0) return none;
     const cutoffOf = (counts: Uint32Array, rescore: number) => {
@@ -225,7 +232,7 @@ export class VectorIndex {
     const widest = Math.max(cutoff, authorCutoff);
     let candidates = 0;
     for (let e = 0; e < eligibleCount; e++) {
-      const slot = eligible[e]!;
+      const slot = all ? e : eligible[e]!;
       // Most slots are beyond both cut-offs: one comparison rules them out.
       if (distances[slot]! <= widest && (general(slot) || named(slot))) slots[candidates++] = slot;
     }
