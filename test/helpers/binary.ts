@@ -1,7 +1,8 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+
+import { tempDirForRun } from "./temp-cleanup";
 
 export const BIN = resolve(import.meta.dir, "../../dist/signet");
 
@@ -24,19 +25,14 @@ export interface Sandbox {
   env: Record<string, string>;
 }
 
-const sandboxRoots: string[] = [];
-// The daemons of a test are stopped by the test; their directories go when the test run ends.
-process.once("exit", () => {
-  for (const root of sandboxRoots) rmSync(root, { recursive: true, force: true });
-});
 
 /**
  * A fresh SIGNET_PATH and HOME, and a free port, so nothing touches the real ~/.agents. The data
  * directory is created only when `yaml` is given (written to agent.yaml).
  */
 export async function sandbox(yaml?: string): Promise<Sandbox> {
-  const root = mkdtempSync(join(tmpdir(), "signet-e2e-"));
-  sandboxRoots.push(root);
+  // The daemons of a test are stopped by the test; their directories go when the test run ends.
+  const root = tempDirForRun("signet-e2e-");
   const port = await freePort();
   const dataDir = join(root, "agents");
   const home = join(root, "home");

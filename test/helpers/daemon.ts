@@ -1,8 +1,8 @@
 // An in-process daemon on a temporary data directory and a free loopback port, for route tests.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignetClient } from "../../src/client/client";
+import { tempDirForRun } from "./temp-cleanup";
 import { loadConfig } from "../../src/config/load";
 import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
 
@@ -19,8 +19,9 @@ export interface TestDaemon {
   stop(): Promise<void>;
 }
 
+/** A fresh temporary directory, removed when the test run ends (temp-cleanup.ts). */
 export function tempDir(prefix = "signet-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDirForRun(prefix);
 }
 
 /** `yaml` is written to agent.yaml; without an `embedding:` section the provider is `none`. */

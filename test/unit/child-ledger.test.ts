@@ -27,8 +27,6 @@ afterEach(() => {
   rmSync(path, { force: true });
 });
 
-process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-
 test("no entry that is not a plain pid above 1, nor the daemon or its group, is ever signalled", () => {
   const self = procInfo(process.pid)!;
   const init = procInfo(1);

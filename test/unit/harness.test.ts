@@ -1,10 +1,10 @@
 // The harness registration logic: the TOML reader/writer/editor, JSON entry merging, diffs, and
 // plan/apply against a temporary home directory.
 import { describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../../src/harness/diff";
+import { tempDirForRun } from "../helpers/temp-cleanup";
 import { editJsonEntry, mergeEntry, readJsonObject, type Json } from "../../src/harness/json-edit";
 import { isEmptyConfig } from "../../src/harness/created";
 import { findMcpCommand } from "../../src/harness/mcp-command";
@@ -351,7 +351,7 @@ const MCP = "/opt/signet/bin/signet-mcp";
 const SIGNET_BIN = "/opt/signet/bin/signet";
 
 function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
-  const root = mkdtempSync(join(tmpdir(), "signet-harness-"));
+  const root = tempDirForRun("signet-harness-");
   const home = join(root, "home");
   mkdirSync(home);
   return {
@@ -615,7 +615,7 @@ describe("what setup created, and --uninstall", () => {
 });
 
 describe("findMcpCommand", () => {
-  const root = mkdtempSync(join(tmpdir(), "signet-mcp-command-"));
+  const root = tempDirForRun("signet-mcp-command-");
   const exe = (path: string) => {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, "#!/bin/sh\n", { mode: 0o755 });

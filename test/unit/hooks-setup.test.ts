@@ -1,8 +1,7 @@
 // The lifecycle hooks `signet setup` installs (docs/hooks.md), and what `signet hook` reads and
 // prints for each harness: real files in a temporary home, a real shell for the quoting.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hookCommand, isSignetHookCommand, shellQuote } from "../../src/harness/hook-command";
 import { COMMAND_HOOKS, hookOutput, parseHookInput } from "../../src/harness/hook-io";
@@ -10,12 +9,13 @@ import { readJsonObject } from "../../src/harness/json-edit";
 import { isSignetPlugin } from "../../src/harness/opencode-plugin";
 import { applyPlan, planSetup } from "../../src/harness/plan";
 import { boundTranscript, transcriptText } from "../../src/harness/transcript";
+import { tempDirForRun } from "../helpers/temp-cleanup";
 import type { HarnessContext } from "../../src/harness/types";
 
 const SIGNET = "/opt/it's here/bin/signet";
 
 function context(): HarnessContext {
-  const root = mkdtempSync(join(tmpdir(), "signet-hooks-"));
+  const root = tempDirForRun("signet-hooks-");
   const home = join(root, "home");
   mkdirSync(home);
   return {
