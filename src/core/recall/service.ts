@@ -159,14 +159,12 @@ export class RecallService {
 
     const queryTokens = new Set(tokenize(req.query));
     const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter, queryTokens);
-    const keywordLeg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLegBeside(req.keywordQuery ?? req.query, filter);
     // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
     // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
-    // can weigh in the normalization. The keyword hits' rows are read while the query still embeds.
-    const asked = new Set(keywordLeg.hits.map((h) => h.seq));
-    const rows = this.rowsBySeq([...asked], filter.agentIds);
+    // can weigh in the normalization.
+    const { leg: keywordLeg, rows } = this.keywordSide(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
-    const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !asked.has(seq));
+    const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !rows.has(seq));
     for (const [seq, row] of this.rowsBySeq(more, filter.agentIds)) rows.set(seq, row);
     if (excludeType !== undefined) for (const [seq, row] of rows) if (row.type === excludeType) rows.delete(seq);
     const keyword = keywordLeg.hits.filter((h) => rows.has(h.seq));
@@ -286,11 +284,15 @@ export class RecallService {
    * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
    * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
    */
-  /** The keyword leg while the query embeds: the embedder is told this thread is busy meanwhile. */
-  private keywordLegBeside(query: string, filter: MemoryFilter): KeywordLeg {
+  /**
+   * The keyword leg and its hits' rows, while the query embeds: the embedder is told this thread is
+   * busy meanwhile (Embedder.callerBusy).
+   */
+  private keywordSide(query: string, filter: MemoryFilter): { leg: KeywordLeg; rows: Map<number, CandidateRow> } {
     this.embeddings?.callerBusy(true);
     try {
-      return this.keywordLeg(query, filter);
+      const leg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(query, filter);
+      return { leg, rows: this.rowsBySeq([...new Set(leg.hits.map((h) => h.seq))], filter.agentIds) };
     } finally {
       this.embeddings?.callerBusy(false);
     }

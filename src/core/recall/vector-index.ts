@@ -238,13 +238,30 @@ export class VectorIndex {
     }
     this.dots(0, queryVectorAt, slotsAt, candidates, scoresAt);
     const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, candidates);
+    // Only the candidates at or above each list's k-th best score become hits (a numeric sort of the
+    // scores costs less than making and sorting an object per candidate).
+    const generalScores = new Float32Array(candidates);
+    const namedScores = new Float32Array(authors ? candidates : 0);
+    let generalCount = 0;
+    let namedCount = 0;
+    for (let c = 0; c < candidates; c++) {
+      const slot = slots[c]!;
+      if (general(slot)) generalScores[generalCount++] = scores[c]!;
+      if (named(slot)) namedScores[namedCount++] = scores[c]!;
+    }
+    const generalFloor = kthLargest(generalScores.subarray(0, generalCount), options.k);
+    const namedFloor = authors ? kthLargest(namedScores.subarray(0, namedCount), authors.k) : Infinity;
     const hits: VectorHit[] = [];
     const authorHits: VectorHit[] = [];
     for (let c = 0; c < candidates; c++) {
       const slot = slots[c]!;
-      const hit = { seq: seqs[slot]!, score: scores[c]! };
-      if (general(slot)) hits.push(hit);
-      if (named(slot)) authorHits.push(hit);
+      const score = scores[c]!;
+      const inGeneral = score >= generalFloor && general(slot);
+      const inNamed = score >= namedFloor && named(slot);
+      if (!inGeneral && !inNamed) continue;
+      const hit = { seq: seqs[slot]!, score };
+      if (inGeneral) hits.push(hit);
+      if (inNamed) authorHits.push(hit);
     }
     const best = (list: VectorHit[], k: number) => list.sort((a, b) => b.score - a.score).slice(0, k);
     return { hits: best(hits, options.k), authorHits: authors ? best(authorHits, authors.k) : [] };
@@ -291,4 +308,10 @@ export class VectorIndex {
     this.projectOf = widen(this.projectOf);
     this.authorOf = widen(this.authorOf);
   }
+}
+
+/** The k-th largest of `values`, or -Infinity when there are no more than k. */
+function kthLargest(values: Float32Array, k: number): number {
+  if (values.length <= k) return -Infinity;
+  return values.slice().sort()[values.length - k]!;
 }
