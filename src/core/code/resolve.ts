@@ -4,7 +4,7 @@
 // TSX and JavaScript are one). More than one candidate at that step: an edge to each, marked ambiguous.
 import type { Database, Statement } from "bun:sqlite";
 import { posix } from "node:path";
-import { EDGE_INDEXES } from "./store";
+import { CREATE_EDGE_INDEXES, DROP_EDGE_INDEXES } from "./store";
 
 /** A reference with more candidates than this gets none: a name that common says nothing. */
 const MAX_CANDIDATES = 10;
@@ -222,8 +222,7 @@ class Resolver {
 /** Rebuilds the edges table from file_refs; returns the number of edges. Run inside a transaction. */
 export function resolveEdges(db: Database): number {
   // Sorting every edge into fresh indexes at the end costs less than inserting each into them.
-  db.run("DROP INDEX IF EXISTS edges_dst");
-  db.run("DROP INDEX IF EXISTS edges_src");
+  db.run(DROP_EDGE_INDEXES);
   db.run("DELETE FROM edges");
   const resolver = new Resolver(db);
   const insert = db.query("INSERT INTO edges (src_id, src_file_id, dst_id, kind, line, ambiguous) VALUES (?, ?, ?, ?, ?, ?)");
@@ -234,7 +233,7 @@ export function resolveEdges(db: Database): number {
       count += resolveOne(resolver, insert, { file_id, from_id, name, qualifier, kind, line });
     }
   }
-  db.run(EDGE_INDEXES);
+  db.run(CREATE_EDGE_INDEXES);
   return count;
 }
 

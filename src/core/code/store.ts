@@ -15,9 +15,13 @@ const indexDir = (project: string) => join(project, ".graphiq");
 export const indexDbPath = (project: string) => join(indexDir(project), "graphiq.db");
 const manifestPath = (project: string) => join(indexDir(project), "manifest.json");
 
-/** The edges' indexes: resolve.ts drops them while it rewrites every edge and builds them again after. */
-export const EDGE_INDEXES = `CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_id);
-CREATE INDEX IF NOT EXISTS edges_src ON edges(src_id);`;
+/** The edges' indexes, name and column: resolve.ts drops them while it rewrites every edge and builds them again after. */
+const EDGE_INDEXES = [
+  ["edges_dst", "dst_id"],
+  ["edges_src", "src_id"],
+] as const;
+export const CREATE_EDGE_INDEXES = EDGE_INDEXES.map(([name, column]) => `CREATE INDEX IF NOT EXISTS ${name} ON edges(${column});`).join("\n");
+export const DROP_EDGE_INDEXES = EDGE_INDEXES.map(([name]) => `DROP INDEX IF EXISTS ${name};`).join("\n");
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,7 +65,7 @@ CREATE TABLE IF NOT EXISTS file_refs (
   file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
   refs TEXT NOT NULL
 );
--- Rebuilt from refs, symbols and imports after every run (resolve.ts).
+-- Rebuilt from file_refs, symbols and imports after every run (resolve.ts).
 CREATE TABLE IF NOT EXISTS edges (
   src_id INTEGER,
   src_file_id INTEGER NOT NULL,
@@ -70,7 +74,7 @@ CREATE TABLE IF NOT EXISTS edges (
   line INTEGER NOT NULL,
   ambiguous INTEGER NOT NULL
 );
-${EDGE_INDEXES}
+${CREATE_EDGE_INDEXES}
 CREATE TABLE IF NOT EXISTS literals (
   file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   symbol_id INTEGER,
