@@ -58,13 +58,15 @@ export function withNeighbours<T extends RankedItem>(
   const lent = new Map<number, { item: T; rank: number; relevance: number }>();
   const bySeq = new Map(ranked.map((r) => [r.row.seq, r]));
   for (const hit of top) {
+    // What the hit lends is its value without its own lift; each neighbour's lift goes on that.
+    const unlifted = hit.rank / lift(hit.row);
     for (const n of neighbours.get(hit.row.seq) ?? []) {
       const share = policy.share / n.distance;
       const prior = lent.get(n.row.seq);
       const item = bySeq.get(n.row.seq) ?? prior?.item ?? enter(hit, n.row);
       lent.set(n.row.seq, {
         item,
-        rank: Math.max(prior?.rank ?? 0, share * (hit.rank / lift(hit.row)) * lift(n.row)),
+        rank: Math.max(prior?.rank ?? 0, share * unlifted * lift(n.row)),
         relevance: Math.max(prior?.relevance ?? 0, share * hit.relevance),
       });
     }
