@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-import { tempDirForRun } from "./temp-cleanup";
+import { tempDir } from "./temp-cleanup";
 
 export const BIN = resolve(import.meta.dir, "../../dist/signet");
 
@@ -32,7 +32,7 @@ export interface Sandbox {
  */
 export async function sandbox(yaml?: string): Promise<Sandbox> {
   // The daemons of a test are stopped by the test; their directories go when the test run ends.
-  const root = tempDirForRun("signet-e2e-");
+  const root = tempDir("signet-e2e-");
   const port = await freePort();
   const dataDir = join(root, "agents");
   const home = join(root, "home");

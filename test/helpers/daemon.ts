@@ -2,7 +2,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignetClient } from "../../src/client/client";
-import { tempDirForRun } from "./temp-cleanup";
+import { tempDir } from "./temp-cleanup";
 import { loadConfig } from "../../src/config/load";
 import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
 
@@ -19,10 +19,8 @@ export interface TestDaemon {
   stop(): Promise<void>;
 }
 
-/** A fresh temporary directory, removed when the test run ends (temp-cleanup.ts). */
-export function tempDir(prefix = "signet-test-"): string {
-  return tempDirForRun(prefix);
-}
+// A fresh temporary directory, removed when the test run ends.
+export { tempDir } from "./temp-cleanup";
 
 /** `yaml` is written to agent.yaml; without an `embedding:` section the provider is `none`. */
 export async function startTestDaemon(options: { yaml?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {

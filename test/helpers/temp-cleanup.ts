@@ -8,15 +8,11 @@ import { join } from "node:path";
 
 const paths: string[] = [];
 
-/** Removes `path` (a file or a directory tree) when the test run ends; for what a test's own daemons may still use until then. */
-export function removeAtEnd(path: string): string {
+/** A fresh directory under the system's temporary directory, removed when the test run ends. */
+export function tempDir(prefix = "signet-test-"): string {
+  const path = mkdtempSync(join(tmpdir(), prefix));
   paths.push(path);
   return path;
-}
-
-/** A fresh directory under the system's temporary directory, removed when the test run ends. */
-export function tempDirForRun(prefix: string): string {
-  return removeAtEnd(mkdtempSync(join(tmpdir(), prefix)));
 }
 
 afterAll(() => {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { unifiedDiff } from "../../src/harness/diff";
-import { tempDirForRun } from "../helpers/temp-cleanup";
+import { tempDir } from "../helpers/temp-cleanup";
 import { editJsonEntry, mergeEntry, readJsonObject, type Json } from "../../src/harness/json-edit";
 import { isEmptyConfig } from "../../src/harness/created";
 import { findMcpCommand } from "../../src/harness/mcp-command";
@@ -351,7 +351,7 @@ const MCP = "/opt/signet/bin/signet-mcp";
 const SIGNET_BIN = "/opt/signet/bin/signet";
 
 function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
-  const root = tempDirForRun("signet-harness-");
+  const root = tempDir("signet-harness-");
   const home = join(root, "home");
   mkdirSync(home);
   return {
@@ -615,7 +615,7 @@ describe("what setup created, and --uninstall", () => {
 });
 
 describe("findMcpCommand", () => {
-  const root = tempDirForRun("signet-mcp-command-");
+  const root = tempDir("signet-mcp-command-");
   const exe = (path: string) => {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, "#!/bin/sh\n", { mode: 0o755 });

@@ -9,13 +9,13 @@ import { readJsonObject } from "../../src/harness/json-edit";
 import { isSignetPlugin } from "../../src/harness/opencode-plugin";
 import { applyPlan, planSetup } from "../../src/harness/plan";
 import { boundTranscript, transcriptText } from "../../src/harness/transcript";
-import { tempDirForRun } from "../helpers/temp-cleanup";
+import { tempDir } from "../helpers/temp-cleanup";
 import type { HarnessContext } from "../../src/harness/types";
 
 const SIGNET = "/opt/it's here/bin/signet";
 
 function context(): HarnessContext {
-  const root = tempDirForRun("signet-hooks-");
+  const root = tempDir("signet-hooks-");
   const home = join(root, "home");
   mkdirSync(home);
   return {
