@@ -1,11 +1,16 @@
 // In-memory vector index over one embedding model. Vectors are L2-normalized, so cosine is a dot
 // product. A search scans compact sign codes (1 bit per dimension, Hamming distance: ~8x less work
-// than float dot products), then re-scores the best candidates exactly with the float vectors; both
-// passes are WebAssembly SIMD kernels (vector-kernels.ts) over memories the index keeps.
-import { dotsKernel, hammingKernel, type DotsKernel, type HammingKernel } from "./vector-kernels";
+// than float dot products), estimates the best candidates' cosines from 8-bit copies of their
+// vectors, each with a bound on its error, and computes exactly, from the float vectors, only those
+// whose bound leaves them a chance to be among the best: the same hits as computing every
+// candidate exactly, for a fraction of the reads. The passes are WebAssembly kernels
+// (vector-kernels.ts) over memories the index keeps (docs/architecture.md#recalls-in-memory-indexes).
+import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel, type ByteDotsKernel, type DotsKernel, type HammingKernel, type WithinKernel } from "./vector-kernels";
 
 const INITIAL_CAPACITY = 1024;
 const PAGE = 65536;
+/** An 8-bit vector's largest entry (in magnitude) is stored as ±127. */
+const BYTE_MAX = 127;
 
 export interface VectorHit {
   seq: number;
@@ -37,17 +42,32 @@ export class VectorIndex {
   private readonly words: number;
   /** Floats of a vector, padded to whole f32x4s for the kernel (the padding stays 0). */
   private readonly stride: number;
+  /** Bytes of an 8-bit vector, padded to the byte kernel's 32-byte groups (the padding stays 0). */
+  private readonly byteStride: number;
+  /**
+   * The 16-bit query's largest entry: no more, so an integer dot product (at most byteStride
+   * products of BYTE_MAX and this) cannot overflow the kernel's i32 sums.
+   */
+  private readonly queryMax: number;
   /**
    * The kernels' memories: the codes, and the vectors, each from byte 0 (`capacity` of them), then
    * scratch space for one search (the query; the distances, or the candidates and their scores),
    * which the codes or vectors overwrite as they grow.
    */
   private readonly codeMemory = new WebAssembly.Memory({ initial: 1 });
+  private readonly byteMemory = new WebAssembly.Memory({ initial: 1 });
   private readonly vectorMemory = new WebAssembly.Memory({ initial: 1 });
   private readonly hamming: HammingKernel;
+  private readonly within: WithinKernel;
+  private readonly byteDots: ByteDotsKernel;
   private readonly dots: DotsKernel;
   private codes!: Uint32Array;
+  private bytes!: Int8Array;
   private vectors!: Float32Array;
+  /** Per slot: the value of one step of its 8-bit vector (its largest entry / BYTE_MAX). */
+  private steps: Float64Array;
+  /** Per slot: the sum of its float vector's magnitudes (for the 8-bit estimate's error bound). */
+  private magnitudes: Float64Array;
   private seqs: Int32Array;
   private ownerOf: Int32Array;
   /** Project code per slot (0: none); projects never change, so scoping needs no SQL. */
@@ -62,9 +82,15 @@ export class VectorIndex {
   constructor(readonly dimensions: number) {
     this.words = Math.ceil(dimensions / 128) * 4;
     this.stride = Math.ceil(dimensions / 4) * 4;
+    this.byteStride = Math.ceil(dimensions / 32) * 32;
+    this.queryMax = Math.min(32767, Math.floor(0x7fffffff / (this.byteStride * BYTE_MAX)));
     this.hamming = hammingKernel(this.codeMemory, this.words / 4);
+    this.within = withinKernel(this.codeMemory);
+    this.byteDots = byteDotsKernel(this.byteMemory, this.byteStride / 32);
     this.dots = dotsKernel(this.vectorMemory, this.stride / 4);
     this.fitMemory();
+    this.steps = new Float64Array(this.capacity);
+    this.magnitudes = new Float64Array(this.capacity);
     this.seqs = new Int32Array(this.capacity);
     this.ownerOf = new Int32Array(this.capacity);
     this.projectOf = new Int32Array(this.capacity);
@@ -128,6 +154,19 @@ export class VectorIndex {
     for (let d = 0; d < this.dimensions; d++) {
       if (vector[d]! > 0) this.codes[base + (d >>> 5)]! |= 1 << (d & 31);
     }
+    let largest = 0;
+    let magnitude = 0;
+    for (let d = 0; d < this.dimensions; d++) {
+      const m = Math.abs(vector[d]!);
+      magnitude += m;
+      if (m > largest) largest = m;
+    }
+    const step = largest / BYTE_MAX;
+    this.steps[slot] = step;
+    this.magnitudes[slot] = magnitude;
+    const at = slot * this.byteStride;
+    for (let d = 0; d < this.dimensions; d++) this.bytes[at + d] = step === 0 ? 0 : Math.round(vector[d]! / step);
+    this.bytes.fill(0, at + this.dimensions, at + this.byteStride);
   }
 
   remove(seq: number): void {
@@ -142,7 +181,10 @@ export class VectorIndex {
       this.ownerOf[slot] = this.ownerOf[last]!;
       this.projectOf[slot] = this.projectOf[last]!;
       this.authorOf[slot] = this.authorOf[last]!;
+      this.steps[slot] = this.steps[last]!;
+      this.magnitudes[slot] = this.magnitudes[last]!;
       this.vectors.copyWithin(slot * this.stride, last * this.stride, (last + 1) * this.stride);
+      this.bytes.copyWithin(slot * this.byteStride, last * this.byteStride, (last + 1) * this.byteStride);
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
       this.slotOf.set(lastSeq, slot);
     }
@@ -174,28 +216,30 @@ export class VectorIndex {
       const code = VectorIndex.code(this.authorCodes, name, false);
       if (code !== undefined) authorMask[code] = 1;
     }
-    const { queryAt, distancesAt, queryVectorAt, slotsAt, scoresAt } = this.scratch();
+    const { queryAt, distancesAt, histogramAt, selectedAt, queryBytesAt, candidatesAt, byteScoresAt, queryVectorAt, slotsAt, scoresAt } = this.scratch();
     const qcode = new Uint32Array(this.codeMemory.buffer, queryAt, this.words).fill(0);
     for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
-    this.hamming(0, queryAt, this.size, distancesAt);
+    const bins = this.dimensions + 2;
+    const counted = new Uint32Array(this.codeMemory.buffer, histogramAt, bins).fill(0);
+    this.hamming(0, queryAt, this.size, distancesAt, histogramAt);
     const distances = new Uint16Array(this.codeMemory.buffer, distancesAt, this.size);
 
     // Pass 1: the eligible slots' distances, in a histogram (and one of the authors' memories) to
     // find the cut-off distance. The eligible slots go in a list, so the second pass visits only
     // those (a project's share, say); 1 in `byAuthor` marks the named authors' among them.
     const rescoreFor = (k: number) => Math.max(options.rescore ?? Math.max(20 * k, 400), k);
-    const histogram = new Uint32Array(this.dimensions + 2);
-    const authorHistogram = new Uint32Array(this.dimensions + 2);
     const size = this.size;
     const byAuthor = new Uint8Array(authors ? size : 0);
     // The arrays in locals: these loops visit every slot, and a field read per slot costs there.
     const { ownerOf, projectOf, authorOf, seqs } = this;
     // Every slot eligible (one agent's store searched whole, the common recall): no list, no tests.
     const all = !allowed && !authors && project === 0 && ownerMask.every((m) => m === 1);
+    // Every slot eligible: the kernel's histogram is this pass.
+    const histogram = all ? counted : new Uint32Array(bins);
+    const authorHistogram = new Uint32Array(authors ? bins : 0);
     const eligible = new Int32Array(all ? 0 : size);
     let eligibleCount = 0;
     if (all) {
-      for (let slot = 0; slot < size; slot++) histogram[distances[slot]!]!++;
       eligibleCount = size;
     } else {
       for (let slot = 0; slot < size; slot++) {
@@ -223,28 +267,77 @@ export class VectorIndex {
     const cutoff = cutoffOf(histogram, rescoreFor(options.k));
     const authorCutoff = authors ? cutoffOf(authorHistogram, rescoreFor(authors.k)) : -1;
 
-    // Pass 2: exact cosine for every candidate within a cut-off, each computed once. Without authors
-    // the author cut-off is -1: no slot passes it (and byAuthor is empty).
+    // Pass 2: the candidates, every slot within a cut-off. Without authors the author cut-off is -1:
+    // no slot passes it (and byAuthor is empty).
     const general = (slot: number) => distances[slot]! <= cutoff;
     const named = (slot: number) => distances[slot]! <= authorCutoff && byAuthor[slot] === 1;
-    new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
-    const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, eligibleCount);
+    const candidateSlots = new Int32Array(this.byteMemory.buffer, candidatesAt, eligibleCount);
     const widest = Math.max(cutoff, authorCutoff);
     let candidates = 0;
-    for (let e = 0; e < eligibleCount; e++) {
-      const slot = all ? e : eligible[e]!;
-      // Most slots are beyond both cut-offs: one comparison rules them out.
-      if (distances[slot]! <= widest && (general(slot) || named(slot))) slots[candidates++] = slot;
+    if (all) {
+      candidates = this.within(distancesAt, size, cutoff, selectedAt);
+      candidateSlots.set(new Int32Array(this.codeMemory.buffer, selectedAt, candidates));
+    } else {
+      for (let e = 0; e < eligibleCount; e++) {
+        const slot = eligible[e]!;
+        // Most slots are beyond both cut-offs: one comparison rules them out.
+        if (distances[slot]! <= widest && (general(slot) || named(slot))) candidateSlots[candidates++] = slot;
+      }
     }
-    this.dots(0, queryVectorAt, slotsAt, candidates, scoresAt);
-    const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, candidates);
+
+    // Pass 3: each candidate's cosine estimated from its 8-bit vector and a 16-bit query, with a
+    // bound on the error: |x·q - x'·q'| <= |x'-x|·|q'| + |x|·|q'-q| (sums of magnitudes), each
+    // rounding at most half a step, plus the float kernel's own rounding. A list's k-th best lower
+    // bound is a floor its best exact cosines reach; only a candidate whose upper bound reaches it
+    // may be among them.
+    let largest = 0;
+    for (let d = 0; d < this.dimensions; d++) largest = Math.max(largest, Math.abs(query[d]!));
+    const queryStep = largest / this.queryMax;
+    const query16 = new Int16Array(this.byteMemory.buffer, queryBytesAt, this.byteStride).fill(0);
+    let queryMagnitude = 0;
+    for (let d = 0; d < this.dimensions; d++) {
+      query16[d] = queryStep === 0 ? 0 : Math.round(query[d]! / queryStep);
+      queryMagnitude += Math.abs(query16[d]!) * queryStep;
+    }
+    const rounding = 4 * this.dimensions * 2 ** -24;
+    this.byteDots(0, queryBytesAt, candidatesAt, candidates, byteScoresAt);
+    const byteScores = new Int32Array(this.byteMemory.buffer, byteScoresAt, candidates);
+    const lower = new Float64Array(candidates);
+    const upper = new Float64Array(candidates);
+    const { steps, magnitudes } = this;
+    for (let c = 0; c < candidates; c++) {
+      const slot = candidateSlots[c]!;
+      const estimate = byteScores[c]! * steps[slot]! * queryStep;
+      const error = (steps[slot]! / 2) * queryMagnitude + (queryStep / 2) * magnitudes[slot]! + rounding;
+      lower[c] = estimate - error;
+      upper[c] = estimate + error;
+    }
+    const floorOf = (inList: (slot: number) => boolean, k: number) => {
+      const bounds = new Float64Array(candidates);
+      let n = 0;
+      for (let c = 0; c < candidates; c++) if (inList(candidateSlots[c]!)) bounds[n++] = lower[c]!;
+      return kthLargest(bounds.subarray(0, n), k);
+    };
+    const generalReach = floorOf(general, options.k);
+    const namedReach = authors ? floorOf(named, authors.k) : Infinity;
+
+    // Pass 4: exact cosines for those candidates, from the float vectors.
+    new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
+    const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, candidates);
+    let exact = 0;
+    for (let c = 0; c < candidates; c++) {
+      const slot = candidateSlots[c]!;
+      if ((upper[c]! >= generalReach && general(slot)) || (upper[c]! >= namedReach && named(slot))) slots[exact++] = slot;
+    }
+    this.dots(0, queryVectorAt, slotsAt, exact, scoresAt);
+    const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, exact);
     // Only the candidates at or above each list's k-th best score become hits (a numeric sort of the
     // scores costs less than making and sorting an object per candidate).
-    const generalScores = new Float32Array(candidates);
-    const namedScores = new Float32Array(authors ? candidates : 0);
+    const generalScores = new Float32Array(exact);
+    const namedScores = new Float32Array(authors ? exact : 0);
     let generalCount = 0;
     let namedCount = 0;
-    for (let c = 0; c < candidates; c++) {
+    for (let c = 0; c < exact; c++) {
       const slot = slots[c]!;
       if (general(slot)) generalScores[generalCount++] = scores[c]!;
       if (named(slot)) namedScores[namedCount++] = scores[c]!;
@@ -253,7 +346,7 @@ export class VectorIndex {
     const namedFloor = authors ? kthLargest(namedScores.subarray(0, namedCount), authors.k) : Infinity;
     const hits: VectorHit[] = [];
     const authorHits: VectorHit[] = [];
-    for (let c = 0; c < candidates; c++) {
+    for (let c = 0; c < exact; c++) {
       const slot = slots[c]!;
       const score = scores[c]!;
       const inGeneral = score >= generalFloor && general(slot);
@@ -269,16 +362,37 @@ export class VectorIndex {
 
   /**
    * Where one search's scratch space starts in each memory, after `capacity` codes or vectors (byte
-   * offsets), and where it ends: the query's code, then a u16 distance per slot; the query vector,
-   * then an i32 candidate slot and an f32 score per slot.
+   * offsets), and where it ends: the query's code, then a u16 distance per slot, the distances'
+   * histogram and an i32 per slot (those within the cut-off); the 16-bit query,
+   * then an i32 candidate slot and an i32 estimate per slot; the query vector, then an i32 slot and
+   * an f32 score per slot.
    */
   private scratch() {
     const queryAt = this.capacity * this.words * 4;
     const distancesAt = queryAt + this.words * 4;
+    const histogramAt = distancesAt + this.capacity * 2;
+    const selectedAt = histogramAt + (this.dimensions + 2) * 4;
+    const queryBytesAt = this.capacity * this.byteStride;
+    const candidatesAt = queryBytesAt + this.byteStride * 2;
+    const byteScoresAt = candidatesAt + this.capacity * 4;
     const queryVectorAt = this.capacity * this.stride * 4;
     const slotsAt = queryVectorAt + this.stride * 4;
     const scoresAt = slotsAt + this.capacity * 4;
-    return { queryAt, distancesAt, codeEnd: distancesAt + this.capacity * 2, queryVectorAt, slotsAt, scoresAt, vectorEnd: scoresAt + this.capacity * 4 };
+    return {
+      queryAt,
+      distancesAt,
+      histogramAt,
+      selectedAt,
+      codeEnd: selectedAt + this.capacity * 4,
+      queryBytesAt,
+      candidatesAt,
+      byteScoresAt,
+      byteEnd: byteScoresAt + this.capacity * 4,
+      queryVectorAt,
+      slotsAt,
+      scoresAt,
+      vectorEnd: scoresAt + this.capacity * 4,
+    };
   }
 
   /** Memory for `capacity` codes and vectors and one search's scratch space; they stay where they are. */
@@ -287,19 +401,21 @@ export class VectorIndex {
       const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
       if (pages > 0) memory.grow(pages);
     };
-    const { codeEnd, vectorEnd } = this.scratch();
+    const { codeEnd, byteEnd, vectorEnd } = this.scratch();
     fit(this.codeMemory, codeEnd);
+    fit(this.byteMemory, byteEnd);
     fit(this.vectorMemory, vectorEnd);
     // Growing detaches the old views.
     this.codes = new Uint32Array(this.codeMemory.buffer, 0, this.capacity * this.words);
+    this.bytes = new Int8Array(this.byteMemory.buffer, 0, this.capacity * this.byteStride);
     this.vectors = new Float32Array(this.vectorMemory.buffer, 0, this.capacity * this.stride);
   }
 
   private grow(): void {
     this.capacity *= 2;
     this.fitMemory();
-    const widen = (from: Int32Array) => {
-      const to = new Int32Array(this.capacity);
+    const widen = <T extends Int32Array | Float64Array>(from: T): T => {
+      const to = new (from.constructor as new (length: number) => T)(this.capacity);
       to.set(from);
       return to;
     };
@@ -307,11 +423,13 @@ export class VectorIndex {
     this.ownerOf = widen(this.ownerOf);
     this.projectOf = widen(this.projectOf);
     this.authorOf = widen(this.authorOf);
+    this.steps = widen(this.steps);
+    this.magnitudes = widen(this.magnitudes);
   }
 }
 
 /** The k-th largest of `values`, or -Infinity when there are no more than k. */
-function kthLargest(values: Float32Array, k: number): number {
+function kthLargest(values: Float32Array | Float64Array, k: number): number {
   if (values.length <= k) return -Infinity;
   return values.slice().sort()[values.length - k]!;
 }

@@ -32,6 +32,7 @@ function flatten(code: Code, out: number[] = []): number[] {
 
 export const I32 = 0x7f;
 export const V128 = 0x7b;
+export const I64 = 0x7e;
 const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
 export const W = {
   get: (i: number) => [0x20, ...uleb(i)],
@@ -41,27 +42,36 @@ export const W = {
   add: [0x6a],
   sub: [0x6b],
   mul: [0x6c],
+  shl: [0x74],
   and: [0x71],
   eqz: [0x45],
+  select: [0x1b], // a, b, condition -> condition ? a : b
   lt_s: [0x48],
+  le_u: [0x4d],
   gt_s: [0x4a],
   ge_s: [0x4e],
   vload: (off: number) => simd(0x00, 4, ...uleb(off)),
+  vload8x8: (off: number) => simd(0x01, 3, ...uleb(off)), // v128.load8x8_s: 8 bytes, each sign-extended to an i16 lane
   vsplat32: (off: number) => simd(0x09, 2, ...uleb(off)),
   vstore: (off: number) => simd(0x0b, 4, ...uleb(off)),
   vzero: simd(0x0c, ...new Array(16).fill(0)),
   fadd: simd(0xe4),
   fmul: simd(0xe6),
+  dot16: simd(0xba), // i32x4.dot_i16x8_s
+  add32x4: simd(0xae), // i32x4.add
+  lane32: (lane: number) => simd(0x1b, lane), // i32x4.extract_lane
   pmax: simd(0xeb), // f32x4.pmax; f32x4.max (0xe9) made JSC spill the accumulators (a third slower)
   vxor: simd(0x51),
-  popcnt8: simd(0x62), // i8x16.popcnt
-  extaddPairs8: simd(0x7d), // i16x8.extadd_pairwise_i8x16_u
-  extaddPairs16: simd(0x7f), // i32x4.extadd_pairwise_i16x8_u
-  add16: simd(0x8e), // i16x8.add
-  lane32: (lane: number) => simd(0x1b, lane), // i32x4.extract_lane
   store16: (off: number) => [0x3b, 1, ...uleb(off)], // i32.store16
   load32: (off: number) => [0x28, 2, ...uleb(off)], // i32.load
+  load16: (off: number) => [0x2f, 1, ...uleb(off)], // i32.load16_u
+  load64: (off: number) => [0x29, 3, ...uleb(off)], // i64.load
+  xor64: [0x85],
+  popcnt64: [0x7b], // i64.popcnt: one instruction where the CPU has POPCNT (x86-64 since ~2008, arm64)
+  add64: [0x7c],
+  wrap64: [0xa7], // i32.wrap_i64
   fstore: (off: number) => [0x38, 2, ...uleb(off)], // f32.store
+  store32: (off: number) => [0x36, 2, ...uleb(off)], // i32.store
   flane: (lane: number) => simd(0x1f, lane), // f32x4.extract_lane
   f32add: [0x92],
   block: (body: Code): Code => [0x02, 0x40, body, 0x0b],
@@ -73,8 +83,10 @@ export const W = {
 
 export interface WasmFunction {
   name: string;
-  /** How many i32 parameters; the functions return nothing. */
+  /** How many i32 parameters. */
   params: number;
+  /** True when the function returns an i32 (the value left on the stack); otherwise it returns nothing. */
+  returnsI32?: boolean;
   /** The value types of the locals after the parameters. */
   locals: number[];
   body: Code;
@@ -88,7 +100,7 @@ export function moduleBytes(fns: WasmFunction[], memory: { initial: number; maxi
   const str = (s: string) => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
   const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
   const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-  const types = fns.map((f) => [0x60, ...vec(new Array(f.params).fill([I32])), 0x00]);
+  const types = fns.map((f) => [0x60, ...vec(new Array(f.params).fill([I32])), ...(f.returnsI32 ? [0x01, I32] : [0x00])]);
   const bodies = fns.map((f) => {
     const b = [...vec(f.locals.map((t) => [1, t])), ...flatten(f.body), 0x0b];
     return [...uleb(b.length), ...b];
