@@ -34,6 +34,7 @@ export interface Layout {
   ctx: number; // [rows, 512]
   h: number; // [rows, 512]
   ffn: number; // [rows, 1536]
+  ffnMean: number; // [sentences, 1536]: each sentence's mean of layer 1's FFN hidden rows
   pooled: number; // [sentences, 512]
   out: number; // [sentences, 512]
   offsets: number; // int32 [sentences]
@@ -75,6 +76,7 @@ export function makeLayout(threads: number): Layout {
     ctx: take(MAX_ROWS * 512),
     h: take(MAX_ROWS * 512),
     ffn: take(MAX_ROWS * 1536),
+    ffnMean: take(MAX_SENTENCES * 1536),
     pooled: take(MAX_SENTENCES * 512),
     out: take(MAX_SENTENCES * 512),
     offsets: take(MAX_SENTENCES),

@@ -150,6 +150,23 @@ export function workerMain(): void {
     }
   }
 
+  /** Each sentence's mean of its rows of `src` (`width` floats each) into row n of `dst`; zeros for an empty one. */
+  function meanRows(src: number, dst: number, width: number, lengths: Int32Array): void {
+    const sf = src >> 2;
+    const df = dst >> 2;
+    const acc = new Float64Array(width);
+    for (let n = 0, r = 0; n < lengths.length; n++) {
+      const T = lengths[n]!;
+      acc.fill(0);
+      for (let i = 0; i < T; i++, r++) {
+        const x = sf + r * width;
+        for (let j = 0; j < width; j++) acc[j]! += f32[x + j]!;
+      }
+      const div = Math.max(T, 1);
+      for (let j = 0; j < width; j++) f32[df + n * width + j] = acc[j]! / div;
+    }
+  }
+
   function forward(ids: Int32Array, lengths: Int32Array): Float32Array {
     const sentences = lengths.length;
     let rows = 0;
@@ -193,21 +210,15 @@ export function workerMain(): void {
       gemm(L.ctx, 512 * 4, l1.out, L.h, 512 * 4, rows, 2);
       layerNorm(L.h, L.norm, rows, l1.ffnNorm);
       gemm(L.norm, 512 * 4, l1.ffn1, L.ffn, 1536 * 4, rows, 1);
-      gemm(L.ffn, 1536 * 4, l1.ffn2, L.h, 512 * 4, rows, 2);
     }
-    // mean over each sentence's tokens (an empty text pools to zeros, as in the graph)
-    const h = L.h >> 2;
-    const pooled = L.pooled >> 2;
-    const acc = new Float64Array(512);
-    for (let n = 0, r = 0; n < sentences; n++) {
-      const T = lengths[n]!;
-      acc.fill(0);
-      for (let i = 0; i < T; i++, r++) {
-        const x = h + r * 512;
-        for (let j = 0; j < 512; j++) acc[j]! += f32[x + j]!;
-      }
-      const div = Math.max(T, 1);
-      for (let j = 0; j < 512; j++) f32[pooled + n * 512 + j] = acc[j]! / div;
+    // The output is the mean over each sentence's tokens of h + FFN2(f) (f: the FFN's hidden rows),
+    // and FFN2 is linear: that is mean(h) + FFN2(mean(f)), one FFN2 row per sentence instead of one
+    // per token (a sixth of the pass's arithmetic). An empty text pools to zeros, as in the graph.
+    meanRows(L.h, L.pooled, 512, lengths);
+    if (rows > 0) {
+      meanRows(L.ffn, L.ffnMean, 1536, lengths);
+      gemm(L.ffnMean, 1536 * 4, l1.ffn2, L.pooled, 512 * 4, sentences, 2);
+      for (let n = 0; n < sentences; n++) if (lengths[n] === 0) f32.fill(0, (L.pooled >> 2) + n * 512, (L.pooled >> 2) + (n + 1) * 512);
     }
     gemm(L.pooled, 512 * 4, L.tanh, L.out, 512 * 4, sentences, 0);
     const result = new Float32Array(sentences * 512);
