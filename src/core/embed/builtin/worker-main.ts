@@ -1,9 +1,14 @@
 // Worker code. This function is stringified into a Blob and run in each worker, so it must not
 // use anything from outside its own body (no imports, no module-level names).
 // Thread 0 is the leader: it receives token ids, runs the forward pass and posts vectors back.
-// Threads 1..n-1 are helpers: they wait on the control block and run their share of each step.
-// Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [16 + t] done,
-// [32] the calling thread is busy.
+// Threads 1..n-1 are helpers: they wait on the control block and help with each step.
+// A step is cut into chunks (a few column panels of a matrix product, one attention head of one
+// sentence) that every thread claims one at a time from a shared counter, so a thread that the
+// system keeps waiting (the daemon's other work, another process) delays a step by at most the
+// chunk it holds, not by a fixed share of it.
+// Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [32] the calling
+// thread is busy, [33] the next chunk (high 16 bits) and how many the step has (low 16 bits),
+// [34] chunks completed.
 // This module therefore imports nothing; createBuiltinEmbedder (create.ts) serializes the function.
 
 export function workerMain(): void {
@@ -13,6 +18,10 @@ export function workerMain(): void {
   const OP_EXIT = 3; // CTRL_OP_EXIT
   const CALLER_BUSY = 32; // CTRL_CALLER_BUSY
   const SPINS = 100; // a futex wake is ~10-20 us here; spinning longer only took a core from the others
+  const NEXT = 33;
+  const COMPLETED = 34;
+  /** Column panels (16 columns each) per chunk of a matrix product: ~20 us for a query's rows. */
+  const PANELS_PER_CHUNK = 2;
   let L: any;
   let f32: Float32Array;
   let i32: Int32Array;
@@ -26,104 +35,112 @@ export function workerMain(): void {
   // Rows of A are processed in blocks of this many, so a block stays in L2 across column panels.
   const ROW_BLOCK = 64;
 
-  function gemmPart(t: number, a: number, lda: number, b: number, ldb: number, bias: number, c: number, ldc: number, m: number, k: number, panels: number, flags: number, packed: number): void {
-    const p0 = Math.floor((panels * t) / threads);
-    const p1 = Math.floor((panels * (t + 1)) / threads);
-    if (p0 >= p1) return;
+  function gemmPart(chunk: number, a: number, lda: number, b: number, ldb: number, bias: number, c: number, ldc: number, m: number, k: number, panels: number, flags: number, packed: number): void {
+    const p0 = chunk * PANELS_PER_CHUNK;
+    const p1 = Math.min(panels, p0 + PANELS_PER_CHUNK);
     const fn = packed ? gemmPacked : gemmStrided;
     for (let r = 0; r < m; r += ROW_BLOCK) {
       fn(a + r * lda, lda, b, ldb, bias, c + r * ldc, ldc, Math.min(ROW_BLOCK, m - r), k, p0, p1, flags);
     }
   }
 
-  function attentionPart(t: number, qkv: number, dim: number, depth: number, heads: number, scale: number, ctx: number, sentences: number): void {
+  /** One head of one sentence: chunk = sentence * heads + head. */
+  function attentionPart(chunk: number, qkv: number, dim: number, depth: number, heads: number, scale: number, ctx: number): void {
     const stride = 3 * dim; // floats per qkv row
-    const kt = L.scratch + t * L.scratchBytes; // [depth][T16]
+    const kt = L.scratch + thread * L.scratchBytes; // [depth][T16]
     const s = kt + (L.scratchBytes >> 1); // [T][T16]
-    const offsets = L.offsets >> 2;
-    const lengths = L.lengths >> 2;
-    let task = 0;
-    for (let n = 0; n < sentences; n++) {
-      const T = i32[lengths + n]!;
-      const row0 = i32[offsets + n]!;
-      for (let h = 0; h < heads; h++, task++) {
-        if (task % threads !== t || T === 0) continue;
-        const T16 = (T + 15) & ~15;
-        // K^T for this head
-        const ktf = kt >> 2;
-        let src = (qkv >> 2) + row0 * stride + dim + h * depth;
-        for (let j = 0; j < T; j++, src += stride) {
-          for (let d = 0; d < depth; d++) f32[ktf + d * T16 + j] = f32[src + d]!;
-        }
-        // S = Q K^T
-        gemmStrided(qkv + (row0 * stride + h * depth) * 4, stride * 4, kt, T16 * 4, 0, s, T16 * 4, T, depth, 0, T16 >> 4, 0);
-        // softmax over the T keys of each row
-        const sf = s >> 2;
-        for (let i = 0; i < T; i++) {
-          const row = sf + i * T16;
-          let max = -Infinity;
-          for (let j = 0; j < T; j++) {
-            const v = f32[row + j]! * scale;
-            f32[row + j] = v;
-            if (v > max) max = v;
-          }
-          let sum = 0;
-          for (let j = 0; j < T; j++) {
-            const e = Math.exp(f32[row + j]! - max);
-            f32[row + j] = e;
-            sum += e;
-          }
-          const inv = 1 / sum;
-          for (let j = 0; j < T; j++) f32[row + j] = f32[row + j]! * inv;
-        }
-        // context = P V
-        gemmStrided(s, T16 * 4, qkv + (row0 * stride + 2 * dim + h * depth) * 4, stride * 4, 0, ctx + (row0 * dim + h * depth) * 4, dim * 4, T, T, 0, depth >> 4, 0);
-      }
+    const n = Math.floor(chunk / heads);
+    const h = chunk % heads;
+    const T = i32[(L.lengths >> 2) + n]!;
+    const row0 = i32[(L.offsets >> 2) + n]!;
+    if (T === 0) return;
+    const T16 = (T + 15) & ~15;
+    // K^T for this head
+    const ktf = kt >> 2;
+    let src = (qkv >> 2) + row0 * stride + dim + h * depth;
+    for (let j = 0; j < T; j++, src += stride) {
+      for (let d = 0; d < depth; d++) f32[ktf + d * T16 + j] = f32[src + d]!;
     }
+    // S = Q K^T
+    gemmStrided(qkv + (row0 * stride + h * depth) * 4, stride * 4, kt, T16 * 4, 0, s, T16 * 4, T, depth, 0, T16 >> 4, 0);
+    // softmax over the T keys of each row
+    const sf = s >> 2;
+    for (let i = 0; i < T; i++) {
+      const row = sf + i * T16;
+      let max = -Infinity;
+      for (let j = 0; j < T; j++) {
+        const v = f32[row + j]! * scale;
+        f32[row + j] = v;
+        if (v > max) max = v;
+      }
+      let sum = 0;
+      for (let j = 0; j < T; j++) {
+        const e = Math.exp(f32[row + j]! - max);
+        f32[row + j] = e;
+        sum += e;
+      }
+      const inv = 1 / sum;
+      for (let j = 0; j < T; j++) f32[row + j] = f32[row + j]! * inv;
+    }
+    // context = P V
+    gemmStrided(s, T16 * 4, qkv + (row0 * stride + 2 * dim + h * depth) * 4, stride * 4, 0, ctx + (row0 * dim + h * depth) * 4, dim * 4, T, T, 0, depth >> 4, 0);
   }
 
-  function runTask(t: number): void {
+  function runChunk(chunk: number): void {
     const a = C + 2;
     const op = i32[C + 1];
     if (op === OP_GEMM) {
-      gemmPart(t, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, i32[a + 4]!, i32[a + 5]!, i32[a + 6]!, i32[a + 7]!, i32[a + 8]!, i32[a + 9]!, i32[a + 10]!, i32[a + 11]!);
+      gemmPart(chunk, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, i32[a + 4]!, i32[a + 5]!, i32[a + 6]!, i32[a + 7]!, i32[a + 8]!, i32[a + 9]!, i32[a + 10]!, i32[a + 11]!);
     } else if (op === OP_ATTENTION) {
-      attentionPart(t, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, f32[a + 4]!, i32[a + 5]!, i32[a + 6]!);
+      attentionPart(chunk, i32[a]!, i32[a + 1]!, i32[a + 2]!, i32[a + 3]!, f32[a + 4]!, i32[a + 5]!);
     }
   }
 
-  /** Leader: publish a step, do its own share, wait for the helpers' shares. */
-  function parallel(op: number, args: number[], floatArg = -1): void {
+  /**
+   * Claims and runs the current step's chunks until none is left. A claim succeeds only while the
+   * step has chunks left, and the leader rewrites a step's arguments only once all of its chunks are
+   * completed, so the op and arguments a chunk reads after its claim are its own step's.
+   */
+  function work(): void {
+    for (;;) {
+      const next = Atomics.load(i32, C + NEXT);
+      const chunk = next >>> 16;
+      if (chunk >= (next & 0xffff)) return;
+      if (Atomics.compareExchange(i32, C + NEXT, next, next + 0x10000) !== next) continue;
+      runChunk(chunk);
+      if (Atomics.add(i32, C + COMPLETED, 1) + 1 === (next & 0xffff)) Atomics.notify(i32, C + COMPLETED);
+    }
+  }
+
+  /** Leader: publish a step, claim chunks with the helpers, wait for the chunks they still hold. */
+  function parallel(op: number, args: number[], chunks: number, floatArg = -1): void {
     for (let i = 0; i < args.length; i++) {
       if (i === floatArg) f32[C + 2 + i] = args[i]!;
       else i32[C + 2 + i] = args[i]!;
     }
     i32[C + 1] = op;
+    Atomics.store(i32, C + COMPLETED, 0);
+    Atomics.store(i32, C + NEXT, chunks);
     // While the calling thread works too (a recall's keyword leg beside its query's pass), a helper
-    // would wait for a core at every step on a machine with a core per compute thread: the leader
-    // runs every share itself then, the same shares, so the vectors are the same.
-    if (threads > 1 && Atomics.load(i32, C + CALLER_BUSY) === 1) {
-      for (let t = 0; t < threads; t++) runTask(t);
-      return;
-    }
-    sequence++;
-    if (threads > 1) {
+    // would wait for a core at every step on a machine with a core per compute thread: the helpers
+    // are not woken then, and the leader runs every chunk itself, the same chunks, so the vectors
+    // are the same.
+    if (threads > 1 && Atomics.load(i32, C + CALLER_BUSY) !== 1) {
+      sequence++;
       Atomics.store(i32, C, sequence);
       Atomics.notify(i32, C);
     }
-    runTask(0);
-    for (let t = 1; t < threads; t++) {
-      let spins = 0;
-      for (;;) {
-        const done = Atomics.load(i32, C + 16 + t);
-        if (done === sequence) break;
-        if (++spins > SPINS) Atomics.wait(i32, C + 16 + t, done, 50);
-      }
+    work();
+    let spins = 0;
+    for (;;) {
+      const completed = Atomics.load(i32, C + COMPLETED);
+      if (completed === chunks) break;
+      if (++spins > SPINS) Atomics.wait(i32, C + COMPLETED, completed, 50);
     }
   }
 
   function gemm(a: number, lda: number, d: any, c: number, ldc: number, m: number, flags: number): void {
-    parallel(OP_GEMM, [a, lda, d.w, 0, d.b, c, ldc, m, d.k, d.n >> 4, flags, 1]);
+    parallel(OP_GEMM, [a, lda, d.w, 0, d.b, c, ldc, m, d.k, d.n >> 4, flags, 1], Math.ceil((d.n >> 4) / PANELS_PER_CHUNK));
   }
 
   function layerNorm(src: number, dst: number, rows: number, p: any): void {
@@ -198,7 +215,7 @@ export function workerMain(): void {
       layerNorm(L.x0, L.norm, rows, l0.attnNorm);
       gemm(L.norm, 256 * 4, l0.qkv, L.qkv, 768 * 4, rows, 0);
       gemm(L.x0, 256 * 4, l0.residual, L.h, 512 * 4, rows, 0);
-      parallel(OP_ATTENTION, [L.qkv, 256, 64, 4, 0.125, L.ctx, sentences], 4);
+      parallel(OP_ATTENTION, [L.qkv, 256, 64, 4, 0.125, L.ctx], sentences * 4, 4);
       gemm(L.ctx, 256 * 4, l0.out, L.h, 512 * 4, rows, 2);
       layerNorm(L.h, L.norm, rows, l0.ffnNorm);
       gemm(L.norm, 512 * 4, l0.ffn1, L.ffn, 1536 * 4, rows, 1);
@@ -206,7 +223,7 @@ export function workerMain(): void {
       // layer 1 (512)
       layerNorm(L.h, L.norm, rows, l1.attnNorm);
       gemm(L.norm, 512 * 4, l1.qkv, L.qkv, 1536 * 4, rows, 0);
-      parallel(OP_ATTENTION, [L.qkv, 512, 128, 4, 0.0883883461356163, L.ctx, sentences], 4);
+      parallel(OP_ATTENTION, [L.qkv, 512, 128, 4, 0.0883883461356163, L.ctx], sentences * 4, 4);
       gemm(L.ctx, 512 * 4, l1.out, L.h, 512 * 4, rows, 2);
       layerNorm(L.h, L.norm, rows, l1.ffnNorm);
       gemm(L.norm, 512 * 4, l1.ffn1, L.ffn, 1536 * 4, rows, 1);
@@ -246,9 +263,7 @@ export function workerMain(): void {
       }
       seen = now;
       if (i32[C + 1] === OP_EXIT) return;
-      runTask(thread);
-      Atomics.store(i32, C + 16 + thread, seen);
-      Atomics.notify(i32, C + 16 + thread);
+      work();
     }
   }
 
