@@ -64,12 +64,29 @@ describe("KeywordIndex", () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
+  test("the best k of many matches with tied scores are the lowest seqs among the ties, in seq order", () => {
+    // 600 matches against k = 10: the one-pass heap, not the sort of every match.
+    const tied = new KeywordIndex(WEIGHTS);
+    for (let seq = 1; seq <= 600; seq++) {
+      tied.set(doc(seq, seq % 100 === 37 ? "the cache breaks on restart" : "the cache breaks", { agentId: seq % 3 === 0 ? "b" : "a" }));
+    }
+    const terms = ["cach", "break", "restart"];
+    const all = tied.search(terms, 600, { agentIds: ["a", "b"] });
+    expect(all.slice(0, 6).map((h) => h.seq)).toEqual([37, 137, 237, 337, 437, 537]);
+    expect(tied.search(terms, 10, { agentIds: ["a", "b"] })).toEqual(all.slice(0, 10));
+    expect(tied.search(terms, 10, { agentIds: ["a", "b"] }).map((h) => h.seq)).toEqual([37, 137, 237, 337, 437, 537, 1, 2, 3, 4]);
+    // Scoped to one agent: the same order among its own memories.
+    const mine = tied.search(terms, 600, { agentIds: ["a"] });
+    expect(tied.search(terms, 10, { agentIds: ["a"] })).toEqual(mine.slice(0, 10));
+    expect(mine.every((h) => h.seq % 3 !== 0)).toBe(true);
+  });
+
   test("scopes by agent and project before the top-k cut", () => {
     const scoped = new KeywordIndex(WEIGHTS);
     scoped.set(doc(1, "the cache breaks on restart", { agentId: "a", project: "web" }));
     scoped.set(doc(2, "the cache breaks", { agentId: "b", project: "web" }));
     scoped.set(doc(3, "the cache breaks on restart twice", { agentId: "a", project: "api" }));
-    const terms = ["cach", "break"];
+    const terms = ["cach", "break", "restart"];
     expect(scoped.search(terms, 10, { agentIds: ["a"] }).map((h) => h.seq).sort()).toEqual([1, 3]);
     expect(scoped.search(terms, 10, { agentIds: ["a", "b"], project: "web" }).map((h) => h.seq).sort()).toEqual([1, 2]);
     expect(scoped.search(terms, 10, { agentIds: ["a"], project: "nowhere" })).toEqual([]);
