@@ -16,7 +16,8 @@
 //
 // Per size, each on its own data dir:
 //   1. load N memories over POST /api/memory/remember with --clients writers;
-//   2. wait until GET /health shows the provider loaded and embedding.pending == 0 (progress, ETA);
+//   2. wait until GET /health shows the provider loaded and embedding.pending == 0 (progress, ETA),
+//      and, on a reused data dir, until the daemon's log says its keyword index has loaded;
 //   3. "under writes": --queries natural-language recalls, one at a time (each distinct, so each pays
 //      for its query embedding; about 30% scoped to a project), while --writers other clients keep
 //      calling remember, --write-rate a second together; the new memories are embedded meanwhile too.
@@ -154,6 +155,12 @@ async function warmUp(daemon: BenchDaemon, queries: RecallQuery[]): Promise<void
   for (const q of queries) await postJson(daemon.baseUrl, "/api/memory/recall", { ...q, limit: 10 });
 }
 
+async function waitForKeywordIndex(daemon: BenchDaemon, size: number): Promise<void> {
+  const started = performance.now();
+  await daemon.waitForLog(/keyword index: \d+ memories loaded/, 300_000);
+  progress(`${int(size)}: keyword index loaded (waited ${duration(performance.now() - started)})`);
+}
+
 async function runSize(size: number): Promise<SizeResult> {
   const reused = opts["data-dir"] !== "";
   const dataDir = reused ? opts["data-dir"] : makeTempDir(`signet-recall-${size}-`, opts.keep);
@@ -206,6 +213,9 @@ async function runSize(size: number): Promise<SizeResult> {
     context: () => `daemon log tail:\n${daemon.logTail()}`,
   });
   const afterDrainKb = procStatusKb(daemon.pid, "VmRSS");
+  // A daemon started on stored memories loads its keyword index in steps; recalls meanwhile run on
+  // FTS5, slower: the measurement is of the daemon once loaded (a fresh data dir has nothing to load).
+  if (reused) await waitForKeywordIndex(daemon, size);
 
   // 3. Recall under writes. Queries are distinct across phases so no query-vector cache answers.
   const qgen = makeQueryGenerator(opts.seed * 7919 + size);
@@ -257,6 +267,7 @@ async function runSize(size: number): Promise<SizeResult> {
     await daemon.stop();
     const kw = await spawnDaemon({ dataDir, agentYaml: agentYaml("none"), binary: opts.binary, logName: "daemon-keyword-stderr.log" });
     progress(`${int(size)}: keyword-only: daemon restarted on the same data with provider none (pid ${kw.pid})`);
+    await waitForKeywordIndex(kw, size);
     await warmUp(kw, warm);
     keywordOnly = {
       ...(await measureRecall(kw, underWritesQueries, "keyword-only")),

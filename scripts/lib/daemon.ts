@@ -24,6 +24,8 @@ export interface BenchDaemon {
   running(): boolean;
   /** Last lines of the daemon's stderr. */
   logTail(lines?: number): string;
+  /** Waits until a line of the daemon's stderr matches `pattern`; throws (with the log tail) after `timeoutMs`. */
+  waitForLog(pattern: RegExp, timeoutMs: number): Promise<void>;
   /** SIGTERM, wait (SIGKILL after `timeoutMs`); resolves once the process is gone. Idempotent. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -149,6 +151,8 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<BenchDaemon> {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SIGNET_")) env[k] = v;
   Object.assign(env, { SIGNET_PATH: dataDir, HOME: dataDir });
   const logPath = join(dataDir, opts.logName ?? "daemon-stderr.log");
+  // The log is written over from its start, not truncated: an earlier run's lines would remain.
+  rmSync(logPath, { force: true });
   const started = performance.now();
   const proc = Bun.spawn(command, { cwd: ROOT, env, stdin: "ignore", stdout: "ignore", stderr: Bun.file(logPath) });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -166,6 +170,14 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<BenchDaemon> {
     logTail(lines = 20) {
       if (!existsSync(logPath)) return "";
       return readFileSync(logPath, "utf8").trim().split("\n").slice(-lines).join("\n");
+    },
+    async waitForLog(pattern, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (!(existsSync(logPath) && readFileSync(logPath, "utf8").split("\n").some((line) => pattern.test(line)))) {
+        if (!isRunning(proc)) throw new Error(`the daemon exited while waiting for ${pattern}:\n${daemon.logTail()}`);
+        if (Date.now() > deadline) throw new Error(`no log line matched ${pattern} within ${timeoutMs / 1000} s:\n${daemon.logTail()}`);
+        await Bun.sleep(100);
+      }
     },
     stop(timeoutMs = 10_000) {
       stopping ??= (async () => {
