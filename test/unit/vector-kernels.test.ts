@@ -14,6 +14,31 @@ function bits(x: number): number {
   return n;
 }
 
+/**
+ * Runs a dot-product kernel (vectors at 0, the query, slots, count, out) over the `picked` vectors of
+ * `all`, each as wide as the query, and checks each result against a plain sum.
+ */
+function checkDots(
+  kernel: (vectors: number, query: number, slots: number, count: number, out: number) => void,
+  memory: WebAssembly.Memory,
+  all: Float32Array | Int8Array,
+  query: Float32Array | Int16Array,
+  picked: number[],
+  results: (at: number, n: number) => ArrayLike<number>,
+  check: (got: number, want: number) => void,
+): void {
+  const slotsAt = query.byteOffset + query.byteLength;
+  new Int32Array(memory.buffer, slotsAt, picked.length).set(picked);
+  const outAt = slotsAt + picked.length * 4;
+  kernel(0, query.byteOffset, slotsAt, picked.length, outAt);
+  const got = results(outAt, picked.length);
+  picked.forEach((slot, i) => {
+    let want = 0;
+    for (let d = 0; d < query.length; d++) want += all[slot * query.length + d]! * query[d]!;
+    check(got[i]!, want);
+  });
+}
+
 describe("hamming kernel", () => {
   for (const vectors of [1, 3, 4, 8]) {
     test(`codes of ${vectors} v128s: each distance is the count of differing bits`, () => {
@@ -57,17 +82,8 @@ describe("dots kernel", () => {
       const queryAt = stored * floats * 4;
       const query = new Float32Array(memory.buffer, queryAt, floats);
       for (let i = 0; i < floats; i++) query[i] = next() * 2 - 1;
-      const slotsAt = queryAt + floats * 4;
-      const picked = [49, 0, 7, 7, 23];
-      new Int32Array(memory.buffer, slotsAt, picked.length).set(picked);
-      const outAt = slotsAt + picked.length * 4;
-      kernel(0, queryAt, slotsAt, picked.length, outAt);
-      const got = new Float32Array(memory.buffer, outAt, picked.length);
-      picked.forEach((slot, i) => {
-        let want = 0;
-        for (let d = 0; d < floats; d++) want += all[slot * floats + d]! * query[d]!;
-        expect(got[i]).toBeCloseTo(want, 4);
-      });
+      const results = (at: number, n: number) => new Float32Array(memory.buffer, at, n);
+      checkDots(kernel, memory, all, query, [49, 0, 7, 7, 23], results, (got, want) => expect(got).toBeCloseTo(want, 4));
     });
   }
 });
@@ -104,17 +120,9 @@ describe("byteDots kernel", () => {
       const query = new Int16Array(memory.buffer, queryAt, bytes);
       for (let i = 0; i < bytes; i++) query[i] = Math.floor(next() * 65535) - 32767;
       query.fill(-32767, 0, 8);
-      const slotsAt = queryAt + bytes * 2;
-      const picked = [39, 0, 5, 5, 17];
-      new Int32Array(memory.buffer, slotsAt, picked.length).set(picked);
-      const outAt = slotsAt + picked.length * 4;
-      kernel(0, queryAt, slotsAt, picked.length, outAt);
-      const got = new Int32Array(memory.buffer, outAt, picked.length);
-      picked.forEach((slot, i) => {
-        let want = 0;
-        for (let d = 0; d < bytes; d++) want += all[slot * bytes + d]! * query[d]!;
-        expect(got[i]).toBe(want);
-      });
+      // An odd count: the kernel reads candidates in pairs, the last one alone.
+      const results = (at: number, n: number) => new Int32Array(memory.buffer, at, n);
+      checkDots(kernel, memory, all, query, [39, 0, 5, 5, 17], results, (got, want) => expect(got).toBe(want));
     });
   }
 });
