@@ -8,7 +8,7 @@ import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
+import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../../src/db/open";
 import { createLogger } from "../../src/logger";
 import { duration } from "./format";
 
@@ -32,7 +32,7 @@ export async function withInProcessRecall<T>(
   settings: { drainTimeoutMs: number; progress: (line: string) => void },
 ): Promise<T> {
   const config = loadConfig({ env: { SIGNET_PATH: scratch, HOME: scratch }, flags: { embedding: { provider } } });
-  const db = openDatabase(dbFile);
+  const db = openDatabase(dbFile, { cacheMiB: MEMORY_STORE_CACHE_MIB });
   migrate(db);
   const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
   const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });

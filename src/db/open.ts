@@ -4,7 +4,15 @@ import { dirname, join } from "node:path";
 import { ensureOwnerOnlyFile, makeOwnerOnlyDir } from "../os/owner-only-files";
 
 
-export function openDatabase(path: string): Database {
+/**
+ * The memory store's page cache. SQLite's default is 2 MB: at 100k memories a recall's ~100 row
+ * reads missed it and each paid read() calls (recall p50 12.4 → 11.0 ms in process with 64 MB;
+ * docs/architecture.md#layout). Memory is only taken as pages are read.
+ */
+export const MEMORY_STORE_CACHE_MIB = 64;
+
+/** Opens (creating) a database with the shared pragmas; `cacheMiB` sets its page cache (SQLite's default 2 MB otherwise). */
+export function openDatabase(path: string, options: { cacheMiB?: number } = {}): Database {
   makeOwnerOnlyDir(dirname(path));
   // SQLite would follow a link, and create the file with the umask's mode; its -wal and -shm take this file's mode.
   ensureOwnerOnlyFile(path);
@@ -15,9 +23,6 @@ export function openDatabase(path: string): Database {
   // NORMAL in WAL mode: a commit survives a killed process (kill -9); only power loss can drop the tail.
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
-  // SQLite's default page cache is 2 MB: at 100k memories a recall's ~100 row reads missed it and
-  // each paid read() calls (recall p50 12.4 → 11.0 ms in process with 64 MB; docs/architecture.md#layout).
-  // Memory is only taken as pages are read.
-  db.run("PRAGMA cache_size = -65536");
+  if (options.cacheMiB !== undefined) db.run(`PRAGMA cache_size = -${Math.round(options.cacheMiB * 1024)}`);
   return db;
 }

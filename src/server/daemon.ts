@@ -21,7 +21,7 @@ import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
-import { openDatabase } from "../db/open";
+import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
 import { codeProjectPointerPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
@@ -70,7 +70,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
   const lock = DaemonLock.acquire(config.dataDir);
   let db: ReturnType<typeof openDatabase> | undefined;
   try {
-    db = openDatabase(databasePath(config.dataDir));
+    db = openDatabase(databasePath(config.dataDir), { cacheMiB: MEMORY_STORE_CACHE_MIB });
     const { applied } = migrate(db);
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
     // One provider instance for memories and document sources (loaded once; a failed load is tried again).

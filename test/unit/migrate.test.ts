@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS, type Migration } from "../../src/db/migrations";
 import { SchemaTooNewError, migrate, schemaVersion } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
+import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../../src/db/open";
 import { databasePath } from "../../src/config/paths";
 
 const dirs: string[] = [];
@@ -74,6 +74,14 @@ describe("openDatabase", () => {
     const { db } = freshDb();
     expect(db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys).toBe(1);
     expect(db.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous).toBe(1);
+  });
+
+  test("the page cache: SQLite's default unless asked, the memory store's 64 MiB when asked", () => {
+    const { db, path } = freshDb();
+    expect(db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size).toBe(-2000);
+    const store = openDatabase(path, { cacheMiB: MEMORY_STORE_CACHE_MIB });
+    open.push(store);
+    expect(store.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size).toBe(-64 * 1024);
   });
 
   test("WAL persists for a second connection", () => {
