@@ -281,10 +281,6 @@ export class RecallService {
   }
 
   /**
-   * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
-   * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
-   */
-  /**
    * The keyword leg and its hits' rows, while the query embeds: the embedder is told this thread is
    * busy meanwhile (Embedder.callerBusy).
    */
@@ -298,6 +294,10 @@ export class RecallService {
     }
   }
 
+  /**
+   * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
+   * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
+   */
   private keywordLeg(query: string, filter: MemoryFilter): KeywordLeg {
     const terms = queryTerms(query);
     if (terms.length === 0) return NO_KEYWORDS;

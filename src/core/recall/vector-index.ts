@@ -50,9 +50,9 @@ export class VectorIndex {
    */
   private readonly queryMax: number;
   /**
-   * The kernels' memories: the codes, and the vectors, each from byte 0 (`capacity` of them), then
-   * scratch space for one search (the query; the distances, or the candidates and their scores),
-   * which the codes or vectors overwrite as they grow.
+   * The kernels' memories: the codes, the 8-bit vectors and the float vectors, each from byte 0
+   * (`capacity` of them), then scratch space for one search (scratch() says what), which they
+   * overwrite as they grow.
    */
   private readonly codeMemory = new WebAssembly.Memory({ initial: 1 });
   private readonly byteMemory = new WebAssembly.Memory({ initial: 1 });
@@ -151,12 +151,11 @@ export class VectorIndex {
     this.vectors.fill(0, slot * this.stride + this.dimensions, (slot + 1) * this.stride);
     const base = slot * this.words;
     this.codes.fill(0, base, base + this.words);
-    for (let d = 0; d < this.dimensions; d++) {
-      if (vector[d]! > 0) this.codes[base + (d >>> 5)]! |= 1 << (d & 31);
-    }
+    // The sign code, and the largest entry and the sum of magnitudes for the 8-bit copy.
     let largest = 0;
     let magnitude = 0;
     for (let d = 0; d < this.dimensions; d++) {
+      if (vector[d]! > 0) this.codes[base + (d >>> 5)]! |= 1 << (d & 31);
       const m = Math.abs(vector[d]!);
       magnitude += m;
       if (m > largest) largest = m;
@@ -232,9 +231,9 @@ export class VectorIndex {
     const byAuthor = new Uint8Array(authors ? size : 0);
     // The arrays in locals: these loops visit every slot, and a field read per slot costs there.
     const { ownerOf, projectOf, authorOf, seqs } = this;
-    // Every slot eligible (one agent's store searched whole, the common recall): no list, no tests.
+    // Every slot eligible (one agent's store searched whole, the common recall): no list, no tests,
+    // and the kernel's histogram is this pass.
     const all = !allowed && !authors && project === 0 && ownerMask.every((m) => m === 1);
-    // Every slot eligible: the kernel's histogram is this pass.
     const histogram = all ? counted : new Uint32Array(bins);
     const authorHistogram = new Uint32Array(authors ? bins : 0);
     const eligible = new Int32Array(all ? 0 : size);
