@@ -3,8 +3,17 @@
 // three byte alignments a value can have inside a longer encoded text, with line breaks anywhere in
 // it) and URL-encoded (upper and lower case hex, `+` or %20 for spaces). Output arrives in chunks that may cut a value anywhere, so
 // the redactor holds back the last (longest form - 1) characters of what it has seen until the next
-// chunk or the end: a value split across chunks is still seen whole.
+// chunk or the end: a value split across chunks is still seen whole. For base64 forms line breaks
+// are not counted, so runs of them may lie between any two characters (up to MAX_HELD_LINE_BREAKS in
+// one form).
 export const REDACTED = "[REDACTED]";
+
+/**
+ * Line-break characters a base64 form may have inside it and still be caught. Any number of them can
+ * lie between two characters of a form, so the hold-back counts characters without them; this caps
+ * the line breaks held on top, so that a stream of them cannot make the redactor keep unbounded text.
+ */
+export const MAX_HELD_LINE_BREAKS = 1024 * 1024;
 
 /** Encoded forms shorter than this are not redacted (a 2-character base64 core would hit everywhere). */
 const MIN_ENCODED_FORM = 4;
@@ -44,7 +53,10 @@ export class Redactor {
   private readonly plain: string[];
   /** Matched with line breaks anywhere inside (base64(1) wraps at 76 characters, PEM at 64, `-w N` anywhere). */
   private readonly base64: string[];
-  private readonly hold: number;
+  /** Characters held back for the plain forms: (longest - 1), counted as written. */
+  private readonly plainHold: number;
+  /** Characters held back for the base64 forms: (longest - 1), not counting line breaks. */
+  private readonly base64Hold: number;
   private pending = "";
 
   constructor(values: Iterable<string>) {
@@ -58,9 +70,8 @@ export class Redactor {
     }
     this.plain = [...plain];
     this.base64 = [...base64];
-    // The longest text a form can take: a base64 one with a CR LF after each character at worst.
-    const longest = Math.max(0, ...this.plain.map((f) => f.length), ...this.base64.map((f) => f.length * 3));
-    this.hold = Math.max(0, longest - 1);
+    this.plainHold = Math.max(0, ...this.plain.map((f) => f.length - 1));
+    this.base64Hold = Math.max(0, ...this.base64.map((f) => f.length - 1));
   }
 
   /** The redacted text that can be released now; the rest waits for the next chunk. */
@@ -93,9 +104,27 @@ export class Redactor {
     return spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   }
 
+  /**
+   * Where the text held for base64 forms starts: at the first of the last `base64Hold` characters
+   * that are not line breaks (line breaks before it cannot start a form), with no more than
+   * MAX_HELD_LINE_BREAKS line breaks among them.
+   */
+  private base64Release(text: string): number {
+    const floor = Math.max(0, text.length - this.base64Hold - MAX_HELD_LINE_BREAKS);
+    let start = text.length;
+    for (let i = text.length - 1, seen = 0; i >= floor && seen < this.base64Hold; i--) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) {
+        start = i;
+        seen++;
+      }
+    }
+    return start;
+  }
+
   private run(text: string, final: boolean): string {
     // A form starting before `release` lies wholly inside `text`: it can be judged now.
-    const release = final ? text.length : Math.max(0, text.length - this.hold);
+    const release = final ? text.length : Math.min(Math.max(0, text.length - this.plainHold), this.base64Release(text));
     const spans = this.spans(text);
     let out = "";
     let pos = 0;
