@@ -5,6 +5,7 @@
 //
 //   bun scripts/bench-secrets.ts               50 jobs
 //   bun scripts/bench-secrets.ts --runs 200    more
+//   bun scripts/bench-secrets.ts --sandbox off jobs without the bubblewrap sandbox (as where none works)
 //   bun scripts/bench-secrets.ts --json        machine-readable results on stdout
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,13 +15,18 @@ import { parseFlags } from "./lib/args";
 import { installCleanup, makeTempDir, removeTempDir } from "./lib/daemon";
 import { markdownTable } from "./lib/format";
 
-const USAGE = "usage: bun scripts/bench-secrets.ts [--runs N] [--json]";
-const opts = parseFlags(process.argv.slice(2), { runs: { kind: "int", min: 1 }, json: { kind: "bool" } }, { runs: 50, json: false }, { script: "bench-secrets", line: USAGE });
+const USAGE = "usage: bun scripts/bench-secrets.ts [--runs N] [--sandbox auto|off] [--json]";
+const opts = parseFlags(
+  process.argv.slice(2),
+  { runs: { kind: "int", min: 1 }, sandbox: { kind: "string", choices: ["auto", "off"] }, json: { kind: "bool" } },
+  { runs: 50, sandbox: "auto", json: false },
+  { script: "bench-secrets", line: USAGE },
+);
 const progress = (line: string) => process.stderr.write(`[secrets] ${line}\n`);
 installCleanup(progress);
 
 const dir = makeTempDir();
-writeFileSync(join(dir, "agent.yaml"), "embedding:\n  provider: none\n");
+writeFileSync(join(dir, "agent.yaml"), `embedding:\n  provider: none\nsecrets:\n  sandbox: ${opts.sandbox}\n`);
 const config = loadConfig({ env: { SIGNET_PATH: dir, HOME: dir } });
 const silent = { info() {}, warn() {}, error() {} };
 const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } }, { log: silent });
@@ -37,7 +43,7 @@ try {
   await api("PUT", "/api/secrets/BENCH", { value: "bench-secret-value" });
   const server: number[] = [];
   const client: number[] = [];
-  progress(`${opts.runs} jobs of \`true\`, one at a time`);
+  progress(`${opts.runs} jobs of \`true\`, one at a time, sandbox ${opts.sandbox}`);
   for (let i = 0; i < opts.runs; i++) {
     const t0 = performance.now();
     const { id } = await api("POST", "/api/secrets/exec", { command: "true", secrets: { X: "BENCH" } });

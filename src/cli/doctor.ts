@@ -12,6 +12,7 @@ import { daemonFiles, databasePath } from "../config/paths";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
 import { ownerOnlyPaths } from "../control/data-dir";
+import { probeSandbox } from "../os/sandbox";
 import { readStatus } from "../control/daemon-process";
 import { claudePaths } from "../harness/claude-code";
 import { checkCodexToml, codexPath } from "../harness/codex";
@@ -280,6 +281,22 @@ function harnessChecks(harness: HarnessName, dataDir: string): Check[] {
   });
 }
 
+// ---- Secret exec's sandbox ----
+
+/** What a secret exec job may reach here (docs/security.md#jobs), probed as the daemon probes it at start. */
+function sandboxCheck(config: Config): Check {
+  const area = "secret exec";
+  const probe = config.secrets.sandbox === "off" ? { sandbox: null, reason: "secrets.sandbox is off" } : probeSandbox(process.env.PATH);
+  if (probe.sandbox) return ok(area, `jobs run in a bubblewrap sandbox (${probe.sandbox.bwrap}): they cannot read the data directory or the daemon's environment`);
+  const unsandboxed = `jobs run without a sandbox (${probe.reason}), as your account: they can read the data directory`;
+  const install = "install bubblewrap (Debian and Ubuntu: apt install bubblewrap), then signet daemon restart";
+  if (config.auth.mode === "local") return note(area, unsandboxed, install);
+  if (config.secrets.execUnsandboxed) {
+    return note(area, `${unsandboxed}, including jobs queued with API tokens (secrets.execUnsandboxed is true)`, install);
+  }
+  return note(area, `${unsandboxed}; in ${config.auth.mode} mode API tokens may not run them (secrets.execUnsandboxed is false)`, install);
+}
+
 // ---- The report ----
 
 interface Report {
@@ -301,7 +318,7 @@ export const doctor = defineCommand({
   meta: {
     name: "doctor",
     description:
-      "Check the installation: the daemon, the store, the embedder, file modes, each harness's registration and signet-mcp on PATH. Each problem comes with its fix; exit 1 when there is one. Read-only.",
+      "Check the installation: the daemon, the store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's sandbox. Each problem comes with its fix; exit 1 when there is one. Read-only.",
   },
   args: { url: clientArgs.url, ...outputArgs },
   async run({ args }) {
@@ -309,7 +326,7 @@ export const doctor = defineCommand({
     const { checks, health } = await daemonChecks(config);
     checks.push(storeCheck(config.dataDir, health), embedderCheck(health), ...modeChecks(config.dataDir));
     for (const harness of HARNESS_NAMES) checks.push(...harnessChecks(harness, config.dataDir));
-    checks.push(programCheck("signet-mcp", MCP_COMMAND));
+    checks.push(programCheck("signet-mcp", MCP_COMMAND), sandboxCheck(config));
     const problems = checks.filter((c) => c.status === "problem").length;
     emit({ ok: problems === 0, problems, checks }, args, render);
     if (problems > 0) throw new ExitError(EXIT.failed);

@@ -83,7 +83,18 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    secrets: z.object({ provider: z.enum(["local", "bitwarden"]).default("local") }).strict().prefault({}),
+    secrets: z
+      .object({
+        provider: z.enum(["local", "bitwarden"]).default("local"),
+        /** Secret exec jobs run in a bubblewrap sandbox where one works ("auto"), or never ("off"): docs/security.md#jobs. */
+        sandbox: z.enum(["auto", "off"]).default("auto"),
+        /** Without a sandbox, team and hybrid modes still run jobs queued with an API token. */
+        execUnsandboxed: z.boolean().default(false),
+        /** Absolute directories a sandboxed job may write (the rest of the file system is read-only to it). */
+        execWritable: z.array(z.string().startsWith("/", "must be an absolute path")).default([]),
+      })
+      .strict()
+      .prefault({}),
     acp: z.object({ allowedOrigins: z.array(z.string()).default([]) }).strict().prefault({}),
     /**
      * Presence and the live message stream (docs/config.md#crossagent). Not under `agents`, which is

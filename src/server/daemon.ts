@@ -1,4 +1,5 @@
 // Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
@@ -19,6 +20,7 @@ import { SessionService } from "../core/sessions/service";
 import { AgentsService } from "../core/agents/service";
 import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
+import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
@@ -60,6 +62,22 @@ function sharedAgents(config: Config): string[] {
   return Object.entries(config.agents)
     .filter(([, a]) => a.readPolicy === "shared")
     .map(([id]) => id);
+}
+
+/**
+ * The secret store's passphrase, from the file SIGNET_SECRETS_PASSPHRASE_FILE names (its first line)
+ * or from SIGNET_SECRETS_PASSPHRASE, which is then taken out of the daemon's environment: a job or
+ * another process of the account reading /proc/<pid>/environ must not find it there.
+ */
+function secretsPassphrase(): string | undefined {
+  const inEnv = takeFromEnvironment("SIGNET_SECRETS_PASSPHRASE");
+  const file = process.env.SIGNET_SECRETS_PASSPHRASE_FILE;
+  if (!file) return inEnv || undefined;
+  try {
+    return readFileSync(file, "utf8").split(/\r?\n/, 1)[0] || undefined;
+  } catch (err) {
+    throw new DaemonStartError(`cannot read the secret store's passphrase from SIGNET_SECRETS_PASSPHRASE_FILE (${file}): ${(err as Error).message}`);
+  }
 }
 
 /** `options.log`: where the daemon logs; by default its own lines on stderr. */
@@ -109,7 +127,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       dataDir: config.dataDir,
       db,
       provider: config.secrets.provider,
-      passphrase: process.env.SIGNET_SECRETS_PASSPHRASE || undefined,
+      passphrase: secretsPassphrase(),
+      jobs: config.secrets,
       log,
     });
     const bridge = new BridgeService(db, {

@@ -214,7 +214,8 @@ export function createGuard(settings: GuardSettings) {
     if (need !== "signed-in" && !ROLE_PERMISSIONS[role].has(need)) {
       return refuse(path, 403, "forbidden", `${method} ${path} needs permission ${need}, which a ${role} token does not have`);
     }
-    if (need === "signed-in" || READ_PERMISSIONS.has(need)) return null;
+    // A GET changes nothing: polling a job's status or an inbox is not a burst of changes.
+    if (need === "signed-in" || READ_PERMISSIONS.has(need) || method === "GET") return null;
     const wait = settings.rateLimiter.take(principal.tokenId);
     if (wait === 0) return null;
     return refuse(path, 429, "rate_limited", `too many changes with this token: retry in ${wait} s (auth.rateLimit)`, {

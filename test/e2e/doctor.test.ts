@@ -52,11 +52,22 @@ describe("signet doctor", () => {
     expect(byArea(report.checks, "claude-code")[0]!.detail).toContain("(this signet)");
     expect(byArea(report.checks, "signet-mcp")[0]!.detail).toBe(`${join(dirname(BIN), "signet-mcp")} (this signet)`);
     expect(byArea(report.checks, "embedder")[0]!.detail).toContain("keyword-only");
+    // Debian's bubblewrap is installed here (.ci/run installs it).
+    expect(byArea(report.checks, "secret exec")).toMatchObject([{ status: "ok", detail: expect.stringContaining("bubblewrap sandbox") }]);
 
     const text = await cli(["doctor", "--pretty"]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ok +daemon +running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+/m);
     expect(text.stdout).toContain("signet doctor: no problems found");
+  });
+
+  test("without a sandbox, secret exec says what jobs can reach and what team mode refuses", async () => {
+    const other = await sandbox('auth:\n  mode: team\nsecrets:\n  sandbox: "off"\n');
+    const r = await run(["doctor", "--json"], { env: { ...other.env, PATH: env.PATH! } });
+    const [exec] = byArea(json(r).checks, "secret exec");
+    expect(exec).toMatchObject({ status: "note", fix: expect.stringContaining("apt install bubblewrap") });
+    expect(exec!.detail).toContain("can read the data directory");
+    expect(exec!.detail).toContain("in team mode API tokens may not run them");
   });
 
   test("a loose file mode: the file named, chmod as the fix; doctor changes nothing", async () => {
@@ -129,7 +140,7 @@ describe("signet doctor", () => {
       expect(code).toBe(1);
       const identity = byArea(report.checks, "identity")[0]!;
       expect(identity.status).toBe("problem");
-      expect(identity.detail).toContain(`it says it serves ${other.dataDir}`);
+      expect(identity.detail).toContain(`port ${other.port} is not your Signet daemon for ${s.dataDir}`);
     } finally {
       await run(["daemon", "stop"], { env: other.env });
     }

@@ -58,10 +58,13 @@ describe("team mode", () => {
     ] as [string, string, unknown?][]) {
       expectError(await call(td, method, path, { body }), 401, "unauthorized", "needs a token");
     }
-    // A loopback caller without a token still sees the whole /health (SPEC §3: only remote callers get the short form).
+    // A loopback caller without a token still sees /health beyond status and version (SPEC §3: only
+    // remote callers get the short form), but where the daemon runs only with the owner's credential.
     const health = await call(td, "GET", "/health");
     expect(health.status).toBe(200);
-    expect(health.body.dataDir).toBe(td.dataDir);
+    expect(health.body.db.ok).toBe(true);
+    expect(health.body.dataDir).toBeUndefined();
+    expect((await call(td, "GET", "/health", { headers: td.ownerHeaders })).body.dataDir).toBe(td.dataDir);
     // The dashboard's page is public: whatever answers, it is not a refusal for want of a token.
     expect((await call(td, "GET", "/")).status).not.toBe(401);
     const list = await call(td, "GET", "/api/memories", { headers: bearer(tokens.readonly) });
@@ -368,7 +371,7 @@ describe("rate limits", () => {
   });
   afterAll(() => td.stop());
 
-  test("mutations beyond a token's burst are 429 rate_limited with Retry-After; reads and other tokens go on", async () => {
+  test("mutations beyond a token's burst are 429 rate_limited with Retry-After; reads, GETs and other tokens go on", async () => {
     const a = (await createToken(td, { role: "operator" })).token;
     const b = (await createToken(td, { role: "operator" })).token;
     const statuses: number[] = [];
@@ -388,6 +391,8 @@ describe("rate limits", () => {
     expect(Number(retry.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(Number(retry.headers.get("retry-after"))).toBeLessThanOrEqual(10);
     expect((await call(td, "POST", "/api/memory/recall", { body: { query: "burst" }, headers: bearer(a) })).status).toBe(200);
+    // A GET changes nothing, whatever its permission: polling a job's status is not limited.
+    expect((await call(td, "GET", `/api/secrets/exec/${crypto.randomUUID()}`, { headers: bearer(a) })).status).toBe(404);
     expect((await call(td, "POST", "/api/memory/remember", { body: memoryBody("other token"), headers: bearer(b) })).status).toBe(201);
     const count = td.daemon.context.db.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'still limited'").get() as { n: number };
     expect(count.n).toBe(0);

@@ -1,6 +1,7 @@
-// Secret exec jobs across the daemon's life (docs/api.md#secret-exec): a full queue is 503
-// queue_full and runs nothing; a stop ends every running job's process group and marks queued and
-// running jobs interrupted, which the next start reports; jobs persist across restarts.
+// Secret exec jobs across the daemon's life (docs/api.md#secret-exec), without a sandbox (as where
+// none works; the sandboxed path: test/e2e/secret-exec-sandbox.test.ts): a full queue is 503
+// queue_full and runs nothing; a stop ends every running job's process group and what left it, and
+// marks queued and running jobs interrupted, which the next start reports; jobs persist across restarts.
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,8 @@ const dir = tempDir("signet-secret-jobs-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a full queue is 503 queue_full; a stop ends running jobs' groups and interrupts the rest; a restart reports them", async () => {
-  const first = startLoggedDaemon(dir);
+  const unsandboxed = 'secrets:\n  sandbox: "off"\n';
+  const first = startLoggedDaemon(dir, unsandboxed);
   const pids = join(dir, "pids");
   const { maxConcurrent, maxQueued } = EXEC_LIMITS;
   const ids: string[] = [];
@@ -43,7 +45,7 @@ test("a full queue is 503 queue_full; a stop ends running jobs' groups and inter
   expect(await eventually(() => started.every((pid) => !alive(pid)), 5000)).toBe(true);
   expect(existsSync(mark)).toBe(false);
 
-  const second = startLoggedDaemon(dir);
+  const second = startLoggedDaemon(dir, unsandboxed);
   try {
     const jobs = await Promise.all(ids.map(async (id) => (await second.api("GET", `/api/secrets/exec/${id}`)).body));
     expect(jobs.every((j) => j.status === "interrupted")).toBe(true);

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { alive } from "../../src/control/daemon-process";
 import { tempDir } from "../helpers/daemon";
 import { eventually } from "../helpers/wait";
 import { allFiles, finished, startLoggedDaemon, type LoggedDaemon } from "../helpers/secrets";
@@ -16,13 +15,16 @@ const VALUE = "pa55/w0rd+x=y&z?long-enough";
 const OTHER = "second secret value #2";
 
 let dir: string;
+/** Where jobs leave marks: the sandbox hides the data directory and keeps the rest read-only. */
+let work: string;
 let d: LoggedDaemon;
 
 beforeAll(async () => {
   dir = tempDir("signet-secrets-");
+  work = tempDir("signet-secrets-work-");
   // A variable of the daemon's own environment that no job may see.
   process.env.SIGNET_TEST_DAEMON_ONLY = "daemon-env-marker";
-  d = startLoggedDaemon(dir);
+  d = startLoggedDaemon(dir, `secrets:\n  execWritable: [${JSON.stringify(work)}]\n`);
   expect((await d.api("PUT", "/api/secrets/API_KEY", { value: VALUE })).status).toBe(200);
   expect((await d.api("PUT", "/api/secrets/OTHER", { value: OTHER })).status).toBe(200);
 });
@@ -95,7 +97,7 @@ describe("the guard", () => {
     expect((await d.api("GET", "/api/secrets", undefined, { "x-signet-instance-key": "wrong" })).status).toBe(403);
     expect((await d.api("GET", "/api/secrets", undefined, { "x-signet-instance-key": key! })).status).toBe(200);
     expect((await d.api("GET", "/api/secrets", undefined, { authorization: authorization! })).status).toBe(200);
-    const mark = join(dir, "ran-without-credential");
+    const mark = join(work, "ran-without-credential");
     const refused = await d.api("POST", "/api/secrets/exec", { command: `touch ${mark}`, secrets: {} }, {});
     expect(refused.status).toBe(401);
     const job = await d.api("POST", "/api/secrets/exec", { command: "true", secrets: {} }, { "x-signet-instance-key": key! });
@@ -106,7 +108,7 @@ describe("the guard", () => {
   });
 
   test("a forged Host or a foreign Origin is refused before anything runs", async () => {
-    const mark = join(dir, "ran-from-a-web-page");
+    const mark = join(work, "ran-from-a-web-page");
     const body = JSON.stringify({ command: `touch ${mark}`, secrets: {} });
     const headers = { ...d.owner, "content-type": "application/json" };
     const post = (extra: Record<string, string>) =>
@@ -165,7 +167,7 @@ describe("exec", () => {
   });
 
   test("an unknown name or reference fails the job with a clear message, and nothing runs", async () => {
-    const mark = join(dir, "ran-with-unknown-secret");
+    const mark = join(work, "ran-with-unknown-secret");
     const job = await run(`touch ${mark}`, { X: "NO_SUCH_SECRET" });
     expect(job.status).toBe("failed");
     expect(job.error).toContain("nothing was run");
@@ -175,14 +177,16 @@ describe("exec", () => {
     expect(existsSync(mark)).toBe(false);
   });
 
-  test("a timeout ends the whole process group, and what left it", async () => {
-    const pids = join(dir, "timeout-pids");
+  test("a timeout ends every process of the job, and what left its group", async () => {
+    // Inside the sandbox pids are its own: the processes are found by their command lines.
+    const sleeps = () => Bun.spawnSync(["pgrep", "-f", "^sleep 30[12]\\.25"]).stdout.toString().trim().split("\n").filter(Boolean);
     const started = Date.now();
-    const job = await run(`sleep 300 & echo $! > ${pids}; setsid sleep 300 & echo $! >> ${pids}; echo started; wait`, {}, { timeoutSeconds: 1 });
+    const queued = await d.api("POST", "/api/secrets/exec", { command: "sleep 301.25 & setsid sleep 302.25 & echo started; wait", secrets: {}, timeoutSeconds: 1 });
+    expect(await eventually(() => sleeps().length === 2, 5000)).toBe(true);
+    const job = await finished(d.api, queued.body.id);
     expect(job).toMatchObject({ status: "completed", timedOut: true, stdout: "started\n" });
     expect(Date.now() - started).toBeLessThan(15_000);
-    const [inGroup, detached] = readFileSync(pids, "utf8").trim().split("\n").map(Number);
-    expect(await eventually(() => !alive(inGroup!) && !alive(detached!), 5000)).toBe(true);
+    expect(await eventually(() => sleeps().length === 0, 5000)).toBe(true);
   });
 
   test("output beyond the cap is dropped and said so", async () => {

@@ -1,9 +1,13 @@
 // Secret exec jobs (docs/api.md#secret-exec): a command queued with secrets to inject, run by the
 // daemon with `/bin/sh -c` in a minimal environment, its output redacted as it streams, bounded in
-// time, output, concurrency and queue length. Jobs are rows (migration 008): accepted means stored.
-// Each job leads its own process group and session; a timeout ends the group, and what left it
-// (setsid) is found by its marker and ended when the shell exits (core/bridge/server-processes.ts),
-// after a crash by the next start's sweep (child-ledger.ts). No process outlives its job.
+// time, output, concurrency and queue length. Jobs are rows (migration 008): accepted means stored,
+// and each is its agent's alone.
+// Where bubblewrap works, a job runs in a sandbox (os/sandbox.ts) that cannot see the data
+// directory, the daemon's /proc entry or its environment, and whose PID namespace ends everything
+// the job started when its shell exits. Each job leads its own process group and session; a timeout
+// ends the group, and what left it (setsid, unsandboxed) is found by its marker and ended when the
+// shell exits (core/bridge/server-processes.ts), after a crash by the next start's sweep
+// (child-ledger.ts). No process outlives its job.
 import type { Database } from "bun:sqlite";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -12,6 +16,7 @@ import { homedir } from "node:os";
 import { SignetError, notFound } from "../../contracts/errors";
 import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecAccepted, type ExecJob, type ExecRequest, type ExecStatus } from "../../contracts/secrets";
 import type { Logger } from "../../logger";
+import { sandboxArgv, type Sandbox } from "../../os/sandbox";
 import { MARKER_ENV, ServerProcesses, type ProcessLedger } from "../bridge/server-processes";
 import { Redactor } from "./redactor";
 import { parseReference, type Reference, type ReferenceResolver } from "./references";
@@ -35,6 +40,20 @@ export interface SecretExecOptions {
   log: Logger;
   ledger?: ProcessLedger;
   limits?: Partial<typeof EXEC_LIMITS>;
+  /** Null where no sandbox works here: jobs then run as the account, seeing what it sees. */
+  sandbox: Sandbox | null;
+  /** Kept out of a sandboxed job's sight (the data directory). */
+  hide: string[];
+  /** Directories a sandboxed job may write besides its private /tmp (`secrets.execWritable`). */
+  writable: string[];
+  /** `secrets.execUnsandboxed`: callers that need a sandbox may run jobs without one. */
+  allowUnsandboxed: boolean;
+}
+
+/** Who queues a job: its agent, and whether the caller may run a job only in a sandbox (an API token in team or hybrid mode). */
+export interface ExecCaller {
+  agentId: string;
+  needsSandbox: boolean;
 }
 
 interface Queued {
@@ -133,8 +152,14 @@ export class SecretExecService {
   }
 
   /** Queues a job: stored before this returns. Malformed references are a 400; a full queue is 503 queue_full. */
-  submit(req: ExecRequest, agentId: string): ExecAccepted {
+  submit(req: ExecRequest, caller: ExecCaller): ExecAccepted {
     if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping; run the command again once it is back");
+    if (caller.needsSandbox && !this.options.sandbox && !this.options.allowUnsandboxed) {
+      throw new SignetError(
+        "forbidden",
+        "secret exec from an API token runs only in a sandbox, and none works on this machine (signet doctor says why): install bubblewrap, or let the owner set secrets.execUnsandboxed: true",
+      );
+    }
     const refs: Record<string, Reference> = {};
     for (const [env, ref] of Object.entries(req.secrets)) refs[env] = parseReference(ref, env);
     // The queue holds jobs only while every slot is taken (pump fills free ones at once).
@@ -152,14 +177,15 @@ export class SecretExecService {
     };
     this.options.db
       .query("INSERT INTO secret_exec_jobs (id, agent_id, command, secrets, status, timeout_ms, created_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)")
-      .run(job.id, agentId, job.command, JSON.stringify(req.secrets), job.timeoutMs, now());
+      .run(job.id, caller.agentId, job.command, JSON.stringify(req.secrets), job.timeoutMs, now());
     this.queue.push(job);
     this.pump();
     return { id: job.id, status: "queued", timeoutMs: job.timeoutMs };
   }
 
-  get(id: string): ExecJob {
-    const row = this.options.db.query("SELECT * FROM secret_exec_jobs WHERE id = ?").get(id) as Row | null;
+  /** Another agent's job is not found: its id says nothing to the caller. */
+  get(id: string, agentId: string): ExecJob {
+    const row = this.options.db.query("SELECT * FROM secret_exec_jobs WHERE id = ? AND agent_id = ?").get(id, agentId) as Row | null;
     if (!row) throw notFound(`secret exec job ${id}`);
     const job: ExecJob = {
       id: row.id,
@@ -230,12 +256,11 @@ export class SecretExecService {
     const max = this.limits.maxOutputBytes;
     const stdout = new Capture(new Redactor(secretValues), max);
     const stderr = new Capture(new Redactor(secretValues), max);
-    const child = spawn("/bin/sh", ["-c", job.command], {
-      cwd: existsSync(base.HOME) ? base.HOME : "/",
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const cwd = existsSync(base.HOME) ? base.HOME : "/";
+    const shell = ["/bin/sh", "-c", job.command];
+    const { sandbox, hide, writable } = this.options;
+    const [cmd, ...args] = sandbox ? sandboxArgv(sandbox, { hide, writable, cwd }, shell) : shell;
+    const child = spawn(cmd!, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const signalGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {
@@ -279,7 +304,7 @@ export class SecretExecService {
     });
     const output = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated };
     if (exit.spawnError) {
-      this.finish(job.id, "failed", { error: `nothing was run: /bin/sh could not be started: ${exit.spawnError.message}` });
+      this.finish(job.id, "failed", { error: `nothing was run: ${cmd} could not be started: ${exit.spawnError.message}` });
     } else if (running.stopping) {
       this.finish(job.id, "interrupted", { ...output, error: "the daemon stopped while this job ran; it was ended" });
     } else {

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../logger";
+import { probeSandbox } from "../../os/sandbox";
 import { ChildLedger } from "../bridge/child-ledger";
 import { storeLookup, type SecretLookup } from "../bridge/secret-refs";
 import { SecretExecService, minimalEnv } from "./exec";
@@ -24,6 +25,8 @@ export interface SecretsOptions {
   provider: SecretProvider;
   /** SIGNET_SECRETS_PASSPHRASE: derive the store's key from it instead of a key file. */
   passphrase?: string;
+  /** `secrets.sandbox`, `secrets.execUnsandboxed` and `secrets.execWritable`. */
+  jobs: { sandbox: "auto" | "off"; execUnsandboxed: boolean; execWritable: string[] };
   log: Logger;
 }
 
@@ -41,6 +44,19 @@ export function openSecrets(options: SecretsOptions): Secrets {
   const swept = ledger.sweep();
   if (swept > 0) log.warn(`ended ${swept} secret exec process(es) left by a daemon that did not stop cleanly`);
   const resolver = new ReferenceResolver({ store, provider: options.provider, baseEnv: minimalEnv() });
-  const exec = new SecretExecService({ db: options.db, resolver, log, ledger });
+  const { jobs } = options;
+  const probe = jobs.sandbox === "off" ? { sandbox: null, reason: "secrets.sandbox is off" } : probeSandbox(process.env.PATH);
+  if (probe.sandbox) log.info(`secret exec: jobs run in a bubblewrap sandbox (${probe.sandbox.bwrap})`);
+  else log.warn(`secret exec: jobs run without a sandbox (${probe.reason})${jobs.execUnsandboxed ? "" : "; API tokens in team and hybrid modes may not run them"}`);
+  const exec = new SecretExecService({
+    db: options.db,
+    resolver,
+    log,
+    ledger,
+    sandbox: probe.sandbox,
+    hide: [options.dataDir],
+    writable: jobs.execWritable,
+    allowUnsandboxed: jobs.execUnsandboxed,
+  });
   return { store, exec, lookup: storeLookup(store), stop: () => exec.stop() };
 }

@@ -16,6 +16,7 @@ import {
   type SetSecretResponse,
 } from "../../contracts/secrets";
 import { callerFrom } from "../caller";
+import { principalOf } from "../principal";
 import type { DaemonContext } from "../context";
 
 function secretName(params: { name?: string | null }): string {
@@ -40,9 +41,12 @@ export function secretRoutes(ctx: DaemonContext) {
     })
     .post("/api/secrets/exec", ({ body, request, set }): ExecAccepted => {
       const req = parseInput(ExecRequestSchema, body, "exec request");
-      const accepted = exec.submit(req, callerFrom(request).agentId);
+      // A token's holder is not the account's owner: in the modes that hand tokens out, its job
+      // must not see what the account sees (docs/security.md#jobs).
+      const needsSandbox = ctx.config.auth.mode !== "local" && principalOf(request)?.kind === "token";
+      const accepted = exec.submit(req, { agentId: callerFrom(request).agentId, needsSandbox });
       set.status = 202;
       return accepted;
     })
-    .get("/api/secrets/exec/:jobId", ({ params }): ExecJob => exec.get(params.jobId));
+    .get("/api/secrets/exec/:jobId", ({ params, request }): ExecJob => exec.get(params.jobId, callerFrom(request).agentId));
 }

@@ -1,0 +1,83 @@
+// Running a command in a bubblewrap sandbox (Linux): new user, PID, IPC, UTS and cgroup namespaces,
+// a read-only view of the file system with some paths replaced by empty directories, and a private
+// /tmp, /dev and /proc. The network namespace is shared: what a
+// sandboxed command is for is usually reaching a service.
+//
+// Why each piece: the PID namespace gives the command a /proc that shows only its own processes
+// (no other process's environment or working directory) and ends every process it starts, detached
+// or not, when its first process exits (the kernel kills a namespace with its init); the hidden
+// paths keep files out of reach; the read-only view keeps it from changing what later runs as the
+// account (a shell profile, an installed binary); a private /tmp and a hidden /run/user keep it from
+// the account's other processes' sockets there (a terminal multiplexer, the session bus).
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, realpathSync } from "node:fs";
+import { delimiter, join } from "node:path";
+
+export interface Sandbox {
+  /** The bubblewrap executable. */
+  bwrap: string;
+}
+
+export type SandboxProbe = { sandbox: Sandbox } | { sandbox: null; reason: string };
+
+export interface SandboxSpec {
+  /** Replaced by empty, read-only directories (resolved through links, so another name for them is hidden too). */
+  hide: string[];
+  /** Bound read-write over the read-only view. */
+  writable: string[];
+  cwd: string;
+}
+
+const NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+
+function findOnPath(name: string, path: string | undefined): string | null {
+  for (const dir of (path ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+const realOrSelf = (path: string) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/**
+ * The argv that runs `command` inside the sandbox. Start it with the command's whole environment as
+ * its own: bubblewrap passes that on unchanged, while values given on its command line would show in
+ * every account's `ps`.
+ */
+export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string[]): string[] {
+  const args = [sandbox.bwrap, ...NAMESPACES, "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const uid = process.getuid?.();
+  if (uid !== undefined && existsSync(`/run/user/${uid}`)) args.push("--tmpfs", `/run/user/${uid}`);
+  for (const path of spec.writable) args.push("--bind", realOrSelf(path), realOrSelf(path));
+  const hidden = new Set(spec.hide.flatMap((p) => [p, realOrSelf(p)]).filter((p) => existsSync(p)));
+  for (const path of hidden) args.push("--tmpfs", path, "--remount-ro", path);
+  return [...args, "--chdir", spec.cwd, "--", ...command];
+}
+
+/**
+ * Whether bubblewrap is here and works: it is looked for on `path`, then in /usr/bin, and one
+ * `true` is run in a sandbox (a kernel without unprivileged user namespaces fails there).
+ */
+export function probeSandbox(path: string | undefined): SandboxProbe {
+  if (process.platform !== "linux") return { sandbox: null, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+  const bwrap = findOnPath("bwrap", path) ?? (existsSync("/usr/bin/bwrap") ? "/usr/bin/bwrap" : null);
+  if (!bwrap) return { sandbox: null, reason: "bubblewrap (bwrap) is not installed" };
+  const sandbox = { bwrap };
+  const [cmd, ...args] = sandboxArgv(sandbox, { hide: [], writable: [], cwd: "/" }, ["/bin/true"]);
+  const r = spawnSync(cmd!, args, { env: {}, stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+  if (r.status === 0) return { sandbox };
+  const said = r.error?.message ?? r.stderr?.toString().trim() ?? `exit ${r.status}`;
+  return { sandbox: null, reason: `${bwrap} does not run here: ${said || `exit ${r.status}`}` };
+}

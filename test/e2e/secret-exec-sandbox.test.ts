@@ -1,0 +1,214 @@
+// Secret exec jobs in the sandbox, with the compiled binary in team mode (docs/security.md#jobs): a
+// job queued with an agent token cannot read the daemon's files, its /proc entry or its environment
+// (where a passphrase given in the environment would be), cannot write the account's files, and
+// leaves no process behind, detached or not, through its end and the daemon's stop. Another
+// agent's job is not found. Without a sandbox, team mode refuses jobs from API tokens unless the
+// owner allows them. Needs Debian's bubblewrap (`.ci/run` installs it).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/os/sandbox";
+import { run, sandbox, type Sandbox } from "../helpers/binary";
+import { eventually } from "../helpers/wait";
+
+const PASSPHRASE = "passphrase-in-the-daemons-environment";
+const TEAM = "auth:\n  mode: team\nembedding:\n  provider: none\n";
+
+if (!probeSandbox(process.env.PATH).sandbox) {
+  throw new Error("bubblewrap does not work here: install Debian's bubblewrap (.ci/run does) to run the sandbox tests");
+}
+
+interface Daemon {
+  s: Sandbox;
+  url: string;
+  pid: number;
+  admin: string;
+  api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }>;
+  agentToken(agent: string): Promise<string>;
+  job(token: string, command: string): Promise<any>;
+}
+
+async function startDaemon(yaml: string, env: Record<string, string> = {}): Promise<Daemon> {
+  const s = await sandbox(yaml);
+  Object.assign(s.env, env);
+  const started = await run(["daemon", "start"], { env: s.env });
+  expect(started.code).toBe(0);
+  const pidFile = JSON.parse(readFileSync(join(s.dataDir, ".daemon", "daemon.pid"), "utf8"));
+  const admin = readFileSync(join(s.dataDir, ".daemon", "admin.token"), "utf8").trim();
+  const url = `http://127.0.0.1:${s.port}`;
+  const api = async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const agentToken = async (agent: string) => {
+    const r = await api("POST", "/api/tokens", admin, { role: "agent", agentId: agent });
+    expect(r.status).toBe(201);
+    return r.body.token as string;
+  };
+  const job = async (token: string, command: string) => {
+    const queued = await api("POST", "/api/secrets/exec", token, { command, secrets: {} });
+    expect(queued.status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const { body } = await api("GET", `/api/secrets/exec/${queued.body.id}`, token);
+      if (body.status !== "queued" && body.status !== "running") return body;
+      if (Date.now() > deadline) throw new Error(`job still ${body.status}`);
+      await Bun.sleep(25);
+    }
+  };
+  return { s, url, pid: pidFile.pid, admin, api, agentToken, job };
+}
+
+/** Processes whose command line starts with `pattern` (a regular expression). */
+function processesWith(pattern: string): number[] {
+  const r = Bun.spawnSync(["pgrep", "-f", `^${pattern}`]);
+  return r.stdout.toString().trim().split("\n").filter(Boolean).map(Number);
+}
+
+describe("in team mode with a sandbox", () => {
+  let d: Daemon;
+  let bob: string;
+  // Outside /tmp, which the sandbox replaces with its own: one directory jobs may write, one they may not.
+  const allowed = mkdtempSync("/var/tmp/signet-allowed-");
+  const outside = mkdtempSync("/var/tmp/signet-outside-");
+  beforeAll(async () => {
+    d = await startDaemon(`${TEAM}secrets:\n  execWritable: [${JSON.stringify(allowed)}]\n`, { SIGNET_SECRETS_PASSPHRASE: PASSPHRASE });
+    bob = await d.agentToken("bob");
+  });
+  afterAll(async () => {
+    await run(["daemon", "stop"], { env: d.s.env });
+    for (const dir of [allowed, outside]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the daemon keeps no passphrase in its environment", () => {
+    const environ = readFileSync(`/proc/${d.pid}/environ`, "latin1");
+    expect(environ).toContain("SIGNET_PATH=");
+    expect(environ).not.toContain(PASSPHRASE);
+  });
+
+  test("an agent's job reads none of the daemon's files, /proc entry or environment", async () => {
+    // The secret store exists, so its key file does too.
+    expect((await d.api("PUT", "/api/secrets/API_KEY", d.admin, { value: "v" })).status).toBe(200);
+    const instanceKey = readFileSync(join(d.s.dataDir, ".daemon", "instance.key"), "utf8").trim();
+    const dir = d.s.dataDir;
+    const done = await d.job(
+      bob,
+      [
+        "cat /proc/$PPID/cwd/.daemon/admin.token /proc/$PPID/environ",
+        `cat ${dir}/.daemon/admin.token ${dir}/.daemon/instance.key ${dir}/.secrets/store.enc ${dir}/memories.db`,
+        `for p in /proc/[0-9]*; do cat $p/environ $p/cwd/.daemon/admin.token; done`,
+        `cat /proc/${d.pid}/environ /proc/${d.pid}/cwd/.daemon/admin.token`,
+        `echo "files: $(ls -A ${dir} | wc -l)"; echo "processes: $(ls -d /proc/[0-9]* | wc -l)"; echo "env: $(env | wc -l)"`,
+      ].join("; "),
+    );
+    expect(done.status).toBe("completed");
+    const out = done.stdout + done.stderr;
+    expect(out).toContain("files: 0");
+    // The job's shell, its children and the sandbox's init: nothing of the host.
+    expect(Number(/processes: (\d+)/.exec(out)![1])).toBeLessThan(8);
+    for (const held of [d.admin, instanceKey, PASSPHRASE, "SIGNET_PATH", "SQLite format"]) expect(out).not.toContain(held);
+  });
+
+  test("a job cannot change the account's files; it writes its private /tmp and the directories allowed", async () => {
+    const planted = join(outside, "planted");
+    const scratch = `/tmp/scratch-${process.pid}`;
+    const done = await d.job(bob, `echo x > ${planted}; echo y > ${scratch} && cat ${scratch}; echo z > ${allowed}/result`);
+    expect(done.stdout).toBe("y\n");
+    expect(done.stderr).toContain("Read-only file system");
+    expect(existsSync(planted)).toBe(false);
+    expect(existsSync(scratch)).toBe(false);
+    expect(readFileSync(join(allowed, "result"), "utf8")).toBe("z\n");
+  });
+
+  test("every process a job starts ends with it, detached or not, and with the daemon's stop", async () => {
+        // One leaves the group, one ignores hang-ups, one is orphaned, and one also clears its
+    // environment (the marker the daemon finds its jobs' processes by outside a sandbox).
+    const done = await d.job(
+      bob,
+      "setsid sleep 4441.5 & nohup sleep 4442.5 >/dev/null 2>&1 & (sleep 4443.5 &) ; env -i setsid -f sleep 4444.5; echo started",
+    );
+    expect(done.stdout).toBe("started\n");
+    expect(await eventually(() => processesWith("sleep 444[1234]\\.5").length === 0, 5000)).toBe(true);
+
+    const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "setsid sleep 4445.5 & sleep 4446.5", secrets: {} });
+    expect(await eventually(() => processesWith("sleep 444[56]\\.5").length === 2, 5000)).toBe(true);
+    expect((await run(["daemon", "stop"], { env: d.s.env })).code).toBe(0);
+    expect(await eventually(() => processesWith("sleep 444[56]\\.5").length === 0, 5000)).toBe(true);
+    // Started again for what follows; the job was interrupted.
+    expect((await run(["daemon", "start"], { env: { ...d.s.env, SIGNET_SECRETS_PASSPHRASE: PASSPHRASE } })).code).toBe(0);
+    expect((await d.api("GET", `/api/secrets/exec/${queued.body.id}`, bob)).body.status).toBe("interrupted");
+  });
+
+  test("another agent's job is not found", async () => {
+    const alice = await d.agentToken("alice");
+    const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "echo bobs-output", secrets: {} });
+    const theirs = await d.api("GET", `/api/secrets/exec/${queued.body.id}`, alice);
+    expect(theirs.status).toBe(404);
+    expect(JSON.stringify(theirs.body)).not.toContain("bobs-output");
+    expect(await eventually(async () => (await d.api("GET", `/api/secrets/exec/${queued.body.id}`, bob)).body.stdout === "bobs-output\n")).toBe(true);
+  });
+});
+
+describe("without a sandbox", () => {
+  test("team mode refuses jobs from API tokens, unless the owner allows them unsandboxed", async () => {
+    const d = await startDaemon(`${TEAM}secrets:\n  sandbox: "off"\n`);
+    try {
+      const bob = await d.agentToken("bob");
+      const refused = await d.api("POST", "/api/secrets/exec", bob, { command: "echo ran", secrets: {} });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toContain("secrets.execUnsandboxed");
+    } finally {
+      await run(["daemon", "stop"], { env: d.s.env });
+    }
+    const allowed = await startDaemon(`${TEAM}secrets:\n  sandbox: "off"\n  execUnsandboxed: true\n`);
+    try {
+      const done = await allowed.job(await allowed.agentToken("bob"), "echo ran");
+      expect(done.stdout).toBe("ran\n");
+    } finally {
+      await run(["daemon", "stop"], { env: allowed.s.env });
+    }
+  });
+});
+
+test("the passphrase can come from a file; a file that cannot be read stops the start with its name", async () => {
+  const s = await sandbox(TEAM);
+  const file = join(s.home, "..", "passphrase");
+  writeFileSync(file, `${PASSPHRASE}\n`, { mode: 0o600 });
+  const missing = await run(["daemon", "start"], { env: { ...s.env, SIGNET_SECRETS_PASSPHRASE_FILE: `${file}.missing` } });
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr).toContain(`${file}.missing`);
+  expect((await run(["daemon", "start"], { env: { ...s.env, SIGNET_SECRETS_PASSPHRASE_FILE: file } })).code).toBe(0);
+  try {
+    const admin = readFileSync(join(s.dataDir, ".daemon", "admin.token"), "utf8").trim();
+    const set = await fetch(`http://127.0.0.1:${s.port}/api/secrets/K`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: JSON.stringify({ value: "v" }),
+    });
+    expect(set.status).toBe(200);
+    expect(JSON.parse(readFileSync(join(s.dataDir, ".secrets", "store.enc"), "utf8")).kdf.type).toBe("scrypt");
+  } finally {
+    await run(["daemon", "stop"], { env: s.env });
+  }
+});
+
+test("a daemon killed with -9 takes its sandboxed jobs' processes with it; the next start reports the job interrupted", async () => {
+  const d = await startDaemon(TEAM);
+  try {
+    const bob = await d.agentToken("bob");
+    const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "env -i setsid -f sleep 4447.5; sleep 4448.5", secrets: {} });
+    expect(queued.status).toBe(202);
+    expect(await eventually(() => processesWith("sleep 444[78]\\.5").length === 2, 5000)).toBe(true);
+    process.kill(d.pid, "SIGKILL");
+    expect(await eventually(() => processesWith("sleep 444[78]\\.5").length === 0, 5000)).toBe(true);
+    expect((await run(["daemon", "start"], { env: d.s.env })).code).toBe(0);
+    expect((await d.api("GET", `/api/secrets/exec/${queued.body.id}`, bob)).body.status).toBe("interrupted");
+  } finally {
+    await run(["daemon", "stop"], { env: d.s.env });
+  }
+});
