@@ -29,6 +29,25 @@ export interface SandboxSpec {
 }
 
 const NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+// The command is the namespace's first process itself, the child bubblewrap waits for: with
+// bubblewrap's own init in between, that init outlives bubblewrap by a moment and is handed to the
+// nearest subreaper (the daemon) every time.
+const AS_INIT = "--as-pid-1";
+/** The descriptor bubblewrap writes `{"child-pid": N}` to (sandboxArgv's `infoFd`). */
+export const INFO_FD = 3;
+
+/**
+ * The host pid of the sandbox's first process, from what bubblewrap wrote to INFO_FD: when
+ * bubblewrap is killed, that process is handed to the nearest subreaper, which must collect it.
+ */
+export function sandboxChildPid(info: string): number | null {
+  try {
+    const pid = (JSON.parse(info) as { "child-pid"?: unknown })["child-pid"];
+    return Number.isSafeInteger(pid) && (pid as number) > 1 ? (pid as number) : null;
+  } catch {
+    return null;
+  }
+}
 
 function findOnPath(name: string, path: string | undefined): string | null {
   for (const dir of (path ?? "").split(delimiter).filter(Boolean)) {
@@ -54,10 +73,10 @@ const realOrSelf = (path: string) => {
 /**
  * The argv that runs `command` inside the sandbox. Start it with the command's whole environment as
  * its own: bubblewrap passes that on unchanged, while values given on its command line would show in
- * every account's `ps`.
+ * every account's `ps`. With `info`, bubblewrap writes its child's pid to INFO_FD (a pipe to open).
  */
-export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string[]): string[] {
-  const args = [sandbox.bwrap, ...NAMESPACES, "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string[], info = false): string[] {
+  const args = [sandbox.bwrap, ...NAMESPACES, AS_INIT, ...(info ? ["--info-fd", String(INFO_FD)] : []), "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   const uid = process.getuid?.();
   if (uid !== undefined && existsSync(`/run/user/${uid}`)) args.push("--tmpfs", `/run/user/${uid}`);
   for (const path of spec.writable) args.push("--bind", realOrSelf(path), realOrSelf(path));

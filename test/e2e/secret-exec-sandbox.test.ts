@@ -144,6 +144,14 @@ describe("in team mode with a sandbox", () => {
     expect((await d.api("GET", `/api/secrets/exec/${queued.body.id}`, bob)).body.status).toBe("interrupted");
   });
 
+  test("the daemon collects every process a sandbox hands it: no zombie is left after a job ends or times out", async () => {
+    const zombies = () => Bun.spawnSync(["ps", "-o", "stat=", "--ppid", String(d.pid)]).stdout.toString().split("\n").filter((st) => st.startsWith("Z"));
+    expect((await d.job(bob, "echo done")).stdout).toBe("done\n");
+    const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "sleep 4449.5", secrets: {}, timeoutSeconds: 0.5 });
+    expect(await eventually(async () => (await d.api("GET", `/api/secrets/exec/${queued.body.id}`, bob)).body.timedOut === true, 10_000)).toBe(true);
+    expect(await eventually(() => zombies().length === 0, 3000)).toBe(true);
+  });
+
   test("another agent's job is not found", async () => {
     const alice = await d.agentToken("alice");
     const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "echo bobs-output", secrets: {} });

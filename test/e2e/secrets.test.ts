@@ -129,7 +129,7 @@ describe("MCP", () => {
 
       const queued = (await client.callTool({
         name: "secret_exec",
-        arguments: { command: 'echo "token: $TOKEN"; printf %s "$TOKEN" | base64 >&2; echo $PPID', secrets: { TOKEN: "API_KEY" }, timeoutSeconds: 60 },
+        arguments: { command: 'echo "token: $TOKEN"; printf %s "$TOKEN" | base64 >&2; echo $$', secrets: { TOKEN: "API_KEY" }, timeoutSeconds: 60 },
       })) as ToolResult;
       expect(queued.isError).toBeFalsy();
       expect(queued.structuredContent).toMatchObject({ status: "queued", timeoutMs: 60_000 });
@@ -137,10 +137,10 @@ describe("MCP", () => {
       expect(done.isError).toBeFalsy();
       const job = done.structuredContent;
       expect(job).toMatchObject({ status: "completed", exitCode: 0, timedOut: false, stderr: "[REDACTED]\n" });
-      const [line, parent] = job.stdout.trim().split("\n");
+      const [line, pid] = job.stdout.trim().split("\n");
       expect(line).toBe("token: [REDACTED]");
-      // A real process ran, in the sandbox: its parent is the sandbox's first process, not the daemon.
-      expect(parent).toBe("1");
+      // A real process ran, in the sandbox: the shell is the first process of its own PID namespace.
+      expect(pid).toBe("1");
       expect(done.content[0]!.text).toContain("token: [REDACTED]");
       expect(JSON.stringify(done)).not.toContain(VALUE);
 

@@ -170,6 +170,16 @@ export class ServerProcesses {
     }
   }
 
+  /**
+   * `pid` belongs to the server started with `marker` though nothing in it may show so once it has
+   * exited (a sandbox's first process, in a session of its own): it is ended and collected with the server.
+   */
+  adopt(marker: string, pid: number): void {
+    const server = this.live.get(marker);
+    const info = procInfo(pid);
+    if (server && info) server.recorded.set(pid, info.started);
+  }
+
   /** The server's leader has exited: ends whatever of the server is left, then forgets it. */
   async ended(marker: string): Promise<void> {
     const server = this.live.get(marker);

@@ -13,10 +13,11 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import type { Readable } from "node:stream";
 import { SignetError, notFound } from "../../contracts/errors";
 import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecAccepted, type ExecJob, type ExecRequest, type ExecStatus } from "../../contracts/secrets";
 import type { Logger } from "../../logger";
-import { sandboxArgv, type Sandbox } from "../../os/sandbox";
+import { INFO_FD, sandboxArgv, sandboxChildPid, type Sandbox } from "../../os/sandbox";
 import { MARKER_ENV, ServerProcesses, type ProcessLedger } from "../bridge/server-processes";
 import { Redactor } from "./redactor";
 import { parseReference, type Reference, type ReferenceResolver } from "./references";
@@ -95,6 +96,16 @@ export function minimalEnv(): { PATH: string; HOME: string; LANG: string } {
 }
 
 const now = () => new Date().toISOString();
+
+/** Everything a pipe carries until it closes ("" when it fails). */
+function readAll(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    stream.on("data", (d: Buffer) => parts.push(d));
+    stream.once("error", () => resolve(""));
+    stream.once("close", () => resolve(Buffer.concat(parts).toString("utf8")));
+  });
+}
 
 /** One output stream of a job: decoded, redacted as it comes, kept up to the cap. */
 class Capture {
@@ -259,8 +270,9 @@ export class SecretExecService {
     const cwd = existsSync(base.HOME) ? base.HOME : "/";
     const shell = ["/bin/sh", "-c", job.command];
     const { sandbox, hide, writable } = this.options;
-    const [cmd, ...args] = sandbox ? sandboxArgv(sandbox, { hide, writable, cwd }, shell) : shell;
-    const child = spawn(cmd!, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const [cmd, ...args] = sandbox ? sandboxArgv(sandbox, { hide, writable, cwd }, shell, true) : shell;
+    const child = spawn(cmd!, args, { cwd, env, stdio: sandbox ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"], detached: true });
+    const sandboxInfo = sandbox ? readAll(child.stdio[INFO_FD] as Readable) : Promise.resolve("");
     const signalGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {
@@ -282,13 +294,22 @@ export class SecretExecService {
     for (const stream of [child.stdout!, child.stderr!]) stream.on("error", () => {});
     const exit = await new Promise<{ code: number | null; spawnError?: Error }>((resolve) => {
       child.once("error", (err) => resolve({ code: null, spawnError: err }));
-      child.once("spawn", () => child.pid !== undefined && this.processes.started(marker, child.pid));
+      child.once("spawn", () => {
+        if (child.pid === undefined) return;
+        this.processes.started(marker, child.pid);
+        // bubblewrap writes the pid as soon as its child exists, long before the job can end.
+        void sandboxInfo.then((info) => {
+          const pid = sandboxChildPid(info);
+          if (pid !== null) this.processes.adopt(marker, pid);
+        });
+      });
       child.once("exit", (code) => resolve({ code }));
     });
     clearTimeout(timer);
     clearTimeout(killTimer);
     // What the shell left in its group goes with it, then what left the group; only then do the pipes close.
     signalGroup("SIGKILL");
+    await sandboxInfo;
     await this.processes.ended(marker);
     await new Promise<void>((resolve) => {
       if (child.stdout!.closed && child.stderr!.closed) return resolve();
