@@ -4,6 +4,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamSlot } from "../core/auth/open-streams";
 
 /** JSON-RPC error codes used at the HTTP layer (the SDK's transport uses the same ones). */
 export const JSONRPC_PARSE_ERROR = -32700;
@@ -53,16 +54,18 @@ export class McpStreamHub {
 
   /**
    * Adopts the SSE answer of a GET: a comment is sent at once (Bun sends no headers before the first
-   * byte), the stream is registered, and when it ends (client gone, daemon stopping) the server and
-   * its transport are closed, which clears the transport's keep-alive timer.
+   * byte), the stream is registered, and when it ends (client gone, daemon stopping, its token
+   * revoked or expired) the server and its transport are closed, which clears the transport's
+   * keep-alive timer, and its slot is freed.
    */
-  async adopt(server: McpServer, transport: WebStandardStreamableHTTPServerTransport, response: Response): Promise<Response> {
+  async adopt(server: McpServer, transport: WebStandardStreamableHTTPServerTransport, response: Response, slot: StreamSlot): Promise<Response> {
     const inner = response.body;
-    if (!inner) return response;
-    if (this.closing) {
-      // The daemon began stopping while this stream was being set up: it must not outlive the stop.
+    if (!inner || this.closing) {
+      // Nothing to adopt, or the daemon began stopping while this stream was being set up: it must
+      // not outlive the stop.
+      slot.release();
       await server.close().catch(() => {});
-      return shuttingDown();
+      return inner ? shuttingDown() : response;
     }
     const reader = inner.getReader();
     let ended = false;
@@ -73,12 +76,14 @@ export class McpStreamHub {
         if (ended) return;
         ended = true;
         this.streams.delete(entry);
+        slot.release();
         // Closing the server closes the transport: its stream cleanup clears the keep-alive timer
         // and closes the inner stream, which ends the outer one below.
         await server.close().catch(() => {});
       },
     };
     this.streams.add(entry);
+    slot.bind(() => void entry.close());
     const body = new ReadableStream<Uint8Array>(
       {
         start(controller) {

@@ -16,6 +16,7 @@ import type {
 } from "../../contracts/agents";
 import { normalizeSessionKey } from "../../contracts/session";
 import { SignetError, notFound } from "../../contracts/errors";
+import { heldByAnother, sessionHolder, sessionOfAnotherAgent } from "../sessions/holder";
 import { allowedOrigin, relayToAcp } from "./acp";
 import { AgentStore, type MessageScope } from "./store";
 
@@ -44,7 +45,7 @@ export class AgentsService {
   private closing = false;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly options: AgentsOptions,
   ) {
     this.store = new AgentStore(db);
@@ -72,8 +73,7 @@ export class AgentsService {
   heartbeat(agentId: string, req: PresenceRequest): PresenceEntry {
     ownAgent(agentId, req.agentId, "agentId");
     const key = normalizeSessionKey(req.sessionKey);
-    const owner = this.store.sessionOwner(key);
-    if (owner !== null && owner !== agentId) throw new SignetError("forbidden", `session ${key} belongs to another agent`);
+    if (heldByAnother(this.db, key, agentId)) throw sessionOfAnotherAgent(key);
     return this.store.upsertPresence({ sessionKey: key, agentId, harness: req.harness, project: req.project ?? null, at: new Date().toISOString() });
   }
 
@@ -94,7 +94,7 @@ export class AgentsService {
     let toAgentId = req.toAgentId ?? null;
     const toSessionKey = req.toSessionKey === undefined ? null : normalizeSessionKey(req.toSessionKey);
     if (toSessionKey !== null) {
-      toAgentId = this.store.sessionOwner(toSessionKey);
+      toAgentId = sessionHolder(this.db, toSessionKey);
       if (toAgentId === null) throw notFound(`toSessionKey: session ${toSessionKey}`);
     }
     if (req.via === "acp" && !allowedOrigin(req.acpBaseUrl!, this.options.acpAllowedOrigins)) {

@@ -90,13 +90,6 @@ export class AgentStore {
 
   // ---- presence ----
 
-  /** The agent that holds a session: present now, or known from the session hooks. */
-  sessionOwner(key: string): string | null {
-    const present = this.db.query<{ agent_id: string }, [string]>("SELECT agent_id FROM agent_presence WHERE session_key = ?").get(key);
-    if (present) return present.agent_id;
-    return this.db.query<{ agent_id: string }, [string]>("SELECT agent_id FROM sessions WHERE key = ?").get(key)?.agent_id ?? null;
-  }
-
   upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): PresenceEntry {
     this.db
       .query(

@@ -46,12 +46,23 @@ function info(row: TokenRow): TokenInfo {
 
 const COLUMNS = "id, role, agent_id, name, created_at, expires_at, revoked_at";
 
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days; a longer one fires after 1 ms): a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What is told when a watched token ends (revoked or expired), and the timer set for its expiry. */
+interface Watch {
+  ends: Set<() => void>;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 export class TokenStore {
   private readonly byHash;
   private readonly byId;
   private readonly all;
   private readonly insert;
   private readonly markRevoked;
+  /** Tokens something open depends on (streams), by id. */
+  private readonly watches = new Map<string, Watch>();
 
   constructor(db: Database) {
     this.byHash = db.query<TokenRow, [string]>(`SELECT ${COLUMNS} FROM api_tokens WHERE hash = ?`);
@@ -76,12 +87,57 @@ export class TokenStore {
     return this.all.all().map(info);
   }
 
-  /** Refused from the next request on; revoking twice keeps the first time. */
+  /** Refused from the next request on, and what watches it is told now; revoking twice keeps the first time. */
   revoke(id: string, now = new Date()): TokenInfo {
     this.markRevoked.run(now.toISOString(), id);
     const row = this.byId.get(id);
     if (!row) throw notFound(`token ${id}`);
+    this.ended(id);
     return info(row);
+  }
+
+  /**
+   * Calls `onEnd` once when token `id` is revoked or reaches its expiry (at once when it is not live
+   * now): what outlives the request that checked the token (a stream) ends with it. One timer per
+   * watched token, set for its expiry. Returns the unwatch, which clears the timer with the last one.
+   */
+  watch(id: string, onEnd: () => void): () => void {
+    const row = this.byId.get(id);
+    if (!row || !live(row, Date.now())) {
+      onEnd();
+      return () => {};
+    }
+    const watch = this.watches.get(id) ?? this.newWatch(id, row.expires_at);
+    watch.ends.add(onEnd);
+    return () => {
+      watch.ends.delete(onEnd);
+      if (watch.ends.size === 0 && this.watches.get(id) === watch) {
+        clearTimeout(watch.timer);
+        this.watches.delete(id);
+      }
+    };
+  }
+
+  private newWatch(id: string, expiresAt: string | null): Watch {
+    const watch: Watch = { ends: new Set() };
+    this.watches.set(id, watch);
+    if (expiresAt !== null) this.expireAt(id, watch, Date.parse(expiresAt));
+    return watch;
+  }
+
+  /** Ends the watch at `at`; always from a timer, so what is being added to it hears the end too. */
+  private expireAt(id: string, watch: Watch, at: number): void {
+    const wait = Math.min(Math.max(at - Date.now(), 0), MAX_TIMER_MS);
+    watch.timer = setTimeout(() => (at > Date.now() ? this.expireAt(id, watch, at) : this.ended(id)), wait);
+  }
+
+  /** Tells what watches token `id` that it ended, once. */
+  private ended(id: string): void {
+    const watch = this.watches.get(id);
+    if (!watch) return;
+    this.watches.delete(id);
+    clearTimeout(watch.timer);
+    for (const end of [...watch.ends]) end();
   }
 
   /** The token's record when it is live; why not otherwise. */
@@ -92,4 +148,8 @@ export class TokenStore {
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { ok: false, problem: "expired" };
     return { ok: true, token: info(row) };
   }
+}
+
+function live(row: TokenRow, now: number): boolean {
+  return row.revoked_at === null && (row.expires_at === null || Date.parse(row.expires_at) > now);
 }

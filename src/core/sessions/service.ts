@@ -15,6 +15,7 @@ import type { RecallService } from "../recall/service";
 import { matchExpression } from "../recall/text";
 import { ContextBuilder, clip, memoryLine } from "./context";
 import { extractFromTranscript } from "./extraction";
+import { heldByAnother, sessionOfAnotherAgent } from "./holder";
 import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
 import type { Database } from "bun:sqlite";
 
@@ -60,7 +61,7 @@ export class SessionService {
   private readonly stopping = new AbortController();
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly memory: MemoryService,
     private readonly writes: GroupCommit,
     private readonly recall: RecallService,
@@ -72,9 +73,11 @@ export class SessionService {
 
   // ---- hooks ----
 
+  /** Every hook acts on the caller's own session: one another agent holds is refused before anything is read. */
   async hook(event: HookEvent, caller: Caller, req: HookRequest): Promise<HookResponse> {
     const key = normalizeSessionKey(req.sessionKey);
-    if (this.store.get(key)?.bypassed === 1) return { bypassed: true };
+    if (heldByAnother(this.db, key, caller.agentId)) throw sessionOfAnotherAgent(key);
+    if (this.store.get(key, caller.agentId)?.bypassed === 1) return { bypassed: true };
     switch (event) {
       case "session-start":
         return this.sessionStart(caller, key, req);
@@ -93,7 +96,9 @@ export class SessionService {
   private open(caller: Caller, key: string, req: HookRequest, reopen = false): SessionRow {
     const parentKey = req.parentSessionKey !== undefined ? normalizeSessionKey(req.parentSessionKey) : null;
     const at = this.now().toISOString();
-    return this.store.open({ key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, at }, reopen);
+    const session = this.store.open({ key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, at }, reopen);
+    if (!session) throw sessionOfAnotherAgent(key);
+    return session;
   }
 
   private inject(session: SessionRow, via: InjectionVia, context: string, ids: string[]): HookContextResponse {
@@ -146,9 +151,10 @@ export class SessionService {
   private preCompaction(caller: Caller, key: string, req: HookRequest): HookContextResponse {
     const session = this.open(caller, key, req);
     if (req.transcript?.trim()) this.store.setTranscript(session.seq, req.transcript);
-    const carried = this.store.memoryLines([...this.store.injectedIn(key, session.agent_id, session.injection_window)].slice(0, CARRY_LIMIT));
+    const injected = [...this.store.injectedIn(key, session.agent_id, session.injection_window)].slice(0, CARRY_LIMIT);
+    const carried = this.store.memoryLines(this.memory.readableAgents(caller), injected);
     const ids = carried.map((m) => m.id);
-    this.store.setCarry(key, JSON.stringify(ids), this.now().toISOString());
+    this.store.setCarry(key, session.agent_id, JSON.stringify(ids), this.now().toISOString());
     if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
     const context = `# Signet: memories to keep across the compaction\n${carried.map(memoryLine).join("\n")}`;
     return this.inject(session, "pre-compaction", context, ids);
@@ -158,12 +164,12 @@ export class SessionService {
   private compactionComplete(caller: Caller, key: string, req: HookRequest): HookContextResponse {
     this.open(caller, key, req);
     const at = this.now().toISOString();
-    this.store.nextWindow(key, at);
-    const session = this.store.get(key)!;
+    this.store.nextWindow(key, caller.agentId, at);
+    const session = this.store.get(key, caller.agentId)!;
     const carriedIds = session.carry ? (JSON.parse(session.carry) as string[]) : [];
     // Carried once: a later compaction carries what its own pre-compaction chooses.
-    this.store.setCarry(key, null, at);
-    const carried = this.store.memoryLines(carriedIds);
+    this.store.setCarry(key, session.agent_id, null, at);
+    const carried = this.store.memoryLines(this.memory.readableAgents(caller), carriedIds);
     if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
     const context = `# Signet: memories carried across the compaction\n${carried.map(memoryLine).join("\n")}`;
     return this.inject(session, "compaction-complete", context, carried.map((m) => m.id));
@@ -173,8 +179,8 @@ export class SessionService {
     const session = this.open(caller, key, req);
     const transcript = req.transcript?.trim() ? req.transcript : null;
     if (transcript) this.store.setTranscript(session.seq, transcript);
-    this.store.end(key, this.now().toISOString());
-    this.store.removePresence(key);
+    this.store.end(key, session.agent_id, this.now().toISOString());
+    this.store.removePresence(key, session.agent_id);
     const base = { context: "", memoryIds: [], window: session.injection_window, transcriptStored: transcript !== null };
     if (!transcript) {
       return { ...base, extraction: "skipped", note: "no transcript was given, so nothing was stored or extracted" };
@@ -199,7 +205,7 @@ export class SessionService {
   private async extract(llm: ChatModel, caller: Caller, session: SessionRow, transcript: string): Promise<void> {
     try {
       const { summary, memories } = await extractFromTranscript(llm, transcript, this.stopping.signal);
-      if (summary) this.store.setSummary(session.key, summary);
+      if (summary) this.store.setSummary(session.key, session.agent_id, summary);
       const extractor: Caller = { ...caller, actor: "extraction", actorType: "daemon" };
       let stored = 0;
       for (const m of memories) {
@@ -250,8 +256,7 @@ export class SessionService {
   /** A sub-agent's parent: the recorded parent key, or for `agent:<id>:subagent:<x>` that agent's main session. */
   private parentOf(session: SessionRow): SessionRow | null {
     if (session.parent_key) {
-      const parent = this.store.get(session.parent_key);
-      return parent && parent.agent_id === session.agent_id ? parent : null;
+      return this.store.get(session.parent_key, session.agent_id);
     }
     const m = SUBAGENT_KEY.exec(session.key);
     return m ? this.store.latestMainSession(m[1]!, session.agent_id, session.key) : null;
@@ -282,19 +287,23 @@ export class SessionService {
   }
 
   private owned(caller: Caller, key: string): SessionRow {
-    const row = this.store.get(key);
+    const row = this.store.get(key, caller.agentId);
     // Another agent's session is not this caller's to see: the same answer as no session at all.
-    if (!row || row.agent_id !== caller.agentId) throw notFound(`session ${key} of agent ${caller.agentId}`);
+    if (!row) throw notFound(`session ${key} of agent ${caller.agentId}`);
     return row;
   }
 
-  /** Bypass on or off; a key no hook reported yet is recorded, so its first hook is already silent. */
+  /**
+   * Bypass on or off; a key no hook reported yet is recorded, so its first hook is already silent.
+   * A key another agent holds (present under it, without hooks yet) is not recorded: that would
+   * silence its holder's hooks.
+   */
   bypass(caller: Caller, rawKey: string, enabled: boolean): BypassResponse {
     const key = normalizeSessionKey(rawKey);
     const at = this.now().toISOString();
-    if (!this.store.get(key)) this.store.placeholder(key, caller.agentId, at);
+    if (!heldByAnother(this.db, key, caller.agentId)) this.store.placeholder(key, caller.agentId, at);
     this.owned(caller, key);
-    this.store.setBypass(key, enabled, at);
+    this.store.setBypass(key, caller.agentId, enabled, at);
     return { key, bypassed: enabled };
   }
 
@@ -316,8 +325,8 @@ export class SessionService {
     if (req.sessionKey !== undefined) return normalizeSessionKey(req.sessionKey);
     if (req.currentSessionKey === undefined) return undefined;
     const current = normalizeSessionKey(req.currentSessionKey);
-    const row = this.store.get(current);
-    if (row && row.agent_id === caller.agentId) return this.parentOf(row)?.key;
+    const row = this.store.get(current, caller.agentId);
+    if (row) return this.parentOf(row)?.key;
     const m = SUBAGENT_KEY.exec(current);
     return m ? (this.store.latestMainSession(m[1]!, caller.agentId, current)?.key ?? undefined) : undefined;
   }

@@ -67,25 +67,30 @@ export function toSummary(row: SessionRow): SessionSummary {
 export class SessionStore {
   constructor(private readonly db: Database) {}
 
-  get(key: string): SessionRow | null {
-    return this.db.query<SessionRow, [string]>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.key = ?`).get(key);
+  /** `agentId`'s session `key`; null when there is none or another agent holds it. */
+  get(key: string, agentId: string): SessionRow | null {
+    return this.db
+      .query<SessionRow, [string, string]>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.key = ? AND s.agent_id = ?`)
+      .get(key, agentId);
   }
 
   /**
    * Creates the session, or brings it up to date when it exists (a resumed session, or one a
-   * bypass named first): harness, agent, project and parent follow the latest report.
+   * bypass named first): harness, project and parent follow the latest report. A session stays
+   * with its agent: null when another agent holds the key, which is left as it was.
    */
-  open(o: Opening, reopen: boolean): SessionRow {
+  open(o: Opening, reopen: boolean): SessionRow | null {
     this.db
       .query(
         `INSERT INTO sessions (key, agent_id, harness, project, parent_key, started_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-         ON CONFLICT(key) DO UPDATE SET agent_id = excluded.agent_id, harness = excluded.harness,
+         ON CONFLICT(key) DO UPDATE SET harness = excluded.harness,
            project = COALESCE(excluded.project, sessions.project), parent_key = COALESCE(excluded.parent_key, sessions.parent_key),
-           updated_at = excluded.updated_at, ended_at = CASE WHEN ?7 THEN NULL ELSE sessions.ended_at END`,
+           updated_at = excluded.updated_at, ended_at = CASE WHEN ?7 THEN NULL ELSE sessions.ended_at END
+         WHERE sessions.agent_id = excluded.agent_id`,
       )
       .run(o.key, o.agentId, o.harness, o.project, o.parentKey, o.at, reopen ? 1 : 0);
-    return this.get(o.key)!;
+    return this.get(o.key, o.agentId);
   }
 
   /** A session row for a key no hook reported yet, so a bypass set first is kept. */
@@ -95,35 +100,30 @@ export class SessionStore {
       .run(key, agentId, at, at);
   }
 
-  setBypass(key: string, on: boolean, at: string): void {
-    this.db.query("UPDATE sessions SET bypassed = ?, updated_at = ? WHERE key = ?").run(on ? 1 : 0, at, key);
+  // Every change below names the session's agent too: a key alone never reaches another agent's session.
+
+  setBypass(key: string, agentId: string, on: boolean, at: string): void {
+    this.db.query("UPDATE sessions SET bypassed = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(on ? 1 : 0, at, key, agentId);
   }
 
-  touch(key: string, at: string): void {
-    this.db.query("UPDATE sessions SET updated_at = ? WHERE key = ?").run(at, key);
+  end(key: string, agentId: string, at: string): void {
+    this.db.query("UPDATE sessions SET ended_at = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(at, at, key, agentId);
   }
 
-  end(key: string, at: string): void {
-    this.db.query("UPDATE sessions SET ended_at = ?, updated_at = ? WHERE key = ?").run(at, at, key);
-  }
-
-  setSummary(key: string, summary: string): void {
-    this.db.query("UPDATE sessions SET summary = ? WHERE key = ?").run(summary, key);
+  setSummary(key: string, agentId: string, summary: string): void {
+    this.db.query("UPDATE sessions SET summary = ? WHERE key = ? AND agent_id = ?").run(summary, key, agentId);
   }
 
   /** The memory ids pre-compaction chose to carry across (JSON), or null once they were. */
-  setCarry(key: string, carry: string | null, at: string): void {
-    this.db.query("UPDATE sessions SET carry = ?, updated_at = ? WHERE key = ?").run(carry, at, key);
+  setCarry(key: string, agentId: string, carry: string | null, at: string): void {
+    this.db.query("UPDATE sessions SET carry = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(carry, at, key, agentId);
   }
 
-  /** Opens the next injection window; returns it. */
-  nextWindow(key: string, at: string): number {
-    const row = this.db
-      .query<{ injection_window: number }, [string, string]>(
-        "UPDATE sessions SET injection_window = injection_window + 1, updated_at = ? WHERE key = ? RETURNING injection_window",
-      )
-      .get(at, key);
-    return row?.injection_window ?? 0;
+  /** Opens the next injection window. */
+  nextWindow(key: string, agentId: string, at: string): void {
+    this.db
+      .query("UPDATE sessions SET injection_window = injection_window + 1, updated_at = ? WHERE key = ? AND agent_id = ?")
+      .run(at, key, agentId);
   }
 
   list(agentId: string, filter: { active?: boolean; project?: string; limit: number }): SessionRow[] {
@@ -214,14 +214,15 @@ export class SessionStore {
       .all(project, JSON.stringify(agentIds), limit);
   }
 
-  /** The given live memories, in the order of `ids`. */
-  memoryLines(ids: string[]): MemoryLine[] {
+  /** Those of the given live memories `agentIds` may read, in the order of `ids`. */
+  memoryLines(agentIds: string[], ids: string[]): MemoryLine[] {
     if (ids.length === 0) return [];
     const rows = this.db
-      .query<MemoryLine, [string]>(
-        "SELECT id, content, type FROM memories WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))",
+      .query<MemoryLine, [string, string]>(
+        `SELECT id, content, type FROM memories WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))
+           AND agent_id IN (SELECT value FROM json_each(?))`,
       )
-      .all(JSON.stringify(ids));
+      .all(JSON.stringify(ids), JSON.stringify(agentIds));
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -267,12 +268,14 @@ export class SessionStore {
 
   // ---- presence ----
 
+  /** Registers the session's presence; an entry of another agent under the key is left as it was. */
   registerPresence(o: Omit<Opening, "parentKey">): void {
     this.db
       .query(
         `INSERT INTO agent_presence (session_key, agent_id, harness, project, started_at, last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-         ON CONFLICT(session_key) DO UPDATE SET agent_id = excluded.agent_id, harness = excluded.harness,
-           project = excluded.project, last_seen_at = excluded.last_seen_at`,
+         ON CONFLICT(session_key) DO UPDATE SET harness = excluded.harness,
+           project = excluded.project, last_seen_at = excluded.last_seen_at
+         WHERE agent_presence.agent_id = excluded.agent_id`,
       )
       .run(o.key, o.agentId, o.harness, o.project, o.at);
   }
@@ -282,8 +285,8 @@ export class SessionStore {
     this.db.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = ? AND agent_id = ?").run(at, key, agentId);
   }
 
-  removePresence(key: string): void {
-    this.db.query("DELETE FROM agent_presence WHERE session_key = ?").run(key);
+  removePresence(key: string, agentId: string): void {
+    this.db.query("DELETE FROM agent_presence WHERE session_key = ? AND agent_id = ?").run(key, agentId);
   }
 
   // ---- feedback ----

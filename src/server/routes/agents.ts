@@ -16,9 +16,11 @@ import { invalidInput } from "../../contracts/errors";
 import { parseInput } from "../../contracts/parse";
 import { normalizeSessionKey } from "../../contracts/session";
 import { ownAgent, type AgentsService } from "../../core/agents/service";
+import { DEFAULT_STREAM_CAPS, OpenStreams, type StreamSlot } from "../../core/auth/open-streams";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 import { errorResponse } from "../http-errors";
+import { principalOf } from "../principal";
 
 /** The replay and each live batch read this many messages at a time. */
 const BATCH = 500;
@@ -34,8 +36,8 @@ const event = (m: AgentMessage) => `id: ${m.id}\nevent: message\ndata: ${JSON.st
 
 /**
  * The caller's messages after `cursor` as server-sent events: first what was missed, then each new
- * one as it is stored, with a keep-alive comment every `keepAliveS`. Ends when the client goes or the
- * daemon stops.
+ * one as it is stored, with a keep-alive comment every `keepAliveS`. Ends when the client goes, the
+ * daemon stops, or the token it was opened with is revoked or expires; then `slot` is freed.
  */
 function messageStream(
   agents: AgentsService,
@@ -43,6 +45,7 @@ function messageStream(
   cursor: number,
   keepAliveS: number,
   signal: AbortSignal,
+  slot: StreamSlot,
 ): Response {
   const encoder = new TextEncoder();
   let stop = () => {};
@@ -74,6 +77,7 @@ function messageStream(
         closed = true;
         clearInterval(keepAlive);
         unlisten?.();
+        slot.release();
         signal.removeEventListener("abort", stop);
         try {
           controller.close();
@@ -84,6 +88,7 @@ function messageStream(
       signal.addEventListener("abort", stop);
       unlisten = agents.listen({ notify: pump, close: stop });
       if (unlisten === null) return stop();
+      slot.bind(stop);
       // Bun sends the headers with the first byte: a comment at once tells the client it is open.
       write(": connected\n\n");
       pump();
@@ -99,6 +104,7 @@ function messageStream(
 
 export function agentRoutes(ctx: DaemonContext) {
   const { agents } = ctx;
+  const streams = new OpenStreams("message streams", DEFAULT_STREAM_CAPS, ctx.tokens);
   return new Elysia()
     .get("/api/cross-agent/presence", ({ query, request }) => {
       const q = parseInput(PresenceQuerySchema, query, "presence query");
@@ -132,9 +138,19 @@ export function agentRoutes(ctx: DaemonContext) {
       ownAgent(agentId, q.agent_id, "agent_id");
       const cursor = lastEventId(request, q.last_event_id) ?? agents.latestId();
       if (!agents.accepting) return errorResponse("unavailable", "the daemon is stopping");
+      const principal = principalOf(request);
+      const admission = streams.admit(agentId, principal?.kind === "token" ? principal.tokenId : null);
+      if (!admission.ok) {
+        // Past the agent's share, retrying helps only once one of its own streams ends: 429. Past the
+        // total, the daemon is full for everyone and any stream's end frees a slot: 503, as for /mcp.
+        return admission.full === "agent"
+          ? errorResponse("rate_limited", admission.message)
+          : errorResponse("unavailable", `${admission.message}; retry shortly`, { "Retry-After": "1" });
+      }
       // A stream is idle between messages for as long as it likes; keep-alives are for proxies.
       ctx.setIdleTimeout?.(request, 0);
       const sessionKey = q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key);
-      return messageStream(agents, { agentId, sessionKey, includeBroadcast: q.include_broadcast }, cursor, ctx.config.crossAgent.keepAliveS, request.signal);
+      const scope = { agentId, sessionKey, includeBroadcast: q.include_broadcast };
+      return messageStream(agents, scope, cursor, ctx.config.crossAgent.keepAliveS, request.signal, admission.slot);
     });
 }

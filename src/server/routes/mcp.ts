@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import { SignetClient } from "../../client/client";
 import { AgentIdSchema, DEFAULT_AGENT_ID } from "../../contracts/agent";
 import { SignetError } from "../../contracts/errors";
+import { DEFAULT_STREAM_CAPS, OpenStreams } from "../../core/auth/open-streams";
 import {
   JSONRPC_INTERNAL_ERROR,
   JSONRPC_INVALID_REQUEST,
@@ -21,7 +22,6 @@ import { boundAgent, principalOf, setPrincipal, type Principal } from "../princi
 import { MCP_PATH } from "../request-path";
 
 const DEFAULT_MAX_IN_FLIGHT = 32;
-const DEFAULT_MAX_STREAMS = 64;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 const SESSION_KEY_MAX = 256;
 
@@ -30,7 +30,7 @@ export interface McpRouteOptions {
   handle(request: Request): Promise<Response>;
   /** POSTs handled at once; one more is answered 503 (default 32). */
   maxInFlight?: number;
-  /** GET streams open at once; one more is answered 503 (default 64). */
+  /** GET streams open at once; one more is answered 503 (default 64). One agent's are capped too: 429. */
   maxStreams?: number;
   /** Interval of the keep-alive comments on GET streams (default 15 s). */
   keepAliveMs?: number;
@@ -38,6 +38,11 @@ export interface McpRouteOptions {
 
 function busy(what: string): Response {
   return jsonRpcError(503, JSONRPC_SERVER_ERROR, `Server busy: ${what}; retry shortly`, { "Retry-After": "1" });
+}
+
+/** The caller holds all the streams one agent may: retrying helps only once one of its own ends. */
+function tooManyStreams(what: string): Response {
+  return jsonRpcError(429, JSONRPC_SERVER_ERROR, `Too many requests: ${what}`);
 }
 
 interface McpCaller {
@@ -103,12 +108,14 @@ function inProcessFetch(handle: (request: Request) => Promise<Response>, princip
 export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   const limit = ctx.config.daemon.maxBodyBytes;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
   const hub = ctx.mcpStreams;
+  const streams = new OpenStreams(
+    "notification streams",
+    { ...DEFAULT_STREAM_CAPS, total: options.maxStreams ?? DEFAULT_STREAM_CAPS.total },
+    ctx.tokens,
+  );
   let inFlight = 0;
-  /** GETs between the stream cap check and their stream's registration in the hub. */
-  let opening = 0;
 
   /** Calls to Signet's own tools are recorded here, in the daemon (source `mcp`). */
   function recordFor(agentId: string | undefined, sessionKey: string | undefined) {
@@ -166,10 +173,12 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
 
   async function get(request: Request, url: URL): Promise<Response> {
     if (!hub.accepting) return shuttingDown();
-    if (hub.size + opening >= maxStreams) return busy(`${maxStreams} notification streams are already open`);
     const caller = callerFrom(request, url);
     if (caller instanceof Response) return caller;
-    opening++;
+    // The slot is taken before the stream is set up, so GETs arriving together cannot pass the caps.
+    const admission = streams.admit(caller.agentId ?? DEFAULT_AGENT_ID, caller.principal?.kind === "token" ? caller.principal.tokenId : null);
+    if (!admission.ok) return admission.full === "agent" ? tooManyStreams(admission.message) : busy(admission.message);
+    const { slot } = admission;
     try {
       const server = serverFor(caller);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs });
@@ -177,14 +186,17 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       const response = await transport.handleRequest(request);
       if (!response.ok || !response.body) {
         // 406 without `Accept: text/event-stream`, 400 for an unsupported protocol version.
+        slot.release();
         await server.close().catch(() => {});
         return response;
       }
-      // The stream lives until the client leaves or the daemon stops; keep-alive comments flow meanwhile.
+      // The stream lives until the client leaves, the daemon stops or its token ends; keep-alive comments flow meanwhile.
       ctx.setIdleTimeout?.(request, 0);
-      return await hub.adopt(server, transport, response);
-    } finally {
-      opening--;
+      // From here the hub frees the slot when the stream ends.
+      return await hub.adopt(server, transport, response, slot);
+    } catch (err) {
+      slot.release();
+      throw err;
     }
   }
 
