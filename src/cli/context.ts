@@ -42,5 +42,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     dataDir: config.dataDir,
     // Like signet-mcp, a command that finds no daemon starts one (daemon.autostart), under the same rules.
     autostart: autostarter(config, createLogger("signet")),
+    // Loaded only when nothing answers: a daemon that runs but hangs is not "not running".
+    explainNoAnswer: async (url, detail, silent) => (await import("../control/daemon-process")).explainNoAnswer(config, url, detail, silent),
   });
 }

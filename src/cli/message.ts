@@ -6,7 +6,7 @@ import { InboxQuerySchema, MESSAGE_TYPES, MessageSendSchema, StreamQuerySchema, 
 import { defined, parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { num } from "./flags";
-import { emit, wantsJson, writeText } from "./output";
+import { emit, wantsJson, writeJson, writeText } from "./output";
 
 function line(m: AgentMessage): string {
   const to = m.broadcast ? "everyone" : m.toSessionKey ? `${m.toAgentId}/${m.toSessionKey}` : (m.toAgentId ?? `acp:${m.acpTargetAgentName}`);
@@ -99,7 +99,7 @@ const watch = defineCommand({
     process.once("SIGINT", () => process.exit(0));
     const client = clientFor(configFromFlags(args));
     for await (const m of client.agents.watch(query)) {
-      if (json) process.stdout.write(`${JSON.stringify(m)}\n`);
+      if (json) writeJson(m, { compact: true });
       else writeText(line(m));
     }
     // Only a stopping daemon ends the stream: exit 3, as for any daemon that went away.

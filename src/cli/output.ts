@@ -1,7 +1,9 @@
 // Output rules for every command: JSON when stdout is not a terminal or with --json; a readable
 // rendering on a terminal or with --pretty, with control characters made visible (terminal-text.ts).
+// JSON has them escaped too, wherever it goes: a file or a pipe ends up on a terminal as often
+// (`cat`, `less -R`, `tee`), and an escape parses to the same character.
 // And the layout of every command's help, wrapped to the terminal's width.
-import { terminalText } from "./terminal-text";
+import { terminalJson, terminalText } from "./terminal-text";
 
 export interface OutputFlags {
   json?: boolean;
@@ -19,8 +21,13 @@ export function writeText(text: string): void {
   process.stdout.write(`${terminalText(text)}\n`);
 }
 
+/** `data` as JSON on stdout, indented unless `compact` (one value a line), control and bidi characters escaped. */
+export function writeJson(data: unknown, opts: { compact?: boolean } = {}): void {
+  process.stdout.write(`${terminalJson(data, opts.compact ? undefined : 2)}\n`);
+}
+
 export function emit<T>(data: T, flags: OutputFlags, render: (data: T) => string): void {
-  if (wantsJson(flags)) process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  if (wantsJson(flags)) writeJson(data);
   else writeText(render(data));
 }
 

@@ -7,6 +7,7 @@ import {
   CHALLENGE_PARAM,
   INSTANCE_KEY_HEADER,
   challengeProof,
+  proofEndpoint,
   readOwnerFile,
 } from "../config/owner-files";
 import { daemonFiles } from "../config/paths";
@@ -147,6 +148,12 @@ export interface ClientOptions {
   /** Called once when the daemon refuses connections; true means "started, try again". */
   autostart?: () => Promise<boolean>;
   /**
+   * Called when no daemon answers (`silent`: it accepted the connection but said nothing in time),
+   * after autostart: a message that says more than "not running", such as that the data directory's
+   * daemon runs but hangs, or runs on another port. Undefined keeps the usual message.
+   */
+  explainNoAnswer?: (url: string, detail: string, silent: boolean) => Promise<string | undefined>;
+  /**
    * The data directory whose owner this client acts for (the CLI's and signet-mcp's). With a loopback
    * daemon URL, the daemon must prove it holds this directory's instance key before anything is
    * sent; admin requests carry its admin token and reports its instance key.
@@ -272,9 +279,7 @@ export class SignetClient {
       } catch (err) {
         if (err instanceof DaemonIdentityError) throw err;
         const e = err as Error;
-        if (e.name === "TimeoutError" || e.name === "AbortError") {
-          throw new DaemonUnreachableError(this.baseUrl, `no answer within ${timeoutMs} ms`);
-        }
+        if (e.name === "TimeoutError" || e.name === "AbortError") throw await this.unreachable(`no answer within ${timeoutMs} ms`, true);
         lastError = (e as { code?: string }).code === "ECONNREFUSED" ? "connection refused" : e.message || String(err);
         continue;
       }
@@ -284,13 +289,19 @@ export class SignetClient {
       this.autostartTried = true;
       if (await this.options.autostart()) return this.send(method, path, opts);
     }
-    throw new DaemonUnreachableError(this.baseUrl, lastError);
+    throw await this.unreachable(lastError, false);
+  }
+
+  private async unreachable(detail: string, silent: boolean): Promise<DaemonUnreachableError> {
+    const explained = await this.options.explainNoAnswer?.(this.baseUrl, detail, silent);
+    return new DaemonUnreachableError(this.baseUrl, detail, explained);
   }
 
   /**
    * Before anything is sent: the daemon on `origin` answers a fresh nonce with its HMAC under the
-   * instance key of our data directory. Another account that took the port first, or a daemon of
-   * another data directory, cannot, and is told nothing.
+   * instance key of our data directory, over the address it listens on. Another account that took
+   * the port first, a daemon of another data directory, or a relay from this port to the daemon on
+   * another one cannot answer for `origin`, and is told nothing.
    */
   private async prove(origin: string, timeoutMs: number): Promise<void> {
     const owner = this.owner!;
@@ -302,20 +313,21 @@ export class SignetClient {
     });
     const body = (await response.json().catch(() => null)) as Partial<HealthResponse> | null;
     const key = readOwnerFile(owner.instanceKey);
-    if (key !== null && typeof body?.proof === "string" && body.proof === challengeProof(key, nonce)) {
+    const url = new URL(origin);
+    const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+    if (key !== null && typeof body?.proof === "string" && body.proof === challengeProof(key, nonce, proofEndpoint(url.hostname, port))) {
       this.proven.add(origin);
       return;
     }
-    const port = new URL(origin).port;
-    const serves = typeof body?.dataDir === "string" && body.dataDir !== dataDir ? ` (it says it serves ${body.dataDir})` : "";
     const why =
       key === null
         ? `${owner.instanceKey} does not exist, so no daemon of yours was started for ${dataDir}`
-        : `it cannot prove it holds ${owner.instanceKey}`;
+        : `it cannot prove it holds ${owner.instanceKey} and listens on port ${port} itself`;
     throw new DaemonIdentityError(
       this.baseUrl,
-      `refusing to talk to ${origin}: what answers on port ${port} is not your Signet daemon for ${dataDir}${serves}; ${why}. ` +
-        "Another account's daemon or a daemon of another data directory may hold the port: stop it, or choose another port (SIGNET_PORT / daemon.port) or data directory (SIGNET_PATH).",
+      `refusing to talk to ${origin}: what answers on port ${port} is not your Signet daemon for ${dataDir}; ${why}. ` +
+        "Another account's daemon, a daemon of another data directory, or a relay to your daemon on another port may hold the port: " +
+        "stop it, or choose another port (SIGNET_PORT / daemon.port) or data directory (SIGNET_PATH).",
     );
   }
 
@@ -360,8 +372,9 @@ export class SignetClient {
     throw new DaemonUnreachableError(this.baseUrl, "the answer ended before the call's result");
   }
 
+  /** With the instance key (once the daemon proved itself), the answer includes pid, port and data directory. */
   health(): Promise<HealthResponse> {
-    return this.request("GET", "/health", { timeoutMs: 2000 });
+    return this.request("GET", "/health", { timeoutMs: 2000, credential: "instance" });
   }
 
   /**
@@ -386,7 +399,8 @@ export class SignetClient {
         yield line;
       }
     } catch (err) {
-      if (wait.signal.aborted) throw new DaemonUnreachableError(this.baseUrl, `no answer within ${waitMs} ms`);
+      // send() may have said why already (a daemon that runs but hangs).
+      if (wait.signal.aborted && !(err instanceof DaemonUnreachableError)) throw new DaemonUnreachableError(this.baseUrl, `no answer within ${waitMs} ms`);
       throw err;
     } finally {
       clearTimeout(timer);

@@ -73,6 +73,27 @@ export async function readStatus(config: Config): Promise<Status> {
   return status;
 }
 
+/**
+ * What to tell a client that got no answer at `url` while the data directory's daemon runs (its lock
+ * is held and the process its pid file names is alive): that it hangs on that port, or that it runs
+ * on another. Undefined when no daemon of this data directory runs, where "not running" is right.
+ */
+export function explainNoAnswer(config: Config, url: string, detail: string, silent: boolean): string | undefined {
+  const info = isLockHeld(config.dataDir) ? readPidFile(config.dataDir) : null;
+  if (!info || !alive(info.pid)) return undefined;
+  const called = new URL(url);
+  if (silent && info.port === (Number(called.port) || 80)) {
+    return (
+      `the Signet daemon for ${config.dataDir} runs (pid ${info.pid}, port ${info.port}) but does not answer (${detail}): ` +
+      `restart it with \`signet daemon restart\`, and look at its log at ${daemonFiles(config.dataDir).log} for why it hangs`
+    );
+  }
+  if (new URL(info.url).origin === called.origin) return undefined;
+  return (
+    `${url} did not answer (${detail}), but the Signet daemon for ${config.dataDir} runs at ${info.url} (pid ${info.pid}): ` +
+    `point clients at it (SIGNET_PORT=${info.port}, daemon.port or SIGNET_DAEMON_URL), or move it with \`signet daemon restart\``
+  );
+}
 
 /** `log` is the caller's (the CLI's or signet-mcp's): the daemon logs to its own file. */
 export async function startBackground(config: Config, flags: { port?: string; bind?: string }, log: Logger): Promise<PidInfo> {

@@ -2,7 +2,7 @@
 // migrations, self-install and durability across kill -9.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
@@ -126,7 +126,8 @@ describe("daemon lifecycle", () => {
     expect(info.alreadyRunning).toBe(false);
     expect(info.url).toBe(`http://127.0.0.1:${s.port}`);
     expect(info.pid).toBeGreaterThan(0);
-    const health = await (await fetch(`${info.url}/health`)).json();
+    const instanceKey = readFileSync(join(s.dataDir, ".daemon", "instance.key"), "utf8").trim();
+    const health = await (await fetch(`${info.url}/health`, { headers: { "x-signet-instance-key": instanceKey } })).json();
     expect(health).toMatchObject({ status: "ok", pid: info.pid, port: s.port, dataDir: s.dataDir, db: { ok: true, memories: 0 } });
 
     st = await run(["daemon", "status"], { env: s.env });

@@ -103,10 +103,12 @@ describe("web pages", () => {
         const health = await raw("GET", "/health", { host });
         expect({ host, status: health.status, body: health.json }).toEqual({ host, status: 200, body: { status: "ok", version: expect.any(String) } });
       }
-      // The guard's own view of /health: everything, pid and data directory included.
-      const own = await raw("GET", "/health", {});
-      expect(own.json.dataDir).toBe(d.dataDir);
-      expect(own.json.pid).toBe(process.pid);
+      // Through the guard, /health tells pid, port and data directory to the owner's credential only.
+      const own = await raw("GET", "/health", { "x-signet-instance-key": d.daemon.context.credentials.instanceKey });
+      expect(own.json).toMatchObject({ dataDir: d.dataDir, pid: process.pid, port: Number(port) });
+      const anyone = await raw("GET", "/health", {});
+      expect(anyone.json).toMatchObject({ status: "ok", db: { ok: true } });
+      expect(["pid", "port", "dataDir"].filter((k) => k in anyone.json)).toEqual([]);
     } finally {
       d.daemon.context.db.run("DELETE FROM memories");
     }
@@ -250,7 +252,7 @@ describe("clients check who answers on the port", () => {
       hostname: "127.0.0.1",
       async fetch(request) {
         seen.push(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`);
-        return Response.json({ status: "ok", version: "0.1.0", dataDir: "/somewhere/else", proof: "00" });
+        return Response.json({ status: "ok", version: "0.1.0", proof: "00" });
       },
     });
     try {
@@ -259,7 +261,6 @@ describe("clients check who answers on the port", () => {
       expect(err).toBeInstanceOf(DaemonIdentityError);
       expect(err.message).toContain(`port ${impostor.port}`);
       expect(err.message).toContain(d.dataDir);
-      expect(err.message).toContain("/somewhere/else");
       expect(seen.length).toBe(1);
       expect(seen[0]).toStartWith("GET /health ");
       expect(seen.join("")).not.toContain("AKIA");
@@ -275,7 +276,7 @@ describe("clients check who answers on the port", () => {
     const stranger = new SignetClient({ baseUrl: d.url, dataDir: other });
     const err = await stranger.memory.list({}).catch((e) => e);
     expect(err).toBeInstanceOf(DaemonIdentityError);
-    expect(err.message).toContain(`it says it serves ${d.dataDir}`);
+    expect(err.message).toContain(`not your Signet daemon for ${other}`);
     // Without owner files a client still reaches the daemon for what needs no credential.
     const anonymous = new SignetClient({ baseUrl: d.url });
     const refused = await anonymous.bridge.install(attackServer()).catch((e) => e);

@@ -7,7 +7,7 @@ import type { BridgeTool } from "../../contracts/bridge";
 import { ParamError, parseParams, validateArguments } from "./params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
-import { wantsJson, writeText } from "../output";
+import { wantsJson, writeJson, writeText } from "../output";
 import { terminalText } from "../terminal-text";
 import { renderCallResult, renderCallUpdate, renderServerHelp, renderToolHelp, renderToolList } from "./render";
 
@@ -196,7 +196,7 @@ async function callWatched(client: SignetClient, server: string, body: Parameter
 
 function print(result: CallToolResult, flags: CallFlags): void {
   if (wantsJson(flags)) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    writeJson(result);
     return;
   }
   writeText(renderCallResult(result, { saveDir: flags.saveDir }).text);
@@ -230,7 +230,7 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
       else if (err instanceof UsageError) out = { error: err.message, code: "invalid_input" };
       else throw err;
     }
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    writeJson(out, { compact: true });
   }
   return failed ? EXIT.failed : EXIT.ok;
 }
@@ -251,7 +251,7 @@ export async function runServerCommand(server: string, args: string[]): Promise<
   }
   const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
   if (word === "list-tools") {
-    if (wantsJson(flags)) process.stdout.write(`${JSON.stringify({ server, tools }, null, 2)}\n`);
+    if (wantsJson(flags)) writeJson({ server, tools });
     else writeText(renderToolList(server, tools));
     return EXIT.ok;
   }

@@ -1,16 +1,18 @@
 // GET /health: liveness plus what an operator needs to see at a glance.
 import { Elysia } from "elysia";
-import { CHALLENGE_PARAM, challengeProof } from "../../config/owner-files";
+import { CHALLENGE_PARAM, INSTANCE_KEY_HEADER, challengeProof, proofEndpoint, sameSecret } from "../../config/owner-files";
 import { invalidInput } from "../../contracts/errors";
 import { VERSION } from "../../version";
 import type { HealthResponse } from "../../contracts/health";
 import type { DaemonContext } from "../context";
+import { principalOf } from "../principal";
 
 const NONCE_MAX = 256;
+const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
 
 export function healthRoutes(ctx: DaemonContext) {
   const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");
-  return new Elysia().get("/health", ({ query }): HealthResponse => {
+  return new Elysia().get("/health", ({ query, request }): HealthResponse => {
     let memories: number | null = null;
     try {
       memories = count.get()?.n ?? 0;
@@ -18,22 +20,43 @@ export function healthRoutes(ctx: DaemonContext) {
       memories = null;
     }
     const { error: _error, ...embedding } = ctx.embeddings.status();
+    const nonce = query[CHALLENGE_PARAM];
     return {
       status: memories === null ? "degraded" : "ok",
       version: VERSION,
-      pid: process.pid,
       uptimeS: Math.round((Date.now() - ctx.startedAt) / 1000),
-      port: ctx.port,
-      dataDir: ctx.config.dataDir,
       db: { ok: memories !== null, memories },
       embedding,
-      ...proofFor(query[CHALLENGE_PARAM], ctx.credentials.instanceKey),
+      ...(isOwner(request, ctx.credentials.instanceKey) && { pid: process.pid, port: ctx.port, dataDir: ctx.config.dataDir }),
+      ...(nonce !== undefined && { proof: proofFor(nonce, ctx.credentials.instanceKey, listeningEndpoint(ctx.config.daemon.bind, request, ctx.port)) }),
     };
   });
 }
 
-function proofFor(nonce: string | undefined, instanceKey: string): { proof?: string } {
-  if (nonce === undefined) return {};
+/**
+ * Where the daemon runs is the owner's to know: in local mode any account may call /health, and the
+ * port and data directory are what a relay of the daemon's port needs (docs/security.md). The
+ * owner's credentials and the tokens it issued count; the challenge does not (it proves the daemon
+ * to the caller, not the caller to the daemon).
+ */
+function isOwner(request: Request, instanceKey: string): boolean {
+  const principal = principalOf(request);
+  if (principal?.kind === "token" || (principal?.kind === "trusted" && principal.via === "owner")) return true;
+  return sameSecret(request.headers.get(INSTANCE_KEY_HEADER), instanceKey);
+}
+
+/**
+ * The address the proof covers: the one the daemon listens on. A wildcard bind or a host name
+ * covers more than one address, so there it is the Host the caller used, which the guard has
+ * already checked names this daemon; the port is always the one actually listened on.
+ */
+function listeningEndpoint(bind: string, request: Request, port: number): string {
+  const address = bind.replace(/^\[|\]$/g, "");
+  const literal = (/^[\d.]+$/.test(address) || address.includes(":")) && !WILDCARD_BINDS.has(address);
+  return proofEndpoint(literal ? address : new URL(request.url).hostname, port);
+}
+
+function proofFor(nonce: string, instanceKey: string, endpoint: string): string {
   if (nonce.length === 0 || nonce.length > NONCE_MAX) throw invalidInput(`challenge must be 1-${NONCE_MAX} characters`);
-  return { proof: challengeProof(instanceKey, nonce) };
+  return challengeProof(instanceKey, nonce, endpoint);
 }

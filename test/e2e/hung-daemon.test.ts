@@ -1,0 +1,45 @@
+// A daemon that runs but does not answer is told apart from one that is not running: the CLI names
+// its pid and port and says to restart it, instead of "start it with `signet daemon start`"; and a
+// daemon running on another port than the one called is named with its port.
+import { describe, expect, test } from "bun:test";
+import { freePort, json, run, sandbox } from "../helpers/binary";
+
+describe("a daemon that does not answer where it is called", () => {
+  test("signet list says the daemon runs (pid, port) but does not answer, and how to restart it", async () => {
+    const s = await sandbox("embedding:\n  provider: none\n");
+    const start = await run(["daemon", "start"], { env: s.env });
+    expect(start.code).toBe(0);
+    const { pid } = json<{ pid: number }>(start);
+    process.kill(pid, "SIGSTOP");
+    try {
+      // The client waits its 10 s for an answer that never comes.
+      const r = await run(["list"], { env: s.env, timeoutMs: 30_000 });
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: "" });
+      expect(r.stderr).toContain(`runs (pid ${pid}, port ${s.port}) but does not answer`);
+      expect(r.stderr).toContain("signet daemon restart");
+      expect(r.stderr).toContain(`${s.dataDir}/.daemon/logs/daemon.log`);
+      expect(r.stderr).not.toContain("signet daemon start");
+    } finally {
+      process.kill(pid, "SIGCONT");
+      expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
+    }
+  }, 40_000);
+
+  test("signet list at a port where nothing listens names the port the data directory's daemon runs on", async () => {
+    const s = await sandbox("embedding:\n  provider: none\n");
+    const start = await run(["daemon", "start"], { env: s.env });
+    expect(start.code).toBe(0);
+    const { pid } = json<{ pid: number }>(start);
+    try {
+      const elsewhere = await freePort();
+      // Autostart tries, finds this data directory's daemon running, and the client says where it is.
+      const r = await run(["list"], { env: { ...s.env, SIGNET_PORT: String(elsewhere) } });
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: "" });
+      expect(r.stderr).toContain(`http://127.0.0.1:${elsewhere} did not answer (connection refused)`);
+      expect(r.stderr).toContain(`runs at http://127.0.0.1:${s.port} (pid ${pid})`);
+      expect(r.stderr).toContain(`SIGNET_PORT=${s.port}`);
+    } finally {
+      expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
+    }
+  });
+});
