@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { HOOK_EVENTS } from "../../src/contracts/hook-events";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
-import { call, expectError, expectForgedRefused, type Res } from "../helpers/memory-api";
+import { call, expectError, expectForgedRefused, useTestDaemon, type Res } from "../helpers/memory-api";
 
 type Headers = Record<string, string>;
 
@@ -109,26 +109,20 @@ describe("team mode: two agent tokens", () => {
 });
 
 describe("local mode: the agent header", () => {
-  let td: TestDaemon;
-  beforeAll(async () => {
-    td = await startTestDaemon();
-  });
-  afterAll(() => td.stop());
+  const daemon = useTestDaemon();
 
   test("an agent naming itself in the header cannot take over, read or squat on another agent's session", async () => {
+    const td = daemon();
     await takeoverRefused(td, { "x-signet-agent-id": "alice" }, { "x-signet-agent-id": "bob" }, "local");
     await expectForgedRefused(td, "POST", "/api/hooks/pre-compaction", { sessionKey: "local-alice-1", harness: "codex" });
   });
 });
 
 describe("reads behind a hook", () => {
-  let td: TestDaemon;
-  beforeAll(async () => {
-    td = await startTestDaemon();
-  });
-  afterAll(() => td.stop());
+  const daemon = useTestDaemon();
 
   test("a carry holding another agent's memory id (as one written before sessions stayed with their agent) injects only the caller's", async () => {
+    const td = daemon();
     const agent = (id: string) => ({ "x-signet-agent-id": id });
     const hers = (await ok(call(td, "POST", "/api/memory/remember", { body: { content: "carol's private pager rota", pinned: true }, headers: agent("carol") }), 201)).id;
     const mine = (await ok(call(td, "POST", "/api/memory/remember", { body: { content: "dave's build uses ninja", pinned: true }, headers: agent("dave") }), 201)).id;
