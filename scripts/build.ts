@@ -9,10 +9,12 @@ const dist = join(root, "dist");
 const RELEASE_TARGETS = ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-x64", "bun-darwin-arm64"] as const;
 
 async function compile(outfile: string, target?: string): Promise<void> {
-  // The code index's parsing threads run a second entrypoint (src/core/code/parse-pool.ts); entries
-  // are named flat so the worker sits beside the main one, where `new URL("./parse-worker.ts",
-  // import.meta.url)` finds it inside the binary.
-  const args = ["build", join(root, "src/main.ts"), join(root, "src/core/code/parse-worker.ts"), "--entry-naming=[name].[ext]", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile];
+  // The code index's parsing threads and document sources' PDF thread run entrypoints of their own
+  // (src/core/code/parse-pool.ts, src/core/sources/pdf.ts); entries are named flat so each worker
+  // sits beside the main one, where `new URL("./parse-worker.ts", import.meta.url)` finds it inside
+  // the binary.
+  const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts"].map((w) => join(root, w));
+  const args = ["build", join(root, "src/main.ts"), ...workers, "--entry-naming=[name].[ext]", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile];
   if (target) args.push(`--target=${target}`);
   const proc = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error(`bun build failed for ${target ?? "host"}`);

@@ -2,6 +2,7 @@
 // daemon reads the files as the owner, so add, sync and rm carry the owner's admin token, which the
 // client reads from the data directory itself. A progress bar shows on a terminal's stderr (progress.ts).
 import { defineCommand } from "citty";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SignetClient } from "../client/client";
 import { defined, parseInput } from "../contracts/parse";
@@ -60,13 +61,26 @@ function listText(sources: SourceSummary[]): string {
   );
 }
 
-/** A source named by its id or its path (resolved from the current directory). */
+/**
+ * A source named by its id or its path (resolved from the current directory). The daemon keeps a
+ * source under its path with links resolved, so a path through a link names it too.
+ */
 async function sourceId(client: SignetClient, given: string): Promise<number> {
   if (/^\d+$/.test(given)) return Number(given);
   const path = resolve(given);
-  const found = (await client.sources.list()).sources.find((s) => s.path === path);
+  const real = realOrNull(path);
+  const found = (await client.sources.list()).sources.find((s) => s.path === path || s.path === real);
   if (!found) throw new ExitError(EXIT.failed, `no source for ${path}: \`signet source list\` shows them`);
   return found.id;
+}
+
+/** `path` with its links resolved; null when it cannot be (gone from disk, say). */
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
 }
 
 const add = defineCommand({

@@ -93,7 +93,7 @@ export interface SourceListResponse {
   sources: SourceSummary[];
 }
 
-/** A file that was not taken, and why (binary, too large, unreadable, ...). */
+/** A file that was not taken, and why (binary, too large, a link out of the source, a named pipe, unreadable, ...). */
 export interface SkippedFile {
   path: string;
   reason: string;

@@ -1,12 +1,16 @@
 // A source file's text and format (docs/api.md#sources): Markdown, code and other text read as
-// UTF-8; PDF text extracted page by page with unpdf (pdf.js). Binary and oversized files are refused
-// with a reason the caller reports.
+// UTF-8; PDF text extracted page by page with unpdf (pdf.js) on a worker thread (pdf.ts). The byte
+// limit of each kind of file, which the reader applies (read.ts); binary files and PDFs past their
+// limits are refused with a reason the caller reports.
 import { extname } from "node:path";
 import type { SourceFormat } from "../../contracts/sources";
+import type { PdfExtractor, PdfLimits } from "./pdf";
 
 /** Larger text files are skipped: they are data or generated, not documents. */
 const MAX_TEXT_BYTES = 5 * 1024 * 1024;
 const MAX_PDF_BYTES = 50 * 1024 * 1024;
+/** A PDF is refused past these: as much text as a text file may hold, 512 MiB of memory, a minute. */
+export const PDF_LIMITS: PdfLimits = { memoryBytes: 512 * 1024 * 1024, timeMs: 60_000, textChars: MAX_TEXT_BYTES };
 /** A line longer than this marks minified or generated text. */
 const MAX_LINE_CHARS = 20_000;
 /** Bytes looked at for a NUL, the mark of a binary file. */
@@ -32,6 +36,16 @@ function formatOf(path: string): SourceFormat {
 /** A file that cannot be taken as a document, and why. */
 export class NotADocument extends Error {}
 
+/** A byte limit as messages name it: "5 MiB", "256 KiB". */
+export function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+}
+
+/** The most bytes of the file at `path` that are read: more, and it is skipped. */
+export function byteLimitOf(path: string): number {
+  return formatOf(path) === "pdf" ? MAX_PDF_BYTES : MAX_TEXT_BYTES;
+}
+
 export interface Extracted {
   text: string;
   format: SourceFormat;
@@ -39,10 +53,10 @@ export interface Extracted {
   pageStarts: number[];
 }
 
-export async function extractText(path: string, bytes: Uint8Array): Promise<Extracted> {
+/** `bytes` (at most byteLimitOf(path) of them) as a document. */
+export async function extractText(path: string, bytes: Uint8Array, pdf: PdfExtractor): Promise<Extracted> {
   const format = formatOf(path);
-  if (format === "pdf") return extractPdf(bytes);
-  if (bytes.length > MAX_TEXT_BYTES) throw new NotADocument(`larger than ${MAX_TEXT_BYTES / 1024 / 1024} MiB`);
+  if (format === "pdf") return extractPdf(bytes, pdf);
   if (bytes.subarray(0, SNIFF_BYTES).includes(0)) throw new NotADocument("a binary file");
   const text = new TextDecoder().decode(bytes);
   let lineStart = 0;
@@ -55,21 +69,12 @@ export async function extractText(path: string, bytes: Uint8Array): Promise<Extr
   return { text, format, pageStarts: [] };
 }
 
-async function extractPdf(bytes: Uint8Array): Promise<Extracted> {
-  if (bytes.length > MAX_PDF_BYTES) throw new NotADocument(`larger than ${MAX_PDF_BYTES / 1024 / 1024} MiB`);
-  // Loaded on first use: pdf.js is large and most sources have no PDF.
-  const { extractText: pdfText, getDocumentProxy } = await import("unpdf");
-  let pages: string[];
-  try {
-    // pdf.js takes ownership of the buffer it is given: hand it a copy.
-    const doc = await getDocumentProxy(new Uint8Array(bytes));
-    pages = (await pdfText(doc, { mergePages: false })).text;
-  } catch (err) {
-    throw new NotADocument(`not a readable PDF (${(err as Error).message})`);
-  }
+async function extractPdf(bytes: Uint8Array, pdf: PdfExtractor): Promise<Extracted> {
+  const outcome = await pdf.extract(bytes);
+  if ("problem" in outcome) throw new NotADocument(outcome.problem);
   const pageStarts: number[] = [];
   const lines: string[] = [];
-  for (const page of pages) {
+  for (const page of outcome.pages) {
     pageStarts.push(lines.length);
     lines.push(...page.split(/\r?\n/));
   }

@@ -1,10 +1,11 @@
 // Document sources (docs/api.md#sources): adding a file or directory, syncing, removing, listing, and
 // searching their chunks. The daemon reads the files itself, as the owner, so the routes that name
-// paths need the owner's credential (src/server/guard.ts). A file is parsed again only when it
+// paths need the owner's credential (src/server/guard.ts), and it reads only regular files inside
+// the source, never through a link out of it (read.ts). A file is parsed again only when it
 // changed: same size and mtime skip it unread, the same content hash skips it unparsed. Chunks are
 // keyword-searchable once their batch commits; vectors follow in the background (embedder.ts).
 import type { Database } from "bun:sqlite";
-import { openSync, closeSync, readFileSync, statSync, type Stats } from "node:fs";
+import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import type { RecallRequest, RecallResponse } from "../../contracts/recall";
 import { SignetError, invalidInput, notFound } from "../../contracts/errors";
@@ -29,9 +30,11 @@ import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type Ter
 import { matchOfTerms, queryTerms } from "../recall/text";
 import { chunkText, type Chunk } from "./chunk";
 import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
-import { NotADocument, extractText } from "./extract";
+import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
+import { PdfExtractor } from "./pdf";
+import { kindOf, probe, readWithin } from "./read";
 import { COLUMN_WEIGHTS, SourceStore, type ChunkRow, type FileRow, type IndexedChunk, type SourceRow } from "./store";
-import { kindOf, walkDirectory, type FoundFile } from "./walk";
+import { foundFile, walkDirectory, type FoundFile } from "./walk";
 
 /** Candidates each search leg contributes before fusion. */
 const LEG_DEPTH = 50;
@@ -72,6 +75,7 @@ export class SourceService {
    */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
   private keywordsReady = false;
+  private readonly pdf = new PdfExtractor(PDF_LIMITS);
 
   constructor(
     db: Database,
@@ -92,6 +96,7 @@ export class SourceService {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.pdf.close();
     await this.queue.catch(() => undefined);
     await this.embedder.stop();
   }
@@ -103,21 +108,25 @@ export class SourceService {
   /** Adds a file or directory (an existing source is synced, with the new glob when one is given). */
   add(req: SourceAddRequest, onProgress?: ProgressListener): Promise<SourceAddResponse> {
     return this.serially(async () => {
-      const kind = this.checkAdd(req);
-      const existing = this.store.sourceByPath(req.path);
+      const { kind, path } = this.checkAdd(req);
+      const existing = this.store.sourceByPath(path);
       const now = new Date().toISOString();
-      const row = existing ?? this.store.insertSource(req.path, kind, req.glob ?? null, now);
+      const row = existing ?? this.store.insertSource(path, kind, req.glob ?? null, now);
       if (existing && req.glob !== undefined) this.store.updateSource(existing.id, req.glob, existing.synced_at);
       const report = await this.ingest(this.store.sourceById(row.id)!, onProgress);
       return { ...report, created: !existing };
     });
   }
 
-  /** What `add` refuses, checked before any work starts: returns what the path is. */
-  checkAdd(req: SourceAddRequest): "file" | "dir" {
-    const kind = checkedPath(req.path).isDirectory() ? "dir" : "file";
+  /**
+   * What `add` refuses, checked before any work starts: returns what the path is, and the path the
+   * source is kept under, its links resolved (later reads refuse a link: ingest's sourceStats).
+   */
+  checkAdd(req: SourceAddRequest): { kind: "file" | "dir"; path: string } {
+    const { path, stats } = checkedPath(req.path);
+    const kind = stats.isDirectory() ? "dir" : "file";
     if (kind === "file" && req.glob !== undefined) throw invalidInput(`glob: applies to a directory only; ${req.path} is a file`);
-    return kind;
+    return { kind, path };
   }
 
   /** Throws not_found unless source `id` exists. */
@@ -282,19 +291,27 @@ export class SourceService {
     return run;
   }
 
-  /** One pass over a source: new and changed files parsed, unchanged ones skipped, vanished ones removed. */
+  /** One pass over a source; the PDF worker it may start ends with it. */
   private async ingest(source: SourceRow, onProgress?: ProgressListener): Promise<IngestReport> {
+    try {
+      return await this.ingestFiles(source, onProgress);
+    } finally {
+      this.pdf.close();
+    }
+  }
+
+  /** New and changed files parsed, unchanged ones skipped, vanished ones removed. */
+  private async ingestFiles(source: SourceRow, onProgress?: ProgressListener): Promise<IngestReport> {
     const started = performance.now();
     const skipped: SkippedFile[] = [];
     let found: FoundFile[] = [];
     try {
-      const st = checkedPath(source.path);
-      if ((source.kind === "dir") !== st.isDirectory()) throw invalidInput(`path: ${source.path} is no longer a ${source.kind === "dir" ? "directory" : "file"}`);
+      const stats = sourceStats(source);
       if (source.kind === "dir") {
         const walked = await walkDirectory(source.path, source.glob);
         found = walked.files;
         skipped.push(...walked.skipped);
-      } else found = [{ path: source.path, relative: basename(source.path), size: st.size, mtimeMs: st.mtimeMs }];
+      } else found = [foundFile(source.path, basename(source.path), { readPath: source.path, stats })];
     } catch (err) {
       // A source gone from disk is synced to nothing: its files' chunks leave.
       if (!(err instanceof SignetError)) throw err;
@@ -311,7 +328,7 @@ export class SourceService {
       const touched: { id: number; found: FoundFile }[] = [];
       // A step ends after FILES_PER_BATCH files or STEP_MS of reading and chunking, whichever comes
       // first, so the daemon answers other requests between steps even on large or slow files.
-      for (let taken = 0; next < found.length && taken < FILES_PER_BATCH && performance.now() - stepStarted < STEP_MS; taken++) {
+      for (let taken = 0; next < found.length && !this.stopped && taken < FILES_PER_BATCH && performance.now() - stepStarted < STEP_MS; taken++) {
         const file = found[next++]!;
         const mine = known.get(file.path);
         known.delete(file.path);
@@ -328,9 +345,16 @@ export class SourceService {
         }
         let bytes: Uint8Array;
         try {
-          bytes = readFileSync(file.path);
+          // The source's own path is its root: a file source's file, or the directory walked.
+          bytes = readWithin(file.readPath, source.path, byteLimitOf(file.path), file.stats);
         } catch (err) {
-          skipped.push({ path: file.path, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+          if (!(err instanceof NotADocument)) {
+            skipped.push({ path: file.path, reason: `cannot read it (${errCode(err)})` });
+            continue;
+          }
+          skipped.push({ path: file.path, reason: err.message });
+          // What is at its path now is not taken: a file taken before leaves with its chunks.
+          if (mine) known.set(file.path, mine);
           continue;
         }
         const hash = hashOf(bytes);
@@ -340,7 +364,7 @@ export class SourceService {
           continue;
         }
         try {
-          const extracted = await extractText(file.path, bytes);
+          const extracted = await extractText(file.path, bytes, this.pdf);
           const chunks = chunkText(extracted.text, extracted.format, extracted.pageStarts);
           prepared.push({ found: file, format: extracted.format, hash, chunks });
         } catch (err) {
@@ -384,24 +408,57 @@ export class SourceService {
   }
 }
 
-/** The path's stat, or a 400 naming what is wrong with it: missing, not a file or directory, unreadable. */
-function checkedPath(path: string): Stats {
-  let st: Stats;
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
+/**
+ * The path to add, its links resolved, with what it is; or a 400 naming what is wrong: missing, not
+ * a file or directory, unreadable.
+ */
+function checkedPath(given: string): { path: string; stats: Stats } {
+  let path: string;
+  let stats: Stats;
   try {
-    st = statSync(path);
+    path = realpathSync(given);
+    stats = lstatSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw invalidInput(`path: ${given} does not exist`);
+    if (code === "ELOOP") throw invalidInput(`path: ${given} is a symbolic link loop`);
+    throw invalidInput(`path: cannot read ${given} (${errCode(err)})`);
+  }
+  if (stats.isFile()) {
+    try {
+      stats = probe(path);
+    } catch (err) {
+      throw invalidInput(`path: cannot read ${given} (${errCode(err)})`);
+    }
+  }
+  if (!stats.isFile() && !stats.isDirectory()) throw invalidInput(`path: ${given} is ${kindOf(stats)}, not a file or directory`);
+  return { path, stats };
+}
+
+/**
+ * A source's path as it was added: still a file or directory as it was, and reached without a link
+ * (an add resolved its links; one appearing since, in it or on its way, is refused).
+ */
+function sourceStats(source: SourceRow): Stats {
+  const { path } = source;
+  let stats: Stats;
+  let real: string;
+  try {
+    stats = lstatSync(path);
+    real = stats.isSymbolicLink() ? path : realpathSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw invalidInput(`path: ${path} does not exist`);
-    throw invalidInput(`path: cannot read ${path} (${code ?? (err as Error).message})`);
+    throw invalidInput(`path: cannot read ${path} (${errCode(err)})`);
   }
-  if (!st.isFile() && !st.isDirectory()) throw invalidInput(`path: ${path} is ${kindOf(st)}, not a file or directory`);
-  try {
-    // Opening proves it readable by the daemon's account (access() would say yes to root for files it cannot open).
-    if (st.isFile()) closeSync(openSync(path, "r"));
-  } catch (err) {
-    throw invalidInput(`path: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  if (stats.isSymbolicLink()) throw invalidInput(`path: ${path} is now a symbolic link (links are resolved once, when a source is added)`);
+  if (real !== path) throw invalidInput(`path: ${path} now leads to ${real} (a directory on its way became a symbolic link)`);
+  if ((source.kind === "dir") !== stats.isDirectory() || (source.kind === "file" && !stats.isFile())) {
+    throw invalidInput(`path: ${path} is no longer a ${source.kind === "dir" ? "directory" : "file"}`);
   }
-  return st;
+  return stats;
 }
 
 function indexDoc(chunk: IndexedChunk): KeywordDoc {

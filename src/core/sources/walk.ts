@@ -1,16 +1,25 @@
-// The files of a source (docs/api.md#sources): a file itself, or a directory walked without following
-// symbolic links, with ignore.ts's skips and the source's glob applied. Only stat()s here; reading
-// is extract.ts's job.
-import { readFileSync, readdirSync, statSync, type Stats } from "node:fs";
+// The files of a directory source (docs/api.md#sources), with ignore.ts's skips and the source's
+// glob applied. Each entry is looked at with lstat (read.ts's examine): regular files within their
+// byte limit are taken, a link only when its target is a file inside the source; everything else is
+// reported skipped. Directories are entered only as what they are, never through a link, and each
+// once. Reading the files is the caller's job (read.ts's readWithin), against what is seen here.
+import { lstatSync, readdirSync, type Stats } from "node:fs";
 import { join, relative } from "node:path";
 import type { SkippedFile } from "../../contracts/sources";
 import { yieldToLoop } from "../event-loop";
+import { NotADocument, byteLimitOf } from "./extract";
 import { IgnoreRules, hasBinaryExtension, isSkippedDir } from "./ignore";
+import { examine, kindOf, readWithin, type Examined } from "./read";
 
 export interface FoundFile {
+  /** The path as it is in the source (a link's own path). */
   path: string;
   /** The path relative to the source's root (the file name for a file source). */
   relative: string;
+  /** Where it is read from: the path itself, or a link's target inside the source. */
+  readPath: string;
+  /** The file as lstat saw it: reading checks that the file opened is this one. */
+  stats: Stats;
   size: number;
   mtimeMs: number;
 }
@@ -22,24 +31,22 @@ export interface WalkResult {
 
 /** Directory entries looked at between yields to the event loop, so the daemon answers meanwhile. */
 const ENTRIES_PER_STEP = 500;
+/** A .gitignore larger than this is not a list of patterns: its directory is skipped. */
+const MAX_IGNORE_BYTES = 256 * 1024;
 
-/** What a path that is neither a file nor a directory is, for messages. */
-export function kindOf(st: Stats): string {
-  if (st.isCharacterDevice()) return "a character device";
-  if (st.isBlockDevice()) return "a block device";
-  if (st.isSocket()) return "a socket";
-  if (st.isFIFO()) return "a named pipe";
-  if (st.isSymbolicLink()) return "a symbolic link";
-  return "not a regular file";
+export function foundFile(path: string, rel: string, { readPath, stats }: Examined): FoundFile {
+  return { path, relative: rel, readPath, stats, size: stats.size, mtimeMs: stats.mtimeMs };
 }
 
-/** The files under `root` (a directory) that a source with `glob` takes. */
+/** The files under `root` (a directory, its path free of links) that a source with `glob` takes. */
 export async function walkDirectory(root: string, glob: string | null): Promise<WalkResult> {
   const files: FoundFile[] = [];
   const skipped: SkippedFile[] = [];
   const match = glob === null ? null : new Bun.Glob(glob);
   // The .gitignore rules in force: each with the directory its paths are relative to.
   const stack: { dir: string; rules: IgnoreRules | null }[] = [];
+  // Directories entered, by device and inode: one swapped for a link to another is not walked twice.
+  const entered = new Set<string>();
   let seen = 0;
 
   const ignored = (path: string, isDir: boolean): boolean => {
@@ -52,11 +59,29 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
   };
 
   const visit = async (dir: string): Promise<void> => {
-    let rules: IgnoreRules | null = null;
+    let st: Stats;
     try {
-      rules = new IgnoreRules(readFileSync(join(dir, ".gitignore"), "utf8"));
-    } catch {
-      // no .gitignore here (or unreadable: nothing to apply)
+      st = lstatSync(dir);
+    } catch (err) {
+      skipped.push({ path: dir, reason: `cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      return;
+    }
+    // A directory replaced by a link (or anything else) after its parent was listed.
+    if (!st.isDirectory()) {
+      skipped.push({ path: dir, reason: `${kindOf(st)}, not a directory (it changed while the source was walked)` });
+      return;
+    }
+    const key = `${st.dev}:${st.ino}`;
+    if (entered.has(key)) return;
+    entered.add(key);
+    let rules: IgnoreRules | null;
+    try {
+      rules = ignoreRules(dir, root);
+    } catch (err) {
+      if (!(err instanceof NotADocument)) throw err;
+      // Its rules say what must not be taken: without them nothing here is.
+      skipped.push({ path: join(dir, ".gitignore"), reason: `${err.message}: its directory is skipped` });
+      return;
     }
     stack.push({ dir, rules });
     let entries;
@@ -79,23 +104,15 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
       if (entry.name === ".gitignore" || ignored(path, false)) continue;
       const rel = relative(root, path);
       if (match && !match.match(rel)) continue;
-      if (entry.isSymbolicLink()) {
-        skipped.push({ path, reason: "a symbolic link (links are not followed)" });
-        continue;
-      }
-      if (!entry.isFile()) {
-        skipped.push({ path, reason: "not a regular file" });
-        continue;
-      }
       if (hasBinaryExtension(entry.name)) {
         skipped.push({ path, reason: "a binary file" });
         continue;
       }
       try {
-        const st = statSync(path);
-        files.push({ path, relative: rel, size: st.size, mtimeMs: st.mtimeMs });
+        files.push(foundFile(path, rel, examine(path, root, byteLimitOf(path))));
       } catch (err) {
-        skipped.push({ path, reason: `cannot stat it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+        if (!(err instanceof NotADocument)) throw err;
+        skipped.push({ path, reason: err.message });
       }
     }
     stack.pop();
@@ -103,4 +120,24 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
 
   await visit(root);
   return { files, skipped };
+}
+
+/** The rules of `dir`'s .gitignore (read as any file of the source is), null when it has none. */
+function ignoreRules(dir: string, root: string): IgnoreRules | null {
+  const path = join(dir, ".gitignore");
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new NotADocument(`cannot stat it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (st.isDirectory()) return null;
+  const { readPath, stats } = examine(path, root, MAX_IGNORE_BYTES);
+  try {
+    return new IgnoreRules(new TextDecoder().decode(readWithin(readPath, root, MAX_IGNORE_BYTES, stats)));
+  } catch (err) {
+    if (err instanceof NotADocument) throw err;
+    throw new NotADocument(`cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
 }

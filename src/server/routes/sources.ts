@@ -57,8 +57,7 @@ export function sourceRoutes(ctx: DaemonContext) {
     .get("/api/sources", (): SourceListResponse => ({ sources: sources.list() }))
     .post("/api/sources", ({ body, request, set }) => {
       const req = parseInput(SourceAddRequestSchema, body, "source add request");
-      sources.checkAdd(req);
-      const isNew = sources.store.sourceByPath(req.path) === null;
+      const isNew = sources.store.sourceByPath(sources.checkAdd(req).path) === null;
       return answer(request, isNew ? 201 : 200, set, (onProgress) => sources.add(req, onProgress));
     })
     .post("/api/sources/sync", ({ body, request, set }) => {
