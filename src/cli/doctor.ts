@@ -1,6 +1,6 @@
 // `signet doctor`: is everything in place? The daemon (running, healthy, proving who it is), the
-// store, the embedder, file modes, each harness's registration and signet-mcp on PATH, each reported
-// with what to do about it. Read-only: files are only stat'ed (the database is never opened) and
+// store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's
+// sandbox, each reported with what to do about it. Read-only: files are only stat'ed (the database is never opened) and
 // harness configs are only read.
 import { defineCommand } from "citty";
 import { accessSync, constants, realpathSync, statSync, type Stats } from "node:fs";

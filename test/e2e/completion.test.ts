@@ -119,7 +119,7 @@ t signet mcp add x -- ''`,
     expect(registration).toBe("compdef _signet signet");
     const blocks = rest.join("\n").split("\n@@").map((b) => b.trim().split("\n"));
     expect(blocks[0]).toContain("daemon:Run, start, stop and inspect the Signet daemon");
-    expect(blocks[0]).toContain("doctor:Check the installation: the daemon, the store, the embedder, file modes, each harness's registration and signet-mcp on PATH");
+    expect(blocks[0]).toContain("doctor:Check the installation: the daemon, the store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's sandbox");
     expect(blocks[1]).toEqual([
       "--follow:Keep printing new lines as they are written",
       "-f:Keep printing new lines as they are written",
