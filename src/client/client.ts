@@ -96,13 +96,17 @@ const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 const AGGREGATE_TIMEOUT_MS = 60_000;
 
 export class DaemonUnreachableError extends Error {
+  /** The message says more than "not running" (a daemon that hangs, or runs elsewhere): show it as it is. */
+  readonly explained: boolean;
+
   constructor(
     readonly url: string,
     detail: string,
-    message = `daemon not running at ${url} (${detail}): start it with \`signet daemon start\``,
+    message?: string,
   ) {
-    super(message);
+    super(message ?? `daemon not running at ${url} (${detail}): start it with \`signet daemon start\``);
     this.name = "DaemonUnreachableError";
+    this.explained = message !== undefined;
   }
 }
 

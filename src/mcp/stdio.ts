@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
+import { explainNoAnswer } from "../control/daemon-process";
 import { createLogger } from "../logger";
 import { InvocationReporter } from "./invocation-reporter";
 import { MCP_PROVENANCE, createMcpServer } from "./server";
@@ -66,6 +67,8 @@ export async function runStdioServer(): Promise<number> {
     ...MCP_PROVENANCE,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     autostart,
+    // A tool error that says the daemon runs but hangs, not that it is not running.
+    explainNoAnswer: async (url, detail, silent) => explainNoAnswer(config, url, detail, silent),
     dataDir: config.dataDir,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;

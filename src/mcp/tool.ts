@@ -93,6 +93,7 @@ export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape =
 function failureText(tool: string, err: unknown): string {
   // These explain themselves: who holds the port, or why no daemon was started for this store.
   if (err instanceof DaemonIdentityError || err instanceof DaemonNotStartedError) return err.message;
+  if (err instanceof DaemonUnreachableError && err.explained) return err.message;
   if (err instanceof DaemonUnreachableError) return `Signet daemon not reachable at ${err.url}: start it with \`signet daemon start\``;
   if (err instanceof ApiError) return `${tool} failed (${err.code}): ${err.message}`;
   if (err instanceof ToolFailure) return err.message;

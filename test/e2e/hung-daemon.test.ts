@@ -1,8 +1,13 @@
 // A daemon that runs but does not answer is told apart from one that is not running: the CLI names
 // its pid and port and says to restart it, instead of "start it with `signet daemon start`"; and a
-// daemon running on another port than the one called is named with its port.
+// daemon running on another port than the one called is named with its port. signet-mcp's tools
+// say the same.
 import { describe, expect, test } from "bun:test";
-import { freePort, json, run, sandbox } from "../helpers/binary";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { join } from "node:path";
+import { BIN, freePort, json, run, sandbox } from "../helpers/binary";
+import { callTool } from "../helpers/mcp-client";
 
 describe("a daemon that does not answer where it is called", () => {
   test("signet list says the daemon runs (pid, port) but does not answer, and how to restart it", async () => {
@@ -19,11 +24,21 @@ describe("a daemon that does not answer where it is called", () => {
       expect(r.stderr).toContain("signet daemon restart");
       expect(r.stderr).toContain(`${s.dataDir}/.daemon/logs/daemon.log`);
       expect(r.stderr).not.toContain("signet daemon start");
+
+      const client = new Client({ name: "signet-e2e", version: "1.0.0" });
+      await client.connect(new StdioClientTransport({ command: join(BIN, "..", "signet-mcp"), args: [], env: s.env, stderr: "pipe" }));
+      try {
+        const tool = await callTool(client, "memory_search", { query: "anything" });
+        expect(tool.isError).toBe(true);
+        expect(tool.text).toContain(`runs (pid ${pid}, port ${s.port}) but does not answer`);
+      } finally {
+        await client.close();
+      }
     } finally {
       process.kill(pid, "SIGCONT");
       expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
     }
-  }, 40_000);
+  }, 60_000);
 
   test("signet list at a port where nothing listens names the port the data directory's daemon runs on", async () => {
     const s = await sandbox("embedding:\n  provider: none\n");
