@@ -223,6 +223,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           await bridge.stop();
           // Secret exec jobs end with their process groups, and are marked interrupted.
           await secrets.stop();
+          // An add or sync in progress ends after its current file, so its request answers and the server can stop.
+          sources.halt();
           await server.stop();
           // Extractions write memories: they end (their llm calls aborted) before the database closes.
           await sessions.stop();

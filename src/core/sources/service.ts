@@ -94,9 +94,14 @@ export class SourceService {
     return this.keywords.size;
   }
 
-  async stop(): Promise<void> {
+  /** New adds and syncs are refused, and one in progress ends after the file it reads (its request then answers). */
+  halt(): void {
     this.stopped = true;
     this.pdf.close();
+  }
+
+  async stop(): Promise<void> {
+    this.halt();
     await this.queue.catch(() => undefined);
     await this.embedder.stop();
   }
