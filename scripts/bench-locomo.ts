@@ -5,6 +5,7 @@
 //   bun scripts/bench-locomo.ts --provider none         keyword only (compare with the BM25 floor)
 //   bun scripts/bench-locomo.ts --limit-queries 200     a quick run on an evenly spaced sample
 //   bun scripts/bench-locomo.ts --json                  machine-readable results on stdout
+//   bun scripts/bench-locomo.ts --bare                  each turn stored as its content alone, as memory_store stores it
 //   bun scripts/bench-locomo.ts --variants --keep       also every ranking variant, beside the paraphrase set
 //   bun scripts/bench-locomo.ts --snapshot DIR/snapshot.db [--dev-store DIR2/paraphrase-dev.db] [--variant a,b]
 //                                                       the variants alone, on what a --keep run left
@@ -15,7 +16,9 @@
 //        the coding store; 0 skips it), --no-ablations, --variants, --variant NAME,NAME (those of VARIANTS
 //        only), --snapshot FILE (no daemon: the variants on a LoCoMo database a --keep run left),
 //        --dev-background N (2000 synthetic memories around the paraphrase set), --dev-store FILE (an
-//        embedded paraphrase store a --keep run left), --binary, --json, --keep.
+//        embedded paraphrase store a --keep run left), --bare (each turn's content alone: no project,
+//        speaker, session or time, as a memory_store call sends it; the questions then search the
+//        whole store, since no memory has a project), --binary, --json, --keep.
 //
 // How it runs:
 //   1. A daemon (separate process, temp SIGNET_PATH/HOME, agent.yaml `embedding: provider: X`).
@@ -37,7 +40,7 @@
 //      run (legs: "both") checks that the in-process wiring reproduces the HTTP numbers.
 //   6. "coding store" (--coding N, 0 skips): a second daemon with N memories of the synthetic corpus
 //      (scripts/lib/content.ts), asked the no-answer questions and 200 questions about that corpus:
-//      how many of each get no result at the default minimum score, and their best scores.
+//      how many of each get no strong result (score under RECALL_STRONG_SCORE), and their best scores.
 //   7. --variants: each ranking variant of VARIANTS (RecallServiceOptions) in this process on a copy of
 //      the snapshot, and on the developer-memory paraphrase set of scripts/data/paraphrase-dev.json
 //      (scripts/lib/paraphrase-dev.ts: R@1, R@5, MRR, answers at the default minimum, no-answer
@@ -47,14 +50,14 @@
 // identical turns in one conversation are deduplicated into one memory, which then stands for both).
 // R@k = the fraction of a question's evidence ids found in the top k, averaged over questions;
 // MRR = 1 / rank of the first result that is evidence (0 when none is in the top 10).
-// "At the default minimum score" scores the same answers cut where the daemon would cut them by
-// default: scores never rise down the list (docs/api.md#scores), so the cut keeps the rows scoring
-// at least the minimum and drops the rest, and evidence among the dropped rows counts as missed.
+// "Strong only" scores the same answers cut where the strong matches end (RECALL_STRONG_SCORE), as
+// `minScore: 0.2` would cut them: scores never rise down the list (docs/api.md#scores), so the cut
+// keeps the rows scoring at least that and drops the rest, and evidence among them counts as missed.
 import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
+import { RECALL_STRONG_SCORE, RecallRequestSchema, type RecallResponse } from "../src/contracts/recall";
 import type { Caller } from "../src/core/memory/service";
 import { contentKey } from "../src/core/memory/normalize";
 import type { RecallServiceOptions } from "../src/core/recall/service";
@@ -62,7 +65,7 @@ import { DEFAULT_NEIGHBOURS } from "../src/core/recall/neighbours";
 import { databasePath } from "../src/config/paths";
 import { parseFlags } from "./lib/args";
 import { makeGenerator, makeQueryGenerator } from "./lib/content";
-import { agentYaml, cleanupAll, installCleanup, makeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
+import { agentYaml, installCleanup, makeTempDir, spawnDaemon, runBench, type BenchDaemon } from "./lib/daemon";
 import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
 import { withInProcessRecall } from "./lib/in-process-recall";
 import { NO_ANSWER_QUERIES } from "./lib/no-answer";
@@ -77,7 +80,7 @@ import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE =
   "usage: bun scripts/bench-locomo.ts [--provider builtin|none|ollama|openai] [--data DIR] [--limit-queries N] [--clients N] " +
-  "[--drain-timeout S] [--coding N] [--no-ablations] [--variants] [--variant NAME,NAME] [--snapshot FILE] [--dev-background N] [--dev-store FILE] [--binary] [--json] [--keep]";
+  "[--drain-timeout S] [--coding N] [--no-ablations] [--variants] [--variant NAME,NAME] [--snapshot FILE] [--dev-background N] [--dev-store FILE] [--bare] [--binary] [--json] [--keep]";
 const opts = parseFlags(
   process.argv.slice(2),
   {
@@ -93,6 +96,7 @@ const opts = parseFlags(
     snapshot: { kind: "string" },
     "dev-background": { kind: "int", min: 0 },
     "dev-store": { kind: "string" },
+    bare: { kind: "bool" },
     binary: { kind: "bool" },
     json: { kind: "bool" },
     keep: { kind: "bool" },
@@ -110,6 +114,7 @@ const opts = parseFlags(
     snapshot: "",
     "dev-background": 2000,
     "dev-store": "",
+    bare: false,
     binary: false,
     json: false,
     keep: false,
@@ -118,6 +123,8 @@ const opts = parseFlags(
 );
 const progress = (line: string) => process.stderr.write(`[locomo] ${line}\n`);
 installCleanup(progress);
+/** A question's scope: its conversation, unless --bare stored no project to scope by. */
+const scopeOf = (conv: string): { project?: string } => (opts.bare ? {} : { project: conv });
 
 // ---------------------------------------------------------------------------------------------
 // Data
@@ -277,7 +284,7 @@ interface VariantResult {
   name: string;
   how: string;
   report: Report | null;
-  /** The same answers cut at the default minimum score. */
+  /** The same answers cut where the strong matches end. */
   atMinScore?: Report;
   skipped?: string;
   latency: LatencyStats | null;
@@ -315,10 +322,10 @@ interface Results {
   targets: { overallR10: number; multiHopR10: number; overallOk: boolean | null; multiHopOk: boolean | null; appliesTo: string };
 }
 
-/** Questions asked with minScore 0: how many get no result at the default minimum, and their best scores. */
+/** Questions asked with minScore 0: how many get no strong result, and their best scores. */
 interface NoAnswerStats {
   asked: number;
-  /** Questions whose first result scores under the default minimum, so get no result by default. */
+  /** Questions whose first result scores under the strong score, so get weak results at most. */
   empty: number;
   /** The first result's score per question (0 without one): median, and the highest or lowest. */
   topP50: number;
@@ -330,7 +337,7 @@ function noAnswerStats(answers: RecallResponse[]): NoAnswerStats {
   const tops = answers.map((a) => a.results[0]?.score ?? 0).sort((a, b) => a - b);
   return {
     asked: answers.length,
-    empty: tops.filter((t) => t < RECALL_DEFAULT_MIN_SCORE).length,
+    empty: tops.filter((t) => t < RECALL_STRONG_SCORE).length,
     topP50: tops[Math.floor(tops.length / 2)] ?? NaN,
     topMax: tops[tops.length - 1] ?? NaN,
     topMin: tops[0] ?? NaN,
@@ -386,7 +393,7 @@ async function askOverHttp(daemon: BenchDaemon, questions: Question[]): Promise<
   for (let i = 0; i < questions.length; i++) {
     const q = questions[i]!;
     const t0 = performance.now();
-    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { query: q.question, project: q.conv, limit: 10, minScore: 0 });
+    const res = await postJson<RecallResponse>(daemon.baseUrl, "/api/memory/recall", { query: q.question, ...scopeOf(q.conv), limit: 10, minScore: 0 });
     const took = performance.now() - t0;
     if (res.status !== 200) throw new Error(`recall of ${q.id} answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
     answers.push(toAnswer(res.body, took));
@@ -422,7 +429,7 @@ async function askInProcess(
       const metas: RecallResponse["meta"][] = [];
       for (let i = 0; i < questions.length; i++) {
         const q = questions[i]!;
-        const req = RecallRequestSchema.parse({ query: q.question, project: q.conv, limit: 10, minScore: 0 });
+        const req = RecallRequestSchema.parse({ query: q.question, ...scopeOf(q.conv), limit: 10, minScore: 0 });
         const start = performance.now();
         const r = await recall.recall(caller, req);
         answers.push(toAnswer(r, performance.now() - start));
@@ -471,7 +478,7 @@ async function bench(): Promise<Results> {
     const [sessionKey, list] = jobs[j]!;
     let ok = true;
     for (const t of list) {
-      const body = { content: t.content, project: t.conv, createdAt: t.session_ts, sessionKey, who: t.speaker };
+      const body = opts.bare ? { content: t.content } : { content: t.content, project: t.conv, createdAt: t.session_ts, sessionKey, who: t.speaker };
       const t0 = performance.now();
       try {
         const res = await postJson<{ id: string; deduped: boolean }>(daemon.baseUrl, "/api/memory/remember", body);
@@ -523,16 +530,16 @@ async function bench(): Promise<Results> {
   // 4. Fused over HTTP.
   progress(`fused over HTTP: ${questions.length} questions, one at a time`);
   const http = await askOverHttp(daemon, questions);
-  const convs = [...new Set(turns.map((t) => t.conv))];
-  progress(`no-answer questions: ${NO_ANSWER_QUERIES.length} in each of ${convs.length} conversations`);
-  const locomoNoAnswer = noAnswerStats(await askAll(daemon, convs.flatMap((project) => NO_ANSWER_QUERIES.map((query) => ({ query, project })))));
+  const scopes = opts.bare ? [{}] : [...new Set(turns.map((t) => t.conv))].map(scopeOf);
+  progress(`no-answer questions: ${NO_ANSWER_QUERIES.length} in each of ${scopes.length} scopes`);
+  const locomoNoAnswer = noAnswerStats(await askAll(daemon, scopes.flatMap((scope) => NO_ANSWER_QUERIES.map((query) => ({ query, ...scope })))));
   const rssAfterQueriesKb = procStatusKb(daemon.pid, "VmRSS");
   const peakKb = rssPeak.stop();
   await daemon.stop();
   progress("daemon stopped");
 
   const idsOf = (memoryId: string) => datasetIdsOf.get(memoryId) ?? [];
-  const minScore = RECALL_DEFAULT_MIN_SCORE;
+  const minScore = RECALL_STRONG_SCORE;
   const score = (answers: Answer[], withContext: boolean, min = 0) => scoreAnswers(questions, answers, idsOf, withContext, min);
   const latencyOf = (answers: Answer[]) => {
     const l = answers.map((a) => a.ms);
@@ -736,7 +743,7 @@ async function runVariants(snapshot: string, scratch: string, questions: Questio
     runs.push({
       variant,
       locomo: scoreAnswers(questions, r.answers, idsOf, false),
-      locomoAtMin: scoreAnswers(questions, r.answers, idsOf, false, RECALL_DEFAULT_MIN_SCORE),
+      locomoAtMin: scoreAnswers(questions, r.answers, idsOf, false, RECALL_STRONG_SCORE),
       dev,
       p50Ms: stats(latency, latency.reduce((a, b) => a + b, 0), 0).p50Ms,
     });
@@ -834,7 +841,7 @@ function variantTable(v: VariantResult): string {
   return markdownTable(["category", "n", "R@5", "R@10", "MRR", "floor R@5 / R@10 / MRR", "R@10 vs floor"], rows, ["l", "r", "r", "r", "r", "r", "r"]);
 }
 
-/** The answers cut at the default minimum score, beside the ranking's R@10. */
+/** The answers cut where the strong matches end, beside the ranking's R@10. */
 function minScoreTable(v: VariantResult): string {
   const rows = ["multi-hop", "temporal", "open-domain", "single-hop", "overall"].map((name) => {
     const s = v.atMinScore![name]!;
@@ -864,7 +871,7 @@ function output(r: Results): string {
     }
     out.push("", variantTable(v));
     if (v.atMinScore) {
-      out.push("", `At the default minimum score (${r.minScore}): the same answers cut there; evidence cut counts as missed.`, "", minScoreTable(v));
+      out.push("", `Strong matches only (score ${r.minScore} or more): the same answers cut there; evidence cut counts as missed. With defaults nothing is cut.`, "", minScoreTable(v));
     }
     if (v.note) out.push("", `Note: ${v.note}`);
     if (v.embedding) {
@@ -942,19 +949,8 @@ function output(r: Results): string {
   return out.join("\n");
 }
 
-let exitCode = 0;
-try {
-  if (opts.snapshot) {
-    process.stdout.write(`${await variantsOnly(opts.snapshot)}\n`);
-  } else {
-    const results = await bench();
-    await cleanupAll();
-    process.stdout.write(opts.json ? `${JSON.stringify(results, null, 2)}\n` : `${output(results)}\n`);
-  }
-} catch (err) {
-  progress(`failed: ${(err as Error).stack ?? err}`);
-  exitCode = 1;
-} finally {
-  await cleanupAll();
-}
-process.exit(exitCode);
+await runBench(async () => {
+  if (opts.snapshot) return variantsOnly(opts.snapshot);
+  const results = await bench();
+  return opts.json ? JSON.stringify(results, null, 2) : output(results);
+}, progress);

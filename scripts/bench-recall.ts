@@ -35,7 +35,7 @@
 import { cpus } from "node:os";
 import { parseFlags } from "./lib/args";
 import { makeGenerator, makeQueryGenerator, type RecallQuery } from "./lib/content";
-import { agentYaml, cleanupAll, installCleanup, makeTempDir, removeTempDir, spawnDaemon, type BenchDaemon } from "./lib/daemon";
+import { agentYaml, installCleanup, makeTempDir, removeTempDir, spawnDaemon, runBench, type BenchDaemon } from "./lib/daemon";
 import { duration, int, kbMib, markdownTable, ms, secs, verdict } from "./lib/format";
 import { getHealth, postJson, waitForEmbeddings } from "./lib/http";
 import { runPool, runUntilStopped } from "./lib/pool";
@@ -341,18 +341,8 @@ function output(results: SizeResult[]): string {
   ].join("\n");
 }
 
-let exitCode = 0;
-try {
+await runBench(async () => {
   const results: SizeResult[] = [];
   for (const size of opts.sizes) results.push(await runSize(size));
-  await cleanupAll();
-  process.stdout.write(
-    opts.json ? `${JSON.stringify({ provider: opts.provider, queries: opts.queries, writers: opts.writers, targets: TARGETS, results }, null, 2)}\n` : `${output(results)}\n`,
-  );
-} catch (err) {
-  progress(`failed: ${(err as Error).stack ?? err}`);
-  exitCode = 1;
-} finally {
-  await cleanupAll();
-}
-process.exit(exitCode);
+  return opts.json ? JSON.stringify({ provider: opts.provider, queries: opts.queries, writers: opts.writers, targets: TARGETS, results }, null, 2) : output(results);
+}, progress);

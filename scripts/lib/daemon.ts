@@ -59,6 +59,25 @@ export async function cleanupAll(): Promise<void> {
   for (const dir of [...dirs.keys()]) removeDir(dir);
 }
 
+/**
+ * Runs a benchmark's `main` and prints the report it returns; a failure is logged and exits 1. Every
+ * daemon and temp dir is cleaned up first either way, so the report is the last thing printed.
+ */
+export async function runBench(main: () => Promise<string>, progress: (line: string) => void): Promise<never> {
+  let exitCode = 0;
+  try {
+    const report = await main();
+    await cleanupAll();
+    process.stdout.write(`${report}\n`);
+  } catch (err) {
+    progress(`failed: ${(err as Error).stack ?? err}`);
+    exitCode = 1;
+  } finally {
+    await cleanupAll();
+  }
+  process.exit(exitCode);
+}
+
 let installed = false;
 
 /**

@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema } from "../../src/contracts/recall";
+import { RECALL_STRONG_SCORE, RecallRequestSchema } from "../../src/contracts/recall";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import type { RecallService } from "../../src/core/recall/service";
@@ -78,7 +78,7 @@ export async function scoreDevSet(recall: RecallService, keyOf: Map<string, stri
     const gold = new Set(q.answers);
     const within = (k: number) => keys.slice(0, k).filter((key) => key !== undefined && gold.has(key)).length / gold.size;
     const first = keys.findIndex((key) => key !== undefined && gold.has(key));
-    const atMin = first >= 0 && r.results[first]!.score >= RECALL_DEFAULT_MIN_SCORE ? 1 : 0;
+    const atMin = first >= 0 && r.results[first]!.score >= RECALL_STRONG_SCORE ? 1 : 0;
     per[q.kind].push({ r1: within(1), r5: within(5), mrr: first >= 0 ? 1 / (first + 1) : 0, atMin });
     await Bun.sleep(0);
   }

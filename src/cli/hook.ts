@@ -14,7 +14,7 @@ import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
 import type { HookContextResponse, HookRequest } from "../contracts/session";
-import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, type HookInput } from "../harness/hook-io";
+import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, projectOfDirectory, type HookInput } from "../harness/hook-io";
 import { HARNESS_NAMES, type HarnessName } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
 import { UsageError } from "./errors";
@@ -110,7 +110,7 @@ function transcriptOf(input: HookInput): string | undefined {
 
 function requestFor(event: HookEvent, harness: HarnessName, input: HookInput, config: Config): HookRequest {
   const body: HookRequest = { sessionKey: input.sessionKey, harness };
-  if (input.project !== undefined) body.project = input.project.slice(0, 1000);
+  if (input.project !== undefined) body.project = projectOfDirectory(input.project);
   if (input.parentSessionKey !== undefined) body.parentSessionKey = input.parentSessionKey;
   if (event === "user-prompt-submit" && input.prompt !== undefined) body.prompt = input.prompt.slice(0, MAX_PROMPT_CHARS);
   if (SENDS_TRANSCRIPT.has(event)) {

@@ -105,6 +105,7 @@ export const NoteRequestSchema = z
     content: z.string().trim().min(1, "cannot be empty").max(MAX_NOTE_CHARS, `is longer than ${MAX_NOTE_CHARS} characters`),
     title: shortText(200).optional(),
     tags: TagsSchema.optional(),
+    project: shortText(1000).optional(),
     agentId: AgentIdSchema.optional(),
   })
   .strict();

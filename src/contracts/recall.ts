@@ -6,12 +6,15 @@ import { MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
 const RECALL_DEFAULT_LIMIT = 10;
 const RECALL_MAX_LIMIT = 100;
 /**
- * Results scoring under this are not returned unless the request asks for another minimum
- * (docs/api.md#scores): against 2,000 memories of the synthetic corpus (scripts/lib/content.ts)
- * no question of scripts/lib/no-answer.ts scores above 0.14, while 199 of 200 questions about the
- * corpus score more than 0.2 (median 0.78).
+ * A result scoring at least this is a strong match, under it a weak one (docs/api.md#scores):
+ * against 2,000 memories of the synthetic corpus (scripts/lib/content.ts) no question of
+ * scripts/lib/no-answer.ts scores above 0.14, while 199 of 200 questions about the corpus score
+ * more than 0.2 (median 0.78). Document source search cuts here by default.
  */
-export const RECALL_DEFAULT_MIN_SCORE = 0.2;
+export const RECALL_STRONG_SCORE = 0.2;
+
+/** How sure a result is: strong at RECALL_STRONG_SCORE or more, weak under it. */
+type Confidence = "strong" | "weak";
 
 /** Aggregate recall's evidence bounds (docs/api.md#aggregate): at most this many memories and characters. */
 export const AGGREGATE_BUDGETS = {
@@ -33,8 +36,11 @@ export const RecallRequestSchema = z
     until: TimestampSchema.optional(),
     pinned: z.boolean().optional(),
     importanceMin: z.number().min(0).max(1).optional(),
-    /** Results scoring under this are not returned (docs/api.md#scores). */
-    minScore: z.number().min(0).max(1).default(RECALL_DEFAULT_MIN_SCORE),
+    /**
+     * Results scoring under this are not returned (docs/api.md#scores). Without it every match the
+     * ranking found is returned, each labelled strong or weak.
+     */
+    minScore: z.number().min(0).max(1).optional(),
     /** Replaces the query for the keyword leg only. */
     keywordQuery: z.string().trim().min(1).max(4000).optional(),
     /** Records the returned ids as surfaced in this session, so they can be rated later. */
@@ -62,6 +68,8 @@ export interface RecallResult {
   project: string | null;
   createdAt: string;
   matchedBy: MatchedBy;
+  /** Strong at RECALL_STRONG_SCORE or more, weak under it: a weak match may be unrelated. */
+  confidence: Confidence;
 }
 
 export interface SupportingResult extends RecallResult {
@@ -102,9 +110,9 @@ export interface RecallResponse {
     candidates: number;
     embedding: "ok" | "unavailable" | "disabled";
     // Optional in the type only: a daemon before scores were calibrated does not send them.
-    /** The minimum score applied. */
+    /** The minimum score applied: the request's, or 0 (every match the ranking found). */
     minScore?: number;
-    /** Candidates that ranked but scored under `minScore`, so were not returned. */
+    /** Candidates that ranked but scored under `minScore` (or had no evidence at all), so were not returned. */
     belowMinScore?: number;
     /** With an `llm` configured: the model that reordered the results, and whether it did. */
     rerank?: { model: string; status: "applied" | "failed"; reason?: string };

@@ -1,7 +1,7 @@
 // The document sources contract (docs/api.md#sources), shared by the /api/sources routes, the CLI
 // (`signet source`), the MCP tool signet_source_search and recall with `sourceOnly`.
 import { z } from "zod";
-import { RECALL_DEFAULT_MIN_SCORE } from "./recall";
+import { RECALL_STRONG_SCORE } from "./recall";
 
 const SOURCE_DEFAULT_LIMIT = 10;
 const SOURCE_MAX_LIMIT = 100;
@@ -44,7 +44,7 @@ export const SourceSearchRequestSchema = z
     /** Only chunks of files whose absolute path contains this text (a directory, a file name, "docs/"). */
     path: z.string().min(1, "cannot be empty").max(4096).optional(),
     /** Chunks scoring under this are not returned (the same meaning as recall's: docs/api.md#scores). */
-    minScore: z.number().min(0).max(1).default(RECALL_DEFAULT_MIN_SCORE),
+    minScore: z.number().min(0).max(1).default(RECALL_STRONG_SCORE),
   })
   .strict();
 export type SourceSearchRequest = z.output<typeof SourceSearchRequestSchema>;

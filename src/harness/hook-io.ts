@@ -47,6 +47,18 @@ export interface HookInput {
   parentSessionKey?: string;
 }
 
+/** The longest project the daemon keeps (src/contracts/session.ts, src/contracts/memory.ts). */
+const MAX_PROJECT_CHARS = 1000;
+
+/**
+ * A harness's working directory as the project Signet files a session and its memories under.
+ * `signet hook` (the session's project) and signet-mcp (a stored memory's) both derive it here, so
+ * session-start's "memories for this project" finds what the agent stored in that project.
+ */
+export function projectOfDirectory(cwd: string): string {
+  return cwd.slice(0, MAX_PROJECT_CHARS);
+}
+
 function optionalString(data: Record<string, unknown>, key: string): string | undefined {
   const value = data[key];
   if (value === undefined || value === null) return undefined;

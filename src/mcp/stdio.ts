@@ -6,6 +6,7 @@ import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
 import { explainNoAnswer } from "../control/daemon-process";
+import { projectOfDirectory } from "../harness/hook-io";
 import { createLogger } from "../logger";
 import { InvocationReporter } from "./invocation-reporter";
 import { MCP_PROVENANCE, createMcpServer } from "./server";
@@ -76,7 +77,8 @@ export async function runStdioServer(): Promise<number> {
   const reporter = config.analytics.trackAgentCalls
     ? new InvocationReporter(client, { flushMs: config.analytics.flushMs, sessionKey, log })
     : undefined;
-  const server = createMcpServer(client, { sessionKey }, reporter?.record);
+  // The harness starts signet-mcp in the session's working directory: the project its hooks report.
+  const server = createMcpServer(client, { sessionKey, project: projectOfDirectory(process.cwd()) }, reporter?.record);
   const transport = new StdioServerTransport();
   let inFlight = 0;
   let idle: (() => void) | undefined;

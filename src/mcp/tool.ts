@@ -9,6 +9,11 @@ import { ApiError, DaemonIdentityError, DaemonNotStartedError, DaemonUnreachable
 /** What a transport knows about the caller beyond the agent (which the client carries). */
 export interface ToolContext {
   sessionKey?: string;
+  /**
+   * The project a stored memory is about when the agent names none: signet-mcp's working
+   * directory, which the harness gives it. /mcp has none, so memories stored there have no project.
+   */
+  project?: string;
   /** The role of a token-authenticated caller: each tool checks it (src/mcp/tool-permissions.ts). */
   role?: Role;
 }

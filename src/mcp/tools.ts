@@ -23,7 +23,7 @@ import {
   modifiedText,
   storedText,
 } from "./memory-answer";
-import { READS, ToolFailure, defineTool, openObject, rendered, type Tool } from "./tool";
+import { READS, ToolFailure, defineTool, openObject, rendered, type Tool, type ToolContext } from "./tool";
 import { SECRET_JOB_OUTPUT, secretJobText } from "./secret-answer";
 
 /**
@@ -34,6 +34,24 @@ const SAFE_WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint
 
 const memoryId = z.string().describe("Memory ID");
 const reason = z.string().describe("Why this change is made (kept in the version history)");
+
+/** memory_store's and signet_save_note's `project`: a string, or null for none (docs/mcp.md#the-project-of-a-stored-memory). */
+const projectArg = z
+  .string()
+  .nullable()
+  .optional()
+  .describe(
+    "The project this memory is about, usually its directory. Omitted: signet-mcp fills in the directory the harness started it in, which is the project its session hooks report, so the memory comes back when a session starts there (over HTTP, /mcp, it stays unset). Pass null for a memory of no project (global: a preference of the user, a fact that holds everywhere).",
+  );
+
+/** The project to store under: the one given, none for null, else the connection's (stdio: its working directory). */
+function projectFor(tool: string, given: string | null | undefined, ctx: ToolContext): string | undefined {
+  // The daemon refuses an empty project too; this says what to send instead.
+  if (given?.trim() === "") {
+    throw new ToolFailure(`${tool} failed (invalid_input): project is empty: name the project (usually its directory), or pass null for a memory of no project`);
+  }
+  return given === null ? undefined : (given ?? ctx.project);
+}
 
 const searchShape = {
   query: z.string().describe("Search query text"),
@@ -51,7 +69,7 @@ const searchShape = {
   score_min: z
     .number()
     .optional()
-    .describe("Minimum recall score (0-1; default 0.2: below it a row is not relevant enough to return). Lower it to see loose matches"),
+    .describe("Minimum recall score (0-1). Without it every match is returned, labelled strong (score 0.2 or more) or weak"),
   aggregate: z.boolean().optional().describe("Synthesize one aggregate answer from bounded recall evidence"),
   aggregate_budget: z.enum(["small", "medium", "large"]).optional().describe("Aggregate recall budget; defaults to small"),
   save_aggregate: z
@@ -69,13 +87,14 @@ const recallResult = {
     .shape,
   score: z.number(),
   matchedBy,
+  confidence: z.enum(["strong", "weak"]).describe("strong: a real match; weak: loosely similar, may be unrelated"),
 };
 /**
  * The recall answer (docs/api.md#recall); `satisfies` keeps it in step with the contract's type.
  * Open objects, so a field the recall answer gains does not fail clients' check (src/mcp/tool.ts).
  */
 const RecallOutput = z.object({
-  results: z.array(openObject(recallResult)).describe("Primary matches, best first (score_min applied)"),
+  results: z.array(openObject(recallResult)).describe("Primary matches, best first, each strong or weak (score_min applied)"),
   supporting: z
     .array(openObject({ ...recallResult, relation: z.string(), supports: z.string() }))
     .describe("Context around primary matches: `relation` of the primary match `supports`"),
@@ -126,8 +145,8 @@ function recallTool(name: string, title: string, description: string): Tool {
           pinned: a.pinned,
           // min_score is the deprecated alias; importance_min wins when both are given.
           importanceMin: a.importance_min ?? a.min_score,
-          // The daemon cuts at its own minimum (docs/api.md#scores); score_min moves that cut (held to
-          // the 0-1 a score can take), and is applied again to the rows returned, as it always was.
+          // score_min is the daemon's minimum (held to the 0-1 a score can take), and is applied again
+          // to the rows returned, as it always was.
           minScore: a.score_min === undefined ? undefined : Math.min(1, Math.max(0, a.score_min)),
           aggregate: a.aggregate,
           aggregateBudget: a.aggregate_budget,
@@ -160,7 +179,7 @@ export const TOOLS: Tool[] = [
     name: "memory_store",
     title: "Store a memory",
     description:
-      "Save a new memory as immutable episodic evidence. It is immediately retrievable via recall/search/list/get. Returns the created memory with its id (or the existing one with deduped:true when the same content is already stored).",
+      "Save a new memory as immutable episodic evidence. It is immediately retrievable via recall/search/list/get. Returns the created memory with its id (or the existing one with deduped:true when the same content is already stored). Filed under the current project unless project names another, or is null for a memory of no project.",
     input: {
       content: z.string().describe("Memory content to save"),
       type: z.string().optional().describe("Memory type (fact, preference, decision, etc.)"),
@@ -177,23 +196,26 @@ export const TOOLS: Tool[] = [
         .optional()
         .describe("Pre-extracted entity/aspect/attribute data retained as episodic evidence alongside the content"),
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),
+      project: projectArg,
     },
     output: REMEMBER_OUTPUT,
     annotations: SAFE_WRITE,
-    handler: async (a, client, ctx) => rendered(await client.memory.remember(defined({ ...a, sessionKey: ctx.sessionKey })), storedText),
+    handler: async (a, client, ctx) =>
+      rendered(await client.memory.remember(defined({ ...a, project: projectFor("memory_store", a.project, ctx), sessionKey: ctx.sessionKey })), storedText),
   }),
   defineTool({
     name: "signet_save_note",
     title: "Save a note",
-    description: "Save a durable native-memory note (type note, at most 8000 characters).",
+    description: "Save a durable native-memory note (type note, at most 8000 characters), filed under the current project unless project names another, or is null for none.",
     input: {
       content: z.string().describe("Note text (at most 8000 characters)"),
       title: z.string().optional().describe("Optional short title"),
       tags: z.string().optional().describe("Comma-separated tags"),
+      project: projectArg,
     },
     output: REMEMBER_OUTPUT,
     annotations: SAFE_WRITE,
-    handler: async (a, client) => rendered(await client.memory.note(defined(a)), storedText),
+    handler: async (a, client, ctx) => rendered(await client.memory.note(defined({ ...a, project: projectFor("signet_save_note", a.project, ctx) })), storedText),
   }),
   defineTool({
     name: "memory_get",

@@ -87,7 +87,7 @@ describe("signet memory commands", () => {
     expect(brief.stdout).toContain("Primary matches (1)");
     expect(brief.stdout).toContain("embedding disabled");
     const none = await cli(["recall", "zzzqqq", "--pretty"]);
-    expect(none.stdout).toContain("Try a broader query");
+    expect(none.stdout).toContain("ask with a broader query");
     expect((await cli(["recall", "x", "--limit", "0"])).code).toBe(2);
   });
 

@@ -1,13 +1,13 @@
 // What a recall score means (docs/api.md#scores), over real HTTP: questions with no answer in a store
-// of coding memories get no result at the default minimum score with the builtin model, while
-// questions about stored memories still find them; the keyword leg's calibration in small stores;
+// of coding memories get no strong result with the builtin model (weak ones, labelled so, at most),
+// while questions about stored memories still find them first, strong; the keyword leg's calibration in small stores;
 // the conservative ramp of a model Signet has not measured; and FTS5 and the keyword index agreeing
 // on every score.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
-import { RECALL_DEFAULT_MIN_SCORE, RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
+import { RECALL_STRONG_SCORE, RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -68,23 +68,25 @@ describe("the builtin model: a store of coding memories", () => {
     await td.stop();
   });
 
-  test(`${NO_ANSWER_QUERIES.length} questions it has no answer to get no result at the default minimum score`, async () => {
+  test(`${NO_ANSWER_QUERIES.length} questions it has no answer to get no strong result; what they get is labelled weak`, async () => {
     for (const query of NO_ANSWER_QUERIES) {
       const r = await td.client().memory.recall({ query });
-      expect({ query, results: r.results.map((x) => `${x.score} ${x.content}`) }).toEqual({ query, results: [] });
-      expect(r.meta).toMatchObject({ minScore: RECALL_DEFAULT_MIN_SCORE, embedding: "ok" });
-      // Candidates there were (the vector leg always has some): the minimum is what left them out.
-      expect(r.meta.belowMinScore).toBe(r.meta.candidates);
-      expect(r.meta.candidates).toBeGreaterThan(0);
-      expect(recallBrief(query, r)).toContain(`scoring under the minimum of ${RECALL_DEFAULT_MIN_SCORE}`);
+      const strong = r.results.filter((x) => x.confidence === "strong");
+      expect({ query, strong: strong.map((x) => `${x.score} ${x.content}`) }).toEqual({ query, strong: [] });
+      for (const x of r.results) expect(x.score).toBeLessThan(RECALL_STRONG_SCORE);
+      expect(r.meta).toMatchObject({ minScore: 0, embedding: "ok" });
+      // The vector leg always has candidates: they come, labelled, and the brief says none is strong.
+      expect(r.results.length).toBeGreaterThan(0);
+      expect(r.meta.belowMinScore).toBe(0);
+      expect(recallBrief(query, r)).toMatch(/^No strong match for/);
     }
   });
 
   test("questions about stored memories still find them first", async () => {
     for (const [query, key] of QUESTIONS) {
       const r = await td.client().memory.recall({ query });
-      expect({ query, first: r.results[0]?.id }).toEqual({ query, first: ids[key] });
-      expectOrdered(r, RECALL_DEFAULT_MIN_SCORE);
+      expect({ query, first: r.results[0]?.id, confidence: r.results[0]?.confidence }).toEqual({ query, first: ids[key], confidence: "strong" });
+      expectOrdered(r, 0);
     }
   });
 
@@ -97,7 +99,7 @@ describe("the builtin model: a store of coding memories", () => {
     // Each recall bumps its results' access counts, which move later scores by up to 3% (the access
     // factor runs 0.97-1): rows that far from the cut may land on either side of it.
     const DRIFT = 0.03;
-    for (const minScore of [RECALL_DEFAULT_MIN_SCORE, 0.4, 0.6]) {
+    for (const minScore of [RECALL_STRONG_SCORE, 0.4, 0.6]) {
       const cut = await td.client().memory.recall({ query, minScore, limit: 100 });
       expectOrdered(cut, minScore);
       expect(cut.results.length + (cut.meta.belowMinScore ?? 0)).toBe(cut.meta.candidates);
@@ -129,19 +131,23 @@ describe("keyword scores (provider none)", () => {
     expect(full.results.map((x) => x.id)).toEqual([tabs]);
     expect(full.results[0]!.score).toBeGreaterThan(0.7);
 
-    // "project" is one of four terms: no answer, though the memory is pinned and as important as can be.
+    // "project" is one of four terms: a weak match, though the memory is pinned and as important as can be.
     const loose = await recall({ query: "Which project owns the capital budget?" });
-    expect(loose.results).toEqual([]);
-    expect(loose.meta).toMatchObject({ candidates: 1, belowMinScore: 1, minScore: RECALL_DEFAULT_MIN_SCORE });
-    const shown = await recall({ query: "Which project owns the capital budget?", minScore: 0 });
-    expect(shown.results[0]!.score).toBeLessThan(RECALL_DEFAULT_MIN_SCORE);
+    expect(loose.results.map((x) => x.confidence)).toEqual(["weak"]);
+    expect(loose.results[0]!.score).toBeLessThan(RECALL_STRONG_SCORE);
+    expect(loose.meta).toMatchObject({ candidates: 1, belowMinScore: 0, minScore: 0 });
+    expect(recallBrief("Which project owns the capital budget?", loose)).toContain('No strong match for "Which project owns the capital budget?"; 1 weak match');
+    const cut = await recall({ query: "Which project owns the capital budget?", minScore: RECALL_STRONG_SCORE });
+    expect(cut.results).toEqual([]);
+    expect(cut.meta).toMatchObject({ candidates: 1, belowMinScore: 1, minScore: RECALL_STRONG_SCORE });
+    expect(recallBrief("Which project owns the capital budget?", cut)).toContain(`scoring under the minimum of ${RECALL_STRONG_SCORE}`);
 
     const nothing = await recall({ query: "What is the capital of France?" });
     expect(nothing.meta).toMatchObject({ candidates: 0, belowMinScore: 0 });
-    expect(recallBrief("What is the capital of France?", nothing)).toContain("No memories matched");
+    expect(recallBrief("What is the capital of France?", nothing)).toContain('Nothing relevant to "What is the capital of France?" is stored');
   });
 
-  test("memory_search's score_min moves the daemon's cut, over /mcp", async () => {
+  test("memory_search labels a loose match weak; score_min cuts it, over /mcp", async () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const client = new Client({ name: "calibration-test", version: "1" });
@@ -150,10 +156,10 @@ describe("keyword scores (provider none)", () => {
       const search = async (args: Record<string, unknown>) =>
         (await client.callTool({ name: "memory_search", arguments: { query: "Which project owns the capital budget?", ...args } }))
           .structuredContent as RecallResponse;
-      expect((await search({})).results).toEqual([]);
-      const loose = await search({ score_min: 0 });
-      expect(loose.results.length).toBe(1);
+      const loose = await search({});
+      expect(loose.results.map((x) => x.confidence)).toEqual(["weak"]);
       expect(loose.meta.minScore).toBe(0);
+      expect((await search({ score_min: RECALL_STRONG_SCORE })).results).toEqual([]);
     } finally {
       await client.close();
     }
@@ -183,7 +189,7 @@ describe("keyword scores (provider none)", () => {
 });
 
 describe("a model Signet has not measured", () => {
-  test("a middling cosine is no answer on its own; minScore 0 still shows the vector leg's match", async () => {
+  test("a middling cosine is no answer on its own: the vector leg's match comes as weak; a close one is strong", async () => {
     const fake = startFakeEmbedder();
     const td = await startTestDaemon({ yaml: `embedding:\n  provider: openai\n  model: fake-embed\n  baseUrl: ${fake.url}\n` });
     try {
@@ -191,12 +197,12 @@ describe("a model Signet has not measured", () => {
       const id = (await td.client().memory.remember({ content: "the automobile is red" })).id;
       await drained(td);
       const r = await td.client().memory.recall({ query: "car" });
-      expect(r.results).toEqual([]);
-      expect(r.meta).toMatchObject({ method: "vector", candidates: 1, belowMinScore: 1 });
-      const all = await td.client().memory.recall({ query: "car", minScore: 0 });
-      expect(all.results.map((x) => [x.id, x.matchedBy])).toEqual([[id, "vector"]]);
+      expect(r.results.map((x) => [x.id, x.matchedBy, x.score, x.confidence])).toEqual([[id, "vector", 0, "weak"]]);
+      expect(r.meta).toMatchObject({ method: "vector", candidates: 1, belowMinScore: 0 });
+      expect((await td.client().memory.recall({ query: "car", minScore: RECALL_STRONG_SCORE })).results).toEqual([]);
       // A close one is: the same words give a cosine of 1.
-      expect((await td.client().memory.recall({ query: "the car is red", keywordQuery: "zzz" })).results.map((x) => x.id)).toEqual([id]);
+      const close = await td.client().memory.recall({ query: "the car is red", keywordQuery: "zzz" });
+      expect(close.results.map((x) => [x.id, x.confidence])).toEqual([[id, "strong"]]);
     } finally {
       await td.stop();
       await fake.stop();

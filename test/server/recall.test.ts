@@ -116,19 +116,18 @@ describe("keyword recall (provider none)", () => {
     expect(sup["next-in-session"]).toMatchObject({ id: after, supports: hit });
   });
 
-  test("sessionKey records surfaced ids; access counts are bumped after the answer", async () => {
+  test("sessionKey records surfaced ids before the answer; access counts are bumped after it", async () => {
     const id = await remember(td, { content: "quasar telescope calibration notes" });
     const r = await recall(td, { query: "quasar telescope", sessionKey: "sess-rec" });
     expect(r.results[0]!.id).toBe(id);
     const db = td.daemon.context.db;
-    await waitFor(() => db.query("SELECT 1 FROM session_memories WHERE session_key = 'sess-rec'").get() !== null);
     const row = db
       .query<{ source: string; rank: number; agent_id: string }, [string]>(
         "SELECT source, rank, agent_id FROM session_memories WHERE memory_id = ?",
       )
       .get(id);
     expect(row).toEqual({ source: "recall", rank: 1, agent_id: "default" });
-    expect((await td.client().memory.get(id)).accessCount).toBe(1);
+    await waitFor(async () => (await td.client().memory.get(id)).accessCount === 1);
   });
 
   test("agents only recall what they may read", async () => {

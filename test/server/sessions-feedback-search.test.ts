@@ -2,6 +2,7 @@
 // docs/api.md#session-search): which ratings are accepted, how they move recall's order (bounded,
 // scores never lifted), recall recording surfaced ids; search scoping, clamping and parent lookup.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RECALL_STRONG_SCORE } from "../../src/contracts/recall";
 import type { FeedbackResponse, SessionSearchResponse } from "../../src/contracts/session";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { call, expectError } from "../helpers/memory-api";
@@ -30,11 +31,12 @@ async function surfacedIn(session: string, ids: string[]): Promise<void> {
 
 describe("memory feedback", () => {
   test("accepts ratings only for memories injected or surfaced in that session, for that agent", async () => {
-    const injected = await remember({ content: "Feedback canary: the build uses ninja", pinned: true });
-    const surfaced = await remember({ content: "Feedback canary: deployments happen on Tuesdays" });
-    const stranger = await remember({ content: "Feedback canary: never shown anywhere" });
+    const injected = await remember({ content: "Feedback probe: the build uses ninja", pinned: true });
+    const surfaced = await remember({ content: "Feedback probe: deployments happen on Tuesdays" });
+    const stranger = await remember({ content: "Feedback probe: never shown anywhere" });
     await hook("session-start", { sessionKey: "fb-1", harness: "claude-code" });
-    const recalled = await td.client().memory.recall({ query: "deployments Tuesdays", sessionKey: "session:fb-1" });
+    // Strong matches only: a recall without a minimum would surface the stranger too, as a weak match.
+    const recalled = await td.client().memory.recall({ query: "deployments Tuesdays", sessionKey: "session:fb-1", minScore: RECALL_STRONG_SCORE });
     expect(recalled.results.map((r) => r.id)).toContain(surfaced);
     await surfacedIn("fb-1", [surfaced]);
 

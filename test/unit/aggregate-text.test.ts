@@ -42,6 +42,7 @@ describe("boundedEvidence", () => {
     project: null,
     createdAt: "",
     matchedBy: "keyword",
+    confidence: "strong",
   });
 
   test("stops at the count, and clips the memory that overruns the characters", () => {

@@ -140,7 +140,7 @@ export class MemoryService {
   /** `signet_save_note`: a memory of type `note`, its title kept as the first line. */
   note(caller: Caller, req: NoteRequest): RememberResponse {
     const content = req.title ? `${req.title}\n\n${req.content}` : req.content;
-    return this.remember(caller, { content, type: "note", tags: req.tags }, NOTE_SOURCE);
+    return this.remember(caller, { content, type: "note", tags: req.tags, project: req.project }, NOTE_SOURCE);
   }
 
   get(caller: Caller, id: string): MemoryWithHistory {

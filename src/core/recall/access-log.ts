@@ -1,6 +1,6 @@
-// Access bookkeeping for recall, off the answer's path: surfaced memories get their access count
-// bumped, and with a session key they are recorded in session_memories, in one batched write a
-// moment after the answer has gone out.
+// Access bookkeeping for recall. What a session was shown is recorded before the recall answers, so
+// the session can rate it at once (feedback counts only memories that reached it); the access counts
+// of surfaced memories are bumped off the answer's path, in one batched write a moment later.
 import type { Database } from "bun:sqlite";
 import { normalizeSessionKey } from "../../contracts/session";
 import type { Logger } from "../../logger";
@@ -11,15 +11,13 @@ interface Surfaced {
   score: number;
 }
 
-interface Entry {
-  agentId: string;
-  sessionKey: string | undefined;
-  surfaced: Surfaced[];
+interface Access {
+  seqs: number[];
   at: string;
 }
 
 export class AccessLog {
-  private queue: Entry[] = [];
+  private queue: Access[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -30,10 +28,13 @@ export class AccessLog {
 
   record(agentId: string, sessionKey: string | undefined, surfaced: Surfaced[]): void {
     if (surfaced.length === 0) return;
-    this.queue.push({ agentId, sessionKey, surfaced, at: new Date().toISOString() });
+    const at = new Date().toISOString();
+    if (sessionKey) this.recordShown(normalizeSessionKey(sessionKey), agentId, surfaced, at);
+    this.queue.push({ seqs: surfaced.map((s) => s.seq), at });
     this.timer ??= setTimeout(() => this.flush(), this.delayMs);
   }
 
+  /** Writes the pending access counts now (the batch's timer, and the daemon's stop). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -41,25 +42,28 @@ export class AccessLog {
     this.queue = [];
     if (batch.length === 0) return;
     const bump = this.db.query("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE seq = ?");
-    // Recorded in the session's current injection window (0 for a session no hook reported).
-    const surfaced = this.db.query(
+    this.bestEffort("access bookkeeping", () => {
+      for (const { seqs, at } of batch) for (const seq of seqs) bump.run(at, seq);
+    });
+  }
+
+  /** The memories a recall surfaced in a session, in its current injection window (0 for a session no hook reported). */
+  private recordShown(key: string, agentId: string, surfaced: Surfaced[], at: string): void {
+    const insert = this.db.query(
       `INSERT INTO session_memories (session_key, agent_id, memory_id, injection_window, source, via, rank, score, created_at, updated_at)
        VALUES (?1, ?2, ?3, COALESCE((SELECT injection_window FROM sessions WHERE key = ?1), 0), 'recall', 'recall', ?4, ?5, ?6, ?6)
        ON CONFLICT(session_key, agent_id, memory_id, injection_window) DO UPDATE SET rank = excluded.rank, score = excluded.score,
          updated_at = excluded.updated_at`,
     );
+    this.bestEffort(`recording what session ${key} was shown`, () => surfaced.forEach((s, rank) => insert.run(key, agentId, s.id, rank + 1, s.score, at)));
+  }
+
+  private bestEffort(what: string, write: () => void): void {
     try {
-      this.db.transaction(() => {
-        for (const e of batch) {
-          e.surfaced.forEach((s, rank) => {
-            bump.run(e.at, s.seq);
-            if (e.sessionKey) surfaced.run(normalizeSessionKey(e.sessionKey), e.agentId, s.id, rank + 1, s.score, e.at);
-          });
-        }
-      })();
+      this.db.transaction(write)();
     } catch (err) {
-      // Bookkeeping is best effort: losing an access count must never fail or stop the daemon.
-      this.log.error(`access bookkeeping failed: ${(err as Error).message}`);
+      // Bookkeeping must never fail a recall or stop the daemon; a lost record costs that feedback.
+      this.log.error(`${what} failed: ${(err as Error).message}`);
     }
   }
 }

@@ -48,7 +48,8 @@ export class AggregateRecall {
   async recall(caller: Caller, req: RecallRequest, permissions: AggregatePermissions): Promise<RecallResponse> {
     const budget = AGGREGATE_BUDGETS[req.aggregateBudget ?? "small"];
     const ranked = await this.deps.recall(caller, { ...req, limit: Math.max(req.limit, budget.memories) }, { excludeType: AGGREGATE_TYPE, rerank: false });
-    const evidence = boundedEvidence(ranked.results, budget);
+    // A weak match may be unrelated: an answer rests on strong ones only.
+    const evidence = boundedEvidence(ranked.results.filter((r) => r.confidence === "strong"), budget);
     const answer = await this.synthesize(req.query, evidence);
     const saved = await this.save(caller, req, evidence, answer, permissions);
     const results = ranked.results.slice(0, req.limit);

@@ -5,7 +5,7 @@
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
-import type { MatchedBy, RecallRequest, RecallResponse, RecallResult, SupportingResult } from "../../contracts/recall";
+import { RECALL_STRONG_SCORE, type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
@@ -22,6 +22,7 @@ import { rerank, type RerankMeta } from "./rerank";
 import type { SourceService } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
 import { tokenize } from "./fts5-tokenizer";
+import { conceptToken, conceptsOf } from "./lexicon";
 
 /** How many candidates each leg contributes before fusion. */
 const LEG_DEPTH = 50;
@@ -79,6 +80,29 @@ export interface RecallServiceOptions {
   now?: () => Date;
   /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
   usageOrder?: (row: CandidateRow) => number;
+}
+
+/** A candidate in the ranked order, with its evidence (RecallService.rank). */
+export interface RankedCandidate {
+  row: CandidateRow;
+  rank: number;
+  relevance: number;
+  matchedBy: MatchedBy;
+  /** Calibrated keyword evidence (0-1); 0 for a session neighbour the legs did not find. */
+  keyword: number;
+  /** Calibrated vector evidence (0-1): the cosine on the model's ramp. */
+  vector: number;
+  /** The query's cosine with the memory, when the vector leg found it. */
+  cosine: number | null;
+}
+
+export interface Ranking {
+  ranked: RankedCandidate[];
+  candidates: number;
+  /** The vector leg's cosines for the query, best first: how close the store's nearest memories are. */
+  cosines: number[];
+  embedding: RecallResponse["meta"]["embedding"];
+  method: MatchedBy;
 }
 
 export interface RecallCallOptions {
@@ -154,7 +178,14 @@ export class RecallService {
     }
   }
 
-  private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
+  /**
+   * The ranked candidates for `req` with each one's evidence, before any minimum or limit: what a
+   * recall answers from, and what prompt-time injection weighs (sessions/injection.ts). Each item's
+   * `keyword` and `vector` are its calibrated evidence from each leg (scoring.ts), `relevance` both
+   * combined and adjusted; `cosines` holds the vector leg's cosines for the query, best first (the
+   * background a memory must stand out from).
+   */
+  async rank(caller: Caller, req: RecallRequest, excludeType?: string): Promise<Ranking> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
 
     const queryTokens = new Set(tokenize(req.query));
@@ -178,18 +209,20 @@ export class RecallService {
     const authorOf = (who: string | null) => (this.author > 0 && who !== null ? authorOrder(this.tokensOf(who), queryTokens, this.author) : 1);
     const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
     const orderLift = (row: CandidateRow) => Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * authorOf(row.who);
-    const fusedOrder = seqs
+    const fusedOrder: RankedCandidate[] = seqs
       .map((seq) => {
         const row = rows.get(seq)!;
         const k = kw.get(seq);
         const v = vec.get(seq);
         const fused = (1 - wv) * (k ?? 0) + wv * (v ?? 0);
         const cosine = cosines.get(seq);
-        const relevance = fusedRelevance(keywordLeg.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
+        const keywordEvidence = keywordLeg.relevance.get(seq) ?? 0;
+        const vectorEvidence = cosine === undefined ? 0 : vectorRelevance(cosine, provider);
+        const relevance = fusedRelevance(keywordEvidence, vectorEvidence);
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
         // Positive feedback, MCP usage and a named author lift the order only, never the score (scoring.ts).
-        return { row, rank: fused * adjust * orderLift(row), relevance: relevance * adjust, matchedBy };
+        return { row, rank: fused * adjust * orderLift(row), relevance: relevance * adjust, matchedBy, keyword: keywordEvidence, vector: vectorEvidence, cosine: cosine ?? null };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
     const ranked = this.neighbours
@@ -197,20 +230,28 @@ export class RecallService {
           fusedOrder,
           this.neighbours,
           (top, window) => this.sessionNeighbours(top, window, filter),
-          (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy }),
-          (item) => round4(item.relevance) >= req.minScore,
+          (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
+          (item) => round4(item.relevance) >= (req.minScore ?? 0),
           this.lentLifts === "neighbour" ? orderLift : () => 1,
         )
       : fusedOrder;
+    const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
+    return { ranked, candidates: seqs.length, cosines: vector.map((h) => h.raw).sort((a, b) => b - a), embedding, method };
+  }
+
+  private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
+    const { ranked, candidates, embedding, method } = await this.rank(caller, req, excludeType);
 
     // The order is the fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a
     // score is the row's calibrated relevance, capped by the score above it so scores read in order
-    // and the minimum cuts the list at one place.
+    // and a minimum cuts the list at one place. Without one nothing the ranking found is hidden:
+    // each result says how sure it is (toResult's confidence).
+    const minimum = req.minScore ?? 0;
     let cap = 1;
     const relevant: { row: CandidateRow; score: number; matchedBy: MatchedBy }[] = [];
     for (const r of ranked) {
       cap = Math.min(cap, round4(r.relevance));
-      if (cap < req.minScore) break;
+      if (cap < minimum) break;
       relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
     }
     let scored = relevant.slice(0, req.limit);
@@ -223,22 +264,21 @@ export class RecallService {
     }
 
     const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
-    const supporting = this.supporting(scored, filter.agentIds);
+    const supporting = this.supporting(scored, this.memory.readableAgents(caller));
     this.accessLog.record(
       caller.agentId,
       req.sessionKey,
       scored.map((s) => ({ seq: s.row.seq, id: s.row.id, score: s.score })),
     );
-    const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
     return {
       results,
       supporting,
       meta: {
         method,
         tookMs: round2(performance.now() - started),
-        candidates: seqs.length,
+        candidates,
         embedding,
-        minScore: req.minScore,
+        minScore: minimum,
         belowMinScore: ranked.length - relevant.length,
         ...(rerankMeta ? { rerank: rerankMeta } : {}),
       },
@@ -257,6 +297,11 @@ export class RecallService {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /** The cosine between two memories' vectors, null when either has none (or no provider runs). */
+  similarity(a: number, b: number): number | null {
+    return this.embeddings?.vectors?.cosineBetween(a, b) ?? null;
   }
 
   /** Memories in the keyword index, or null while it loads (recall uses FTS5 meanwhile). */
@@ -304,33 +349,39 @@ export class RecallService {
     // Each query term must be one token for the index; a term FTS5 reads as a phrase
     // (snake_case: "snake" then "case") is left to FTS5.
     const tokens = terms.map((t) => tokenize(t));
+    // The concepts the query's words are about meet memories about them in other words (lexicon.ts):
+    // each is one more term, after the query's own (those with a token, in order).
+    const termTokens = tokens.filter((t) => t.length > 0);
+    const concepts = conceptsOf(termTokens.flat());
+    const conceptTerms = concepts.map(conceptToken);
+    const once = conceptOnce(termTokens, concepts);
     let hits: LegHit[];
     let stats: TermStats;
     let matched: Map<number, number[]>;
     if (this.keywordsReady && tokens.every((t) => t.length <= 1)) {
-      const flat = tokens.flat();
-      hits = this.indexHits(flat, matchOfTerms(terms), filter);
+      const flat = [...termTokens.flat(), ...conceptTerms];
+      const match = matchOfTerms([...terms, ...conceptTerms]);
+      hits = this.indexHits(flat, match, filter);
       stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
-      matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+      matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
       if (this.expansion !== "off" && hits.length > 0) {
         // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
-        const relevanceOf = keywordRelevance(stats);
+        const relevanceOf = conceptRelevance(stats, termTokens.length);
         const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
         const extra = expands(this.expansion, best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
         if (extra.tokens.length > 0) {
-          hits = this.indexHits([...flat, ...extra.tokens], matchOfTerms(terms), filter, [...flat.map(() => 1), ...extra.weights]);
-          matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+          hits = this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
+          matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
         }
       }
     } else {
-      hits = this.ftsHits(matchOfTerms(terms), filter);
+      hits = this.ftsHits(matchOfTerms([...terms, ...conceptTerms]), filter);
       // A term with no token matches nothing and carries no weight.
-      const matches = terms.filter((_, i) => tokens[i]!.length > 0).map((t) => matchOfTerms([t]));
+      const matches = [...terms.filter((_, i) => tokens[i]!.length > 0), ...conceptTerms].map((t) => matchOfTerms([t]));
       stats = this.store.termStats(matches);
-      matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
+      matched = once(this.store.matchedTerms(matches, hits.map((h) => h.seq)));
     }
-    const relevanceOf = keywordRelevance(stats);
-    const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
+    const relevance = new Map(hits.map((h) => [h.seq, conceptRelevance(stats, termTokens.length)(matched.get(h.seq) ?? [])]));
     const identifiers = identifierWords(query);
     // Matched positions count the terms that have a token, in order (both branches above).
     const identifierAt = terms.filter((_, i) => tokens[i]!.length > 0).flatMap((t, i) => (identifiers.has(t) ? [i] : []));
@@ -454,6 +505,37 @@ export class RecallService {
   }
 }
 
+/**
+ * A concept is evidence beside the query's words, not on top of them: it counts for a memory's
+ * relevance only when the memory holds none of the query's own words for it ("released" matching
+ * "release" is one piece of evidence, not two). Drops those from each memory's matched positions
+ * in [...terms, ...concepts], a term being its tokens.
+ */
+function conceptOnce(terms: string[][], concepts: string[]): (matched: Map<number, number[]>) => Map<number, number[]> {
+  if (concepts.length === 0) return (matched) => matched;
+  const triggers = concepts.map((id) => terms.flatMap((t, i) => (conceptsOf(t).includes(id) ? [i] : [])));
+  return (matched) => {
+    for (const [seq, positions] of matched) {
+      const held = new Set(positions);
+      matched.set(seq, positions.filter((i) => i < terms.length || !triggers[i - terms.length]!.some((t) => held.has(t))));
+    }
+    return matched;
+  };
+}
+
+/**
+ * The keyword relevance (scoring.ts) of a memory's matched positions among [...terms, ...concepts]:
+ * the better of the query's own words alone and the words with the concepts. A concept adds
+ * evidence for a memory in other words than the query's, and never takes away from one that holds
+ * the query's words ("tabs or spaces?" is still a full match for a memory that says both).
+ */
+function conceptRelevance(stats: TermStats, words: number): (matched: readonly number[]) => number {
+  const all = keywordRelevance(stats);
+  if (stats.df.length === words) return all;
+  const own = keywordRelevance({ n: stats.n, df: stats.df.slice(0, words) });
+  return (matched) => Math.max(own(matched.filter((i) => i < words)), all(matched));
+}
+
 /** FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher. */
 function ftsLegHits(rows: FtsHit[]): LegHit[] {
   return rows.map((r) => ({ seq: r.seq, raw: -r.score }));
@@ -467,10 +549,11 @@ function indexDoc(row: IndexRow): KeywordDoc {
 }
 
 function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): RecallResult {
+  const rounded = round4(score);
   return {
     id: row.id,
     content: row.content,
-    score: round4(score),
+    score: rounded,
     type: row.type,
     tags: JSON.parse(row.tags) as string[],
     importance: row.importance,
@@ -479,5 +562,6 @@ function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): Recal
     project: row.project,
     createdAt: row.created_at,
     matchedBy,
+    confidence: rounded >= RECALL_STRONG_SCORE ? "strong" : "weak",
   };
 }

@@ -1,6 +1,8 @@
 // Text handling for the keyword leg. The FTS index (porter + unicode61) sees words; this module adds
 // what it cannot: parts of code identifiers and paths, and bigrams of CJK runs (which have no spaces),
 // and turns a natural-language question into an OR of its meaningful terms, never an AND.
+import { tokenize } from "./fts5-tokenizer";
+import { conceptToken, conceptsOf } from "./lexicon";
 
 const STOPWORDS = new Set(
   (
@@ -56,11 +58,16 @@ export function indexTerms(text: string): string {
   return out.join(" ");
 }
 
-/** The four keyword-index columns of a memory: content, tags, hints and the extra terms. */
+/**
+ * The four keyword-index columns of a memory: content, tags, hints and the extra terms, which hold
+ * the tokens of the concepts its words are about (lexicon.ts), so a prompt about the concept in
+ * other words still meets it.
+ */
 export function keywordColumns(content: string, tagsJson: string, hintsJson: string): [string, string, string, string] {
   const tags = (JSON.parse(tagsJson) as string[]).join(" ");
   const hints = (JSON.parse(hintsJson) as string[]).join("\n");
-  return [content, tags, hints, indexTerms(`${content}\n${hints}`)];
+  const concepts = conceptsOf(tokenize(`${content}\n${tags}\n${hints}`)).map(conceptToken);
+  return [content, tags, hints, [indexTerms(`${content}\n${hints}`), ...concepts].join(" ")];
 }
 
 function quote(term: string): string {

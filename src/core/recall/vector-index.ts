@@ -189,6 +189,22 @@ export class VectorIndex {
     }
   }
 
+  /** The cosine between two indexed memories' vectors; null when either has none. */
+  cosineBetween(a: number, b: number): number | null {
+    const sa = this.slotOf.get(a);
+    const sb = this.slotOf.get(b);
+    if (sa === undefined || sb === undefined) return null;
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let d = 0, i = sa * this.stride, j = sb * this.stride; d < this.dimensions; d++, i++, j++) {
+      dot += this.vectors[i]! * this.vectors[j]!;
+      na += this.vectors[i]! * this.vectors[i]!;
+      nb += this.vectors[j]! * this.vectors[j]!;
+    }
+    return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+  }
+
   search(query: Float32Array, options: VectorSearchOptions): VectorHit[] {
     return this.scan(query, options, null).hits;
   }

@@ -5,7 +5,7 @@ import type { HookEvent } from "../../contracts/hook-events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { notFound } from "../../contracts/errors";
-import { RecallRequestSchema } from "../../contracts/recall";
+import { AGGREGATE_TYPE, RecallRequestSchema } from "../../contracts/recall";
 import { normalizeSessionKey, type BypassResponse, type FeedbackRequest, type FeedbackResponse, type HookContextResponse, type HookRequest, type HookResponse, type SessionDetail, type SessionListResponse, type SessionSearchRequest, type SessionSearchResponse } from "../../contracts/session";
 import type { Logger } from "../../logger";
 import type { ChatModel } from "../llm/chat";
@@ -15,6 +15,7 @@ import type { RecallService } from "../recall/service";
 import { matchExpression } from "../recall/text";
 import { ContextBuilder, clip, memoryLine } from "./context";
 import { extractFromTranscript } from "./extraction";
+import { chooseInjections } from "./injection";
 import { heldByAnother, sessionOfAnotherAgent } from "./holder";
 import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
 import type { Database } from "bun:sqlite";
@@ -26,10 +27,10 @@ const IDENTITY_SHARE = 0.3;
 const PARENT_SHARE = 0.2;
 const PINNED_LIMIT = 50;
 const PROJECT_LIMIT = 30;
-/** Memories a prompt may add: a handful of the most relevant not yet injected. */
-const PROMPT_MAX_MEMORIES = 5;
-/** Recall looks further down the list, since some results were injected already. */
-const PROMPT_RECALL_DEPTH = 20;
+const GUIDANCE_LIMIT = 20;
+/** Memory types that say how to work anywhere: a session starts with the global ones of these. */
+const GUIDANCE_TYPES = ["preference", "decision", "rule"] as const;
+/** The prompt's length that recall reads (the limit of a recall query). */
 const RECALL_QUERY_CHARS = 4000;
 /** What pre-compaction carries across: the window's memories, at most this many. */
 const CARRY_LIMIT = 20;
@@ -125,6 +126,7 @@ export class SessionService {
     const agents = this.memory.readableAgents(caller);
     block.memories("Pinned memories", this.store.pinned(agents, PINNED_LIMIT));
     if (session.project) block.memories(`Memories for ${session.project}`, this.store.ofProject(agents, session.project, PROJECT_LIMIT));
+    block.memories("Preferences and decisions for every project", this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
     return this.inject(session, "session-start", block.build(), block.ids);
   }
 
@@ -135,16 +137,20 @@ export class SessionService {
     const prompt = req.prompt?.trim() ?? "";
     if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
     this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
-    const injected = this.store.injectedIn(key, session.agent_id, session.injection_window);
-    const recalled = await this.recall.recall(
-      caller,
-      RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS), limit: PROMPT_RECALL_DEPTH }),
-    );
-    const fresh = recalled.results.filter((r) => !injected.has(r.id)).slice(0, PROMPT_MAX_MEMORIES);
-    if (fresh.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
-    const lines = fresh.map((r) => memoryLine({ id: r.id, content: r.content, type: r.type }));
+    // Earlier prompts' memories are not given again. Session start's are: its block lists every
+    // project memory, and the few this prompt needs are worth restating next to it.
+    const given = this.store.injectedIn(key, session.agent_id, session.injection_window, "session-start");
+    // Saved aggregates restate memories; the memories themselves go in (injection.ts decides which).
+    const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS) }), AGGREGATE_TYPE);
+    const chosen = chooseInjections(ranking, {
+      project: session.project,
+      given,
+      similarity: (a, b) => this.recall.similarity(a.row.seq, b.row.seq),
+    });
+    if (chosen.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
+    const lines = chosen.map(({ row }) => memoryLine({ id: row.id, content: row.content, type: row.type }));
     const context = `# Signet: memories relevant to this prompt\n${lines.join("\n")}`;
-    return this.inject(session, "user-prompt-submit", context, fresh.map((r) => r.id));
+    return this.inject(session, "user-prompt-submit", context, chosen.map((c) => c.row.id));
   }
 
   /** What to carry across: the memories injected in this window, to be kept in the compacted context. */

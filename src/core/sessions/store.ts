@@ -159,23 +159,28 @@ export class SessionStore {
   // ---- what reached a session ----
 
   /** Memory ids injected into the session in `window` by any hook. */
-  injectedIn(key: string, agentId: string, window: number): Set<string> {
+  /** The ids injected into the session's window, but for those only `exceptVia` gave. */
+  injectedIn(key: string, agentId: string, window: number, exceptVia: InjectionVia | null = null): Set<string> {
     const rows = this.db
-      .query<{ memory_id: string }, [string, string, number]>(
-        "SELECT memory_id FROM session_memories WHERE session_key = ? AND agent_id = ? AND injection_window = ? AND source = 'injected'",
+      .query<{ memory_id: string }, [string, string, number, string | null]>(
+        `SELECT memory_id FROM session_memories WHERE session_key = ? AND agent_id = ? AND injection_window = ? AND source = 'injected'
+           AND via IS NOT ?`,
       )
-      .all(key, agentId, window);
+      .all(key, agentId, window, exceptVia);
     return new Set(rows.map((r) => r.memory_id));
   }
 
-  /** Records injected memories; one injected earlier in the same window keeps the way it first came. */
+  /**
+   * Records injected memories; one injected earlier in the same window keeps the way it first came,
+   * but for session start's block: a prompt that restates one of its memories takes it over.
+   */
   recordInjected(key: string, agentId: string, window: number, via: InjectionVia, ids: string[], at: string): void {
     if (ids.length === 0) return;
     const insert = this.db.query(
       `INSERT INTO session_memories (session_key, agent_id, memory_id, injection_window, source, via, rank, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'injected', ?, ?, ?, ?)
        ON CONFLICT(session_key, agent_id, memory_id, injection_window) DO UPDATE SET
-         via = CASE WHEN source = 'recall' THEN excluded.via ELSE via END, source = 'injected', updated_at = excluded.updated_at`,
+         via = CASE WHEN source = 'recall' OR via = 'session-start' THEN excluded.via ELSE via END, source = 'injected', updated_at = excluded.updated_at`,
     );
     this.db.transaction(() => ids.forEach((id, i) => insert.run(key, agentId, id, window, via, i + 1, at, at)))();
   }
@@ -212,6 +217,21 @@ export class SessionStore {
          ORDER BY importance DESC, updated_at DESC LIMIT ?`,
       )
       .all(project, JSON.stringify(agentIds), limit);
+  }
+
+  /**
+   * Live unpinned memories of no project whose type guides work anywhere (`types`: preferences,
+   * decisions, rules), most important then most recent first.
+   */
+  globalGuidance(agentIds: string[], types: readonly string[], limit: number): MemoryLine[] {
+    return this.db
+      .query<MemoryLine, [string, string, number]>(
+        `SELECT id, content, type FROM memories
+         WHERE project IS NULL AND pinned = 0 AND deleted_at IS NULL AND type IN (SELECT value FROM json_each(?1))
+           AND agent_id IN (SELECT value FROM json_each(?2))
+         ORDER BY importance DESC, updated_at DESC LIMIT ?3`,
+      )
+      .all(JSON.stringify(types), JSON.stringify(agentIds), limit);
   }
 
   /** Those of the given live memories `agentIds` may read, in the order of `ids`. */

@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
-import type { RecallRequest, RecallResponse } from "../../contracts/recall";
+import { RECALL_STRONG_SCORE, type RecallRequest, type RecallResponse } from "../../contracts/recall";
 import { SignetError, invalidInput, notFound } from "../../contracts/errors";
 import type {
   IngestReport,
@@ -166,7 +166,8 @@ export class SourceService {
   async recall(req: RecallRequest): Promise<RecallResponse> {
     const given = MEMORY_ONLY_FIELDS.filter((f) => req[f] !== undefined);
     if (given.length > 0) throw invalidInput(`${given.join(", ")}: memory filters do not apply with sourceOnly (document chunks have none)`);
-    const answer = await this.search({ query: req.query, limit: req.limit, minScore: req.minScore }, req.keywordQuery);
+    // Chunks keep source search's own cut: a recall gives no minimum only to see weak memories.
+    const answer = await this.search({ query: req.query, limit: req.limit, minScore: req.minScore ?? RECALL_STRONG_SCORE }, req.keywordQuery);
     return { results: answer.results, supporting: [], meta: answer.meta } as unknown as RecallResponse;
   }
 

@@ -10,7 +10,7 @@ function memoryItem(m: Memory | RecallResult): HTMLElement {
     "li",
     {},
     h("a", { href: `#/memories/${encodeURIComponent(m.id)}` }, h("span", { class: "content" }, m.content.length > 240 ? `${m.content.slice(0, 240)}…` : m.content)),
-    h("div", { class: "muted" }, [m.type, ...("score" in m ? [`score ${m.score}`, m.matchedBy] : []), m.project, "deletedAt" in m && m.deletedAt ? `forgotten ${when(m.deletedAt)}` : when(m.createdAt)].filter(Boolean).join(" · "), " ", m.tags.map((t) => h("span", { class: "tag" }, t))),
+    h("div", { class: "muted" }, [m.type, ...("score" in m ? [`score ${m.score}`, m.matchedBy, m.confidence === "weak" ? "weak match" : null] : []), m.project, "deletedAt" in m && m.deletedAt ? `forgotten ${when(m.deletedAt)}` : when(m.createdAt)].filter(Boolean).join(" · "), " ", m.tags.map((t) => h("span", { class: "tag" }, t))),
   );
 }
 
@@ -39,7 +39,7 @@ function searchView(root: HTMLElement): void {
         replace(
           results,
           h("p", { class: "muted" }, `${r.results.length} result(s) · ${r.meta.method} · ${r.meta.tookMs} ms`),
-          r.results.length === 0 ? empty(`Nothing recalled${r.meta.belowMinScore ? ` (${r.meta.belowMinScore} matched only loosely)` : ""}. Try other words or fewer filters.`) : h("ul", { class: "list" }, r.results.map(memoryItem)),
+          r.results.length === 0 ? empty("Nothing relevant is stored. Try other words or fewer filters.") : h("ul", { class: "list" }, r.results.map(memoryItem)),
         );
       } else {
         const r = await api<ListResponse>("GET", `/api/memories${query({ limit: 50, type: type.value.trim(), tags: tags.value.trim(), project: project.value.trim(), forgotten: forgotten.checked ? "true" : undefined })}`);

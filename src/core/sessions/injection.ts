@@ -1,0 +1,91 @@
+// What the user-prompt-submit hook injects (docs/hooks.md#what-reaches-the-model): decided for each
+// prompt from the evidence recall found, not by one score cut. A prompt about nothing stored
+// ("rename foo to bar") still finds memories weakly similar to it, every one about as close as the
+// next; what earns a place in the model's context is a memory that stands out from the rest of the
+// store for this prompt, or that holds the prompt's rare words. Another project's memory never
+// does; of two memories on one subject, only the newer goes in.
+import { tokenize } from "../recall/fts5-tokenizer";
+import { conceptsOf } from "../recall/lexicon";
+import type { RankedCandidate, Ranking } from "../recall/service";
+
+/** At most this many memories reach one prompt. */
+export const MAX_INJECTED = 5;
+
+export interface InjectionPolicy {
+  /** Keyword evidence (share of the prompt's term weight a memory holds, scoring.ts) that counts on its own. */
+  keyword: number;
+  /** How far above the store's background cosine a memory must stand to count on the vector's word alone. */
+  standout: number;
+  /** Which cosine of the store, best first, stands for its background for this prompt (the median past this many). */
+  backgroundAt: number;
+  /** A memory's evidence must be at least this share of the best one's to go in beside it. */
+  nearBest: number;
+  /** Two memories about a concept in common this close (cosine) are about the same subject: the newer supersedes. */
+  sameSubject: number;
+}
+
+export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.3, standout: 0.15, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
+
+export interface InjectionScope {
+  /** The session's project; memories of another project are never injected. Null: any project. */
+  project: string | null;
+  /** Ids the session was given already in this window. */
+  given: ReadonlySet<string>;
+  /** The cosine between two memories' vectors (null when unknown). */
+  similarity(a: RankedCandidate, b: RankedCandidate): number | null;
+}
+
+/** The median of the store's cosines for the prompt, counted among its `at` best (all when fewer). */
+function background(cosines: readonly number[], at: number): number {
+  const near = cosines.slice(0, at);
+  if (near.length === 0) return 1;
+  const mid = near.length >> 1;
+  return near.length % 2 === 1 ? near[mid]! : (near[mid - 1]! + near[mid]!) / 2;
+}
+
+/** A candidate's evidence for this prompt, 0 when it has none worth injecting. */
+function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): number {
+  const keyword = c.keyword >= policy.keyword ? c.keyword : 0;
+  const above = c.cosine === null ? 0 : c.cosine - base;
+  const vector = above >= policy.standout ? Math.min(1, above / (2 * policy.standout)) : 0;
+  return Math.max(keyword, vector);
+}
+
+/** The concepts a memory's words are about (lexicon.ts), computed once per candidate. */
+function conceptsOfRow(c: RankedCandidate, memo: Map<number, Set<string>>): Set<string> {
+  let found = memo.get(c.row.seq);
+  if (!found) memo.set(c.row.seq, (found = new Set(conceptsOf(tokenize(c.row.content)))));
+  return found;
+}
+
+/**
+ * Two memories about one subject: they are about a concept in common and close in meaning. Neither
+ * alone will do: memories of one concept differ ("tests run with vitest", "integration tests need
+ * Docker"), and close vectors are common between unrelated memories of one kind.
+ */
+function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Map<number, Set<string>>): boolean {
+  const shared = [...conceptsOfRow(a, memo)].some((id) => conceptsOfRow(b, memo).has(id));
+  return shared && (scope.similarity(a, b) ?? 0) >= policy.sameSubject;
+}
+
+/** The memories to inject for one prompt, best first. Of two on one subject only the newer. */
+export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy: InjectionPolicy = DEFAULT_INJECTION): RankedCandidate[] {
+  const base = background(ranking.cosines, policy.backgroundAt);
+  const scored = ranking.ranked
+    .filter((c) => !scope.given.has(c.row.id) && (scope.project === null || c.row.project === null || c.row.project === scope.project))
+    .map((c) => ({ c, e: evidence(c, base, policy) }))
+    .filter((x) => x.e > 0)
+    .sort((a, b) => b.e - a.e);
+  if (scored.length === 0) return [];
+  const best = scored[0]!.e;
+  const memo = new Map<number, Set<string>>();
+  const chosen: RankedCandidate[] = [];
+  for (const { c, e } of scored) {
+    const rival = chosen.findIndex((o) => sameSubject(o, c, scope, policy, memo));
+    // The newer memory on a subject replaces the older, however weaker its match: what was decided later holds.
+    if (rival !== -1) {
+      if (c.row.created_at > chosen[rival]!.row.created_at) chosen[rival] = c;
+    } else if (chosen.length < MAX_INJECTED && e >= policy.nearBest * best) chosen.push(c);
+  }
+  return chosen;
+}

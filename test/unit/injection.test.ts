@@ -1,0 +1,69 @@
+// What the prompt hook injects (src/core/sessions/injection.ts), on rankings built by hand: nothing
+// when every memory is about as close to the prompt as the next; a memory that stands out, or holds
+// the prompt's rare words, goes in; another project's never does; of two memories on one subject
+// only the newer goes in; what the session was given is not given again; at most MAX_INJECTED.
+import { describe, expect, test } from "bun:test";
+import type { RankedCandidate, Ranking } from "../../src/core/recall/service";
+import type { CandidateRow } from "../../src/core/recall/store";
+import { DEFAULT_INJECTION, MAX_INJECTED, chooseInjections, type InjectionScope } from "../../src/core/sessions/injection";
+
+let seq = 0;
+function candidate(o: { keyword?: number; cosine?: number | null; project?: string | null; type?: string; createdAt?: string; content?: string }): RankedCandidate {
+  const n = ++seq;
+  const row = { seq: n, id: `m${n}`, content: o.content ?? `memory ${n}`, type: o.type ?? "fact", project: o.project ?? null, created_at: o.createdAt ?? "2026-01-01T00:00:00.000Z" } as CandidateRow;
+  return { row, rank: 1, relevance: 0.5, matchedBy: "hybrid", keyword: o.keyword ?? 0, vector: 0, cosine: o.cosine === undefined ? 0.4 : o.cosine };
+}
+
+/** A ranking over `ranked` in a store whose other memories sit at `background` cosine for the prompt. */
+function ranking(ranked: RankedCandidate[], background = 0.4, others = 40): Ranking {
+  const cosines = [...ranked.map((c) => c.cosine ?? 0), ...Array.from({ length: others }, () => background)].sort((a, b) => b - a);
+  return { ranked, candidates: ranked.length, cosines, embedding: "ok", method: "hybrid" };
+}
+
+const scope = (o: Partial<InjectionScope> = {}): InjectionScope => ({ project: null, given: new Set(), similarity: () => 0, ...o });
+const ids = (chosen: RankedCandidate[]) => chosen.map((c) => c.row.id);
+
+describe("chooseInjections", () => {
+  test("a prompt every memory is weakly and evenly similar to gets nothing", () => {
+    const flat = Array.from({ length: 8 }, (_, i) => candidate({ cosine: 0.55 - i * 0.005, keyword: 0.1 }));
+    expect(chooseInjections(ranking(flat, 0.5), scope())).toEqual([]);
+  });
+
+  test("a memory that stands out from the store's background goes in; one holding the prompt's words does too", () => {
+    const standsOut = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.05 });
+    const holdsWords = candidate({ keyword: 0.8, cosine: 0.41 });
+    const background = candidate({ cosine: 0.42 });
+    expect(ids(chooseInjections(ranking([standsOut, holdsWords, background]), scope()))).toEqual([holdsWords.row.id, standsOut.row.id]);
+  });
+
+  test("another project's memory never goes in; a global one and the session's own project's do", () => {
+    const other = candidate({ keyword: 1, project: "/src/other" });
+    const own = candidate({ keyword: 0.9, project: "/src/here" });
+    const global = candidate({ keyword: 0.9, project: null });
+    expect(ids(chooseInjections(ranking([other, own, global]), scope({ project: "/src/here" })))).toEqual([own.row.id, global.row.id]);
+  });
+
+  test("of two memories on one subject only the newer goes in, even when it matches the prompt less well than the older", () => {
+    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere", createdAt: "2025-01-01T00:00:00.000Z" });
+    const newer = candidate({ keyword: 0.7, content: "Switched to tabs, width 4", createdAt: "2026-03-01T00:00:00.000Z" });
+    expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.7 })))).toEqual([newer.row.id]);
+    // Far apart in meaning, or about no concept in common: both stand on their own.
+    expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.3 })))).toEqual([older.row.id, newer.row.id]);
+    const unrelated = candidate({ keyword: 0.9, content: "Deploys go out on Tuesdays", createdAt: "2026-03-01T00:00:00.000Z" });
+    expect(ids(chooseInjections(ranking([older, unrelated]), scope({ similarity: () => 0.9 })))).toEqual([older.row.id, unrelated.row.id]);
+  });
+
+  test("what the session was given is not given again, and no more than MAX_INJECTED go in", () => {
+    const many = Array.from({ length: MAX_INJECTED + 3 }, () => candidate({ keyword: 0.9 }));
+    const given = new Set([many[0]!.row.id]);
+    const chosen = ids(chooseInjections(ranking(many), scope({ given })));
+    expect(chosen).toHaveLength(MAX_INJECTED);
+    expect(chosen).not.toContain(many[0]!.row.id);
+  });
+
+  test("a much weaker memory does not ride along with a strong one", () => {
+    const strong = candidate({ keyword: 1 });
+    const weak = candidate({ keyword: DEFAULT_INJECTION.keyword + 0.01 });
+    expect(ids(chooseInjections(ranking([strong, weak]), scope()))).toEqual([strong.row.id]);
+  });
+});
