@@ -424,7 +424,7 @@ function output(r: Results): string {
       ),
       "",
       "A result is strong when its `confidence` says so, or, while recall gives none, whatever it is. " +
-        "LoCoMo's no-answer figures are in its table (nothing at the default minimum score).",
+        "LoCoMo's no-answer figures are in its table (nothing strong).",
     );
   }
   return out.join("\n");

@@ -8,10 +8,10 @@ import type { CandidateRow } from "../../src/core/recall/store";
 import { DEFAULT_INJECTION, MAX_INJECTED, chooseInjections, type InjectionScope } from "../../src/core/sessions/injection";
 
 let seq = 0;
-function candidate(o: { keyword?: number; cosine?: number | null; project?: string | null; type?: string; createdAt?: string; content?: string }): RankedCandidate {
+function candidate(o: { keyword?: number; cosine?: number | null; vector?: number; project?: string | null; type?: string; createdAt?: string; content?: string }): RankedCandidate {
   const n = ++seq;
   const row = { seq: n, id: `m${n}`, content: o.content ?? `memory ${n}`, type: o.type ?? "fact", project: o.project ?? null, created_at: o.createdAt ?? "2026-01-01T00:00:00.000Z" } as CandidateRow;
-  return { row, rank: 1, relevance: 0.5, matchedBy: "hybrid", keyword: o.keyword ?? 0, vector: 0, cosine: o.cosine === undefined ? 0.4 : o.cosine };
+  return { row, rank: 1, relevance: 0.5, matchedBy: "hybrid", keyword: o.keyword ?? 0, vector: o.vector ?? 0, cosine: o.cosine === undefined ? 0.4 : o.cosine };
 }
 
 /** A ranking over `ranked` in a store whose other memories sit at `background` cosine for the prompt. */
@@ -30,10 +30,15 @@ describe("chooseInjections", () => {
   });
 
   test("a memory that stands out from the store's background goes in; one holding the prompt's words does too", () => {
-    const standsOut = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.05 });
+    const standsOut = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.05, vector: 0.5 });
     const holdsWords = candidate({ keyword: 0.8, cosine: 0.41 });
-    const background = candidate({ cosine: 0.42 });
+    const background = candidate({ cosine: 0.42, vector: 0.2 });
     expect(ids(chooseInjections(ranking([standsOut, holdsWords, background]), scope()))).toEqual([holdsWords.row.id, standsOut.row.id]);
+  });
+
+  test("standing out is not enough when the memory is not close to the prompt at all (an off-topic question)", () => {
+    const nearest = candidate({ cosine: 0.3, vector: 0 });
+    expect(chooseInjections(ranking([nearest], 0.1), scope())).toEqual([]);
   });
 
   test("another project's memory never goes in; a global one and the session's own project's do", () => {

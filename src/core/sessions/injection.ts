@@ -16,6 +16,8 @@ export interface InjectionPolicy {
   keyword: number;
   /** How far above the store's background cosine a memory must stand to count on the vector's word alone. */
   standout: number;
+  /** The calibrated vector evidence (scoring.ts) such a memory needs besides: close to the prompt, not only closer than the rest. */
+  vectorFloor: number;
   /** Which cosine of the store, best first, stands for its background for this prompt (the median past this many). */
   backgroundAt: number;
   /** A memory's evidence must be at least this share of the best one's to go in beside it. */
@@ -24,7 +26,7 @@ export interface InjectionPolicy {
   sameSubject: number;
 }
 
-export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.3, standout: 0.15, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
+export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.3, standout: 0.15, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
 
 export interface InjectionScope {
   /** The session's project; memories of another project are never injected. Null: any project. */
@@ -47,7 +49,7 @@ function background(cosines: readonly number[], at: number): number {
 function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): number {
   const keyword = c.keyword >= policy.keyword ? c.keyword : 0;
   const above = c.cosine === null ? 0 : c.cosine - base;
-  const vector = above >= policy.standout ? Math.min(1, above / (2 * policy.standout)) : 0;
+  const vector = above >= policy.standout && c.vector >= policy.vectorFloor ? Math.min(1, above / (2 * policy.standout)) : 0;
   return Math.max(keyword, vector);
 }
 
