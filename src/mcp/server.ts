@@ -18,7 +18,7 @@ const INSTRUCTIONS = `Signet is your long-term memory: what you store here is av
 
 Search (memory_search) at the start of a task, and before answering questions about the user's preferences, past decisions or facts about this project; do not guess what may already be stored.
 
-Store (memory_store) durable facts, preferences and decisions as they come up: one self-contained statement per memory, with a type (fact, preference, decision, rule, learning, ...) and tags. Do not store transient chatter, intermediate steps, or what only matters for the current task. Storing the same content twice is harmless (deduped).
+Store (memory_store) durable facts, preferences and decisions as they come up: one self-contained statement per memory, with a type (fact, preference, decision, rule, learning, ...), tags, and hints: two or three questions or requests a developer might later make that the memory answers, in other words than its own (for "Use pnpm, never npm": "how do I add a package", "install a dependency"), so it is found when it is needed. Do not store transient chatter, intermediate steps, or what only matters for the current task. Storing the same content twice is harmless (deduped).
 
 When a stored memory turns out wrong or outdated, correct it with memory_modify (a reason is required; the earlier version stays in the history) instead of storing a contradicting one. Use memory_forget, with a reason, for what should no longer be remembered. Pinned memories are not forgotten until unpinned (memory_modify with pinned: false); unpin only when the user wants it.`;
 

@@ -103,11 +103,12 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     await run(["daemon", "stop"], { env: s.env });
   });
 
-  test("initialize carries instructions: when to search, store, modify and forget", async () => {
+  test("initialize carries instructions: when to search, store (with hints), modify and forget", async () => {
     const instructions = client.getInstructions() ?? "";
     expect(instructions).toContain("Search (memory_search) at the start of a task");
     expect(instructions).toContain("preferences, past decisions or facts about this project");
     expect(instructions).toContain("Store (memory_store) durable facts, preferences and decisions");
+    expect(instructions).toContain("hints: two or three questions or requests a developer might later make");
     expect(instructions).toContain("Do not store transient chatter");
     expect(instructions).toContain("memory_modify");
     expect(instructions).toContain("memory_forget");

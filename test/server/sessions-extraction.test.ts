@@ -35,7 +35,7 @@ describe("session-end with an llm", () => {
   test("answers at once, then stores the extracted memories with source extraction and the session key", async () => {
     answer =
       'Here you go: {"summary": "Set up the kiln firmware build and chose Zig.", "memories": [' +
-      '{"content": "The kiln firmware is written in Zig", "type": "decision", "importance": 0.8},' +
+      '{"content": "The kiln firmware is written in Zig", "type": "decision", "importance": 0.8, "hints": ["which language for the oven controller"]},' +
       '{"content": "The user wants build logs kept for 30 days", "type": "preference"},' +
       '{"content": "", "type": "fact"}, {"nonsense": true}]}';
     const res = await end("ex-1", "user: let's write the kiln firmware in Zig\nassistant: done\nuser: keep build logs 30 days");
@@ -53,6 +53,10 @@ describe("session-end with an llm", () => {
       ].sort(),
     );
     expect(extracted.find((m) => m.type === "decision")!.importance).toBe(0.8);
+    // Its hints are how it is asked for in other words: recall finds it by them.
+    expect(extracted.find((m) => m.type === "decision")!.hints).toEqual(["which language for the oven controller"]);
+    const byHint = await td.client().memory.recall({ query: "what language does the oven controller use?" });
+    expect(byHint.results[0]).toMatchObject({ content: "The kiln firmware is written in Zig", confidence: "strong" });
     // The summary is what a sub-agent of this session is shown at its start.
     const child = (await call(td, "POST", "/api/hooks/session-start", { body: { sessionKey: "ex-child", parentSessionKey: "ex-1", harness: "claude-code" } }))
       .body as HookContextResponse;

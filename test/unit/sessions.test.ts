@@ -69,16 +69,16 @@ describe("context block", () => {
 });
 
 describe("reading an extraction answer", () => {
-  test("the JSON object inside prose; bad entries dropped, types and importance checked", () => {
+  test("the JSON object inside prose; bad entries dropped, types, importance and hints checked", () => {
     const r = parseExtraction(
-      'Sure! {"summary": " Did things. ", "memories": [{"content": " A fact ", "type": "Decision", "importance": 0.9},' +
-        '{"content": "B", "type": "weird", "importance": 7}, {"content": 3}, "x", null]} Thanks.',
+      'Sure! {"summary": " Did things. ", "memories": [{"content": " A fact ", "type": "Decision", "importance": 0.9, "hints": [" how do I a ", "", 7, "b", "c", "d", "e", "f"]},' +
+        '{"content": "B", "type": "weird", "importance": 7, "hints": "not a list"}, {"content": 3}, "x", null]} Thanks.',
     );
     expect(r).toEqual({
       summary: "Did things.",
       memories: [
-        { content: "A fact", type: "decision", importance: 0.9 },
-        { content: "B", type: "fact", importance: 0.5 },
+        { content: "A fact", type: "decision", importance: 0.9, hints: ["how do I a", "b", "c", "d", "e"] },
+        { content: "B", type: "fact", importance: 0.5, hints: [] },
       ],
     });
   });

@@ -8,20 +8,25 @@ const TRANSCRIPT_TAIL_CHARS = 24_000;
 const MAX_EXTRACTED = 20;
 const MAX_MEMORY_CHARS = 1000;
 const MAX_SUMMARY_CHARS = 1200;
+/** Each memory's hints: a few questions or phrasings it answers, kept short (the memory API's limits are wider). */
+const MAX_HINTS = 5;
+const MAX_HINT_CHARS = 200;
 const EXTRACTION_TIMEOUT_MS = 120_000;
 
 const TYPES = new Set(["fact", "preference", "decision", "rule", "learning", "issue", "event"]);
 
 export interface Extracted {
   summary: string | null;
-  memories: { content: string; type: string; importance: number }[];
+  memories: { content: string; type: string; importance: number; hints: string[] }[];
 }
 
 const SYSTEM = `You read a coding session's transcript and keep what will still matter in later sessions.
 Answer with one JSON object and nothing else:
 {"summary": "<two or three sentences: what the session did and where it stopped>",
- "memories": [{"content": "<one self-contained durable fact>", "type": "fact|preference|decision|rule|learning|issue|event", "importance": 0.0-1.0}]}
+ "memories": [{"content": "<one self-contained durable fact>", "type": "fact|preference|decision|rule|learning|issue|event", "importance": 0.0-1.0,
+   "hints": ["<a question or request a developer might later make that this memory answers, in other words than the memory's>"]}]}
 Keep only durable knowledge: the user's preferences, decisions and their reasons, rules, facts about the project, lessons learned.
+Give each memory up to ${MAX_HINTS} hints: how someone would ask for it without knowing its words (for "Use pnpm, never npm": "how do I add a package", "install a dependency").
 Leave out greetings, transient steps, secrets and credentials. At most ${MAX_EXTRACTED} memories; an empty list is fine.`;
 
 export async function extractFromTranscript(model: ChatModel, transcript: string, signal?: AbortSignal): Promise<Extracted> {
@@ -51,11 +56,14 @@ export function parseExtraction(answer: string): Extracted {
   const summary = typeof obj.summary === "string" && obj.summary.trim() ? obj.summary.trim().slice(0, MAX_SUMMARY_CHARS) : null;
   const memories = (Array.isArray(obj.memories) ? obj.memories : [])
     .flatMap((m: unknown) => {
-      const e = (m ?? {}) as { content?: unknown; type?: unknown; importance?: unknown };
+      const e = (m ?? {}) as { content?: unknown; type?: unknown; importance?: unknown; hints?: unknown };
       if (typeof e.content !== "string" || !e.content.trim()) return [];
       const type = typeof e.type === "string" && TYPES.has(e.type.toLowerCase()) ? e.type.toLowerCase() : "fact";
       const importance = typeof e.importance === "number" && e.importance >= 0 && e.importance <= 1 ? e.importance : 0.5;
-      return [{ content: e.content.trim().slice(0, MAX_MEMORY_CHARS), type, importance }];
+      const hints = (Array.isArray(e.hints) ? e.hints : [])
+        .flatMap((h: unknown) => (typeof h === "string" && h.trim() ? [h.trim().slice(0, MAX_HINT_CHARS)] : []))
+        .slice(0, MAX_HINTS);
+      return [{ content: e.content.trim().slice(0, MAX_MEMORY_CHARS), type, importance, hints }];
     })
     .slice(0, MAX_EXTRACTED);
   return { summary, memories };

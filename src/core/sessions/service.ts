@@ -218,7 +218,7 @@ export class SessionService {
         const answer = await this.writes.run(() =>
           this.memory.remember(
             extractor,
-            { content: m.content, type: m.type, importance: m.importance, sessionKey: session.key, project: session.project ?? undefined },
+            { content: m.content, type: m.type, importance: m.importance, hints: m.hints, sessionKey: session.key, project: session.project ?? undefined },
             "extraction",
           ),
         );
