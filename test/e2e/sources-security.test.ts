@@ -69,21 +69,33 @@ function mkfifo(path: string): void {
   if (r.exitCode !== 0) throw new Error(`mkfifo ${path}: ${r.stderr.toString()}`);
 }
 
+/**
+ * A directory holding one readable guide and the special files `plant` makes, added through the
+ * CLI: the daemon keeps answering, reads only the guide, and says what it skipped.
+ */
+async function addWithSpecialFiles(d: Daemon, name: string, plant: (dir: string) => void): Promise<unknown> {
+  const dir = join(d.s.home, name);
+  mkdirSync(join(dir, "sub"), { recursive: true });
+  writeFileSync(join(dir, "guide.md"), "# Guide\n\nThe numbat eats termites.\n");
+  plant(dir);
+  const add = await d.cli(["source", "add", dir], 10_000);
+  expect(await d.healthy()).toBe(true);
+  expect(add.code).toBe(0);
+  const r = json(add);
+  expect(r.parsed).toBe(1);
+  return r.skipped;
+}
+
 describe("special files in a directory source", () => {
   test("named pipes, as a document and as a .gitignore, are skipped unread; the daemon keeps answering", async () => {
     await withDaemon(async (d) => {
       const dir = join(d.s.home, "piped");
-      mkdirSync(join(dir, "sub"), { recursive: true });
-      writeFileSync(join(dir, "guide.md"), "# Guide\n\nThe numbat eats termites.\n");
-      writeFileSync(join(dir, "sub", "inner.md"), "# Inner\n\nThe quoll hunts at night.\n");
-      mkfifo(join(dir, "pipe.md"));
-      mkfifo(join(dir, "sub", ".gitignore"));
-      const add = await d.cli(["source", "add", dir], 10_000);
-      expect(await d.healthy()).toBe(true);
-      expect(add.code).toBe(0);
-      const r = json(add);
-      expect(r.parsed).toBe(1);
-      expect(r.skipped).toEqual([
+      const skipped = await addWithSpecialFiles(d, "piped", (at) => {
+        writeFileSync(join(at, "sub", "inner.md"), "# Inner\n\nThe quoll hunts at night.\n");
+        mkfifo(join(at, "pipe.md"));
+        mkfifo(join(at, "sub", ".gitignore"));
+      });
+      expect(skipped).toEqual([
         { path: join(dir, "pipe.md"), reason: "a named pipe, not a regular file" },
         { path: join(dir, "sub", ".gitignore"), reason: "a named pipe, not a regular file: its directory is skipped" },
       ]);
@@ -93,16 +105,11 @@ describe("special files in a directory source", () => {
   test("a .gitignore and a document linked to /dev/zero are not read", async () => {
     await withDaemon(async (d) => {
       const dir = join(d.s.home, "zero");
-      mkdirSync(join(dir, "sub"), { recursive: true });
-      writeFileSync(join(dir, "guide.md"), "# Guide\n\nThe numbat eats termites.\n");
-      symlinkSync("/dev/zero", join(dir, "sub", ".gitignore"));
-      symlinkSync("/dev/zero", join(dir, "zero.md"));
-      const add = await d.cli(["source", "add", dir], 10_000);
-      expect(await d.healthy()).toBe(true);
-      expect(add.code).toBe(0);
-      const r = json(add);
-      expect(r.parsed).toBe(1);
-      expect(r.skipped).toEqual([
+      const skipped = await addWithSpecialFiles(d, "zero", (at) => {
+        symlinkSync("/dev/zero", join(at, "sub", ".gitignore"));
+        symlinkSync("/dev/zero", join(at, "zero.md"));
+      });
+      expect(skipped).toEqual([
         { path: join(dir, "sub", ".gitignore"), reason: "a symbolic link to /dev/zero, outside the source (not followed): its directory is skipped" },
         { path: join(dir, "zero.md"), reason: "a symbolic link to /dev/zero, outside the source (not followed)" },
       ]);
