@@ -35,6 +35,11 @@ export function boundAgent(principal: Principal | undefined): string | undefined
   return principal?.kind === "token" ? (principal.agentId ?? undefined) : undefined;
 }
 
+/** The API token a principal holds, null for any other caller: what ends with the token (its streams). */
+export function tokenIdOf(principal: Principal | undefined): string | null {
+  return principal?.kind === "token" ? principal.tokenId : null;
+}
+
 /** Whether the request's caller holds `permission`: trusted callers hold every one, tokens their role's. */
 export function mayDo(request: Request, permission: Permission): boolean {
   const principal = principals.get(request);

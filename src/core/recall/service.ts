@@ -381,7 +381,8 @@ export class RecallService {
       stats = this.store.termStats(matches);
       matched = once(this.store.matchedTerms(matches, hits.map((h) => h.seq)));
     }
-    const relevance = new Map(hits.map((h) => [h.seq, conceptRelevance(stats, termTokens.length)(matched.get(h.seq) ?? [])]));
+    const relevanceOf = conceptRelevance(stats, termTokens.length);
+    const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
     const identifiers = identifierWords(query);
     // Matched positions count the terms that have a token, in order (both branches above).
     const identifierAt = terms.filter((_, i) => tokens[i]!.length > 0).flatMap((t, i) => (identifiers.has(t) ? [i] : []));

@@ -26,7 +26,8 @@ export function kindOf(st: Stats): string {
   return "not a regular file";
 }
 
-const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+/** An I/O error as messages name it: its code (ENOENT, EACCES), or its message when it has none. */
+export const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /** `path` is `root` or below it; both absolute and without links. */
 function isWithin(path: string, root: string): boolean {

@@ -32,7 +32,7 @@ import { chunkText, type Chunk } from "./chunk";
 import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
 import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
 import { PdfExtractor } from "./pdf";
-import { kindOf, probe, readWithin } from "./read";
+import { errCode, kindOf, probe, readWithin } from "./read";
 import { COLUMN_WEIGHTS, SourceStore, type ChunkRow, type FileRow, type IndexedChunk, type SourceRow } from "./store";
 import { foundFile, walkDirectory, type FoundFile } from "./walk";
 
@@ -413,8 +413,6 @@ export class SourceService {
     };
   }
 }
-
-const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /**
  * The path to add, its links resolved, with what it is; or a 400 naming what is wrong: missing, not

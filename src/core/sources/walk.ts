@@ -9,7 +9,7 @@ import type { SkippedFile } from "../../contracts/sources";
 import { yieldToLoop } from "../event-loop";
 import { NotADocument, byteLimitOf } from "./extract";
 import { IgnoreRules, hasBinaryExtension, isSkippedDir } from "./ignore";
-import { examine, kindOf, readWithin, type Examined } from "./read";
+import { errCode, examine, kindOf, readWithin, type Examined } from "./read";
 
 export interface FoundFile {
   /** The path as it is in the source (a link's own path). */
@@ -63,7 +63,7 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
     try {
       st = lstatSync(dir);
     } catch (err) {
-      skipped.push({ path: dir, reason: `cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      skipped.push({ path: dir, reason: `cannot read the directory (${errCode(err)})` });
       return;
     }
     // A directory replaced by a link (or anything else) after its parent was listed.
@@ -88,7 +88,7 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
-      skipped.push({ path: dir, reason: `cannot read the directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      skipped.push({ path: dir, reason: `cannot read the directory (${errCode(err)})` });
       stack.pop();
       return;
     }
@@ -130,7 +130,7 @@ function ignoreRules(dir: string, root: string): IgnoreRules | null {
     st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new NotADocument(`cannot stat it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new NotADocument(`cannot stat it (${errCode(err)})`);
   }
   if (st.isDirectory()) return null;
   const { readPath, stats } = examine(path, root, MAX_IGNORE_BYTES);
@@ -138,6 +138,6 @@ function ignoreRules(dir: string, root: string): IgnoreRules | null {
     return new IgnoreRules(new TextDecoder().decode(readWithin(readPath, root, MAX_IGNORE_BYTES, stats)));
   } catch (err) {
     if (err instanceof NotADocument) throw err;
-    throw new NotADocument(`cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new NotADocument(`cannot read it (${errCode(err)})`);
   }
 }

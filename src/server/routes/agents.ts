@@ -20,7 +20,7 @@ import { DEFAULT_STREAM_CAPS, OpenStreams, type StreamSlot } from "../../core/au
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 import { errorResponse } from "../http-errors";
-import { principalOf } from "../principal";
+import { principalOf, tokenIdOf } from "../principal";
 
 /** The replay and each live batch read this many messages at a time. */
 const BATCH = 500;
@@ -138,8 +138,7 @@ export function agentRoutes(ctx: DaemonContext) {
       ownAgent(agentId, q.agent_id, "agent_id");
       const cursor = lastEventId(request, q.last_event_id) ?? agents.latestId();
       if (!agents.accepting) return errorResponse("unavailable", "the daemon is stopping");
-      const principal = principalOf(request);
-      const admission = streams.admit(agentId, principal?.kind === "token" ? principal.tokenId : null);
+      const admission = streams.admit(agentId, tokenIdOf(principalOf(request)));
       if (!admission.ok) {
         // Past the agent's share, retrying helps only once one of its own streams ends: 429. Past the
         // total, the daemon is full for everyone and any stream's end frees a slot: 503, as for /mcp.

@@ -18,7 +18,7 @@ import {
 import { MCP_PROVENANCE, createMcpServer, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
-import { boundAgent, principalOf, setPrincipal, type Principal } from "../principal";
+import { boundAgent, principalOf, setPrincipal, tokenIdOf, type Principal } from "../principal";
 import { MCP_PATH } from "../request-path";
 
 const DEFAULT_MAX_IN_FLIGHT = 32;
@@ -176,7 +176,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
     const caller = callerFrom(request, url);
     if (caller instanceof Response) return caller;
     // The slot is taken before the stream is set up, so GETs arriving together cannot pass the caps.
-    const admission = streams.admit(caller.agentId ?? DEFAULT_AGENT_ID, caller.principal?.kind === "token" ? caller.principal.tokenId : null);
+    const admission = streams.admit(caller.agentId ?? DEFAULT_AGENT_ID, tokenIdOf(caller.principal));
     if (!admission.ok) return admission.full === "agent" ? tooManyStreams(admission.message) : busy(admission.message);
     const { slot } = admission;
     try {
