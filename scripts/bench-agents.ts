@@ -6,7 +6,7 @@
 //   bun scripts/bench-agents.ts --messages 50 --replay 500
 //   bun scripts/bench-agents.ts --json
 //
-// Target: every message delivered in under 1 s (SPEC §8, issue 11).
+// Target: every message delivered in under 1 s (SPEC §8).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

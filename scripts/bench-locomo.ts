@@ -166,7 +166,7 @@ const FLOOR: Record<string, { n: number; r5: number; r10: number; mrr: number }>
   "single-hop": { n: 841, r5: 0.601, r10: 0.665, mrr: 0.482 },
   overall: { n: 1536, r5: 0.504, r10: 0.57, mrr: 0.432 },
 };
-/** Targets with the builtin provider (issue 18). */
+/** Targets with the builtin provider. */
 const TARGETS = { overallR10: 0.68, multiHopR10: 0.42 };
 
 function readJsonl<T>(path: string): T[] {
@@ -641,7 +641,7 @@ async function bench(): Promise<Results> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Ranking variants (--variants): each idea of issue 18 switched on alone and all together, in this
+// Ranking variants (--variants): each idea of the ranking switched on alone and together, in this
 // process on the same snapshot, beside the developer-memory paraphrase set (scripts/lib/paraphrase-dev.ts).
 
 interface Variant {
@@ -650,31 +650,31 @@ interface Variant {
   options: RecallServiceOptions;
 }
 
-/** The first round's neighbours: the 10 best hits lend half their value, a match keeping the better of its own and that. */
-const ROUND_1_NEIGHBOURS = { ...DEFAULT_NEIGHBOURS, depth: 10, window: 1, mode: "max" as const };
+/** Best-of neighbours: the 10 best hits lend half their value, a match keeping the better of its own and that. */
+const BEST_OF_NEIGHBOURS = { ...DEFAULT_NEIGHBOURS, depth: 10, window: 1, mode: "max" as const };
 
-/** Rounds 1-4 lent a session neighbour its hit's order lifts (the named author's) instead of its own. */
+/** A session neighbour lent its hit's order lifts (the named author's) instead of its own. */
 const HIT_LIFTS = { lentLifts: "hit" } as const satisfies RecallServiceOptions;
 
-/** Rounds 1-3 scored the keyword leg with the whole store's BM25 statistics (as FTS5 does). */
+/** The keyword leg scored with the whole store's BM25 statistics (as FTS5 does). */
 const STORE_STATISTICS = { ...HIT_LIFTS, keywordStatistics: "store" } as const satisfies RecallServiceOptions;
 
 /** The first is the reference the others are compared with; the last is the default. */
 const VARIANTS: Variant[] = [
-  { name: "before", idea: "fixed vector weight 0.3, no neighbours (the ranking before issue 18)", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: false, author: 0, expansion: "off" } },
+  { name: "reference", idea: "fixed vector weight 0.3, no neighbours", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: false, author: 0, expansion: "off" } },
   { name: "keyword leg", idea: "the keyword leg alone", options: { ...STORE_STATISTICS, authorDepth: 0, legs: "keyword", neighbours: false, author: 0, expansion: "off" } },
   { name: "vector leg", idea: "the vector leg alone", options: { ...STORE_STATISTICS, authorDepth: 0, legs: "vector", neighbours: false, author: 0, expansion: "off" } },
   { name: "adaptive", idea: "query-adaptive fusion alone (fusion.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: false, author: 0, expansion: "off" } },
-  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" } },
+  { name: "neighbours", idea: "session neighbours in the order alone (neighbours.ts)", options: { ...STORE_STATISTICS, authorDepth: 0, fusion: "fixed", neighbours: BEST_OF_NEIGHBOURS, author: 0, expansion: "off" } },
   {
-    name: "round 1",
-    idea: "the first round's default: a neighbour of the 10 best hits ranks at the better of its own rank and half its hit's",
-    options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: ROUND_1_NEIGHBOURS, author: 0, expansion: "off" },
+    name: "fusion + neighbours",
+    idea: "adaptive fusion, and a neighbour of the 10 best hits ranks at the better of its own rank and half its hit's",
+    options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: BEST_OF_NEIGHBOURS, author: 0, expansion: "off" },
   },
-  // The second round: neighbours combined, then how many hits lend and how far ("combine 20 ±2" is
-  // kept); RM3 and the author's lift each on top of it; the default has all that is kept.
-  { name: "combine", idea: "a neighbour's own value and half its hit's combined, own + lent·(1 − own)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine" }, author: 0, expansion: "off" } },
-  { name: "combine 20", idea: "combine, from the 20 best hits", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...ROUND_1_NEIGHBOURS, mode: "combine", depth: 20 }, author: 0, expansion: "off" } },
+  // On fusion + neighbours: neighbours combined, then how many hits lend and how far ("combine 20 ±2"
+  // is kept); RM3 and the author's lift each on top of it.
+  { name: "combine", idea: "a neighbour's own value and half its hit's combined, own + lent·(1 − own)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...BEST_OF_NEIGHBOURS, mode: "combine" }, author: 0, expansion: "off" } },
+  { name: "combine 20", idea: "combine, from the 20 best hits", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...BEST_OF_NEIGHBOURS, mode: "combine", depth: 20 }, author: 0, expansion: "off" } },
   { name: "combine 20 ±2", idea: "combine, from the 20 best hits, two each side (the second at a quarter)", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: DEFAULT_NEIGHBOURS, author: 0, expansion: "off" } },
   { name: "combine 30 ±2", idea: "combine, from the 30 best hits, two each side", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, depth: 30 }, author: 0, expansion: "off" } },
   { name: "combine 20 ±3", idea: "combine, from the 20 best hits, three each side", options: { ...STORE_STATISTICS, authorDepth: 0, neighbours: { ...DEFAULT_NEIGHBOURS, window: 3 }, author: 0, expansion: "off" } },
@@ -682,18 +682,18 @@ const VARIANTS: Variant[] = [
   { name: "+ RM3 when weak", idea: "combine 20 ±2 plus RM3 only when the keyword leg's best match holds under half the query's weight", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0, expansion: "weak" } },
   { name: "+ author", idea: "combine 20 ±2 plus the lift of a memory whose author the query names (scoring.ts authorOrder)", options: { ...STORE_STATISTICS, authorDepth: 0, expansion: "off" } },
   { name: "+ author 0.3", idea: "the same lift at 0.3", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0.3, expansion: "off" } },
-  // The third round (issue 18, multi-hop): against the second round's default, the vector leg also
-  // searching a named author's own memories (kept, at 100), and deeper legs for everyone.
-  { name: "round 2", idea: "the second round's default", options: { ...STORE_STATISTICS, authorDepth: 0 } },
-  { name: "+ own 50", idea: "round 2's default plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { ...STORE_STATISTICS, authorDepth: 50 } },
-  { name: "+ legs 100", idea: "round 2's default with each leg keeping its best 100 instead of 50", options: { ...STORE_STATISTICS, authorDepth: 0, legDepth: 100 } },
-  { name: "round 3", idea: "the third round's default: the second round's plus the named author's own best 100 vectors", options: STORE_STATISTICS },
-  // The fourth round (issue 18, multi-hop again): the keyword leg's BM25 over the statistics of the
-  // memories searched (the conversation, the project) instead of the whole store's.
-  { name: "keyword only (round 3)", idea: "keyword-only recall (no vector leg) as the third round left it, the store's statistics", options: { ...STORE_STATISTICS, legs: "keyword" } },
-  { name: "keyword only (round 4)", idea: "keyword-only recall (no vector leg) as the fourth round left it, the statistics of the memories searched", options: { ...HIT_LIFTS, legs: "keyword" } },
-  { name: "round 4", idea: "the fourth round's default: the third round's with the BM25 statistics of the memories searched", options: HIT_LIFTS },
-  // The fifth round (issue 18, multi-hop): a neighbour is lent its hit's value without the hit's order
+  // Multi-hop: on + combined neighbours, author, RM3, the vector leg also searching a named author's
+  // own memories (kept, at 100), and deeper legs for everyone.
+  { name: "+ combined neighbours, author, RM3", idea: "fusion + neighbours with combined neighbours (20 best hits, ±2), the author's lift and RM3 when weak", options: { ...STORE_STATISTICS, authorDepth: 0 } },
+  { name: "+ own 50", idea: "+ combined neighbours, author, RM3, plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { ...STORE_STATISTICS, authorDepth: 50 } },
+  { name: "+ legs 100", idea: "+ combined neighbours, author, RM3, with each leg keeping its best 100 instead of 50", options: { ...STORE_STATISTICS, authorDepth: 0, legDepth: 100 } },
+  { name: "+ author's vectors", idea: "+ combined neighbours, author, RM3, plus the named author's own best 100 vectors", options: STORE_STATISTICS },
+  // The keyword leg's BM25 over the statistics of the memories searched (the conversation, the
+  // project) instead of the whole store's.
+  { name: "keyword only (store statistics)", idea: "keyword-only recall (no vector leg) with + author's vectors, the store's statistics", options: { ...STORE_STATISTICS, legs: "keyword" } },
+  { name: "keyword only (scoped statistics)", idea: "keyword-only recall (no vector leg) with + scoped BM25, the statistics of the memories searched", options: { ...HIT_LIFTS, legs: "keyword" } },
+  { name: "+ scoped BM25", idea: "+ author's vectors with the BM25 statistics of the memories searched", options: HIT_LIFTS },
+  // The default: a neighbour is lent its hit's value without the hit's order
   // lifts, and with its own (the named author's lift goes to what the author said, however it was found).
   { name: "keyword only", idea: "keyword-only recall (no vector leg) as the default ranks it", options: { legs: "keyword" } },
   { name: "author 0.3", idea: "the default with the named author's lift at 0.3", options: { author: 0.3 } },

@@ -1,5 +1,5 @@
 // `signet mcp` from the compiled binary against a real daemon and the real server-everything:
-// installing, importing, typed calls, output, exit codes (README "MCP bridge", docs/api.md#errors),
+// installing, importing, typed calls, output, exit codes (docs/cli.md#mcp-bridge, docs/api.md#errors),
 // the rows each call leaves, and progress, waiting and tasks as a terminal (under `script`) shows them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

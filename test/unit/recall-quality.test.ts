@@ -1,4 +1,4 @@
-// Recall quality mechanisms of issue 18 on a real database with the real builtin model (no mocks):
+// Recall quality mechanisms on a real database with the real builtin model (no mocks):
 // query-adaptive fusion (fusion.ts), session neighbours in the order and the lifts they are lent with (neighbours.ts), keyword-leg
 // expansion (expansion.ts) and the keyword leg's statistics of the memories searched (keyword-index.ts). Each service here differs from its twin by one option, over the same
 // memories and vectors, so a test fails when its mechanism is switched off.
@@ -101,7 +101,7 @@ describe("withNeighbours (neighbours.ts)", () => {
     expect(by(out, 4).relevance).toBeCloseTo(0.1 + 0.3 * 0.9, 10); // never above own + lent
     expect(by(out, 6).rank).toBeCloseTo(0.3 + 0.2 * 0.7, 10); // two matches side by side: 6 now above 3
     expect(out.findIndex((r) => r.row.seq === 6)).toBeLessThan(out.findIndex((r) => r.row.seq === 3));
-    // The first round's rule ("max") left a match's relevance its own and its rank the better one.
+    // The "max" rule leaves a match's relevance its own and its rank the better one.
     const max = withNeighbours(ranked, { ...policy, mode: "max" }, neighboursOf, enter, () => true, noLift);
     expect(by(max, 4).relevance).toBe(0.1);
     expect(by(max, 6).rank).toBe(0.3);
@@ -381,7 +381,7 @@ describe("a session neighbour is lent with its own order lifts, not its hit's (n
     expect(at(ranked, smallTalk)).toBe(2);
     // Lent by the same hit from the same distance, both score half its relevance.
     expect(ranked[1]!.score).toBe(ranked[2]!.score);
-    // Lending the hit's lifts (rounds 1-4), Priya's reply had no lift of its own: no place above Tom's remark.
+    // Lending the hit's lifts, Priya's reply had no lift of its own: no place above Tom's remark.
     const before = await h.ranks(hits, query);
     expect(at(before, reply)).toBeGreaterThan(at(before, smallTalk));
   });

@@ -2,7 +2,7 @@
 // keyword leg's best few memories share, beyond the query's own, are searched too at a lower weight,
 // so a memory about the same thing in other words ("book", "fantasy" for "which authors has Tim
 // read?") can rank. They only reorder: a memory's relevance (its score) counts the query's own terms.
-// On by default for weak keyword evidence only (expands): measured in README.md#recall-quality.
+// On by default for weak keyword evidence only (expands): measured in docs/benchmarks.md#recall-quality.
 import type { KeywordIndex } from "./keyword-index";
 import { isStopword } from "./text";
 

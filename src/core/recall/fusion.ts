@@ -8,7 +8,7 @@
 const MIN_VECTOR_WEIGHT = 0.2;
 /** The vector weight when the keyword leg's best match holds none of the query's weight. */
 const MAX_VECTOR_WEIGHT = 0.5;
-/** The fixed weight of the ranking before issue 18 (the `fixed` variant, for measuring). */
+/** A fixed vector weight for every query (the `fixed` variant, for measuring). */
 export const FIXED_VECTOR_WEIGHT = 0.3;
 
 export type FusionMode = "adaptive" | "fixed";

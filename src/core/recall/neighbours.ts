@@ -15,7 +15,7 @@ export interface NeighbourPolicy {
   window: number;
   /** The share of its hit's rank and relevance the next memory is lent; one `d` away gets share / d. */
   share: number;
-  /** "combine": own + lent·(1 − own); "max": the better of own and lent (rank only; the first round). */
+  /** "combine": own + lent·(1 − own); "max": the better of own and lent (rank only; kept for measuring). */
   mode: "combine" | "max";
 }
 

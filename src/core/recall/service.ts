@@ -62,7 +62,7 @@ export interface RecallServiceOptions {
   fusion?: FusionMode;
   /** How strong hits' session neighbours join the order (neighbours.ts), or false for not at all; default DEFAULT_NEIGHBOURS. */
   neighbours?: NeighbourPolicy | false;
-  /** Whose order lifts (feedback, usage, a named author) count in what a session neighbour is lent: its own ("neighbour", default) or its hit's ("hit", rounds 1-4, for measuring). */
+  /** Whose order lifts (feedback, usage, a named author) count in what a session neighbour is lent: its own ("neighbour", default) or its hit's ("hit", for measuring). */
   lentLifts?: "neighbour" | "hit";
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
