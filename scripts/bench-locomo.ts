@@ -682,12 +682,12 @@ const VARIANTS: Variant[] = [
   { name: "+ RM3 when weak", idea: "combine 20 ±2 plus RM3 only when the keyword leg's best match holds under half the query's weight", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0, expansion: "weak" } },
   { name: "+ author", idea: "combine 20 ±2 plus the lift of a memory whose author the query names (scoring.ts authorOrder)", options: { ...STORE_STATISTICS, authorDepth: 0, expansion: "off" } },
   { name: "+ author 0.3", idea: "the same lift at 0.3", options: { ...STORE_STATISTICS, authorDepth: 0, author: 0.3, expansion: "off" } },
-  // Multi-hop: on + combined neighbours, author, RM3, the vector leg also searching a named author's
+  // Multi-hop: on + combined neighbours + author + RM3, the vector leg also searching a named author's
   // own memories (kept, at 100), and deeper legs for everyone.
-  { name: "+ combined neighbours, author, RM3", idea: "fusion + neighbours with combined neighbours (20 best hits, ±2), the author's lift and RM3 when weak", options: { ...STORE_STATISTICS, authorDepth: 0 } },
-  { name: "+ own 50", idea: "+ combined neighbours, author, RM3, plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { ...STORE_STATISTICS, authorDepth: 50 } },
-  { name: "+ legs 100", idea: "+ combined neighbours, author, RM3, with each leg keeping its best 100 instead of 50", options: { ...STORE_STATISTICS, authorDepth: 0, legDepth: 100 } },
-  { name: "+ author's vectors", idea: "+ combined neighbours, author, RM3, plus the named author's own best 100 vectors", options: STORE_STATISTICS },
+  { name: "+ combined neighbours + author + RM3", idea: "fusion + neighbours with combined neighbours (20 best hits, ±2), the author's lift and RM3 when weak", options: { ...STORE_STATISTICS, authorDepth: 0 } },
+  { name: "+ own 50", idea: "+ combined neighbours + author + RM3, plus a vector search among the named author's own memories, its best 50 as extra candidates", options: { ...STORE_STATISTICS, authorDepth: 50 } },
+  { name: "+ legs 100", idea: "+ combined neighbours + author + RM3, with each leg keeping its best 100 instead of 50", options: { ...STORE_STATISTICS, authorDepth: 0, legDepth: 100 } },
+  { name: "+ author's vectors", idea: "+ combined neighbours + author + RM3, plus the named author's own best 100 vectors", options: STORE_STATISTICS },
   // The keyword leg's BM25 over the statistics of the memories searched (the conversation, the
   // project) instead of the whole store's.
   { name: "keyword only (store statistics)", idea: "keyword-only recall (no vector leg) with + author's vectors, the store's statistics", options: { ...STORE_STATISTICS, legs: "keyword" } },
