@@ -1,11 +1,21 @@
-// Code index benchmark (docs/code.md#performance): cold `signet index` of this repository and of a
-// large real package from node_modules, then the query paths the daemon serves.
+// Code index benchmark (docs/code.md#performance): how well signet_code_search answers a developer's
+// questions about this repository, and how fast `signet index` and the query paths run.
 //
-//   bun scripts/bench-code.ts            this repository, zod's TypeScript source, the MCP SDK's ESM build
-//   bun scripts/bench-code.ts --json     machine-readable results on stdout
-//   bun scripts/bench-code.ts --queries 300
+//   bun scripts/bench-code.ts                      both parts
+//   bun scripts/bench-code.ts --part questions     search quality only (a few seconds)
+//   bun scripts/bench-code.ts --part speed         indexing and query latency only
+//   bun scripts/bench-code.ts --split dev          only the dev questions (the held-out ones are never tuned on)
+//   bun scripts/bench-code.ts --list               each question's rank and first hit
+//   bun scripts/bench-code.ts --from DIR           questions on another checkout's code (same questions)
+//   bun scripts/bench-code.ts --json               machine-readable results on stdout
+//   bun scripts/bench-code.ts --queries 300        searches timed per project (speed)
 //
-// Each project is copied to a temporary folder first (indexing writes <project>/.graphiq, and
+// Questions (scripts/data/code-questions.json, scripts/lib/code-questions.ts): a copy of this
+// repository's src, test and scripts is indexed; each question goes through searchSymbols, what the
+// route and signet_code_search call, with top 10. Per split: MRR of the first hit that answers it (0
+// when none is in the first 10), hit@1, hit@5, hit@10.
+//
+// Speed: each project is copied to a temporary folder first (indexing writes <project>/.graphiq, and
 // node_modules is shared: nothing is written there or in this checkout). Per project:
 //   - cold index: files/s = files parsed / wall time of indexProject (grammar loading included), and
 //     files per CPU second (the same over the process's CPU time: on a shared, loaded machine the wall
@@ -16,7 +26,7 @@
 //     time, a prefix a quarter of the time), p50/p95 of searchSymbols, which is what the route calls;
 //   - signet_code_blast, depth 3, backward and both, from the 30 most connected symbols: p50 and max;
 //   - signet_code_context of the same symbols: p50.
-// Targets (SPEC via issue 15): >= 200 files/s cold on two cores, search p50 < 10 ms, blast depth 3
+// Targets (SPEC): >= 200 files/s cold on two cores, search p50 < 10 ms, blast depth 3
 // < 50 ms on this repository.
 import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,14 +34,42 @@ import { join, resolve } from "node:path";
 import { CodeBlastRequestSchema, CodeSearchRequestSchema } from "../src/contracts/code";
 import { indexProject } from "../src/core/code/indexer";
 import { identifierParts } from "../src/core/code/names";
-import { blastRadius, searchSymbols, symbolContext } from "../src/core/code/queries";
+import { blastRadius, symbolContext } from "../src/core/code/queries";
+import { searchSymbols } from "../src/core/code/search";
 import { openIndex } from "../src/core/code/store";
+import { parseFlags } from "./lib/args";
+import {
+  askNames,
+  askQuestions,
+  codeQuestionProblems,
+  CUTOFF,
+  loadCodeQuestions,
+  questionsOf,
+  repositoryCopy,
+  rng,
+  scoreQuestions,
+  type QuestionOutcome,
+  type QuestionScore,
+} from "./lib/code-questions";
+import { markdownTable } from "./lib/format";
 
 const root = resolve(import.meta.dir, "..");
-const args = process.argv.slice(2);
-const asJson = args.includes("--json");
-const queriesAt = args.indexOf("--queries");
-const QUERIES = queriesAt >= 0 ? Number(args[queriesAt + 1]) : 300;
+const USAGE = "usage: bun scripts/bench-code.ts [--part questions|speed|all] [--split dev|held-out|all] [--list] [--from DIR] [--queries N] [--json]";
+const opts = parseFlags(
+  process.argv.slice(2),
+  {
+    part: { kind: "string", choices: ["questions", "speed", "all"] },
+    split: { kind: "string", choices: ["dev", "held-out", "all"] },
+    list: { kind: "bool" },
+    from: { kind: "string" },
+    queries: { kind: "int", min: 1 },
+    json: { kind: "bool" },
+  },
+  { part: "all", split: "all", list: false, from: root, queries: 300, json: false },
+  { script: "bench-code", line: USAGE },
+);
+const progress = (line: string) => process.stderr.write(`[code] ${line}\n`);
+const QUERIES = opts.queries;
 
 interface Target {
   name: string;
@@ -65,12 +103,6 @@ function timed(fn: () => void, cpu?: number[]): number {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
-
-/** A deterministic pseudo-random sequence, so runs ask the same queries. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
 
 async function bench(target: Target) {
   const tmp = mkdtempSync(join(tmpdir(), "signet-bench-code-"));
@@ -152,18 +184,99 @@ async function bench(target: Target) {
   }
 }
 
-const results = [];
-for (const target of TARGETS) results.push(await bench(target));
-if (asJson) {
-  console.log(JSON.stringify(results, null, 2));
-} else {
-  for (const r of results) {
-    console.log(
-      `${r.project}: ${r.parsed}/${r.files} files cold in ${r.coldMs} ms = ${r.filesPerSecond} files/s wall, ${r.filesPerCpuSecond} files per CPU second (${r.cpuMs} ms CPU; ${r.failed} failed); ` +
+// ---- questions ----
+
+/** Symbol names asked as the guard rail (each as written and as its words). */
+const NAMES = 200;
+
+interface QuestionsResult {
+  symbols: number;
+  splits: { split: string; score: QuestionScore }[];
+  /** Looking symbols up by name (askNames): must stay near 1. */
+  names: QuestionScore;
+  outcomes: QuestionOutcome[];
+}
+
+async function questions(): Promise<QuestionsResult> {
+  const set = loadCodeQuestions();
+  const project = repositoryCopy(resolve(opts.from));
+  try {
+    progress(`indexing a copy of this repository (${project})`);
+    const run = await indexProject(project);
+    const db = openIndex(project);
+    try {
+      const problems = codeQuestionProblems(set, db);
+      if (problems.length > 0) throw new Error(`the question set breaks its rules:\n  ${problems.join("\n  ")}`);
+      const asked = questionsOf(set, opts.split as "dev" | "held-out" | "all");
+      progress(`asking ${asked.length} questions`);
+      const outcomes = askQuestions(db, project, asked);
+      const splits = (opts.split === "all" ? ["dev", "held-out", "all"] : [opts.split]).map((split) => ({
+        split,
+        score: scoreQuestions(split === "all" ? outcomes : outcomes.filter((o) => o.split === split)),
+      }));
+      progress(`looking ${NAMES} symbols up by name`);
+      return { symbols: run.symbols, splits, names: scoreQuestions(askNames(db, project, NAMES)), outcomes };
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}
+
+const fixed = (n: number) => n.toFixed(3);
+const percent = (n: number) => `${Math.round(n * 100)}%`;
+
+function questionsReport(r: QuestionsResult): string {
+  const lines = [
+    `Code search on ${r.symbols} symbols of this repository, top ${CUTOFF}:`,
+    "",
+    markdownTable(
+      ["split", "questions", "MRR", "hit@1", "hit@5", `hit@${CUTOFF}`],
+      [...r.splits, { split: "names (guard rail)", score: r.names }].map(({ split, score: s }) => [
+        split,
+        String(s.questions),
+        fixed(s.mrr),
+        percent(s.hitAt1),
+        percent(s.hitAt5),
+        percent(s.hitAt10),
+      ]),
+      ["l", "r", "r", "r", "r", "r"],
+    ),
+  ];
+  if (opts.list) {
+    lines.push("", markdownTable(["split", "rank", "question", "first hit"], r.outcomes.map((o) => [o.split, o.rank === null ? "-" : String(o.rank), o.question, o.first ?? "(none)"])));
+  }
+  return lines.join("\n");
+}
+
+// ---- speed ----
+
+type SpeedResult = Awaited<ReturnType<typeof bench>>;
+
+function speedReport(results: SpeedResult[]): string {
+  return results
+    .map(
+      (r) =>
+        `${r.project}: ${r.parsed}/${r.files} files cold in ${r.coldMs} ms = ${r.filesPerSecond} files/s wall, ${r.filesPerCpuSecond} files per CPU second (${r.cpuMs} ms CPU; ${r.failed} failed); ` +
         `${r.symbols} symbols, ${r.edges} edges; index ${(r.indexBytes / 1024 / 1024).toFixed(2)} MiB\n` +
         `  search p50 ${r.searchP50Ms} ms, p95 ${r.searchP95Ms} ms (CPU p50 ${r.searchCpuP50Ms}, p95 ${r.searchCpuP95Ms}); ` +
         `blast depth 3 p50 ${r.blastDepth3P50Ms} ms, max ${r.blastDepth3MaxMs} ms (CPU max ${r.blastDepth3CpuMaxMs}) ` +
         `(both directions max ${r.blastBothDepth3MaxMs} ms, largest reach ${r.blastLargestReach}); context p50 ${r.contextP50Ms} ms`,
-    );
+    )
+    .join("\n");
+}
+
+const quality = opts.part === "speed" ? undefined : await questions();
+const speed: SpeedResult[] = [];
+if (opts.part !== "questions") {
+  for (const target of TARGETS) {
+    progress(`speed: ${target.name}`);
+    speed.push(await bench(target));
   }
+}
+if (opts.json) {
+  console.log(JSON.stringify({ ...(quality ? { questions: quality } : {}), ...(opts.part !== "questions" ? { speed } : {}) }, null, 2));
+} else {
+  console.log([quality && questionsReport(quality), speed.length > 0 && speedReport(speed)].filter(Boolean).join("\n\n"));
 }

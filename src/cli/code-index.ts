@@ -1,13 +1,14 @@
-// `signet index <path>` (docs/code.md#indexing): indexes a project in this process and makes it the
-// active one. It runs here, not in the daemon: parsing is CPU work that would stall the daemon's
-// event loop, and a terminal shows its progress directly (docs/architecture.md#code-index). The
-// daemon reads the pointer on its next code request.
+// `signet index <path>` (docs/code.md#indexing): indexes a project in this process, records it among
+// the indexed projects and keeps its index out of git. It runs here, not in the daemon: parsing is
+// CPU work that would stall the daemon's event loop, and a terminal shows its progress directly
+// (docs/architecture.md#code-index). The daemon reads the list on its next code request.
 import { defineCommand } from "citty";
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { codeProjectPointerPath } from "../config/paths";
+import { codeProjectsPath } from "../config/paths";
+import { excludeIndexFromGit, type GitExclude } from "../core/code/git-exclude";
 import { indexProject, type IndexProgress, type IndexRun } from "../core/code/indexer";
-import { writeActiveProject } from "../core/code/pointer";
+import { recordIndexedProject } from "../core/code/projects";
 import { configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
@@ -30,18 +31,24 @@ function progressBar(): ((p: IndexProgress) => void) | undefined {
   };
 }
 
-function runText(run: IndexRun): string {
+function runText(run: IndexRun & { gitExclude: GitExclude | null }): string {
   const rate = run.tookMs > 0 ? Math.round((run.parsed.length / run.tookMs) * 1000) : 0;
   const lines = [
     `Indexed ${run.project}: ${run.files} code files (${run.parsed.length} parsed, ${run.unchanged} unchanged, ${run.removed.length} removed, ${run.failed.length} failed) in ${run.tookMs} ms${run.parsed.length > 0 ? `, ${rate} files/s` : ""}`,
-    `${run.symbols} symbols, ${run.edges} edges. It is now the active project for signet code and the signet_code_* tools.`,
+    `${run.symbols} symbols, ${run.edges} edges. signet code and the signet_code_* tools of sessions in this folder answer from it.`,
   ];
+  const exclude = run.gitExclude;
+  if (exclude?.added) lines.push(`Added .graphiq/ to ${exclude.path}: git leaves the index out.`);
+  if (exclude?.problem) lines.push(`Could not add .graphiq/ to ${exclude.path} (${exclude.problem}): add it there or to .gitignore yourself.`);
   for (const f of run.failed) lines.push(`  not indexed: ${f.path}: ${f.reason}`);
   return lines.join("\n");
 }
 
 export const indexCommand = defineCommand({
-  meta: { name: "index", description: "Index a project's code (TS/TSX, JS, Python, Go, Rust) and make it the active project" },
+  meta: {
+    name: "index",
+    description: "Index a project's code (TS/TSX, JS, Python, Go, Rust) for signet code and the signet_code_* tools of sessions working in it",
+  },
   args: {
     path: { type: "positional", description: "The project's folder (its index goes to <path>/.graphiq/)", required: true },
     ...outputArgs,
@@ -56,7 +63,7 @@ export const indexCommand = defineCommand({
     if (!statSync(project).isDirectory()) throw new UsageError(`${args.path} is not a folder`);
     const config = configFromFlags({});
     const run = await indexProject(project, progressBar());
-    writeActiveProject(codeProjectPointerPath(config.dataDir), { project, indexedAt: run.startedAt });
-    emit(run, args, runText);
+    recordIndexedProject(codeProjectsPath(config.dataDir), { project, indexedAt: run.startedAt });
+    emit({ ...run, gitExclude: excludeIndexFromGit(project) }, args, runText);
   },
 });

@@ -1,6 +1,8 @@
 // `signet code search|context|blast|status|doctor|constants|clear|briefing`: the signet_code_* tools
-// on the command line (docs/code.md#cli), through the daemon like every client command.
+// on the command line (docs/code.md#cli), through the daemon like every client command, for the
+// project of the current directory (or --project).
 import { defineCommand } from "citty";
+import { resolve } from "node:path";
 import {
   CodeBlastRequestSchema,
   CodeClearRequestSchema,
@@ -14,6 +16,13 @@ import { EXIT, ExitError } from "./errors";
 import { num } from "./flags";
 import { emit } from "./output";
 
+const projectArgs = {
+  project: { type: "string", description: "The project (a folder in it) whose index answers; default: the current directory's" },
+} as const;
+
+/** The folder a command asks about: --project, or the current directory; absolute, as the daemon needs it. */
+const projectFrom = (args: { project?: string }) => resolve(args.project ?? process.cwd());
+
 const symbolArg = {
   symbol: { type: "positional", description: "Symbol name: name, Container.name, or path:name when a name has several definitions", required: true },
 } as const;
@@ -24,25 +33,30 @@ function failIfUnresolved(found: boolean): void {
 }
 
 const search = defineCommand({
-  meta: { name: "search", description: "Search the active project's symbols by name, signature, doc comment and path" },
+  meta: { name: "search", description: "Search the project's symbols by name or by a question in plain words (name, doc comment, signature, body, path)" },
   args: {
-    query: { type: "positional", description: "What to look for: words or an identifier (camelCase and snake_case are split)", required: true },
+    query: { type: "positional", description: "What to look for: an identifier (camelCase and snake_case are split) or a question (\"where is the admin token checked\")", required: true },
     top: { type: "string", description: "How many results (default 10, max 100)" },
     file: { type: "string", description: "Only symbols in files whose path contains this" },
     debug: { type: "boolean", description: "Show each score's parts" },
+    ...projectArgs,
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(CodeSearchRequestSchema, defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug }), "code search request");
+    const body = parseInput(
+      CodeSearchRequestSchema,
+      defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug, project: projectFrom(args) }),
+      "code search request",
+    );
     emit(await clientFor(configFromFlags(args)).code.search(body), args, searchText);
   },
 });
 
 const context = defineCommand({
   meta: { name: "context", description: "A symbol's source, container, callers, callees and its file's imports" },
-  args: { ...symbolArg, ...clientArgs },
+  args: { ...symbolArg, ...projectArgs, ...clientArgs },
   async run({ args }) {
-    const body = parseInput(CodeContextRequestSchema, { symbol: args.symbol }, "code context request");
+    const body = parseInput(CodeContextRequestSchema, { symbol: args.symbol, project: projectFrom(args) }, "code context request");
     const result = await clientFor(configFromFlags(args)).code.context(body);
     emit(result, args, contextText);
     failIfUnresolved(result.definition !== undefined || (result.candidates?.length ?? 0) > 0);
@@ -55,12 +69,13 @@ const blast = defineCommand({
     ...symbolArg,
     depth: { type: "string", description: "How many hops (default 2, max 10)" },
     direction: { type: "string", description: "backward (default: dependents), forward (dependencies) or both" },
+    ...projectArgs,
     ...clientArgs,
   },
   async run({ args }) {
     const body = parseInput(
       CodeBlastRequestSchema,
-      defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction }),
+      defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction, project: projectFrom(args) }),
       "code blast request",
     );
     const result = await clientFor(configFromFlags(args)).code.blast(body);
@@ -70,18 +85,18 @@ const blast = defineCommand({
 });
 
 const status = defineCommand({
-  meta: { name: "status", description: "The active project: files and symbols per language, the last run, stale files" },
-  args: { ...clientArgs },
+  meta: { name: "status", description: "The project's index: files and symbols per language, the last run, stale files" },
+  args: { ...projectArgs, ...clientArgs },
   async run({ args }) {
-    emit(await clientFor(configFromFlags(args)).code.status(), args, statusText);
+    emit(await clientFor(configFromFlags(args)).code.status({ project: projectFrom(args) }), args, statusText);
   },
 });
 
 const doctor = defineCommand({
   meta: { name: "doctor", description: "Check the code index: database integrity, manifest against disk, grammars; exit 1 on a problem" },
-  args: { ...clientArgs },
+  args: { ...projectArgs, ...clientArgs },
   async run({ args }) {
-    const result = await clientFor(configFromFlags(args)).code.doctor();
+    const result = await clientFor(configFromFlags(args)).code.doctor({ project: projectFrom(args) });
     emit(result, args, doctorText);
     if (!result.ok) throw new ExitError(EXIT.failed);
   },
@@ -92,22 +107,24 @@ const constants = defineCommand({
   args: {
     limit: { type: "string", description: "How many literals (default 50, max 500)" },
     "min-files": { type: "string", description: "Only literals found in at least this many files (default 2)" },
+    ...projectArgs,
     ...clientArgs,
   },
   async run({ args }) {
-    const query = defined({ limit: num("limit", args.limit), min_files: num("min-files", args["min-files"]) });
+    const query = defined({ limit: num("limit", args.limit), min_files: num("min-files", args["min-files"]), project: projectFrom(args) });
     emit(await clientFor(configFromFlags(args)).code.constants(query), args, constantsText);
   },
 });
 
 const clear = defineCommand({
-  meta: { name: "clear", description: "Delete the active project's code index (no backup) and leave an empty one; needs --confirm" },
+  meta: { name: "clear", description: "Delete the project's code index (no backup) and leave an empty one; needs --confirm" },
   args: {
     confirm: { type: "boolean", description: "Required: the index is deleted, not backed up" },
+    ...projectArgs,
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(CodeClearRequestSchema, defined({ confirm: args.confirm }), "code clear request");
+    const body = parseInput(CodeClearRequestSchema, defined({ confirm: args.confirm, project: projectFrom(args) }), "code clear request");
     emit(await clientFor(configFromFlags(args)).code.clear(body), args, clearText);
   },
 });
@@ -116,14 +133,15 @@ const briefing = defineCommand({
   meta: { name: "briefing", description: "Architecture overview: subsystems (folders and their links), public API, hub symbols" },
   args: {
     compact: { type: "boolean", description: "A short version" },
+    ...projectArgs,
     ...clientArgs,
   },
   async run({ args }) {
-    emit(await clientFor(configFromFlags(args)).code.briefing(defined({ compact: args.compact })), args, briefingText);
+    emit(await clientFor(configFromFlags(args)).code.briefing(defined({ compact: args.compact, project: projectFrom(args) })), args, briefingText);
   },
 });
 
 export const code = defineCommand({
-  meta: { name: "code", description: "Ask the code index of the active project (made by `signet index <path>`)" },
+  meta: { name: "code", description: "Ask the code index of the current directory's project (made by `signet index <path>`)" },
   subCommands: { search, context, blast, status, doctor, constants, clear, briefing },
 });

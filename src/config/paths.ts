@@ -32,7 +32,7 @@ export const daemonFiles = (dataDir: string) => ({
   configCache: join(daemonDir(dataDir), "config-cache.json"),
 });
 
-/** The active code project (docs/code.md#the-active-project): the one path `signet index` last indexed. */
-export function codeProjectPointerPath(dataDir: string): string {
-  return join(dataDir, "code", "active-project.json");
+/** The projects `signet index` indexed (docs/code.md#which-project-answers): the code tools answer from their indexes. */
+export function codeProjectsPath(dataDir: string): string {
+  return join(dataDir, "code", "projects.json");
 }

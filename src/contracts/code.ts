@@ -2,6 +2,7 @@
 // route, the signet_code_* tools and `signet code`, and the answers.
 import { z } from "zod";
 import { boolString, intString } from "./memory";
+import { AbsolutePathSchema } from "./sources";
 
 const CODE_SEARCH_DEFAULT_TOP = 10;
 const CODE_SEARCH_MAX_TOP = 100;
@@ -13,6 +14,15 @@ export const NO_PROJECT_MESSAGE = "no project indexed: run `signet index <path>`
 
 const symbol = z.string().trim().min(1, "cannot be empty").max(300, "is longer than 300 characters");
 
+/**
+ * The folder whose project answers (docs/code.md#which-project-answers): an indexed project or a
+ * folder inside one. Omitted: the project indexed last.
+ */
+const project = AbsolutePathSchema.optional();
+
+/** GET /api/code/status and /api/code/doctor query parameters. */
+export const CodeProjectQuerySchema = z.object({ project }).strict();
+
 /** POST /api/code/search */
 export const CodeSearchRequestSchema = z
   .object({
@@ -20,12 +30,14 @@ export const CodeSearchRequestSchema = z
     top: z.number().int().min(1, "must be at least 1").max(CODE_SEARCH_MAX_TOP, `must be at most ${CODE_SEARCH_MAX_TOP}`).default(CODE_SEARCH_DEFAULT_TOP),
     file: z.string().max(1000, "is longer than 1000 characters").optional(),
     debug: z.boolean().default(false),
+    project,
   })
   .strict();
 export type CodeSearchRequest = z.output<typeof CodeSearchRequestSchema>;
 
 /** POST /api/code/context */
-export const CodeContextRequestSchema = z.object({ symbol }).strict();
+export const CodeContextRequestSchema = z.object({ symbol, project }).strict();
+export type CodeContextRequest = z.output<typeof CodeContextRequestSchema>;
 
 const BLAST_DIRECTIONS = ["backward", "forward", "both"] as const;
 type BlastDirection = (typeof BLAST_DIRECTIONS)[number];
@@ -36,6 +48,7 @@ export const CodeBlastRequestSchema = z
     symbol,
     depth: z.number().int().min(1, "must be at least 1").max(BLAST_MAX_DEPTH, `must be at most ${BLAST_MAX_DEPTH}`).default(BLAST_DEFAULT_DEPTH),
     direction: z.enum(BLAST_DIRECTIONS, { error: `must be one of ${BLAST_DIRECTIONS.join(", ")}` }).default("backward"),
+    project,
   })
   .strict();
 export type CodeBlastRequest = z.output<typeof CodeBlastRequestSchema>;
@@ -46,19 +59,21 @@ export const CodeConstantsQuerySchema = z
     limit: intString(1, CONSTANTS_MAX_LIMIT).default(CONSTANTS_DEFAULT_LIMIT),
     /** Only literals found in at least this many files (default 2: shared). */
     min_files: intString(2, 1000).default(2),
+    project,
   })
   .strict();
 export type CodeConstantsQuery = z.output<typeof CodeConstantsQuerySchema>;
 
 /** GET /api/code/briefing query parameters. */
-export const CodeBriefingQuerySchema = z.object({ compact: boolString.default(false) }).strict();
+export const CodeBriefingQuerySchema = z.object({ compact: boolString.default(false), project }).strict();
 
 /** POST /api/code/clear: refused unless confirm is true. */
 export const CodeClearRequestSchema = z
   .object({
     confirm: z.literal(true, {
-      error: "must be true: clearing deletes the active project's code index (graphiq.db and manifest.json), with no backup",
+      error: "must be true: clearing deletes the project's code index (graphiq.db and manifest.json), with no backup",
     }),
+    project,
   })
   .strict();
 
@@ -85,7 +100,7 @@ export type CodeSearchHit = CodeSymbolRef & {
   exported: boolean;
   snippet: string;
   score: number;
-  debug?: { bm25: number; nameMatch: number; partsCovered: number; exported: number; kindWeight: number };
+  debug?: { coverage: number; bm25: number; nameMatch: number; kindWeight: number; testFile: number; exported: number };
 };
 
 export type CodeSearchResponse = {

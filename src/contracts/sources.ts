@@ -7,7 +7,7 @@ const SOURCE_DEFAULT_LIMIT = 10;
 const SOURCE_MAX_LIMIT = 100;
 
 /** A path on the daemon's machine: absolute, because the daemon does not share the caller's directory. */
-const AbsolutePathSchema = z
+export const AbsolutePathSchema = z
   .string()
   .min(1, "cannot be empty")
   .max(4096, "is longer than 4096 characters")

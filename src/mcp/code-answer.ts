@@ -18,10 +18,10 @@ const where = (s: { path: string; startLine: number; endLine: number }) =>
 const qualified = (s: CodeSymbolRef) => (s.container ? `${s.container}.${s.name}` : s.name);
 const label = (s: CodeSymbolRef) => `${s.kind} ${qualified(s)} (${where(s)})`;
 
-function candidatesText(symbol: string, candidates: CodeSymbolRef[]): string {
-  if (candidates.length === 0) return `No symbol named "${symbol}" in the index. Try signet_code_search to find its exact name.`;
+function candidatesText(project: string, symbol: string, candidates: CodeSymbolRef[]): string {
+  if (candidates.length === 0) return `No symbol named "${symbol}" in the index of ${project}. Try signet_code_search to find its exact name.`;
   return [
-    `"${symbol}" names ${candidates.length} symbols; ask again with one of these (Container.name or path:name):`,
+    `"${symbol}" names ${candidates.length} symbols in ${project}; ask again with one of these (Container.name or path:name):`,
     ...candidates.map((c) => `- ${label(c)}  ${c.path}:${c.name}`),
   ].join("\n");
 }
@@ -43,9 +43,9 @@ function edgeLine(e: CodeEdge, direction: "from" | "to"): string {
 }
 
 export function contextText(r: CodeContextResponse): string {
-  if (!r.definition) return candidatesText(r.symbol, r.candidates ?? []);
+  if (!r.definition) return candidatesText(r.project, r.symbol, r.candidates ?? []);
   const d = r.definition;
-  const lines = [`${label(d)}${d.exported ? ", exported" : ""}${d.stale ? " (the file changed since it was indexed)" : ""}`];
+  const lines = [`${label(d)}${d.exported ? ", exported" : ""} in ${r.project}${d.stale ? " (the file changed since it was indexed)" : ""}`];
   if (r.container) lines.push(`Container: ${label(r.container)}`);
   if (d.doc) lines.push(`Doc: ${d.doc}`);
   lines.push("", "Source:", d.source, "");
@@ -56,8 +56,8 @@ export function contextText(r: CodeContextResponse): string {
 }
 
 export function blastText(r: CodeBlastResponse): string {
-  if (!r.root) return candidatesText(r.symbol, r.candidates ?? []);
-  const lines = [`Blast radius of ${label(r.root)}: ${r.direction}, depth ${r.depth}: ${r.nodes.length} symbols in ${r.files.length} files (${r.tookMs} ms)`];
+  if (!r.root) return candidatesText(r.project, r.symbol, r.candidates ?? []);
+  const lines = [`Blast radius of ${label(r.root)} in ${r.project}: ${r.direction}, depth ${r.depth}: ${r.nodes.length} symbols in ${r.files.length} files (${r.tookMs} ms)`];
   for (const n of r.nodes) lines.push(`${"  ".repeat(n.depth)}${n.direction === "backward" ? "<-" : "->"} ${label(n)} (depth ${n.depth})`);
   if (r.ambiguousSkipped > 0) lines.push(`${r.ambiguousSkipped} ambiguous references not followed (the name has several candidates).`);
   return lines.join("\n");
@@ -66,7 +66,7 @@ export function blastText(r: CodeBlastResponse): string {
 export function statusText(r: CodeStatusResponse): string {
   const t = r.totals;
   const lines = [
-    `Active project: ${r.project}`,
+    `Project: ${r.project}`,
     `Index: ${r.indexPath}`,
     `${t.files} files, ${t.symbols} symbols, ${t.edges} edges, ${t.imports} imports, ${t.literals} literals`,
     ...r.languages.map((l) => `- ${l.language}: ${l.files} files, ${l.symbols} symbols`),

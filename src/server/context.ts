@@ -44,7 +44,7 @@ export interface DaemonContext {
   secrets: Secrets;
   /** Open GET /mcp notification streams; broadcast server notifications here; closed at stop. */
   mcpStreams: McpStreamHub;
-  /** The active project's code index (docs/code.md): read per request, indexed by `signet index`. */
+  /** The code indexes of the projects `signet index` recorded (docs/code.md#which-project-answers), read per request. */
   code: CodeIndexService;
   /** The daemon's one logger: everything it logs goes through here. */
   log: Logger;

@@ -24,7 +24,7 @@ import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
-import { codeProjectPointerPath, daemonFiles, databasePath } from "../config/paths";
+import { codeProjectsPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { createHandler } from "./app";
@@ -159,7 +159,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       bridge,
       analytics,
       secrets,
-      code: new CodeIndexService(codeProjectPointerPath(config.dataDir)),
+      code: new CodeIndexService(codeProjectsPath(config.dataDir)),
       log,
     };
     const handle = createHandler(context);

@@ -1,6 +1,6 @@
 // The compiled binary indexes code with the grammars embedded in it (run from a folder with no
-// node_modules), and `signet code ...` answers from the daemon: JSON off a terminal, text with
-// --pretty, exit codes 0 / 1 / 2 / 4.
+// node_modules), and `signet code ...` answers from the daemon for the project of its directory:
+// JSON off a terminal, text with --pretty, exit codes 0 / 1 / 2 / 4.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -25,10 +25,10 @@ afterAll(async () => {
 });
 
 describe("signet index and signet code, compiled", () => {
-  test("before indexing: no project indexed, exit 1", async () => {
+  test("before indexing: no code index for this folder, exit 1", async () => {
     const r = await cli(["code", "status"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("no project indexed: run `signet index <path>`");
+    expect(r.stderr).toContain(`no code index for ${project}: run \`signet index ${project}\``);
   });
 
   test("index parses all five languages; a second run parses nothing", async () => {
@@ -57,6 +57,17 @@ describe("signet index and signet code, compiled", () => {
     const doctor = await cli(["code", "doctor"]);
     expect(doctor.code).toBe(0);
     expect(json(doctor).checks.filter((c: any) => c.name.startsWith("grammar") && c.ok)).toHaveLength(6);
+  });
+
+  test("signet code answers for the project of the current directory; --project names another", async () => {
+    expect(json(await run(["code", "status"], { env: s.env, cwd: join(project, "py"), timeoutMs: 30_000 })).project).toBe(project);
+    const outside = dirname(project); // no index covers the copy's parent folder
+    const r = await run(["code", "search", "queue"], { env: s.env, cwd: outside, timeoutMs: 30_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no code index for ${outside}`);
+    const named = json(await run(["code", "search", "queue", "--project", project], { env: s.env, cwd: outside, timeoutMs: 30_000 }));
+    expect(named.project).toBe(project);
+    expect(named.hits[0].name).toBe("Queue");
   });
 
   test("exit codes: unknown symbol 1, bad flag value 2, clear without --confirm 2", async () => {

@@ -6,8 +6,11 @@ import type { TestDaemon } from "./daemon";
 // citty's CommandDef is invariant in its args: any command is run through this one type.
 type AnyCommand = Parameters<typeof runCommand>[0];
 
-/** What `command args` prints, run with `--url` set to `d` and SIGNET_PATH to its data directory. */
-export async function cliOutput(d: TestDaemon, command: unknown, args: string[]): Promise<string> {
+/**
+ * What `command args` prints, run with SIGNET_PATH set to `d`'s data directory and, unless `url` is
+ * false (a command that never reaches the daemon, such as `signet index`), `--url` set to `d`.
+ */
+export async function cliOutput(d: TestDaemon, command: unknown, args: string[], url = true): Promise<string> {
   const out: string[] = [];
   const write = process.stdout.write;
   const signetPath = process.env.SIGNET_PATH;
@@ -15,7 +18,7 @@ export async function cliOutput(d: TestDaemon, command: unknown, args: string[])
   // The CLI checks that the daemon is the one of its own data directory.
   process.env.SIGNET_PATH = d.dataDir;
   try {
-    await runCommand(command as AnyCommand, { rawArgs: ["--url", d.url, ...args] });
+    await runCommand(command as AnyCommand, { rawArgs: url ? ["--url", d.url, ...args] : args });
   } finally {
     process.stdout.write = write;
     if (signetPath === undefined) delete process.env.SIGNET_PATH;

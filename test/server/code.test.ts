@@ -1,17 +1,18 @@
 // The code index over HTTP (/api/code/*) and MCP (the signet_code_* tools through the SDK's Client):
 // "no project indexed" before `signet index`, the known answers of test/fixtures/code-project after
-// it, bad input, the guard (forged Host and Origin, clear without the owner's credential), and the
-// daemon following the active-project pointer when another path is indexed.
+// it, bad input, the guard (forged Host and Origin, clear without the owner's credential), and, for a
+// caller that names no project (/mcp knows no working directory), the project indexed last
+// (test/server/code-projects.test.ts: each project answering for itself).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { codeProjectPointerPath } from "../../src/config/paths";
+import { codeProjectsPath } from "../../src/config/paths";
 import { NO_PROJECT_MESSAGE } from "../../src/contracts/code";
 import { indexProject } from "../../src/core/code/indexer";
-import { writeActiveProject } from "../../src/core/code/pointer";
+import { recordIndexedProject } from "../../src/core/code/projects";
 import { codeProjectCopy } from "../helpers/code-project";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 
@@ -45,7 +46,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 async function index(path: string): Promise<void> {
   const run = await indexProject(path);
-  writeActiveProject(codeProjectPointerPath(d.dataDir), { project: path, indexedAt: run.startedAt });
+  recordIndexedProject(codeProjectsPath(d.dataDir), { project: path, indexedAt: run.startedAt });
 }
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -266,14 +267,19 @@ describe("an indexed project", () => {
     await index(project);
   });
 
-  test("indexing another path moves the daemon to it", async () => {
+  test("a caller naming no project is answered from the project indexed last, which the answer names", async () => {
     const second = codeProjectCopy();
     projects.push(second);
     rmSync(join(second, "rust"), { recursive: true });
     await index(second);
-    const status = (await call(mcp, "signet_code_status", {})).structured;
-    expect(status.project).toBe(second);
-    expect(status.totals.files).toBe(8);
-    expect((await call(mcp, "signet_code_context", { symbol: "Queue" })).structured.candidates).toEqual([]);
+    const status = await call(mcp, "signet_code_status", {});
+    expect(status.structured.project).toBe(second);
+    expect(status.structured.totals.files).toBe(8);
+    expect(status.text).toContain(`Project: ${second}`);
+    const queue = await call(mcp, "signet_code_context", { symbol: "Queue" });
+    expect(queue.structured.candidates).toEqual([]);
+    expect(queue.text).toContain(`in the index of ${second}`);
+    // Named, the first project still answers for itself.
+    expect((await call(mcp, "signet_code_status", { project })).structured.project).toBe(project);
   });
 });

@@ -3,13 +3,15 @@
 // runs and files that cannot be indexed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CodeBlastRequestSchema, CodeSearchRequestSchema, type CodeEdge, type CodeSymbolRef } from "../../src/contracts/code";
 import { indexProject, type IndexRun } from "../../src/core/code/indexer";
 import { parseGitignore } from "../../src/core/code/ignore";
 import { identifierParts } from "../../src/core/code/names";
-import { blastRadius, searchSymbols, sharedConstants, symbolContext } from "../../src/core/code/queries";
+import { blastRadius, sharedConstants, symbolContext } from "../../src/core/code/queries";
+import { searchSymbols } from "../../src/core/code/search";
 import { openIndex, readManifest } from "../../src/core/code/store";
 import { codeProjectCopy } from "../helpers/code-project";
 
@@ -168,7 +170,7 @@ describe("indexing the fixture", () => {
     const hit = search("openStore", { debug: true, top: 1 }).hits;
     expect(hit).toHaveLength(1);
     expect(hit[0]!).toMatchObject({ name: "openStore", path: "src/store.ts", startLine: 24, endLine: 26, parts: ["open", "store"], snippet: "function openStore(): RecordStore" });
-    expect(Object.keys(hit[0]!.debug!)).toEqual(["bm25", "nameMatch", "partsCovered", "exported", "kindWeight"]);
+    expect(Object.keys(hit[0]!.debug!)).toEqual(["coverage", "bm25", "nameMatch", "kindWeight", "testFile", "exported"]);
     expect(search("zzzz nothing").hits).toEqual([]);
   });
 });
@@ -277,4 +279,46 @@ test("identifiers split into their words", () => {
   expect(identifierParts("parseHTTPRequest")).toEqual(["parse", "http", "request"]);
   expect(identifierParts("MAX_BODY_BYTES")).toEqual(["max", "body", "bytes"]);
   expect(identifierParts("src/core/code-index.ts")).toEqual(["src", "core", "code", "index", "ts"]);
+});
+
+test("a question in a developer's words: body words, stems, words of the same meaning, tests below the code; names first", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "signet-code-question-")));
+  try {
+    mkdirSync(join(root, "src"));
+    mkdirSync(join(root, "test"));
+    const guard = [
+      'export const SESSION_COOKIE = "sid";',
+      "",
+      "/** Who the request acts for. */",
+      "export function identify(request: Request, expected: string): string {",
+      "  // Compares the presented admin token with the owner's, in constant time.",
+      '  return sameSecret(request.headers.get("authorization"), expected) ? "owner" : "anonymous";',
+      "}",
+      "",
+      "/** Ends a whole group. */",
+      "export function terminateGroup(leader: number): void {",
+      "  // every child the server spawned goes with it",
+      "  process.kill(-leader);",
+      "}",
+      "",
+    ].join("\n");
+    writeFileSync(join(root, "src", "guard.ts"), guard);
+    writeFileSync(join(root, "test", "guard.test.ts"), guard.replace("identify", "identifyAgain").replace("terminateGroup", "terminateAgain"));
+    await indexProject(root);
+    const index = openIndex(root);
+    try {
+      const names = (query: string) => searchSymbols(index, root, CodeSearchRequestSchema.parse({ query })).hits.map((h) => `${h.path}:${h.name}`);
+      // Only its body holds "admin token" and "compares" (stemmed, it meets "compared"); the test's copy comes after it.
+      expect(names("where is the admin token compared").slice(0, 2)).toEqual(["src/guard.ts:identify", "test/guard.test.ts:identifyAgain"]);
+      // "stop" meets "ends", "kill" and "terminate" (words of the same meaning); "spawns" meets "spawned" (stems).
+      expect(names("stop the server and everything it spawns")[0]).toBe("src/guard.ts:terminateGroup");
+      // A name asked for as written, or in its words, comes first, constants too.
+      expect(names("SESSION_COOKIE")[0]).toBe("src/guard.ts:SESSION_COOKIE");
+      expect(names("session cookie")[0]).toBe("src/guard.ts:SESSION_COOKIE");
+    } finally {
+      index.close();
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

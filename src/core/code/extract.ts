@@ -22,6 +22,8 @@ interface SymbolFact {
   endLine: number;
   signature: string;
   doc: string;
+  /** The words of its body (code, comments, strings), for search: bodyWords. */
+  body: string;
   exported: boolean;
 }
 
@@ -61,6 +63,8 @@ export interface FileFacts {
 
 const MAX_SIGNATURE = 200;
 const MAX_DOC = 600;
+/** Distinct words kept of a body: enough for a function's own vocabulary, bounded for a whole class. */
+const MAX_BODY_WORDS = 300;
 const MAX_STRING = 120;
 const MIN_STRING = 3;
 /** Numbers too common to say anything when shared. */
@@ -230,6 +234,7 @@ class Walk {
       endLine: node.endPosition.row + 1,
       signature: signatureOf(node),
       doc: this.family === "python" ? pythonDocstring(node) : commentsAbove(anchor),
+      body: "",
       exported: found.exported,
     });
     this.scopes.push([index, node.endIndex]);
@@ -618,6 +623,21 @@ function clip(text: string): string {
   return text.length > MAX_DOC ? `${text.slice(0, MAX_DOC - 1)}…` : text;
 }
 
+/**
+ * The words (identifier parts, lower case) of the lines after a symbol's declaration line up to its
+ * end: what its code uses and its comments and strings say. A question in a developer's words meets
+ * a function through these more often than through its name (`adminToken` inside the function that
+ * checks it). `lineWords` holds each line's words, split once for every symbol that spans the line.
+ */
+function bodyWords(lineWords: (line: number) => string[], startLine: number, endLine: number): string {
+  const words = new Set<string>();
+  // startLine and endLine count from 1: line index startLine is the one after the declaration's first.
+  for (let i = startLine; i < endLine && words.size < MAX_BODY_WORDS; i++) {
+    for (const word of lineWords(i)) words.add(word);
+  }
+  return [...words].join(" ");
+}
+
 /** Parses `source` and extracts its facts; throws when tree-sitter gives no tree. */
 export function extractFacts(parser: Parser, language: LanguageId, source: string): FileFacts {
   const tree = parser.parse(source);
@@ -626,6 +646,11 @@ export function extractFacts(parser: Parser, language: LanguageId, source: strin
     const walk = new Walk(FAMILY[language]);
     // In document order, each node before its children: the enclosing symbols are known when a node is seen.
     for (const node of tree.rootNode.descendantsOfType(INTERESTING[FAMILY[language]])) walk.visit(node);
+    const lines = source.split("\n");
+    const split: string[][] = [];
+    const lineWords = (i: number) =>
+      (split[i] ??= identifierParts(lines[i]!).filter((part) => part.length > 1 && !/^\d+$/.test(part)));
+    for (const s of walk.facts.symbols) s.body = bodyWords(lineWords, s.startLine, s.endLine);
     return walk.facts;
   } finally {
     tree.delete();
@@ -646,6 +671,7 @@ keepOutOfFtl(Walk.prototype, TreeSitterNode.prototype, {
   pythonDocstring,
   stripComment,
   clip,
+  bodyWords,
   extractFacts,
   identifierParts,
 });

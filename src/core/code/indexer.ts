@@ -167,7 +167,7 @@ class FileWriter {
       `INSERT INTO symbols (file_id, name, kind, parent_id, container, start_line, end_line, signature, doc, exported)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     );
-    this.insertFts = db.query("INSERT INTO symbols_fts (rowid, name, parts, signature, doc, path) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertFts = db.query("INSERT INTO symbols_fts (rowid, name, parts, signature, doc, path, body) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.insertImport = db.query("INSERT INTO imports (file_id, source, name, alias, line) VALUES (?, ?, ?, ?, ?)");
     this.insertRefs = db.query("INSERT INTO file_refs (file_id, refs) VALUES (?, ?)");
     this.insertLiteral = db.query("INSERT INTO literals (file_id, symbol_id, kind, value, line) VALUES (?, ?, ?, ?, ?)");
@@ -199,7 +199,7 @@ class FileWriter {
       const parentId = s.parent >= 0 ? ids[s.parent]! : null;
       const row = this.insertSymbol.get(fileId, s.name, s.kind, parentId, s.containerName, s.startLine, s.endLine, s.signature, s.doc, s.exported ? 1 : 0) as { id: number };
       ids.push(row.id);
-      this.insertFts.run(row.id, s.name, s.parts, s.signature, s.doc, pathParts);
+      this.insertFts.run(row.id, s.name, s.parts, s.signature, s.doc, pathParts, s.body);
     }
     // A Go method or Rust impl function names its type: link it when the type is in this file.
     for (const [i, s] of facts.symbols.entries()) {

@@ -1,5 +1,5 @@
-// Reading a project's code index (docs/code.md#the-tools): search, a symbol's context, its blast
-// radius, shared constants and the architecture briefing.
+// Reading a project's code index (docs/code.md#the-tools): a symbol's context, its blast radius,
+// shared constants and the architecture briefing (search is search.ts).
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,17 +14,13 @@ import type {
   CodeContextResponse,
   CodeEdge,
   CodeImport,
-  CodeSearchHit,
-  CodeSearchRequest,
-  CodeSearchResponse,
   CodeSymbolRef,
 } from "../../contracts/code";
-import { identifierParts } from "./names";
 
-const SEARCH_CANDIDATES = 200;
 const MAX_SOURCE_LINES = 400;
 
-interface SymbolRow {
+/** A symbol's row as the queries read it (SYMBOL_COLUMNS), where it is and what it is. */
+export interface SymbolRow {
   id: number;
   name: string;
   kind: string;
@@ -66,57 +62,6 @@ function findSymbols(db: Database, spec: string): SymbolRow[] {
   if (path) rows = rows.filter((r) => r.path === path || r.path.endsWith(`/${path}`));
   if (container) rows = rows.filter((r) => r.container === container);
   return rows;
-}
-
-// ---- search ----
-
-export function searchSymbols(db: Database, project: string, req: CodeSearchRequest): CodeSearchResponse {
-  const started = performance.now();
-  const words = [...new Set(identifierParts(req.query))].slice(0, 16);
-  const compact = req.query.replace(/[^A-Za-z0-9]/g, "").toLowerCase();
-  if (words.length === 0) return { project, query: req.query, hits: [], tookMs: 0 };
-  // Each word as a prefix, in any column: `save*` finds saveRecord (one token) and its parts. Symbols
-  // with every word come first; only when they are too few are symbols with any word ranked too
-  // (a common word alone matches most of a large project, and ranking all of it is the slow part).
-  // Words of one or two characters (`4`, `id`) as whole words: as prefixes they match most of the index.
-  const terms = words.map((w) => (w.length > 2 ? `"${w}"*` : `"${w}"`));
-  const fileLike = req.file ? [`%${req.file.replace(/[\\%_]/g, (c) => `\\${c}`)}%`] : [];
-  // The best candidates by bm25 first, joined to their symbols after: joining every match before the
-  // sort is what costs on a large project. A file filter must apply before the cut.
-  const fileFilter = req.file ? "AND rowid IN (SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path LIKE ? ESCAPE '\\')" : "";
-  const statement = db.query<SymbolRow & { parts: string; doc: string; exported: number; bm25: number }, (string | number)[]>(
-    `WITH best AS (
-       SELECT rowid AS id, parts, bm25(symbols_fts, 10.0, 6.0, 2.0, 1.0, 1.0) AS bm25 FROM symbols_fts
-       WHERE symbols_fts MATCH ? ${fileFilter} ORDER BY bm25 LIMIT ?
-     )
-     SELECT ${SYMBOL_COLUMNS}, best.parts, s.doc, s.exported, best.bm25
-     FROM best JOIN symbols s ON s.id = best.id JOIN files f ON f.id = s.file_id ORDER BY best.bm25`,
-  );
-  let rows = statement.all(terms.join(" AND "), ...fileLike, SEARCH_CANDIDATES);
-  if (rows.length < req.top && terms.length > 1) {
-    const seen = new Set(rows.map((r) => r.id));
-    rows = [...rows, ...statement.all(terms.join(" OR "), ...fileLike, SEARCH_CANDIDATES).filter((r) => !seen.has(r.id))];
-  }
-  const hits: CodeSearchHit[] = rows.map((r) => {
-    const parts = r.parts.split(" ");
-    const lower = r.name.toLowerCase();
-    const nameMatch = lower === compact ? 6 : lower.startsWith(compact) ? 3 : lower.includes(compact) ? 1.5 : 0;
-    const partsCovered = words.filter((w) => parts.some((p) => p.startsWith(w))).length / words.length;
-    const kindWeight = r.kind === "method" || r.kind === "constant" ? 0 : 0.3;
-    const debug = { bm25: -r.bm25, nameMatch, partsCovered: partsCovered * 3, exported: r.exported ? 0.5 : 0, kindWeight };
-    const score = debug.bm25 + debug.nameMatch + debug.partsCovered + debug.exported + debug.kindWeight;
-    const firstDoc = r.doc.split("\n", 1)[0] ?? "";
-    return {
-      ...ref(r),
-      parts,
-      exported: r.exported === 1,
-      snippet: firstDoc ? `${r.signature}\n${firstDoc}` : r.signature,
-      score: Math.round(score * 1000) / 1000,
-      ...(req.debug ? { debug } : {}),
-    };
-  });
-  hits.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
-  return { project, query: req.query, hits: hits.slice(0, req.top), tookMs: Math.round((performance.now() - started) * 100) / 100 };
 }
 
 // ---- context ----

@@ -9,7 +9,7 @@ import { openDatabase } from "../../db/open";
 import { writeOwnerOnlyFile } from "../../os/owner-only-files";
 import type { LanguageId } from "./grammars";
 
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 const indexDir = (project: string) => join(project, ".graphiq");
 export const indexDbPath = (project: string) => join(indexDir(project), "graphiq.db");
@@ -48,9 +48,12 @@ CREATE TABLE IF NOT EXISTS symbols (
   exported INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name);
+-- A name as search compares it (search.ts nameKey): \`MAX_BODY_BYTES\` and \`maxBodyBytes\` alike.
+CREATE INDEX IF NOT EXISTS symbols_key ON symbols(lower(replace(name, '_', '')));
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
--- Prefix indexes: search asks for every word as a prefix (queries.ts).
-CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(name, parts, signature, doc, path, prefix = '2 3 4');
+-- Prefix indexes: search asks for every word as a prefix (search.ts). Porter stemming: a question's
+-- "checked" meets a body's "check".
+CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(name, parts, signature, doc, path, body, prefix = '2 3 4', tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS imports (
   file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   source TEXT NOT NULL,
