@@ -2,7 +2,8 @@
 import { defineCommand } from "citty";
 import { VERSION } from "../version";
 import { createLogger } from "../logger";
-import { exitCodeOf } from "./errors";
+import { EXIT, exitCodeOf } from "./errors";
+import { endQuietlyOnBrokenPipe, isBrokenPipe } from "./output";
 import { runTree, type AnyCommand } from "./run";
 import { terminalText } from "./terminal-text";
 
@@ -47,10 +48,12 @@ const root: AnyCommand = defineCommand({
 export async function runCli(args: string[]): Promise<number> {
   // `signet help [<command> ...]` is `signet [<command> ...] --help`.
   const rawArgs = args[0] === "help" ? [...args.slice(1), "--help"] : args;
+  endQuietlyOnBrokenPipe();
   try {
     if (rawArgs[0] === "mcp") return await (await import("./mcp")).runMcp(rawArgs.slice(1));
     return await runTree(root, rawArgs);
   } catch (err) {
+    if (isBrokenPipe(err)) return EXIT.ok;
     const message = (err as Error)?.message;
     // Messages may quote a server's stderr: colour codes go, any other control is shown, not obeyed.
     if (message) createLogger("signet").error(terminalText(message.replace(/\x1b\[[0-9;]*m/g, "")));

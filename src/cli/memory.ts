@@ -1,6 +1,7 @@
 // Memory commands for operators and scripts: remember, get, list, modify, forget, recover, history.
 // Flags become the same request bodies the HTTP API takes, validated by the same schemas first.
 import { defineCommand } from "citty";
+import { ApiError } from "../client/client";
 import {
   ForgetRequestSchema,
   ListQuerySchema,
@@ -13,6 +14,7 @@ import {
 } from "../contracts/memory";
 import { parseInput, defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
+import { ExitError, exitCodeOf } from "./errors";
 import { filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
 import { terminalText } from "./terminal-text";
@@ -59,6 +61,9 @@ function rememberedHow(m: RememberResponse): string {
   return `already remembered; not applied: ${ignored.join(", ")} (change them with \`signet modify ${m.id} --reason ...\`)`;
 }
 
+/** What pinning does, as the --pinned flags say it. */
+const PINNED = "pinned memories are given to the agent at every session start, in every project, and are not forgotten without --force";
+
 const idArg = { id: { type: "positional", description: "Memory id, or its first 6 or more characters", required: true } } as const;
 
 export const remember = defineCommand({
@@ -68,7 +73,7 @@ export const remember = defineCommand({
     type: { type: "string", description: "fact, preference, decision, rule, learning, issue, event, note, ... (default fact)" },
     importance: { type: "string", description: "Importance 0-1 (default 0.5)" },
     tags: { type: "string", description: "Comma-separated tags" },
-    pinned: { type: "boolean", description: "Pin it: pinned memories are not forgotten without --force" },
+    pinned: { type: "boolean", description: `Pin it: ${PINNED}` },
     who: { type: "string", description: "Author (default: the agent id)" },
     project: { type: "string", description: "Project path or name it belongs to" },
     "session-key": { type: "string", description: "Session the memory came from" },
@@ -155,7 +160,7 @@ export const modify = defineCommand({
     type: { type: "string", description: "New type" },
     importance: { type: "string", description: "New importance 0-1" },
     tags: { type: "string", description: "New comma-separated tag set (replaces the old one)" },
-    pinned: { type: "boolean", description: "Pin (--pinned) or unpin (--no-pinned)" },
+    pinned: { type: "boolean", description: `Pin (--pinned) or unpin (--no-pinned): ${PINNED}` },
     "if-version": { type: "string", description: "Only if the memory is still at this version" },
     ...clientArgs,
   },
@@ -188,7 +193,15 @@ export const forget = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(ForgetRequestSchema, defined({ reason: args.reason, force: args.force }), "forget request");
-    const result = await clientFor(configFromFlags(args)).memory.forget(args.id, body);
+    const result = await clientFor(configFromFlags(args))
+      .memory.forget(args.id, body)
+      .catch((err: unknown) => {
+        // The daemon's refusal names the API's field; here it is a flag.
+        if (err instanceof ApiError && err.code === "pinned") {
+          throw new ExitError(exitCodeOf(err), `memory ${args.id} is pinned: unpin it first (signet modify ${args.id} --no-pinned --reason ...), or add --force to forget it anyway`);
+        }
+        throw err;
+      });
     emit(result, args, (m) => `forgotten (recover within 30 days with \`signet recover ${m.id}\`)\n${renderMemory(m)}`);
   },
 });

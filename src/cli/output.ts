@@ -31,6 +31,27 @@ export function emit<T>(data: T, flags: OutputFlags, render: (data: T) => string
   else writeText(render(data));
 }
 
+/** Whether `err` is a write to a pipe whose reader has gone. */
+export function isBrokenPipe(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "EPIPE";
+}
+
+/**
+ * A reader that stops early (`signet export | head`) closes the pipe: what is left to print has
+ * nowhere to go and nobody waits for it, so the command ends there, quietly and with exit 0, as `head`
+ * meant it to. A failed write comes as process.stdout's 'error' event, as the rejection of a stream
+ * writer's pending write (Bun.stdout.writer), or thrown by its next write (runCli ends on that one).
+ * Anything else goes on as if unhandled.
+ */
+export function endQuietlyOnBrokenPipe(): void {
+  const end = (err: unknown) => {
+    if (isBrokenPipe(err)) process.exit(0);
+    throw err;
+  };
+  process.stdout.on("error", end);
+  process.on("unhandledRejection", end);
+}
+
 export const outputArgs = {
   json: { type: "boolean", description: "Print JSON (the default when stdout is not a terminal)" },
   pretty: { type: "boolean", description: "Print a readable rendering (the default on a terminal)" },

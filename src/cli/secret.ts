@@ -57,6 +57,13 @@ const set = defineCommand({
   },
   args: { ...nameArg, ...clientArgs },
   async run({ args }) {
+    // Refused rather than ignored: a value typed here is in the shell's history and `ps` already,
+    // and storing the prompt's answer instead would leave the user thinking it was this one.
+    if (args._.length > 1) {
+      throw new UsageError(
+        `signet secret set takes a name only: the value comes from the hidden prompt or from stdin, never from the command line, so it stays out of the shell's history (e.g. \`signet secret set ${args.name}\`, then type it)`,
+      );
+    }
     const name = secretName(args.name);
     const value = process.stdin.isTTY ? await hiddenPrompt(`value for ${name}: `) : await fromStdin();
     if (value === "") throw new UsageError("no value given: type it at the prompt, or pipe it on stdin");

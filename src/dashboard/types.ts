@@ -6,4 +6,4 @@ export type { BridgeTool, ListedServer, ServerListResponse, ServerToolsResponse 
 export type { HealthResponse } from "../contracts/health";
 export type { ListResponse, Memory, MemoryWithHistory } from "../contracts/memory";
 export type { RecallResponse, RecallResult } from "../contracts/recall";
-export type { SessionDetail, SessionListResponse, SessionSearchResponse, SessionSummary } from "../contracts/session";
+export type { SessionDetail, SessionListResponse, SessionMemory, SessionSearchResponse, SessionSummary } from "../contracts/session";

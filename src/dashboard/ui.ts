@@ -35,6 +35,11 @@ export function errorLine(err: unknown): HTMLElement {
   return h("p", { class: "error", role: "alert" }, err instanceof Error ? err.message : String(err));
 }
 
+/** Text cut to `max` characters, with an ellipsis when it was longer. */
+export function excerpt(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return "—";
   const d = new Date(iso);

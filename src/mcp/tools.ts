@@ -53,12 +53,15 @@ function projectFor(tool: string, given: string | null | undefined, ctx: ToolCon
   return given === null ? undefined : (given ?? ctx.project);
 }
 
+/** Tags as the HTTP API takes them: an array of strings or one comma-separated string (the daemon checks each tag). */
+const tagsArg = (description: string) => z.union([z.array(z.string()), z.string()]).optional().describe(description);
+
 const searchShape = {
   query: z.string().describe("Search query text"),
   limit: z.number().int().optional().describe("Max results to return (default 10)"),
   project: z.string().optional().describe("Optional project path filter"),
   type: z.string().optional().describe('Filter by memory type (e.g. "preference", "fact")'),
-  tags: z.string().optional().describe("Filter by tags (comma-separated); a memory must carry all of them"),
+  tags: tagsArg("Filter by tags (an array, or comma-separated); a memory must carry all of them"),
   who: z.string().optional().describe("Filter by author"),
   since: z.string().optional().describe("Only include memories created after this date (ISO-8601)"),
   until: z.string().optional().describe("Only include memories created before this date (ISO-8601)"),
@@ -184,7 +187,7 @@ export const TOOLS: Tool[] = [
       content: z.string().describe("Memory content to save"),
       type: z.string().optional().describe("Memory type (fact, preference, decision, etc.)"),
       importance: z.number().optional().describe("Importance score 0-1"),
-      tags: z.string().optional().describe("Comma-separated tags for categorization"),
+      tags: tagsArg("Tags for categorization: an array of strings, or comma-separated"),
       pinned: z.boolean().optional().describe("Pin this memory so it bypasses decay"),
       hints: z.array(z.string()).optional().describe("Prospective recall hints and alternate phrasings"),
       transcript: z.string().optional().describe("Raw source text to preserve alongside the extracted memory"),
@@ -210,7 +213,7 @@ export const TOOLS: Tool[] = [
     input: {
       content: z.string().describe("Note text (at most 8000 characters)"),
       title: z.string().optional().describe("Optional short title"),
-      tags: z.string().optional().describe("Comma-separated tags"),
+      tags: tagsArg("Tags: an array of strings, or comma-separated"),
       project: projectArg,
     },
     output: REMEMBER_OUTPUT,
@@ -251,7 +254,7 @@ export const TOOLS: Tool[] = [
       content: z.string().optional().describe("New content"),
       type: z.string().optional().describe("New type"),
       importance: z.number().optional().describe("New importance"),
-      tags: z.string().optional().describe("New tags (comma-separated)"),
+      tags: tagsArg("New tags: an array of strings, or comma-separated"),
       pinned: z.boolean().optional().describe("Pin (true) or unpin (false); a pinned memory cannot be forgotten"),
     },
     output: MEMORY_OUTPUT,

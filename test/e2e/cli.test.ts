@@ -61,7 +61,10 @@ describe("signet memory commands", () => {
 
     const pinned = await cli(["forget", m.id, "--reason", "obsolete"]);
     expect(pinned.code).toBe(1);
-    expect(pinned.stderr).toContain("unpin it first");
+    // In the CLI's words: its flags, not the API's fields.
+    expect(pinned.stderr).toContain(`unpin it first (signet modify ${m.id} --no-pinned --reason ...), or add --force to forget it anyway`);
+    expect(pinned.stderr).not.toContain("force=true");
+    expect(pinned.stderr).not.toContain("pinned=false");
 
     const forgotten = json(await cli(["forget", m.id, "--reason", "obsolete", "--force"]));
     expect(forgotten.deletedAt).not.toBeNull();
@@ -148,6 +151,13 @@ describe("signet memory commands", () => {
     for (const c of ["start", "stop", "status", "logs"]) expect(daemon.stdout).toContain(c);
     const logs = await cli(["daemon", "logs", "--help"]);
     expect(logs.stdout).toContain("--follow");
+  });
+
+  test("--pinned says what pinning does: the memory comes at every session start", async () => {
+    for (const command of ["remember", "modify"]) {
+      const help = (await cli([command, "--help"])).stdout.replace(/\s+/g, " ");
+      expect(help).toContain("pinned memories are given to the agent at every session start, in every project, and are not forgotten without --force");
+    }
   });
 
   test("a bad SIGNET_DAEMON_URL is a usage error naming the problem", async () => {

@@ -1,11 +1,12 @@
 // `signet completion bash|zsh|fish`, loaded into the real shells: bash's completion function asked
 // for partial words (COMPREPLY), zsh's with the completion builtins it calls stubbed to print what
 // they are given, fish through `complete -C`. Installed server names come from the daemon.
-// zsh and fish are skipped where they are not installed (apt-get install zsh fish).
+// zsh and fish are skipped where they are not installed (system-tool.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BIN, run, sandbox, type Sandbox } from "../helpers/binary";
+import { hasSystemTool } from "../helpers/system-tool";
 
 let s: Sandbox;
 /** The sandbox with this build first on PATH: the scripts call `signet mcp list` for server names. */
@@ -99,7 +100,7 @@ describe("signet completion", () => {
     }
   });
 
-  test.skipIf(!Bun.which("zsh"))("zsh: parses, and offers the same with descriptions", () => {
+  test.skipIf(!hasSystemTool("zsh"))("zsh: parses, and offers the same with descriptions", () => {
     expect(shell(["zsh", "-n"], scripts.zsh!)).toBe("");
     const out = shell(
       ["zsh", "-f", "-c"],
@@ -133,7 +134,7 @@ t signet mcp add x -- ''`,
     expect(blocks[4]).toEqual(["files"]);
   });
 
-  test.skipIf(!Bun.which("fish"))("fish: parses, and `complete -C` offers the same with descriptions", () => {
+  test.skipIf(!hasSystemTool("fish"))("fish: parses, and `complete -C` offers the same with descriptions", () => {
     expect(shell(["fish", "--no-execute"], scripts.fish!)).toBe("");
     const out = shell(
       ["fish", "--no-config", "-c"],

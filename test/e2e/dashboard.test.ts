@@ -1,6 +1,6 @@
 // The dashboard in real headless Chromium against the compiled daemon (dist/signet), so the page is
 // the one bundled into the binary (docs/dashboard.md). Screenshots and figures land in
-// test-artifacts/dashboard/.
+// test-artifacts/dashboard/. Skipped where Chromium is missing (system-tool.ts).
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { NODE } from "../helpers/everything";
 import { ARTIFACTS, openBrowser, type TestBrowser } from "../helpers/browser";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { hasSystemTool } from "../helpers/system-tool";
 import { eventually } from "../helpers/wait";
 
 const FAKE_SERVER = resolve(import.meta.dir, "../helpers/fake-mcp-server.mjs");
@@ -18,25 +19,25 @@ let base: string;
 let browser: TestBrowser | undefined;
 const cli = (args: string[]) => run(args, { env: s.env, timeoutMs: 30_000 });
 
-beforeAll(async () => {
-  s = await sandbox("embedding:\n  provider: none\n");
-  expect((await cli(["daemon", "start"])).code).toBe(0);
-  expect((await cli(["mcp", "add", "fake", "--", NODE, FAKE_SERVER])).code).toBe(0);
-  base = `http://127.0.0.1:${s.port}`;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await cli(["daemon", "stop"]);
-});
-
 async function fresh(viewport?: { width: number; height: number }): Promise<TestBrowser> {
   await browser?.close();
   browser = await openBrowser(viewport);
   return browser;
 }
 
-describe("dashboard in Chromium", () => {
+describe.skipIf(!hasSystemTool("chromium"))("dashboard in Chromium", () => {
+  beforeAll(async () => {
+    s = await sandbox("embedding:\n  provider: none\n");
+    expect((await cli(["daemon", "start"])).code).toBe(0);
+    expect((await cli(["mcp", "add", "fake", "--", NODE, FAKE_SERVER])).code).toBe(0);
+    base = `http://127.0.0.1:${s.port}`;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cli(["daemon", "stop"]);
+  });
+
   test("every page loads without console errors, at 1280×800 and narrow", async () => {
     const b = await fresh();
     const started = Date.now();

@@ -3,20 +3,18 @@
 // (where a passphrase given in the environment would be), cannot write the account's files, and
 // leaves no process behind, detached or not, through its end and the daemon's stop. Another
 // agent's job is not found. Without a sandbox, team mode refuses jobs from API tokens unless the
-// owner allows them. Needs Debian's bubblewrap (`.ci/run` installs it).
+// owner allows them. The sandboxed part needs bubblewrap (system-tool.ts; `.ci/run` installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { probeSandbox } from "../../src/os/sandbox";
 import { run, sandbox, type Sandbox } from "../helpers/binary";
+import { hasSystemTool } from "../helpers/system-tool";
 import { eventually } from "../helpers/wait";
 
 const PASSPHRASE = "passphrase-in-the-daemons-environment";
 const TEAM = "auth:\n  mode: team\nembedding:\n  provider: none\n";
 
-if (!probeSandbox(process.env.PATH).sandbox) {
-  throw new Error("bubblewrap does not work here: install Debian's bubblewrap (.ci/run does) to run the sandbox tests");
-}
+const sandboxed = hasSystemTool("bubblewrap");
 
 interface Daemon {
   s: Sandbox;
@@ -70,13 +68,15 @@ function processesWith(pattern: string): number[] {
   return r.stdout.toString().trim().split("\n").filter(Boolean).map(Number);
 }
 
-describe("in team mode with a sandbox", () => {
+describe.skipIf(!sandboxed)("in team mode with a sandbox", () => {
   let d: Daemon;
   let bob: string;
   // Outside /tmp, which the sandbox replaces with its own: one directory jobs may write, one they may not.
-  const allowed = mkdtempSync("/var/tmp/signet-allowed-");
-  const outside = mkdtempSync("/var/tmp/signet-outside-");
+  let allowed: string;
+  let outside: string;
   beforeAll(async () => {
+    allowed = mkdtempSync("/var/tmp/signet-allowed-");
+    outside = mkdtempSync("/var/tmp/signet-outside-");
     d = await startDaemon(`${TEAM}secrets:\n  execWritable: [${JSON.stringify(allowed)}]\n`, { SIGNET_SECRETS_PASSPHRASE: PASSPHRASE });
     bob = await d.agentToken("bob");
   });
@@ -205,7 +205,7 @@ test("the passphrase can come from a file; a file that cannot be read stops the 
   }
 });
 
-test("a daemon killed with -9 takes its sandboxed jobs' processes with it; the next start reports the job interrupted", async () => {
+test.skipIf(!sandboxed)("a daemon killed with -9 takes its sandboxed jobs' processes with it; the next start reports the job interrupted", async () => {
   const d = await startDaemon(TEAM);
   try {
     const bob = await d.agentToken("bob");

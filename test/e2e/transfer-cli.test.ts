@@ -125,7 +125,7 @@ describe("foreign formats", () => {
     expect(first.code).toBe(0);
     expect(json(first)).toMatchObject({ imported: 4, skipped: 0 });
     const grace = json(await cli(["list", "--tags", "Grace Hopper", "--agent", "graph"])).memories.map((m: any) => m.content).sort();
-    expect(grace).toEqual(["Coined the word debugging", "Grace Hopper influenced COBOL", "Wrote the first compiler"]);
+    expect(grace).toEqual(["Grace Hopper influenced COBOL", "Grace Hopper: Coined the word debugging", "Grace Hopper: Wrote the first compiler"]);
     expect(json(await cli(["import", "--from", "server-memory", graph, "--agent", "graph"]))).toMatchObject({ imported: 0, skipped: 4 });
     writeFileSync(join(work, "bad-graph.jsonl"), `${JSON.stringify({ type: "entity", name: "X", entityType: "y", observations: [""] })}\n`);
     const bad = await cli(["import", "--from", "server-memory", join(work, "bad-graph.jsonl")]);

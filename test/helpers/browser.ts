@@ -1,15 +1,15 @@
 // Headless Chromium for the dashboard's browser tests: Debian's `chromium` driven by playwright-core
 // (no browser download), a fresh profile per browser. Console errors and uncaught page errors are
-// collected so a test can assert there were none.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+// collected so a test can assert there were none. Tests that open one are skipped where Chromium is
+// missing: `hasSystemTool("chromium")` (system-tool.ts).
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-
-const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+import { findSystemTool } from "./system-tool";
 
 function chromiumPath(): string {
-  const found = CANDIDATES.find((p): p is string => !!p && existsSync(p));
+  const found = findSystemTool("chromium");
   if (!found) throw new Error("no Chromium: install Debian's `chromium` package (.ci/run does) or set CHROMIUM_PATH");
   return found;
 }

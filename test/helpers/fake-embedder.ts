@@ -32,6 +32,8 @@ export interface FakeEmbedder {
   refuse?: string;
   /** Requests answered 400 so far. */
   refusals: number;
+  /** Requests with a text containing this word get no answer until it is cleared (a provider still working on them). */
+  stall?: string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export function startFakeEmbedder(): FakeEmbedder {
     down: false,
     refusals: 0,
     stop: async () => {
+      state.stall = undefined;
       await server.stop(true);
     },
   };
@@ -56,6 +59,7 @@ export function startFakeEmbedder(): FakeEmbedder {
       const body = (await req.json()) as { input: string | string[]; model?: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
       if (state.delayMs > 0) await Bun.sleep(state.delayMs);
+      while (state.stall && input.some((t) => t.includes(state.stall!))) await Bun.sleep(10);
       if (state.refuse && input.some((t) => t.includes(state.refuse!))) {
         state.refusals++;
         return Response.json({ error: { message: "input rejected" } }, { status: 400 });

@@ -38,7 +38,8 @@ describe("team mode", () => {
   let seeded: string;
 
   beforeAll(async () => {
-    td = await startTestDaemon({ yaml: "auth:\n  mode: team\n" });
+    // API tokens may run jobs where no sandbox works (no bubblewrap): these tests check permissions, not the sandbox.
+    td = await startTestDaemon({ yaml: "auth:\n  mode: team\nsecrets:\n  execUnsandboxed: true\n" });
     for (const role of ROLES) tokens[role] = (await createToken(td, role === "agent" ? { role, agentId: "bound-agent" } : { role })).token;
     const res = await call(td, "POST", "/api/memory/remember", { body: memoryBody("seeded for reads"), headers: bearer(tokens.admin) });
     expect(res.status).toBe(201);

@@ -2,9 +2,11 @@
 // in them), refused to forged callers; and in team mode the page asks for a token, kept in
 // sessionStorage only. The browser part runs Debian's chromium (test/helpers/browser.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openBrowser } from "../helpers/browser";
+import { join } from "node:path";
+import { ARTIFACTS, openBrowser } from "../helpers/browser";
+import { hasSystemTool } from "../helpers/system-tool";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
-import { forgedCallers } from "../helpers/memory-api";
+import { call, forgedCallers } from "../helpers/memory-api";
 
 async function assetPaths(td: TestDaemon): Promise<string[]> {
   const html = await (await td.fetch("/")).text();
@@ -71,7 +73,7 @@ describe("dashboard in team mode", () => {
     expect((await td.fetch("/api/memories")).status).toBe(401);
   });
 
-  test("the browser is asked for a token, keeps it in sessionStorage only, and sends it as Bearer", async () => {
+  test.skipIf(!hasSystemTool("chromium"))("the browser is asked for a token, keeps it in sessionStorage only, and sends it as Bearer", async () => {
     const b = await openBrowser();
     try {
       const sent: string[] = [];
@@ -93,6 +95,57 @@ describe("dashboard in team mode", () => {
       expect(sent.at(-1)).toBe(`Bearer ${admin}`);
       // Only the 401s of the refused attempts, which the page answers with the token form.
       expect(b.errors.every((e) => e.includes("401"))).toBe(true);
+    } finally {
+      await b.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!hasSystemTool("chromium"))("the sessions pages in the browser", () => {
+  let td: TestDaemon;
+  beforeAll(async () => {
+    td = await startTestDaemon();
+  });
+  afterAll(() => td.stop());
+
+  test("a session's memories show their content (as text) with their id; the hooks toggle says what it does", async () => {
+    // Markup in a memory is shown as the text it is; a long memory is cut short.
+    const pinned = await call(td, "POST", "/api/memory/remember", { body: { content: "Deploys need <b>two</b> approvals", pinned: true } });
+    const long = await call(td, "POST", "/api/memory/remember", { body: { content: `Release notes live in docs/CHANGELOG.md ${"and more detail ".repeat(30)}`, pinned: true } });
+    const key = "dashboard-session-1";
+    const started = await call(td, "POST", "/api/hooks/session-start", { body: { sessionKey: key, harness: "claude-code", project: "/src/shop" } });
+    expect(started.body.memoryIds).toEqual(expect.arrayContaining([pinned.body.id, long.body.id]));
+    const b = await openBrowser();
+    try {
+      await b.page.goto(`${td.url}/#/sessions/${key}`);
+      const item = b.page.locator("ul.list li").filter({ hasText: "Deploys need" });
+      await item.waitFor();
+      expect(await item.locator("a .content").textContent()).toBe("Deploys need <b>two</b> approvals");
+      expect(await item.locator("b").count()).toBe(0);
+      expect(await item.locator("a").getAttribute("href")).toBe(`#/memories/${pinned.body.id}`);
+      expect(await item.textContent()).toContain(pinned.body.id);
+      expect(await item.textContent()).toContain("session-start");
+      const cut = await b.page.locator("ul.list li").filter({ hasText: "Release notes" }).locator("a .content").textContent();
+      expect(cut!.length).toBeLessThan(long.body.content.length);
+      expect(cut).toEndWith("…");
+      await b.page.screenshot({ path: join(ARTIFACTS, "session-detail.png"), fullPage: true });
+
+      // The toggle: what the hooks do now, and a button naming what it will do.
+      const card = b.page.locator(".card").first();
+      expect(await card.textContent()).toContain("Hooks on: Signet injects memories into this session and records it");
+      await b.page.getByRole("button", { name: "Bypass hooks" }).click();
+      await b.page.getByRole("button", { name: "Turn hooks back on" }).waitFor();
+      expect(await card.textContent()).toContain("Hooks bypassed: this session gets no memories from Signet and nothing of it is recorded");
+      expect((await call(td, "GET", `/api/sessions/${key}`)).body.bypassed).toBe(true);
+      await b.page.goto(`${td.url}/#/sessions`);
+      const row = b.page.locator("tr").filter({ hasText: key });
+      await row.waitFor();
+      expect(await row.textContent()).toContain("Hooks bypassed");
+      await row.getByRole("button", { name: "Turn hooks back on" }).click();
+      await row.getByRole("button", { name: "Bypass hooks" }).waitFor();
+      await b.page.screenshot({ path: join(ARTIFACTS, "sessions-list.png"), fullPage: true });
+      expect((await call(td, "GET", `/api/sessions/${key}`)).body.bypassed).toBe(false);
+      expect(b.errors).toEqual([]);
     } finally {
       await b.close();
     }

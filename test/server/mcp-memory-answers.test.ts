@@ -79,6 +79,22 @@ describe("the memory tools' answers", () => {
     expect(note.text).toBe(`Stored as a new memory:\n[${note.structured.id} · note · v1 · created ${day} · by answers-store]\n  Release day\n  \n  Ship on Thursdays`);
   });
 
+  test("tags: an array of strings or a comma-separated string, as over HTTP, in every memory tool", async () => {
+    const client = await connect("answers-tags");
+    const stored = await callOk(client, "memory_store", { content: "The docs site deploys from main", tags: ["docs", "deploy"] });
+    expect(stored.structured.tags).toEqual(["docs", "deploy"]);
+    const note = await callOk(client, "signet_save_note", { content: "Deploys freeze on Fridays", tags: ["deploy", "process"] });
+    expect(note.structured.tags).toEqual(["deploy", "process"]);
+    const modified = await callOk(client, "memory_modify", { id: stored.structured.id, reason: "retagged", tags: ["docs", "ci"] });
+    expect(modified.structured.tags).toEqual(["docs", "ci"]);
+    const found = await callOk(client, "memory_search", { query: "deploys", tags: ["deploy", "process"] });
+    expect(found.structured.results.map((r: { id: string }) => r.id)).toEqual([note.structured.id]);
+    // A bad tag is still refused, naming the problem.
+    const bad = (await client.callTool({ name: "memory_store", arguments: { content: "tagged badly", tags: ["a,b"] } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toContain("a tag cannot contain a comma");
+  });
+
   test("memory_get: the whole memory, the fields that are set, and a history summary", async () => {
     const client = await connect("answers-get");
     const { structured: m } = await callOk(client, "memory_store", {

@@ -430,6 +430,68 @@ describe("embedding in the background", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("a source just added is found by its words while its chunks wait for vectors; hybrid once they have them", async () => {
+    const fake = startFakeEmbedder();
+    const d = await startTestDaemon({ yaml: `embedding:\n  provider: openai\n  model: fake-embed\n  baseUrl: ${fake.url}\n` });
+    const old = tempDir("signet-embedded-");
+    const fresh = tempDir("signet-fresh-");
+    try {
+      // An embedded source whose chunk is close to the query only by meaning ("cat" shares "feline"'s
+      // slot in the fake model), and weakly: a vector-only candidate of little relevance.
+      writeFileSync(join(old, "pets.md"), "# Pets\n\nThe cat naps in the sun.\n");
+      await d.client().sources.add({ path: old });
+      expect(await eventually(async () => (await d.client().sources.list()).sources[0]!.embedded === 1)).toBe(true);
+      // The new source's chunks get no vector until the provider answers for them.
+      fake.stall = "Marsupial";
+      const filler = "It was seen near the creek by the survey team on a cold and windy morning in late autumn last year.";
+      writeFileSync(join(fresh, "short.md"), "# Marsupial notes\n\nQuoll quoll quoll: the feline quoll.\n");
+      writeFileSync(join(fresh, "long.md"), `# Marsupial field log\n\nA quoll, feline in its habits. ${filler} ${filler} ${filler}\n`);
+      const added = await d.client().sources.add({ path: fresh });
+      expect(added.chunks).toBe(2);
+      const query = { query: "feline quoll" };
+      const waiting = await d.client().sources.search(query);
+      expect((await d.client().sources.list()).sources[1]!.embedded).toBe(0);
+      expect(waiting.results.map((r) => r.path)).toEqual([join(fresh, "short.md"), join(fresh, "long.md")]);
+      expect(waiting.meta.method).toBe("keyword");
+      expect(waiting.results.every((r) => r.matchedBy === "keyword")).toBe(true);
+      fake.stall = undefined;
+      expect(await eventually(async () => (await d.client().sources.list()).sources[1]!.embedded === 2)).toBe(true);
+      const embedded = await d.client().sources.search(query);
+      expect(embedded.meta.method).toBe("hybrid");
+      expect(embedded.results[0]).toMatchObject({ path: join(fresh, "short.md"), matchedBy: "hybrid" });
+    } finally {
+      fake.stall = undefined;
+      await d.stop();
+      await fake.stop();
+      rmSync(old, { recursive: true, force: true });
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("ties", () => {
+  test("chunks ranked alike come back in path order, the same after one of them is parsed again", async () => {
+    const dir = tempDir("signet-ties-");
+    try {
+      const text = "# Quoll\n\nThe quoll hunts at night along the creek.\n";
+      writeFileSync(join(dir, "a.md"), text);
+      writeFileSync(join(dir, "b.md"), text);
+      writeFileSync(join(dir, "c.md"), text);
+      await td.client().sources.add({ path: dir });
+      const order = async () => (await search("quoll hunts", { path: dir })).results.map((r) => r.path);
+      const expected = ["a.md", "b.md", "c.md"].map((f) => join(dir, f));
+      expect(await order()).toEqual(expected);
+      // a.md changes (a trailing blank line) and is parsed again: its chunk, the same text, is stored anew.
+      writeFileSync(join(dir, "a.md"), `${text}\n`);
+      const synced = await td.client().sources.sync({});
+      expect(synced.reports.reduce((n, r) => n + r.parsed, 0)).toBe(1);
+      expect(await order()).toEqual(expected);
+      expect(await order()).toEqual(expected);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("a stop during an add", () => {

@@ -188,9 +188,9 @@ describe("import", () => {
     expect(count(b, "memories")).toBe(before);
   });
 
-  test("server-memory: each observation a memory tagged with its entity, each relation a memory; again: all skipped", async () => {
+  test("server-memory: each observation a memory naming and tagged with its entity, each relation a memory; again: all skipped", async () => {
     const items = [
-      { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Wrote the first program", "Worked with Babbage"] },
+      { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Wrote the first program", "Ada Lovelace worked with Babbage"] },
       { type: "entity", name: "Analytical Engine", entityType: "machine", observations: [] },
       { type: "relation", from: "Ada Lovelace", to: "Analytical Engine", relationType: "programmed" },
     ];
@@ -198,8 +198,8 @@ describe("import", () => {
     const first = await b.client(agent).transfer.import({ format: "server-memory", items });
     expect(first).toEqual({ imported: 4, skipped: 0, duplicates: [], conflicts: [], rejected: [] });
     const { memories } = await b.client(agent).memory.list({ tags: "Ada Lovelace" });
-    expect(memories.map((m) => m.content).sort()).toEqual(["Ada Lovelace programmed Analytical Engine", "Worked with Babbage", "Wrote the first program"]);
-    const wrote = memories.find((m) => m.content === "Wrote the first program")!;
+    expect(memories.map((m) => m.content).sort()).toEqual(["Ada Lovelace programmed Analytical Engine", "Ada Lovelace worked with Babbage", "Ada Lovelace: Wrote the first program"]);
+    const wrote = memories.find((m) => m.content === "Ada Lovelace: Wrote the first program")!;
     expect(wrote).toMatchObject({ tags: ["Ada Lovelace", "person"], type: "fact", source: "server-memory", agentId: agent, structured: { source: "server-memory", entity: "Ada Lovelace", entityType: "person" } });
     const engine = (await b.client(agent).memory.list({ tags: "machine" })).memories;
     expect(engine.map((m) => m.content)).toEqual(["Analytical Engine (machine)"]);

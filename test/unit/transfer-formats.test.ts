@@ -59,8 +59,8 @@ describe("foreign records", () => {
 describe("server-memory", () => {
   test("observations, a bare entity, a relation", () => {
     expect(serverMemoryMemories({ type: "entity", name: "Ada", entityType: "person", observations: ["a", "b"] }).map((x) => [x.content, x.tags])).toEqual([
-      ["a", ["Ada", "person"]],
-      ["b", ["Ada", "person"]],
+      ["Ada: a", ["Ada", "person"]],
+      ["Ada: b", ["Ada", "person"]],
     ]);
     expect(serverMemoryMemories({ type: "entity", name: "Engine", entityType: "machine", observations: [] })[0]!.content).toBe("Engine (machine)");
     expect(serverMemoryMemories({ type: "relation", from: "Ada", to: "Engine", relationType: "programmed" })[0]).toMatchObject({
@@ -68,6 +68,16 @@ describe("server-memory", () => {
       tags: ["Ada", "Engine"],
       structured: { source: "server-memory", relation: { from: "Ada", relationType: "programmed", to: "Engine" } },
     });
+  });
+
+  test("an observation names its entity: it is kept as written when it does, else the entity leads it", () => {
+    const observations = ["Leads the platform team", "Alice moved to Berlin", "Reports to alice's manager", "Knows Alicex"];
+    expect(serverMemoryMemories({ type: "entity", name: "Alice", entityType: "person", observations }).map((x) => x.content)).toEqual([
+      "Alice: Leads the platform team",
+      "Alice moved to Berlin",
+      "Reports to alice's manager",
+      "Alice: Knows Alicex",
+    ]);
   });
 });
 

@@ -67,6 +67,11 @@ export class SourceEmbedder {
     return this.pending.size;
   }
 
+  /** Whether chunk `seq` waits for a vector (one the provider refused waits no more). */
+  waiting(seq: number): boolean {
+    return this.pending.has(seq);
+  }
+
   /**
    * No new batch starts until the returned function is called: an add or sync gets the cores, and
    * embedding follows once it is done (a batch already sent finishes).

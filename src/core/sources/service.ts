@@ -175,7 +175,7 @@ export class SourceService {
   async search(req: SourceSearchRequest, keywordQuery?: string): Promise<SourceSearchResponse> {
     const started = performance.now();
     const keyword = this.keywordLeg(keywordQuery ?? req.query, req.path);
-    const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path);
+    const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path, keyword.hits);
     const rows = new Map<number, ChunkRow>(this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]).map((r) => [r.seq, r]));
     const kwHits = keyword.hits.filter((h) => rows.has(h.seq));
     const vecHits = vectorHits.filter((h) => rows.has(h.seq));
@@ -193,7 +193,7 @@ export class SourceService {
         const matchedBy: SourceChunkResult["matchedBy"] = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         return { row: rows.get(seq)!, rank: (1 - wv) * (k ?? 0) + wv * (v ?? 0), relevance, matchedBy };
       })
-      .sort((a, b) => b.rank - a.rank || a.row.seq - b.row.seq);
+      .sort((a, b) => b.rank - a.rank || inFileOrder(a.row, b.row));
     // As in memory recall (docs/api.md#scores): ranked by the fused order, each score its calibrated
     // relevance capped by the one above it, cut at the minimum.
     let cap = 1;
@@ -245,11 +245,22 @@ export class SourceService {
     return { hits, relevance: new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])])) };
   }
 
-  private async vectorLeg(query: string, path?: string): Promise<{ hits: { seq: number; raw: number }[]; embedding: SourceSearchResponse["meta"]["embedding"] }> {
+  /**
+   * Empty while a keyword candidate still waits for its vector (a source just added or changed): next
+   * to embedded chunks it would rank as if its meaning matched nothing, and a weak vector-only match
+   * ranked above it would cap its score under the minimum. Its words answer until it has one.
+   */
+  private async vectorLeg(
+    query: string,
+    path: string | undefined,
+    keywordHits: { seq: number }[],
+  ): Promise<{ hits: { seq: number; raw: number }[]; embedding: SourceSearchResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
     const index = this.embedder.vectors;
     // No chunk embedded yet: nothing to compare a query vector with, so none is computed.
-    if (!index || index.count === 0) return { hits: [], embedding: this.embedder.model ? "ok" : "unavailable" };
+    if (!index || index.count === 0 || keywordHits.some((h) => this.embedder.waiting(h.seq))) {
+      return { hits: [], embedding: this.embedder.model ? "ok" : "unavailable" };
+    }
     const release = this.embeddings.holdForRecall();
     let vector: Float32Array | null;
     try {
@@ -467,6 +478,11 @@ function sourceStats(source: SourceRow): Stats {
 
 function indexDoc(chunk: IndexedChunk): KeywordDoc {
   return { seq: chunk.seq, agentId: SOURCE_OWNER, project: null, columns: chunk.columns };
+}
+
+/** Chunks ranked alike in a stable order: by file, then by place in the file (seqs change when a file is parsed again). */
+function inFileOrder(a: ChunkRow, b: ChunkRow): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.ordinal - b.ordinal;
 }
 
 function toResult(row: ChunkRow, score: number, matchedBy: SourceChunkResult["matchedBy"]): SourceChunkResult {

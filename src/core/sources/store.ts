@@ -37,6 +37,8 @@ export interface ChunkRow {
   path: string;
   start_line: number;
   end_line: number;
+  /** The chunk's place in its file, from 0. */
+  ordinal: number;
   heading: string | null;
   content: string;
 }
@@ -88,7 +90,7 @@ function keywordColumns(content: string, heading: string | null, relPath: string
   return [content, heading ?? "", relPath, chunkTerms(`${heading ?? ""}\n${relPath}\n${content}`)];
 }
 
-const CHUNK_COLUMNS = "c.seq, c.id, f.path, c.start_line, c.end_line, c.heading, c.content";
+const CHUNK_COLUMNS = "c.seq, c.id, f.path, c.start_line, c.end_line, c.ordinal, c.heading, c.content";
 
 export class SourceStore {
   private readonly insertChunk: Statement<unknown, [string, number, number, number, number, string | null, string]>;

@@ -1,6 +1,7 @@
 // @modelcontextprotocol/server-memory's knowledge graph (memory.jsonl: one entity or relation per
-// line) as memories (docs/api.md#foreign-formats): every observation becomes a memory of its own, its
-// text as it was written, tagged with its entity's name and type; every relation becomes a memory
+// line) as memories (docs/api.md#foreign-formats): every observation becomes a memory of its own,
+// tagged with its entity's name and type, its text led by the entity's name unless it names it
+// already (a memory recalled alone must say whom it is about); every relation becomes a memory
 // "<from> <relationType> <to>" tagged with both entities, so listing by an entity's tag finds both
 // what is known about it and how it relates to others.
 import type { ServerMemoryItem } from "../../contracts/transfer";
@@ -30,5 +31,13 @@ export function serverMemoryMemories(item: ServerMemoryItem): ForeignMemory[] {
     structured: { source: SOURCE, entity: name, entityType },
   });
   // An entity known by nothing but its name and type is still a fact worth keeping.
-  return item.observations.length === 0 ? [about(`${name} (${entityType})`)] : item.observations.map(about);
+  if (item.observations.length === 0) return [about(`${name} (${entityType})`)];
+  const named = namePattern(name);
+  return item.observations.map((o) => about(named.test(o) ? o : `${name}: ${o}`));
+}
+
+/** The name as a whole word or words anywhere in a text, in any case. */
+function namePattern(name: string): RegExp {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
 }

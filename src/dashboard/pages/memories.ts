@@ -3,13 +3,13 @@
 import { agentId, api, query } from "../api";
 import type { Page } from "../page";
 import type { ListResponse, Memory, MemoryWithHistory, RecallResponse, RecallResult } from "../types";
-import { empty, errorLine, h, replace, when } from "../ui";
+import { empty, errorLine, excerpt, h, replace, when } from "../ui";
 
 function memoryItem(m: Memory | RecallResult): HTMLElement {
   return h(
     "li",
     {},
-    h("a", { href: `#/memories/${encodeURIComponent(m.id)}` }, h("span", { class: "content" }, m.content.length > 240 ? `${m.content.slice(0, 240)}…` : m.content)),
+    h("a", { href: `#/memories/${encodeURIComponent(m.id)}` }, h("span", { class: "content" }, excerpt(m.content, 240))),
     h("div", { class: "muted" }, [m.type, ...("score" in m ? [`score ${m.score}`, m.matchedBy, m.confidence === "weak" ? "weak match" : null] : []), m.project, "deletedAt" in m && m.deletedAt ? `forgotten ${when(m.deletedAt)}` : when(m.createdAt)].filter(Boolean).join(" · "), " ", m.tags.map((t) => h("span", { class: "tag" }, t))),
   );
 }

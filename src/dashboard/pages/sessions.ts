@@ -1,11 +1,19 @@
-// Sessions: recent sessions with the bypass toggle, transcript search, and one session's tool usage.
+// Sessions: recent sessions with the bypass toggle, transcript search, and one session's tool usage
+// and the memories that reached it.
 import { agentId, api, query } from "../api";
 import type { Page } from "../page";
-import type { SessionDetail, SessionListResponse, SessionSearchResponse, SessionSummary, SessionToolsResponse } from "../types";
-import { empty, errorLine, h, replace, when } from "../ui";
+import type { MemoryWithHistory, SessionDetail, SessionListResponse, SessionMemory, SessionSearchResponse, SessionSummary, SessionToolsResponse } from "../types";
+import { empty, errorLine, excerpt, h, replace, when } from "../ui";
 
-function bypassButton(s: SessionSummary, after: () => void): HTMLButtonElement {
-  const button = h("button", { type: "button", class: "secondary", "aria-pressed": String(s.bypassed) }, s.bypassed ? "Hooks off (turn on)" : "Hooks on (bypass)");
+/** Characters of a memory shown in a session's list; the whole memory is a click away. */
+const MEMORY_EXCERPT = 160;
+
+/** What the session's hooks do now, in words, and a button that says what it will change. */
+function hooksControl(s: SessionSummary, after: () => void): HTMLElement {
+  const state = s.bypassed
+    ? "Hooks bypassed: this session gets no memories from Signet and nothing of it is recorded."
+    : "Hooks on: Signet injects memories into this session and records it.";
+  const button = h("button", { type: "button", class: "secondary" }, s.bypassed ? "Turn hooks back on" : "Bypass hooks");
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
@@ -15,7 +23,28 @@ function bypassButton(s: SessionSummary, after: () => void): HTMLButtonElement {
       button.replaceWith(errorLine(err));
     }
   });
-  return button;
+  return h("div", {}, h("span", {}, state), " ", button);
+}
+
+/**
+ * The memories that reached a session, each by its content (cut short, as text) with its id and how
+ * it came; one the caller cannot read (now another agent's, or gone) by its id alone.
+ */
+async function memoryList(memories: SessionMemory[]): Promise<HTMLElement> {
+  if (memories.length === 0) return empty("No memories were injected or recalled in this session.");
+  const ids = [...new Set(memories.map((m) => m.memoryId))];
+  const found = await Promise.all(ids.map((id) => api<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`).catch(() => null)));
+  const byId = new Map(ids.map((id, i) => [id, found[i]]));
+  return h(
+    "ul",
+    { class: "list" },
+    memories.map((m) => {
+      const memory = byId.get(m.memoryId);
+      const text = memory ? excerpt(memory.content.replace(/\s+/g, " ").trim(), MEMORY_EXCERPT) : "(not readable by this agent)";
+      const notes = [m.memoryId, m.via, when(m.at), memory?.deletedAt ? `forgotten ${when(memory.deletedAt)}` : null].filter(Boolean).join(" · ");
+      return h("li", {}, h("a", { href: `#/memories/${encodeURIComponent(m.memoryId)}` }, h("span", { class: "content" }, text)), h("div", { class: "muted" }, notes));
+    }),
+  );
 }
 
 function listView(root: HTMLElement): void {
@@ -39,7 +68,7 @@ function listView(root: HTMLElement): void {
         list,
         r.sessions.length === 0
           ? empty("No sessions for this agent yet. Install the hooks into a harness (signet install) and start a session.")
-          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Session", "Harness", "Project", "Updated", "State", "Hooks"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, r.sessions.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/sessions/${encodeURIComponent(s.key)}` }, s.key)), h("td", {}, s.harness ?? ""), h("td", {}, s.project ?? ""), h("td", {}, when(s.updatedAt)), h("td", {}, s.endedAt ? "ended" : "active"), h("td", {}, bypassButton(s, load))))))),
+          : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Session", "Harness", "Project", "Updated", "State", "Hooks"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, r.sessions.map((s) => h("tr", {}, h("td", {}, h("a", { href: `#/sessions/${encodeURIComponent(s.key)}` }, s.key)), h("td", {}, s.harness ?? ""), h("td", {}, s.project ?? ""), h("td", {}, when(s.updatedAt)), h("td", {}, s.endedAt ? "ended" : "active"), h("td", {}, hooksControl(s, load))))))),
       );
     } catch (err) {
       replace(list, errorLine(err));
@@ -59,13 +88,14 @@ function detailView(root: HTMLElement, key: string): void {
         api<SessionDetail>("GET", path),
         api<SessionToolsResponse>("GET", `${path}/tools`),
       ]);
+      const memories = await memoryList(s.memories);
       replace(
         body,
-        h("div", { class: "card" }, h("p", {}, `${s.harness ?? "?"} · ${s.project ?? "no project"} · started ${when(s.startedAt)} · ${s.endedAt ? `ended ${when(s.endedAt)}` : "active"} · transcript ${s.transcriptChars} characters`), bypassButton(s, load)),
+        h("div", { class: "card" }, h("p", {}, `${s.harness ?? "?"} · ${s.project ?? "no project"} · started ${when(s.startedAt)} · ${s.endedAt ? `ended ${when(s.endedAt)}` : "active"} · transcript ${s.transcriptChars} characters`), hooksControl(s, load)),
         h("h2", {}, `Tool usage (${tools.totalCalls} calls, ${tools.failures} failed)`),
         tools.tools.length === 0 ? empty("No tool calls recorded for this session.") : h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Server", "Tool", "Calls", "Failures", "p50 ms", "p95 ms"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, tools.tools.map((t) => h("tr", {}, h("td", {}, t.server), h("td", {}, t.tool), h("td", {}, t.calls), h("td", {}, t.failures), h("td", {}, t.p50 ?? "—"), h("td", {}, t.p95 ?? "—")))))),
         h("h2", {}, `Memories that reached it (${s.memories.length})`),
-        s.memories.length === 0 ? empty("No memories were injected or recalled in this session.") : h("ul", { class: "list" }, s.memories.map((m) => h("li", {}, h("a", { href: `#/memories/${encodeURIComponent(m.memoryId)}` }, m.memoryId), ` · ${m.via} · ${when(m.at)}`))),
+        memories,
       );
     } catch (err) {
       replace(body, errorLine(err));
