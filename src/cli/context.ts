@@ -19,7 +19,8 @@ export interface ClientFlags {
   agent?: string;
 }
 
-export function configFromFlags(flags: ClientFlags & { port?: string; bind?: string }): Config {
+/** `running: false`: the configured daemon URL, not where the data directory's daemon runs now (src/config/load.ts). */
+export function configFromFlags(flags: ClientFlags & { port?: string; bind?: string }, options: { running?: boolean } = {}): Config {
   const daemon: Record<string, unknown> = {};
   if (flags.url !== undefined) daemon.url = flags.url;
   if (flags.port !== undefined) {
@@ -27,7 +28,7 @@ export function configFromFlags(flags: ClientFlags & { port?: string; bind?: str
     daemon.port = Number(flags.port);
   }
   if (flags.bind !== undefined) daemon.bind = flags.bind;
-  return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } } });
+  return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } }, ...options });
 }
 
 export function clientFor(config: Config, actor = "cli"): SignetClient {
@@ -40,6 +41,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     runtimePath: "cli",
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     dataDir: config.dataDir,
+    asOwner: true,
     // Like signet-mcp, a command that finds no daemon starts one (daemon.autostart), under the same rules.
     autostart: autostarter(config, createLogger("signet")),
     // Loaded only when nothing answers: a daemon that runs but hangs is not "not running".

@@ -1,46 +1,30 @@
 // `signet doctor`: is everything in place? The daemon (running, healthy, proving who it is), the
-// store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's
-// sandbox, each reported with what to do about it. Read-only: files are only stat'ed (the database is never opened) and
-// harness configs are only read.
+// store, the embedder, file modes, each harness's registration and the whole path it takes (its hooks
+// and MCP server run for real, doctor-path.ts), signet-mcp on PATH and secret exec's sandbox, each
+// reported with what to do about it. Files are only stat'ed (the database is never opened) and
+// harness configs only read; the dry-run sessions the hooks record are removed again.
 import { defineCommand } from "citty";
 import { accessSync, constants, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
 import { DaemonIdentityError, SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
+import { readOwnerFile } from "../config/owner-files";
 import { daemonFiles, databasePath } from "../config/paths";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
 import { ownerOnlyPaths } from "../control/data-dir";
 import { probeSandbox } from "../os/sandbox";
 import { readStatus } from "../control/daemon-process";
-import { claudePaths } from "../harness/claude-code";
-import { checkCodexToml, codexPath } from "../harness/codex";
-import { isObject, readJsonObject } from "../harness/json-edit";
-import { opencodeFiles } from "../harness/opencode";
-import { readConfigText } from "../harness/plan";
-import { getPath, parseToml } from "../harness/toml";
-import { HARNESS_NAMES, MCP_COMMAND, SERVER_NAME, type HarnessName } from "../harness/types";
+import { readHookRegistration, readMcpRegistration, type HookRegistration, type McpRegistration } from "../harness/registered";
+import { HARNESS_NAMES, MCP_COMMAND, type HarnessName } from "../harness/types";
 import { isCompiled } from "../self";
 import { VERSION } from "../version";
 import { clientArgs, configFromFlags } from "./context";
+import { note, ok, problem, type Check } from "./doctor-check";
+import { hookChecks, mcpCheck, pathProbe, tokenChecks } from "./doctor-path";
 import { EXIT, ExitError } from "./errors";
 import { emit, outputArgs } from "./output";
-
-type Status = "ok" | "problem" | "note";
-
-interface Check {
-  area: string;
-  status: Status;
-  detail: string;
-  /** What to do about it: a problem's fix, or how to act on a note. */
-  fix?: string;
-}
-
-const check = (status: Status) => (area: string, detail: string, fix?: string): Check => (fix ? { area, status, detail, fix } : { area, status, detail });
-const ok = check("ok");
-const problem = check("problem");
-const note = check("note");
 
 // ---- The daemon ----
 
@@ -193,92 +177,83 @@ function programCheck(area: string, command: string, where?: string): Check {
   return problem(area, at(`${path} is ${what}; this is signet ${VERSION}`), "signet self-install, so harnesses run this version");
 }
 
-// ---- Harness registrations (the entries `signet setup` writes), read-only ----
+// ---- Harnesses: what their configs register, and the whole path run for real (doctor-path.ts) ----
 
-interface Registration {
-  file: string;
-  /** The program of the entry, undefined when it names none. */
-  command?: string;
-  enabled: boolean;
-  /** SIGNET_PATH in the entry's environment: the data directory that signet-mcp serves. */
-  dataDir?: string;
+type Place = { home: string; env: Record<string, string | undefined> };
+
+/** What doctor found of one harness, and what of it can be run. */
+interface HarnessFindings {
+  harness: HarnessName;
+  /** The registration: readable, its program, its data directory, its hooks. */
+  head: Check[];
+  /** The auth mode against the entries. */
+  tail: Check[];
+  mcp?: McpRegistration & { command: string };
+  hooks?: HookRegistration;
 }
 
-/** `doc[parent].signet` of a JSON or JSONC config, or undefined. */
-function jsonEntry(file: string, parent: string): Record<string, unknown> | undefined {
-  const text = readConfigText(file);
-  if (text === null) return undefined;
-  let doc: Record<string, unknown>;
+/** A config the harness cannot read; readConfigText's errors are worded for an edit, nothing is edited here. */
+const unreadable = (harness: HarnessName, err: unknown) => problem(harness, (err as Error).message.replace(/; nothing was changed$/, ""), "fix the file: the harness cannot read it either");
+
+function read<T>(harness: HarnessName, head: Check[], reader: () => T): T | undefined {
   try {
-    doc = readJsonObject(text, "JSONC");
+    return reader();
   } catch (err) {
-    throw new Error(`${file}: ${(err as Error).message}`);
+    head.push(unreadable(harness, err));
+    return undefined;
   }
-  const servers = doc[parent];
-  const entry = isObject(servers) ? servers[SERVER_NAME] : undefined;
-  return isObject(entry) ? entry : undefined;
 }
 
-const stringOr = (v: unknown) => (typeof v === "string" ? v : undefined);
-
-/** An entry's command and SIGNET_PATH; `envKey` is where the harness keeps a server's environment. */
-function registration(file: string, command: unknown, entry: Record<string, unknown>, envKey: string): Registration {
-  const env = entry[envKey];
-  return { file, command: stringOr(command), enabled: entry.enabled !== false, dataDir: isObject(env) ? stringOr(env.SIGNET_PATH) : undefined };
-}
-
-function registrations(harness: HarnessName, home: string, env: Record<string, string | undefined>): Registration[] {
-  const place = { home, env };
-  if (harness === "claude-code") {
-    // Claude Code reads user-scope servers from .claude.json only.
-    const file = claudePaths(place).state;
-    const entry = jsonEntry(file, "mcpServers");
-    return entry ? [registration(file, entry.command, entry, "env")] : [];
-  }
-  if (harness === "codex") {
-    const file = codexPath(place);
-    const text = readConfigText(file);
-    if (text === null) return [];
-    let entry: unknown;
-    try {
-      entry = getPath(checkCodexToml(text) ?? parseToml(text), ["mcp_servers", SERVER_NAME]);
-    } catch (err) {
-      throw new Error(`${file}: ${(err as Error).message}`);
+function harnessFindings(harness: HarnessName, place: Place, config: Config): HarnessFindings {
+  const head: Check[] = [];
+  const mcp = read(harness, head, () => readMcpRegistration(harness, place));
+  const hooks = read(harness, head, () => readHookRegistration(harness, place));
+  const found: HarnessFindings = { harness, head, tail: tokenChecks(harness, mcp, hooks, config) };
+  if (head.length > 0) return found;
+  if (!mcp) {
+    head.push(note(harness, "signet-mcp is not registered", `signet setup --harness ${harness}`));
+  } else if (!mcp.enabled) {
+    head.push(note(harness, `${mcp.file}: the signet entry is disabled`, `enable it in the harness, or signet setup --harness ${harness}`));
+  } else if (!mcp.command) {
+    head.push(problem(harness, `${mcp.file}: the signet entry names no command`, `signet setup --harness ${harness}`));
+  } else {
+    const program = programCheck(harness, mcp.command, mcp.file);
+    const dataDir = mcp.env.SIGNET_PATH;
+    if (program.status === "ok" && dataDir !== undefined && resolve(dataDir) !== config.dataDir) {
+      // Deliberate, maybe (one data directory per harness), but then this doctor is not checking it.
+      head.push(note(harness, `${mcp.file}: its signet-mcp serves ${dataDir}, not ${config.dataDir}`, `signet setup --harness ${harness} registers it for ${config.dataDir}`));
+      return found;
     }
-    return isObject(entry) ? [registration(file, entry.command, entry, "env")] : [];
+    head.push(program);
+    if (program.status === "ok") found.mcp = { ...mcp, command: mcp.command };
   }
-  // OpenCode merges opencode.jsonc over opencode.json (and OPENCODE_CONFIG over both), key by key.
-  const { json, jsonc } = opencodeFiles(place);
-  const files = [json, jsonc, ...(env.OPENCODE_CONFIG?.trim() ? [resolve(env.OPENCODE_CONFIG.trim())] : [])];
-  let merged: Record<string, unknown> | undefined;
-  let from = "";
-  for (const file of files) {
-    const entry = jsonEntry(file, "mcp");
-    if (!entry) continue;
-    merged = { ...merged, ...entry };
-    from = file;
-  }
-  if (!merged) return [];
-  return [registration(from, Array.isArray(merged.command) ? merged.command[0] : undefined, merged, "environment")];
+  if (hooks) found.hooks = hooks;
+  else if (mcp) head.push(note(harness, "no lifecycle hooks are registered: memories reach the model only when it calls the tools", `signet setup --harness ${harness}`));
+  return found;
 }
 
-function harnessChecks(harness: HarnessName, dataDir: string): Check[] {
-  let found: Registration[];
-  try {
-    found = registrations(harness, process.env.HOME || homedir(), process.env);
-  } catch (err) {
-    // readConfigText's errors are worded for an edit; nothing is edited here.
-    return [problem(harness, (err as Error).message.replace(/; nothing was changed$/, ""), "fix the file: the harness cannot read it either")];
-  }
-  if (found.length === 0) return [note(harness, "signet-mcp is not registered", `signet setup --harness ${harness}`)];
-  return found.map((r) => {
-    if (!r.enabled) return note(harness, `${r.file}: the signet entry is disabled`, `enable it in the harness, or signet setup --harness ${harness}`);
-    if (!r.command) return problem(harness, `${r.file}: the signet entry names no command`, `signet setup --harness ${harness}`);
-    const program = programCheck(harness, r.command, r.file);
-    if (program.status !== "ok" || r.dataDir === undefined || resolve(r.dataDir) === dataDir) return program;
-    // Deliberate, maybe (one data directory per harness), but then this doctor is not checking it.
-    return note(harness, `${r.file}: its signet-mcp serves ${r.dataDir}, not ${dataDir}`, `signet setup --harness ${harness} registers it for ${dataDir}`);
-  });
+/** Runs what each harness registers, every harness's hooks and MCP server side by side. */
+async function pathChecks(findings: HarnessFindings[], config: Config, health: HealthResponse | undefined): Promise<Check[][]> {
+  const url = config.daemon.url;
+  if (!health) return findings.map((f) => (f.mcp || f.hooks ? [note(f.harness, `its hooks and MCP server were not run: no daemon of ${config.dataDir} answers at ${url}`)] : []));
+  const probe = pathProbe(config, process.env, process.cwd());
+  // The client proves the daemon holds this data directory and sends the owner's admin token from it,
+  // which alone removes the dry-run sessions: without it the hooks are not run, so nothing is left over.
+  const local = isLoopbackHost(new URL(url).hostname);
+  const adminToken = daemonFiles(config.dataDir).adminToken;
+  const owner = local && readOwnerFile(adminToken) !== null ? new SignetClient({ baseUrl: url, dataDir: config.dataDir, actor: "doctor", actorType: "operator" }) : undefined;
+  const hooks = (f: HarnessFindings): Promise<Check[]> | Check[] => {
+    if (!f.hooks) return [];
+    if (owner) return hookChecks(f.harness, f.hooks, owner, probe);
+    const why = local ? `the owner's admin token ${adminToken} cannot be read` : `${url} is not on this machine`;
+    return [note(f.harness, `its hooks were not run: ${why}, and only the owner's admin token removes the dry-run sessions they record`, local ? "signet daemon restart (it writes the token again)" : undefined)];
+  };
+  return Promise.all(
+    findings.map(async (f) => {
+      const [ran, mcp] = await Promise.all([hooks(f), f.mcp ? mcpCheck(f.harness, f.mcp, probe) : undefined]);
+      return mcp ? [...ran, mcp] : ran;
+    }),
+  );
 }
 
 // ---- Secret exec's sandbox ----
@@ -318,14 +293,18 @@ export const doctor = defineCommand({
   meta: {
     name: "doctor",
     description:
-      "Check the installation: the daemon, the store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's sandbox. Each problem comes with its fix; exit 1 when there is one. Read-only.",
+      "Check the installation: the daemon, the store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's sandbox. " +
+      "Each harness's registered hooks and MCP server are run for real, as the harness runs them (dry-run sessions, removed afterwards; one read-only tool call), and its entries are held against the auth mode. " +
+      "Each problem comes with its fix; exit 1 when there is one. Never starts a daemon or changes a config.",
   },
   args: { url: clientArgs.url, ...outputArgs },
   async run({ args }) {
     const config = configFromFlags(args);
     const { checks, health } = await daemonChecks(config);
     checks.push(storeCheck(config.dataDir, health), embedderCheck(health), ...modeChecks(config.dataDir));
-    for (const harness of HARNESS_NAMES) checks.push(...harnessChecks(harness, config.dataDir));
+    const findings = HARNESS_NAMES.map((harness) => harnessFindings(harness, { home: process.env.HOME || homedir(), env: process.env }, config));
+    const paths = await pathChecks(findings, config, health);
+    findings.forEach((f, i) => checks.push(...f.head, ...paths[i]!, ...f.tail));
     checks.push(programCheck("signet-mcp", MCP_COMMAND), sandboxCheck(config));
     const problems = checks.filter((c) => c.status === "problem").length;
     emit({ ok: problems === 0, problems, checks }, args, render);

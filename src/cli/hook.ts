@@ -1,7 +1,8 @@
 // `signet hook <event> --harness <name>`: what a harness's lifecycle hook runs (docs/hooks.md).
 // It reads the harness's hook JSON on stdin, sends the daemon's hook (POST /api/hooks/<event>)
-// and prints what that harness expects. The daemon URL, SIGNET_TOKEN and SIGNET_AGENT_ID come
-// from the environment (and agent.yaml), never from the command line a harness config holds.
+// and prints what that harness expects. The command line `signet setup` writes carries the data
+// directory, and the daemon URL, the token file and the agent when the MCP entry carries them too
+// (never a token); what it does not carry comes from the environment and agent.yaml.
 // A hook must never stand in the user's way: a daemon that is down, a refusal, bad stdin or a bad
 // config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
 // mistake in the command itself (unknown event or harness) is a usage error.
@@ -15,9 +16,11 @@ import type { Config } from "../config/schema";
 import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
 import type { HookContextResponse, HookRequest } from "../contracts/session";
 import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, projectOfDirectory, type HookInput } from "../harness/hook-io";
-import { HARNESS_NAMES, type HarnessName } from "../harness/types";
+import { HOOK_FLAGS } from "../harness/hook-command";
+import { HARNESS_NAMES, type HarnessName, type Reach } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
-import { UsageError } from "./errors";
+import { harnessProcess } from "../os/harness-process";
+import { ExitError, UsageError } from "./errors";
 
 /** How long the daemon's port may take to accept a connection: a daemon that is down costs no more. */
 const CONNECT_TIMEOUT_MS = 500;
@@ -41,7 +44,13 @@ const args = {
   event: { type: "positional", required: true, description: `The lifecycle event: ${HOOK_EVENTS.join(", ")}` },
   harness: { type: "string", required: true, description: `The harness whose hook JSON is on stdin: ${HARNESS_NAMES.join(", ")}` },
   "data-dir": { type: "string", description: "The data directory, in place of SIGNET_PATH (signet setup writes the one it was run with)" },
+  url: { type: "string", description: "The daemon URL (origin only), in place of SIGNET_DAEMON_URL" },
+  "token-file": { type: "string", description: "A 0600 file holding the API token, in place of SIGNET_TOKEN_FILE / SIGNET_TOKEN" },
+  agent: { type: "string", description: "The agent to act as, in place of SIGNET_AGENT_ID" },
 } as const;
+
+/** The flags setup writes, each standing in for the environment variable the MCP entry would carry. */
+type Overrides = Partial<Record<keyof Reach, string>>;
 
 function note(message: string): void {
   process.stderr.write(`signet hook: ${message}\n`);
@@ -112,6 +121,9 @@ function requestFor(event: HookEvent, harness: HarnessName, input: HookInput, co
   const body: HookRequest = { sessionKey: input.sessionKey, harness };
   if (input.project !== undefined) body.project = projectOfDirectory(input.project);
   if (input.parentSessionKey !== undefined) body.parentSessionKey = input.parentSessionKey;
+  // The harness process, by which its signet-mcp finds this session (docs/hooks.md).
+  const harnessProcessId = harnessProcess();
+  if (harnessProcessId !== null) body.harnessProcess = harnessProcessId;
   if (event === "user-prompt-submit" && input.prompt !== undefined) body.prompt = input.prompt.slice(0, MAX_PROMPT_CHARS);
   if (SENDS_TRANSCRIPT.has(event)) {
     const transcript = transcriptOf(input);
@@ -131,12 +143,12 @@ function checkUsage(event: string, harness: unknown): { event: HookEvent; harnes
 }
 
 /** Runs the hook; every failure past the usage check is a note on stderr, never an exit code. */
-async function runHook(event: HookEvent, harness: HarnessName, dataDir: string | undefined): Promise<void> {
+async function runHook(event: HookEvent, harness: HarnessName, overrides: Overrides): Promise<void> {
   let input: HookInput;
   let config: Config;
   try {
     input = parseHookInput(await readStdin());
-    config = loadConfig({ env: dataDir ? { ...process.env, SIGNET_PATH: dataDir } : process.env, cached: true });
+    config = loadConfig({ env: { ...process.env, ...overrides }, cached: true });
   } catch (err) {
     note(`${(err as Error).message}; nothing was done`);
     return;
@@ -171,22 +183,27 @@ async function runHook(event: HookEvent, harness: HarnessName, dataDir: string |
  * waits on it at every prompt (docs/hooks.md#latency). The same arguments as the command below.
  */
 export async function runHookArgs(argv: string[]): Promise<number> {
-  const flags: Record<string, string> = {};
+  const byFlag = new Map(Object.entries(HOOK_FLAGS).map(([name, flag]) => [flag, name as keyof Reach]));
+  const valid = ["--harness", ...byFlag.keys()];
+  let harness: string | undefined;
+  const overrides: Overrides = {};
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
-    const flag = /^--(harness|data-dir)(?:=(.*))?$/.exec(token);
-    if (flag) {
+    const flag = /^(--[a-z-]+)(?:=(.*))?$/.exec(token);
+    if (flag && valid.includes(flag[1]!)) {
       const value = flag[2] ?? argv[++i];
       if (value === undefined) return usage(`${token} needs a value`);
-      flags[flag[1]!] = value;
-    } else if (token.startsWith("-")) return usage(`unknown option ${token}; valid options: --harness, --data-dir`);
+      const name = byFlag.get(flag[1]!);
+      if (name === undefined) harness = value;
+      else if (value.trim() !== "") overrides[name] = value.trim();
+    } else if (token.startsWith("-")) return usage(`unknown option ${token}; valid options: ${valid.join(", ")}`);
     else positionals.push(token);
   }
   if (positionals.length !== 1) return usage(`expected one event: ${HOOK_EVENTS.join(", ")}`);
   try {
-    const { event, harness } = checkUsage(positionals[0]!, flags.harness);
-    await runHook(event, harness, flags["data-dir"]?.trim() || undefined);
+    const checked = checkUsage(positionals[0]!, harness);
+    await runHook(checked.event, checked.harness, overrides);
     return 0;
   } catch (err) {
     return usage((err as Error).message);
@@ -206,8 +223,9 @@ export const hook = defineCommand({
       "It never blocks the harness: with the daemon down it prints nothing and exits 0. `signet setup` installs it; see docs/hooks.md",
   },
   args,
-  async run({ args }) {
-    const { event, harness } = checkUsage(String(args.event), args.harness);
-    await runHook(event, harness, typeof args["data-dir"] === "string" && args["data-dir"].trim() !== "" ? args["data-dir"] : undefined);
+  // Reached only where main.ts did not hand the hook over itself: the same handler.
+  async run({ rawArgs }) {
+    const code = await runHookArgs(rawArgs);
+    if (code !== 0) throw new ExitError(code);
   },
 });

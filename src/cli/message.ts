@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { DaemonUnreachableError } from "../client/client";
 import { InboxQuerySchema, MESSAGE_TYPES, MessageSendSchema, StreamQuerySchema, type AgentMessage, type InboxResponse } from "../contracts/agents";
 import { defined, parseInput } from "../contracts/parse";
+import { createLogger } from "../logger";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { num } from "./flags";
 import { emit, wantsJson, writeJson, writeText } from "./output";
@@ -44,6 +45,12 @@ const send = defineCommand({
     });
     parseInput(MessageSendSchema, body, "message");
     const sent = await clientFor(configFromFlags(args)).agents.send(body);
+    // Stored all the same: the agent may simply not have started yet. Usually it is a typo.
+    if (sent.meta.unknownRecipient) {
+      createLogger("signet").warn(
+        `agent ${sent.toAgentId} was never seen by this daemon (no session, message or memory of it): check the name with \`signet agents --all\`; the message waits for it`,
+      );
+    }
     emit(sent, args, (m) => `sent ${line(m)}`);
   },
 });

@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { ROLES, TokenCreateRequestSchema, TokenIdSchema, type TokenInfo } from "../contracts/auth";
 import { parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { emit } from "./output";
+import { emit, wantsJson } from "./output";
 import { textTable } from "./table";
 
 function describe(t: TokenInfo): string {
@@ -27,8 +27,18 @@ const create = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(TokenCreateRequestSchema, { role: args.role, agentId: args.agent, expires: args.expires, name: args.name }, "token");
-    const result = await clientFor(configFromFlags({ url: args.url })).tokens.create(body);
-    emit(result, args, (t) => `${t.token}\n\n${describe(t)}\nThis is the only time the token is shown: store it now (clients read SIGNET_TOKEN).`);
+    const config = configFromFlags({ url: args.url });
+    const result = await clientFor(config).tokens.create(body);
+    // Memories are scoped by agent: a token bound to another agent than the store's sees none of its memories.
+    const store = config.agent.id;
+    const scope =
+      result.agentId !== null && result.agentId !== store && config.agents[store]?.readPolicy !== "shared"
+        ? `It acts as agent ${result.agentId}: it sees that agent's memories and those of agents whose agents.<id>.readPolicy is shared, and none of agent ${store}'s (the agent this CLI acts as, and the one \`signet setup\` binds a harness's token to).`
+        : undefined;
+    if (scope !== undefined && wantsJson(args)) process.stderr.write(`signet: ${scope}\n`);
+    emit(result, args, (t) =>
+      [`${t.token}`, "", describe(t), ...(scope ? [scope] : []), "This is the only time the token is shown: store it now (clients read SIGNET_TOKEN, or SIGNET_TOKEN_FILE naming a 0600 file that holds it)."].join("\n"),
+    );
   },
 });
 

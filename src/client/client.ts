@@ -66,6 +66,7 @@ import type {
   AckResponse,
   AgentMessage,
   InboxResponse,
+  MessageSendResponse,
   PresenceDeleteResponse,
   PresenceEntry,
   PresenceListResponse,
@@ -163,6 +164,14 @@ export interface ClientOptions {
    * sent; admin requests carry its admin token and reports its instance key.
    */
   dataDir?: string;
+  /** Headers added to each request as it is sent (signet-mcp: the tool call it serves, src/mcp/server.ts). */
+  callHeaders?: () => Record<string, string> | undefined;
+  /**
+   * The owner's own CLI on the daemon's machine: with no `token`, every request carries the admin
+   * token of `dataDir` (once the daemon proved it holds that directory), so the owner is not refused
+   * in team mode. signet-mcp and hooks never set it: an agent gets a token of its own.
+   */
+  asOwner?: boolean;
 }
 
 /** What a request proves about its sender beyond the agent id. */
@@ -247,7 +256,8 @@ export class SignetClient {
     if (hasBody) h["content-type"] = "application/json";
     const o = this.options;
     if (o.agentId) h["x-signet-agent-id"] = o.agentId;
-    const admin = credential === "admin" && this.owner ? readOwnerFile(this.owner.adminToken) : null;
+    const asOwner = credential === "admin" || (o.asOwner === true && o.token === undefined);
+    const admin = asOwner && this.owner ? readOwnerFile(this.owner.adminToken) : null;
     const bearer = admin ?? o.token;
     if (bearer) h.authorization = `Bearer ${bearer}`;
     const instanceKey = credential === "instance" && this.owner ? readOwnerFile(this.owner.instanceKey) : null;
@@ -255,7 +265,7 @@ export class SignetClient {
     if (o.actor) h["x-signet-actor"] = o.actor;
     if (o.actorType) h["x-signet-actor-type"] = o.actorType;
     if (o.runtimePath) h["x-signet-runtime-path"] = o.runtimePath;
-    return h;
+    return Object.assign(h, o.callHeaders?.());
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -459,7 +469,7 @@ export class SignetClient {
       this.request<PresenceDeleteResponse>("DELETE", "/api/cross-agent/presence", { query: { session_key: sessionKey } }),
     /** An ACP relay may take its whole acpTimeoutMs (default 20 s): the client waits a little longer. */
     send: (body: { acpTimeoutMs?: number } & Record<string, unknown>) =>
-      this.request<AgentMessage>("POST", "/api/cross-agent/messages", { body, timeoutMs: (body.acpTimeoutMs ?? 20_000) + BRIDGE_MARGIN_MS }),
+      this.request<MessageSendResponse>("POST", "/api/cross-agent/messages", { body, timeoutMs: (body.acpTimeoutMs ?? 20_000) + BRIDGE_MARGIN_MS }),
     inbox: (query: Query = {}) => this.request<InboxResponse>("GET", "/api/cross-agent/messages", { query }),
     ack: (ids: number[]) => this.request<AckResponse>("POST", "/api/cross-agent/messages/ack", { body: { ids } }),
     /**
@@ -581,16 +591,16 @@ export class SignetClient {
           }),
   };
 
-  /** The active project's code index (docs/api.md#code-index); clearing it needs the admin token. */
+  /** A project's code index (docs/api.md#code-index), `project` naming a folder in it; clearing it needs the admin token. */
   readonly code = {
     search: (body: unknown) => this.request<CodeSearchResponse>("POST", "/api/code/search", { body }),
     context: (body: unknown) => this.request<CodeContextResponse>("POST", "/api/code/context", { body }),
     blast: (body: unknown) => this.request<CodeBlastResponse>("POST", "/api/code/blast", { body }),
-    status: () => this.request<CodeStatusResponse>("GET", "/api/code/status"),
-    doctor: () => this.request<CodeDoctorResponse>("GET", "/api/code/doctor"),
-    constants: (query: { limit?: number; min_files?: number } = {}) =>
+    status: (query: { project?: string } = {}) => this.request<CodeStatusResponse>("GET", "/api/code/status", { query }),
+    doctor: (query: { project?: string } = {}) => this.request<CodeDoctorResponse>("GET", "/api/code/doctor", { query }),
+    constants: (query: { limit?: number; min_files?: number; project?: string } = {}) =>
       this.request<CodeConstantsResponse>("GET", "/api/code/constants", { query }),
-    briefing: (query: { compact?: boolean } = {}) => this.request<CodeBriefingResponse>("GET", "/api/code/briefing", { query }),
+    briefing: (query: { compact?: boolean; project?: string } = {}) => this.request<CodeBriefingResponse>("GET", "/api/code/briefing", { query }),
     clear: (body: unknown) => this.request<CodeClearResponse>("POST", "/api/code/clear", { body, credential: "admin" }),
   };
 }

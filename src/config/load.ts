@@ -1,9 +1,10 @@
 // The one configuration loader: flags > environment > agent.yaml > defaults.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
 import { cachedParse } from "./cache";
+import { runningDaemonUrl } from "./daemon-record";
 import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
 import { configPath } from "./paths";
 import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
@@ -60,13 +61,43 @@ function envString(env: Env, name: string): string | undefined {
   return v ? v : undefined;
 }
 
+/**
+ * The token in the file SIGNET_TOKEN_FILE names (`signet setup` writes one for a harness, and points
+ * the harness's entry at it, so the token itself is in no harness config). The file must be the
+ * caller's own and readable by it alone, like the data directory's files, and hold the token alone.
+ */
+function readTokenFile(path: string): string {
+  const refuse = (problem: string) => new ConfigError(`SIGNET_TOKEN_FILE ${path}: ${problem}`);
+  let text: string;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw refuse("not a regular file");
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid) throw refuse(`it belongs to uid ${st.uid}, not to uid ${uid} that reads it; a token file must be your own`);
+    const mode = st.mode & 0o777;
+    if (mode & 0o077) throw refuse(`other accounts may read or change it (mode 0${mode.toString(8)}): run \`chmod 600 ${path}\``);
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw refuse("no such file (when `signet setup` wrote the entry that names it, run setup again)");
+    throw refuse(`cannot read it (${code === "EACCES" ? "permission denied" : (err as Error).message})`);
+  }
+  const token = text.trim();
+  if (token === "") throw refuse("it is empty; it must hold the token");
+  if (/\s/.test(token)) throw refuse("it holds more than one word; it must hold the token alone");
+  return token;
+}
+
 /** The environment's layer, shaped like agent.yaml so the same merge applies. */
 function envLayer(env: Env): Tree {
   const origins = envString(env, "SIGNET_ACP_ALLOWED_ORIGINS");
+  // The file a harness entry names is more specific than a SIGNET_TOKEN the harness inherited.
+  const tokenFile = envString(env, "SIGNET_TOKEN_FILE");
   return {
     daemon: { port: envInt(env, "SIGNET_PORT"), bind: envString(env, "SIGNET_BIND"), autostart: envBool(env, "SIGNET_AUTOSTART") },
     agent: { id: envString(env, "SIGNET_AGENT_ID") },
-    auth: { mode: envString(env, "SIGNET_AUTH_MODE"), token: envString(env, "SIGNET_TOKEN") },
+    auth: { mode: envString(env, "SIGNET_AUTH_MODE"), token: tokenFile ? readTokenFile(tokenFile) : envString(env, "SIGNET_TOKEN") },
     acp: { allowedOrigins: origins?.split(",").map((s) => s.trim()).filter(Boolean) },
   };
 }
@@ -111,6 +142,12 @@ export interface LoadConfigOptions {
   flags?: Tree;
   /** Reuse the last validation of the same input (src/config/cache.ts): for `signet hook`. */
   cached?: boolean;
+  /**
+   * false: `daemon.url` is what the configuration says, not where the data directory's daemon runs
+   * now (`signet setup` writes the configured one into harness entries; their clients find the
+   * running daemon themselves).
+   */
+  running?: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
@@ -125,15 +162,22 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     return parsed.data as ParsedConfig;
   };
   const config = options.cached ? cachedParse(dataDir, merged, parse) : parse(merged);
-  return { ...config, daemon: { ...config.daemon, url: resolveDaemonUrl(config, env, options.flags) }, dataDir };
+  const running = options.running === false ? undefined : () => runningDaemonUrl(dataDir);
+  return { ...config, daemon: { ...config.daemon, url: resolveDaemonUrl(config, env, options.flags, running) }, dataDir };
 }
 
-function resolveDaemonUrl(config: ParsedConfig, env: Env, flags: Tree | undefined): string {
+/**
+ * `--url`, then SIGNET_DAEMON_URL, then where the data directory's daemon runs now (its record in
+ * .daemon/), then the configured address: SIGNET_HOST/SIGNET_PORT, daemon.url, daemon.bind/port.
+ */
+function resolveDaemonUrl(config: ParsedConfig, env: Env, flags: Tree | undefined, running: (() => string | undefined) | undefined): string {
   try {
     const flagUrl = isTree(flags?.daemon) ? (flags.daemon as Tree).url : undefined;
     if (typeof flagUrl === "string") return parseDaemonUrl(flagUrl);
     const envUrl = env.SIGNET_DAEMON_URL;
     if (envUrl !== undefined && envUrl !== "") return parseDaemonUrl(envUrl);
+    const found = running?.();
+    if (found) return found;
     const host = envString(env, "SIGNET_HOST");
     if (host || envString(env, "SIGNET_PORT")) {
       return parseDaemonUrl(`http://${host ?? "127.0.0.1"}:${config.daemon.port}`);

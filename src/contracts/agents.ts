@@ -24,9 +24,9 @@ export const PresenceQuerySchema = z
   .object({
     /** The caller's own agent; another agent's id is refused (an agent speaks only for itself). */
     agent_id: AgentIdSchema.optional(),
-    /** The caller's session: left out unless include_self. */
+    /** The caller's session: never listed as its own peer. */
     session_key: SessionKeySchema.optional(),
-    /** Include the caller's own agent's sessions. */
+    /** Include the caller's own agent's other sessions. */
     include_self: queryBool.default(false),
     project: project.optional(),
     limit: z.coerce.number("must be a number").int("must be a whole number").min(1, "must be at least 1").max(500, "must be at most 500").default(50),
@@ -141,6 +141,14 @@ export interface AgentMessage {
   acpRunId: string | null;
   /** Whether the reading agent acknowledged it (always false for the sender's own view). */
   acked: boolean;
+}
+
+/** What POST /api/cross-agent/messages answers: the stored message, and what the daemon noticed. */
+export interface MessageSendResponse extends AgentMessage {
+  meta: {
+    /** The target agent never acted on this daemon (no session, presence, sent message or memory): the message waits for it. */
+    unknownRecipient: boolean;
+  };
 }
 
 /** GET /api/cross-agent/messages: the caller's inbox, oldest first. */

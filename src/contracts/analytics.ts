@@ -1,5 +1,6 @@
 // Contracts of invocation tracking and analytics (docs/api.md#analytics): the query of GET /api/mcp/analytics,
-// the batch signet-mcp reports to POST /api/mcp/invocations, and the answers.
+// the header that tags a Signet tool call's request, the reports of POST /api/mcp/invocations, and
+// the answers.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { boolString, intString, TimestampSchema } from "./memory";
@@ -7,6 +8,12 @@ import { boolString, intString, TimestampSchema } from "./memory";
 /** Where a tool call came from: the bridge CLI, an agent through mcp_server_call, or Signet's own MCP tools. */
 export const INVOCATION_SOURCES = ["cli", "agent", "mcp"] as const;
 export type InvocationSource = (typeof INVOCATION_SOURCES)[number];
+
+/**
+ * Names the Signet MCP tool an API request serves (signet-mcp and /mcp set it on the request a tool
+ * call makes): the daemon records the call as it answers the request, so no report can be lost.
+ */
+export const OWN_TOOL_HEADER = "x-signet-tool";
 
 /** The timeline counts calls by UTC day. */
 export const DAY_MS = 86_400_000;
@@ -64,7 +71,7 @@ const InvocationReportSchema = z
   })
   .strict();
 
-/** POST /api/mcp/invocations: signet-mcp's own tool calls, in batches. */
+/** POST /api/mcp/invocations: calls to Signet's own tools that never reached the daemon otherwise, in batches. */
 export const InvocationReportRequestSchema = z
   .object({ invocations: z.array(InvocationReportSchema).max(MAX_REPORT_BATCH, `at most ${MAX_REPORT_BATCH} per batch`) })
   .strict();

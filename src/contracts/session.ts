@@ -6,6 +6,8 @@ import { AgentIdSchema } from "./agent";
 
 
 const MAX_SESSION_KEY_CHARS = 500;
+/** The caller's session, on /mcp requests and on the API requests a Signet tool call makes. */
+export const SESSION_KEY_HEADER = "x-signet-session-key";
 const MAX_PROMPT_CHARS = 100_000;
 /** A whole session's transcript as text; the daemon's body cap (`daemon.maxBodyBytes`) applies first. */
 const MAX_TRANSCRIPT_CHARS = 4_000_000;
@@ -22,6 +24,12 @@ export function normalizeSessionKey(key: string): string {
   return /^session:./i.test(trimmed) ? trimmed.slice("session:".length) : trimmed;
 }
 
+/**
+ * The harness process a session runs in, `<pid>:<start time>` (src/os/harness-process.ts): how
+ * signet-mcp, started by the same process, finds its session.
+ */
+const HarnessProcessSchema = z.string().trim().regex(/^[1-9]\d{0,9}:[\x20-\x7e]{1,64}$/, "must be <pid>:<start time> of the harness process");
+
 export const HookRequestSchema = z
   .object({
     sessionKey: SessionKeySchema,
@@ -37,6 +45,8 @@ export const HookRequestSchema = z
     prompt: z.string().max(MAX_PROMPT_CHARS, `is longer than ${MAX_PROMPT_CHARS} characters`).optional(),
     /** session-end (and pre-compaction): the conversation so far, as text. */
     transcript: z.string().max(MAX_TRANSCRIPT_CHARS, `is longer than ${MAX_TRANSCRIPT_CHARS} characters`).optional(),
+    /** The harness process the hook ran under; the session keeps the latest one reported. */
+    harnessProcess: HarnessProcessSchema.optional(),
   })
   .strict();
 export type HookRequest = z.output<typeof HookRequestSchema>;
@@ -46,6 +56,8 @@ export interface HookContextResponse {
   context: string;
   /** The memories `context` holds, recorded in the session's session_memories. */
   memoryIds: string[];
+  /** user-prompt-submit only: the other agents' messages `context` holds, now delivered to this session. */
+  messageIds?: number[];
   /** The session's injection window (it grows by one at each compaction-complete). */
   window: number;
   /** session-end only: whether the transcript was stored, and what happens to extraction. */
@@ -98,6 +110,8 @@ export const SessionListQuerySchema = z
     project: z.string().trim().min(1).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     agent_id: AgentIdSchema.optional(),
+    /** Only the sessions whose hooks ran under this harness process, the latest first. */
+    harness_process: HarnessProcessSchema.optional(),
   })
   .strict();
 

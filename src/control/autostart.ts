@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { DaemonNotStartedError } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
+import { readPidFile } from "../config/daemon-record";
 import { configPath, databasePath } from "../config/paths";
 import type { Config } from "../config/schema";
 import type { Logger } from "../logger";
@@ -57,7 +58,7 @@ export function autostarter(config: Config, log: Logger, env: Env = process.env)
       );
     }
     const { startBackground, waitFor } = await import("./daemon-process");
-    const { isLockHeld, readPidFile } = await import("./lock");
+    const { isLockHeld } = await import("./lock");
     try {
       const info = await startBackground(config, { port: url.port || "80" }, log);
       log.info(`started the daemon for ${config.dataDir} at ${info.url} (pid ${info.pid})`);

@@ -9,7 +9,8 @@ import type { Logger } from "../logger";
 import { procStatFields } from "../os/proc-stat";
 import { secureDataDir } from "./data-dir";
 import { makeOwnerOnlyDir, openOwnerOnly } from "../os/owner-only-files";
-import { isLockHeld, readPidFile, type PidInfo } from "./lock";
+import { isLockHeld } from "./lock";
+import { readPidFile, type PidInfo } from "../config/daemon-record";
 import { daemonFiles } from "../config/paths";
 import { selfCommand } from "../self";
 
@@ -89,9 +90,10 @@ export function explainNoAnswer(config: Config, url: string, detail: string, sil
     );
   }
   if (new URL(info.url).origin === called.origin) return undefined;
+  // Clients find the running daemon by themselves (src/config/daemon-record.ts) unless told another URL.
   return (
     `${url} did not answer (${detail}), but the Signet daemon for ${config.dataDir} runs at ${info.url} (pid ${info.pid}): ` +
-    `point clients at it (SIGNET_PORT=${info.port}, daemon.port or SIGNET_DAEMON_URL), or move it with \`signet daemon restart\``
+    `clients reach it by themselves unless SIGNET_DAEMON_URL or --url names another address: unset it or set it to ${info.url}, or move the daemon with \`signet daemon restart\``
   );
 }
 

@@ -2,18 +2,11 @@
 // (fcntl) lock that dies with its process, so a crash or `kill -9` never leaves a stale lock behind.
 // The pid file only tells who holds it.
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, writeOwnerOnlyFile } from "../os/owner-only-files";
+import { readPidFile, type PidInfo } from "../config/daemon-record";
 import { daemonFiles } from "../config/paths";
-
-export interface PidInfo {
-  pid: number;
-  port: number;
-  url: string;
-  startedAt: string;
-  version: string;
-}
 
 export class DaemonRunningError extends Error {
   constructor(
@@ -26,17 +19,6 @@ export class DaemonRunningError extends Error {
         : `a daemon is already running for ${dataDir} (its lock is held); stop it with \`signet daemon stop\``,
     );
     this.name = "DaemonRunningError";
-  }
-}
-
-export function readPidFile(dataDir: string): PidInfo | null {
-  const path = daemonFiles(dataDir).pid;
-  if (!existsSync(path)) return null;
-  try {
-    const info = JSON.parse(readFileSync(path, "utf8")) as PidInfo;
-    return Number.isInteger(info.pid) ? info : null;
-  } catch {
-    return null;
   }
 }
 

@@ -9,6 +9,7 @@ import m007 from "../../migrations/007_embed_reindex.sql" with { type: "text" };
 import m008 from "../../migrations/008_secrets.sql" with { type: "text" };
 import m009 from "../../migrations/009_tokens.sql" with { type: "text" };
 import m010 from "../../migrations/010_agents.sql" with { type: "text" };
+import m011 from "../../migrations/011_session_process_deliveries.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -27,4 +28,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 8, name: "008_secrets", sql: m008 },
   { version: 9, name: "009_tokens", sql: m009 },
   { version: 10, name: "010_agents", sql: m010 },
+  { version: 11, name: "011_session_process_deliveries", sql: m011 },
 ];

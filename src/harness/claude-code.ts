@@ -8,15 +8,13 @@ import { join } from "node:path";
 import { COMMAND_HOOKS } from "./hook-io";
 import { editHooks, hooksEntry } from "./hooks-json";
 import { editJsonEntry, isObject, mergeEntry, type Json } from "./json-edit";
-import { DEFAULT_DAEMON_URL, SERVER_NAME, hookUrlNote, isMcpCommand, tokenNote, type EntryValues, type Harness, type HarnessContext } from "./types";
+import { REACH_VARIABLES, SERVER_NAME, isMcpCommand, reach, type EntryValues, type Harness, type HarnessContext } from "./types";
 
 function claudeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
-  const env: Record<string, Json> = { SIGNET_PATH: dataDir };
-  if (values.daemonUrl !== DEFAULT_DAEMON_URL) env.SIGNET_DAEMON_URL = values.daemonUrl;
-  return { type: "stdio", command: values.command, args: [], env };
+  return { type: "stdio", command: values.command, args: [], env: { ...reach(values, dataDir) } };
 }
 
-const SHAPE = { owned: ["type", "command", "args"], envKey: "env", envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"] };
+const SHAPE = { owned: ["type", "command", "args"], envKey: "env", envOwned: REACH_VARIABLES };
 const ENTRY = `mcpServers.${SERVER_NAME}`;
 
 export function claudePaths(ctx: Pick<HarnessContext, "home" | "env">): { settings: string; state: string } {
@@ -54,7 +52,7 @@ export const claudeCode: Harness = {
           } catch {
             // An unreadable file: the hooks edit below names the problem.
           }
-          if (values) return editHooks(text, COMMAND_HOOKS, { signet: values.signet, harness: "claude-code", dataDir: ctx.dataDir });
+          if (values) return editHooks(text, COMMAND_HOOKS, { signet: values.signet, harness: "claude-code", target: reach(values, ctx.dataDir) });
           try {
             return editHooks(text, COMMAND_HOOKS, undefined);
           } catch {
@@ -65,5 +63,4 @@ export const claudeCode: Harness = {
       },
     ];
   },
-  notes: (ctx) => [...tokenNote(ctx, "Claude Code"), ...hookUrlNote(ctx, "Claude Code")],
 };

@@ -1,20 +1,21 @@
 // Codex: `[mcp_servers.signet]` in ~/.codex/config.toml ($CODEX_HOME/config.toml when set), with
-// the data directory and the daemon URL in `[mcp_servers.signet.env]`: Codex passes an MCP server
-// only a fixed list of its own environment variables, so SIGNET_PATH must be in the entry. Only the
-// signet tables' text is rewritten. The lifecycle hooks (docs/hooks.md) go in hooks.json beside it,
-// which Codex reads as `{hooks: {<Event>: [...]}}` like Claude Code's settings; Codex runs a new or
-// changed hook only once the user has trusted it (`/hooks` in Codex), which setup says.
+// the data directory (and a daemon URL, token file or agent when there are any) in
+// `[mcp_servers.signet.env]`: Codex passes an MCP server only a fixed list of its own environment
+// variables, so SIGNET_PATH must be in the entry. Only the signet tables' text is rewritten. The
+// lifecycle hooks (docs/hooks.md) go in hooks.json beside it, which Codex reads as
+// `{hooks: {<Event>: [...]}}` like Claude Code's settings; Codex runs a new or changed hook only
+// once the user has trusted it (`/hooks` in Codex), which setup says.
 import { join } from "node:path";
 import { COMMAND_HOOKS } from "./hook-io";
 import { editHooks, hooksEntry } from "./hooks-json";
 import { mergeEntry } from "./json-edit";
 import { TomlError, getPath, isTable, parseToml, setTomlTable, tomlEqual, withoutPath, type TomlTable } from "./toml";
-import { SERVER_NAME, hookUrlNote, type EntryValues, type Harness, type HarnessContext } from "./types";
+import { REACH_VARIABLES, SERVER_NAME, reach, type EntryValues, type Harness, type HarnessContext } from "./types";
 
 const PATH = ["mcp_servers", SERVER_NAME];
 
 function codexEntry(values: EntryValues, dataDir: string): TomlTable {
-  return { command: values.command, env: { SIGNET_PATH: dataDir, SIGNET_DAEMON_URL: values.daemonUrl } };
+  return { command: values.command, env: { ...reach(values, dataDir) } };
 }
 
 function codexHome(ctx: Pick<HarnessContext, "home" | "env">): string {
@@ -49,12 +50,7 @@ function editCodexConfig(before: string | null, ctx: HarnessContext): string | n
   const existing = getPath(parseToml(text), PATH);
   let value: TomlTable | undefined;
   if (values) {
-    value = mergeEntry(existing, codexEntry(values, ctx.dataDir), {
-      owned: ["command"],
-      envKey: "env",
-      envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"],
-      addToLists: { env_vars: values.tokenSet ? ["SIGNET_TOKEN"] : [] },
-    });
+    value = mergeEntry(existing, codexEntry(values, ctx.dataDir), { owned: ["command"], envKey: "env", envOwned: REACH_VARIABLES });
   }
   const after = setTomlTable(text, PATH, value);
   if (after === text) return before;
@@ -84,14 +80,9 @@ export const codex: Harness = {
         path: join(codexHome(ctx), "hooks.json"),
         entry: hooksEntry(COMMAND_HOOKS),
         removes: !values,
-        edit: (before) => editHooks(before, COMMAND_HOOKS, values && { signet: values.signet, harness: "codex", dataDir: ctx.dataDir }),
+        edit: (before) => editHooks(before, COMMAND_HOOKS, values && { signet: values.signet, harness: "codex", target: reach(values, ctx.dataDir) }),
       },
     ];
   },
-  notes(ctx) {
-    if (!ctx.install) return [];
-    const notes = ["Codex runs new or changed hooks only once you trust them: open /hooks in Codex and trust Signet's hooks"];
-    if (ctx.install.tokenSet) notes.push("a token is configured: Codex forwards SIGNET_TOKEN from its own environment (env_vars); the token itself was not written");
-    return [...notes, ...hookUrlNote(ctx, "Codex")];
-  },
+  notes: (ctx) => (ctx.install ? ["Codex runs new or changed hooks only once you trust them: open /hooks in Codex and trust Signet's hooks"] : []),
 };

@@ -6,17 +6,18 @@
 import { hookCommand, isSignetHookCommand } from "./hook-command";
 import type { HarnessHook } from "./hook-io";
 import { editJsonEntry, isObject, type Json, type JsonObject } from "./json-edit";
-import type { HarnessName } from "./types";
+import type { HarnessName, Reach } from "./types";
 
 export interface HookValues {
   /** Absolute path of the signet binary the hooks run. */
   signet: string;
   harness: HarnessName;
-  dataDir: string;
+  /** The data directory and what else the entry carries to reach the daemon. */
+  target: Reach;
 }
 
 function groupFor(hook: HarnessHook, values: HookValues): JsonObject {
-  return { hooks: [{ type: "command", command: hookCommand(values.signet, hook.event, values.harness, values.dataDir), timeout: hook.timeoutS }] };
+  return { hooks: [{ type: "command", command: hookCommand(values.signet, hook.event, values.harness, values.target), timeout: hook.timeoutS }] };
 }
 
 const isSignetHandler = (handler: Json) => isObject(handler) && isSignetHookCommand(handler.command);

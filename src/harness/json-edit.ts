@@ -175,8 +175,6 @@ export interface EntryShape {
   /** The entry's environment object (`env`, `environment`) and the variables in it we own. */
   envKey: string;
   envOwned: string[];
-  /** List keys we only add to (e.g. Codex `env_vars`), never take from. */
-  addToLists?: Record<string, string[]>;
 }
 
 /**
@@ -199,11 +197,5 @@ export function mergeEntry<T extends Record<string, unknown>>(existing: unknown,
   const keepEmpty = oldEnv !== undefined && Object.keys(oldEnv).length === 0;
   if (Object.keys(env).length > 0 || keepEmpty) out[shape.envKey] = env;
   else delete out[shape.envKey];
-  for (const [key, values] of Object.entries(shape.addToLists ?? {})) {
-    if (values.length === 0) continue;
-    const list = Array.isArray(out[key]) ? [...(out[key] as unknown[])] : [];
-    for (const v of values) if (!list.includes(v)) list.push(v);
-    out[key] = list;
-  }
   return out as T;
 }

@@ -9,21 +9,24 @@
 //   session.compacted                   -> compaction-complete
 //   session.deleted, and OpenCode closing (dispose) -> session-end, with the messages as the transcript
 // The file is Signet's alone: setup rewrites it whole, --uninstall deletes it.
+import { hookFlags } from "./hook-command";
+import type { Reach } from "./types";
 
 /** The first line of the file: how setup knows the file is its own. */
 const PLUGIN_MARKER = "// Signet lifecycle hooks for OpenCode, written by `signet setup --harness opencode`.";
 
-export function opencodePlugin(signet: string, dataDir: string): string {
+/** `target`: the data directory and what else the entry carries, passed as `signet hook`'s flags. */
+export function opencodePlugin(signet: string, target: Reach): string {
   return `${PLUGIN_MARKER}
 // Signet owns this file: \`signet setup --harness opencode\` rewrites it and \`--uninstall\` deletes it.
 // What each OpenCode event does: docs/hooks.md in Signet.
 const SIGNET = ${JSON.stringify(signet)};
-const DATA_DIR = ${JSON.stringify(dataDir)};
+const FLAGS = ${JSON.stringify(hookFlags(target))};
 
 /** Runs \`signet hook\`; its context, or "" (a daemon that is down adds nothing and costs nothing). */
 async function hook(event, payload) {
   try {
-    const child = Bun.spawn([SIGNET, "hook", event, "--harness", "opencode", "--data-dir", DATA_DIR], {
+    const child = Bun.spawn([SIGNET, "hook", event, "--harness", "opencode", ...FLAGS], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "ignore",

@@ -9,15 +9,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
 import { isSignetPlugin, opencodePlugin } from "./opencode-plugin";
-import { DEFAULT_DAEMON_URL, SERVER_NAME, hookUrlNote, tokenNote, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
+import { REACH_VARIABLES, SERVER_NAME, reach, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
 
 function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
-  const environment: Record<string, Json> = { SIGNET_PATH: dataDir };
-  if (values.daemonUrl !== DEFAULT_DAEMON_URL) environment.SIGNET_DAEMON_URL = values.daemonUrl;
-  return { type: "local", command: [values.command], enabled: true, environment };
+  return { type: "local", command: [values.command], enabled: true, environment: { ...reach(values, dataDir) } };
 }
 
-const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: ["SIGNET_PATH", "SIGNET_DAEMON_URL"] };
+const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: REACH_VARIABLES };
 
 export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string; plugin: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
@@ -55,11 +53,10 @@ export const opencode: Harness = {
           if (!values) return before;
           throw new Error("it is not the plugin signet setup writes; move it away, then run this again");
         }
-        return values ? opencodePlugin(values.signet, ctx.dataDir) : null;
+        return values ? opencodePlugin(values.signet, reach(values, ctx.dataDir)) : null;
       },
     };
     if (!existsSync(jsonc)) return [file(json, true), hooks];
     return existsSync(json) ? [file(json, false), file(jsonc, true), hooks] : [file(jsonc, true), hooks];
   },
-  notes: (ctx) => [...tokenNote(ctx, "OpenCode"), ...hookUrlNote(ctx, "OpenCode")],
 };

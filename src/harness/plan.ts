@@ -144,7 +144,7 @@ export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
   const newDirs = [...new Set(files.filter((f) => f.action === "created").flatMap((f) => missingDirs(writeTarget(f.path))))];
   const under = (dir: string) => planned.some((f) => f.path.startsWith(dir + sep));
   const oldDirs = ctx.install ? [] : record.dirs.filter(under).sort((a, b) => b.length - a.length);
-  return { harness: name, label: harness.label, uninstall: !ctx.install, dataDir: ctx.dataDir, files, newDirs, oldDirs, notes: harness.notes(ctx) };
+  return { harness: name, label: harness.label, uninstall: !ctx.install, dataDir: ctx.dataDir, files, newDirs, oldDirs, notes: harness.notes?.(ctx) ?? [] };
 }
 
 /** Where writes really go: a symlinked config (dotfile managers) is edited at its target. */

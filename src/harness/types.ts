@@ -4,8 +4,8 @@ import { basename } from "node:path";
 export const HARNESS_NAMES = ["claude-code", "codex", "opencode"] as const;
 export type HarnessName = (typeof HARNESS_NAMES)[number];
 
-/** The daemon URL signet-mcp uses when nothing overrides it; not written into configs. */
-export const DEFAULT_DAEMON_URL = "http://127.0.0.1:3850";
+/** The daemon URL clients use when nothing overrides it (and no daemon of the data directory runs elsewhere); not written into entries. */
+const DEFAULT_DAEMON_URL = "http://127.0.0.1:3850";
 export const MCP_COMMAND = "signet-mcp";
 export const SERVER_NAME = "signet";
 
@@ -20,10 +20,35 @@ export interface EntryValues {
   command: string;
   /** Absolute path of the signet binary the lifecycle hooks run (`signet hook`, docs/hooks.md). */
   signet: string;
-  /** Validated origin signet-mcp should reach the daemon at. */
+  /** Validated origin (src/config/daemon-url.ts) the entries reach the daemon at. */
   daemonUrl: string;
-  /** A token is configured (auth.token / SIGNET_TOKEN); it is never written, only referred to. */
-  tokenSet: boolean;
+  /** The file holding the harness's API token, when the daemon needs one; never the token itself. */
+  tokenFile?: string;
+  /** The agent the harness acts as, when setup was told one (`--agent`). */
+  agentId?: string;
+}
+
+/**
+ * What every entry carries to reach the daemon setup was run for, as environment variables (the MCP
+ * entry) or `signet hook` flags. The URL only when it is not the default: without one, clients use
+ * the running daemon of the data directory, else the default (docs/config.md).
+ */
+export interface Reach {
+  SIGNET_PATH: string;
+  SIGNET_DAEMON_URL?: string;
+  SIGNET_TOKEN_FILE?: string;
+  SIGNET_AGENT_ID?: string;
+}
+
+/** The variables of `Reach`, all of them setup's: one a user put in the entry is replaced or removed. */
+export const REACH_VARIABLES = ["SIGNET_PATH", "SIGNET_DAEMON_URL", "SIGNET_TOKEN_FILE", "SIGNET_AGENT_ID"];
+
+export function reach(values: EntryValues, dataDir: string): Reach {
+  const out: Reach = { SIGNET_PATH: dataDir };
+  if (values.daemonUrl !== DEFAULT_DAEMON_URL) out.SIGNET_DAEMON_URL = values.daemonUrl;
+  if (values.tokenFile !== undefined) out.SIGNET_TOKEN_FILE = values.tokenFile;
+  if (values.agentId !== undefined) out.SIGNET_AGENT_ID = values.agentId;
+  return out;
 }
 
 export interface HarnessContext {
@@ -57,23 +82,6 @@ export interface Harness {
   name: HarnessName;
   label: string;
   files(ctx: HarnessContext): HarnessFile[];
-  notes(ctx: HarnessContext): string[];
-}
-
-/** The note of a harness that cannot be given the token by name. */
-export function tokenNote(ctx: HarnessContext, label: string): string[] {
-  if (!ctx.install?.tokenSet) return [];
-  return [`a token is configured but was not written to ${label}'s config: start ${label} with SIGNET_TOKEN in its environment`];
-}
-
-/**
- * Hook commands carry no daemon URL (docs/hooks.md): `signet hook` reads SIGNET_DAEMON_URL from the
- * harness's environment, else daemon.url in agent.yaml. Said when setup was given another URL.
- */
-export function hookUrlNote(ctx: HarnessContext, label: string): string[] {
-  const url = ctx.install?.daemonUrl;
-  if (url === undefined || url === DEFAULT_DAEMON_URL) return [];
-  return [
-    `the lifecycle hooks reach the daemon at SIGNET_DAEMON_URL from ${label}'s environment, else daemon.url in ${ctx.dataDir}/agent.yaml: set one of them to ${url} (it is never written into a hook command)`,
-  ];
+  /** What is left for the user to do, if anything. */
+  notes?(ctx: HarnessContext): string[];
 }

@@ -3,7 +3,7 @@
 // the daemon's contracts (src/contracts/agents.ts). The agent is this connection's own: an agent_id
 // naming another agent is refused by the daemon.
 import { z } from "zod";
-import type { AgentMessage, InboxResponse, PresenceListResponse } from "../contracts/agents";
+import type { AgentMessage, InboxResponse, MessageSendResponse, PresenceListResponse } from "../contracts/agents";
 import { MESSAGE_TYPES } from "../contracts/agents";
 import { defined } from "../contracts/parse";
 import { defineTool, openObject, rendered, type Tool } from "./tool";
@@ -53,14 +53,17 @@ function peersText(r: PresenceListResponse): string {
   return `${r.count} peer session${r.count === 1 ? "" : "s"}:\n${lines.join("\n")}`;
 }
 
-function sentText(m: AgentMessage): string {
+function sentText(m: MessageSendResponse): string {
   const relay =
     m.via === "acp"
       ? m.deliveryStatus === "delivered"
         ? ` Relayed to ACP agent ${m.acpTargetAgentName} (run ${m.acpRunId}).`
         : ` ACP relay ${m.deliveryStatus}${m.deliveryError ? `: ${m.deliveryError}` : ""}.`
       : "";
-  return `Message ${m.id} (${m.type}) sent to ${target(m)}.${relay}`;
+  const unknown = m.meta.unknownRecipient
+    ? ` Warning: agent ${m.toAgentId} has never been seen by Signet (no session, message or memory of it); check the name with agent_peers. The message waits for it.`
+    : "";
+  return `Message ${m.id} (${m.type}) sent to ${target(m)}.${relay}${unknown}`;
 }
 
 function inboxText(r: InboxResponse): string {
@@ -76,7 +79,7 @@ export const AGENT_TOOLS: Tool[] = [
     name: "agent_peers",
     title: "List peer sessions",
     description:
-      "List currently active peer sessions (other agents' sessions seen within the presence TTL) for cross-agent coordination. Your own agent's sessions are left out unless include_self.",
+      "List currently active peer sessions (other agents' sessions seen within the presence TTL) for cross-agent coordination. include_self adds your own agent's other sessions; your own session is never listed.",
     input: {
       agent_id: z.string().optional().describe("Current agent id (default default)"),
       session_key: z.string().optional().describe("Current session key (used to exclude self session)"),
@@ -112,7 +115,7 @@ export const AGENT_TOOLS: Tool[] = [
       acp_target_agent_name: z.string().optional().describe("ACP target agent name (required if via=acp)"),
       acp_timeout_ms: z.number().optional().describe("ACP relay timeout in milliseconds (used when via=acp)"),
     },
-    output: MessageOutput,
+    output: { ...MessageOutput, meta: openObject({ unknownRecipient: z.boolean().describe("The target agent was never seen: the message waits for it") }) },
     // Open world: an ACP relay reaches whatever server acp_base_url names.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     handler: async (a, client, ctx) =>

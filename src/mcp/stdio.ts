@@ -6,10 +6,12 @@ import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
 import { explainNoAnswer } from "../control/daemon-process";
+import type { SessionListResponse } from "../contracts/session";
 import { projectOfDirectory } from "../harness/hook-io";
 import { createLogger } from "../logger";
-import { InvocationReporter } from "./invocation-reporter";
-import { MCP_PROVENANCE, createMcpServer } from "./server";
+import { harnessProcess } from "../os/harness-process";
+import { localCallReporter } from "./invocation-reporter";
+import { MCP_PROVENANCE, createMcpServer, toolCallHeaders } from "./server";
 
 const USAGE = `signet-mcp: Signet's MCP server over stdio.
 
@@ -21,8 +23,10 @@ on its stdin and stdout. Typed at a terminal, it prints this and exits.
   signet mcp serve                the same server, under the name signet
 
 Environment: SIGNET_PATH (the data directory), SIGNET_DAEMON_URL,
-SIGNET_AGENT_ID, SIGNET_SESSION_KEY, SIGNET_AUTOSTART (start a missing local
-daemon; default on).
+SIGNET_TOKEN_FILE (a 0600 file holding the API token; signet setup writes
+one in team mode), SIGNET_TOKEN, SIGNET_AGENT_ID, SIGNET_SESSION_KEY (else
+the session the hooks reported for the harness that started it),
+SIGNET_AUTOSTART (start a missing local daemon; default on).
 
 Options: --help, --version
 `;
@@ -71,14 +75,20 @@ export async function runStdioServer(): Promise<number> {
     // A tool error that says the daemon runs but hangs, not that it is not running.
     explainNoAnswer: async (url, detail, silent) => explainNoAnswer(config, url, detail, silent),
     dataDir: config.dataDir,
+    callHeaders: toolCallHeaders,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
-  // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.
-  const reporter = config.analytics.trackAgentCalls
-    ? new InvocationReporter(client, { flushMs: config.analytics.flushMs, sessionKey, log })
-    : undefined;
+  const harness = sessionKey === undefined ? harnessProcess() : null;
   // The harness starts signet-mcp in the session's working directory: the project its hooks report.
-  const server = createMcpServer(client, { sessionKey, project: projectOfDirectory(process.cwd()) }, reporter?.record);
+  const server = createMcpServer(
+    client,
+    { sessionKey, project: projectOfDirectory(process.cwd()) },
+    {
+      sessionKey: harness === null ? undefined : () => sessionOfHarness(client, harness),
+      // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.
+      onLocalCall: config.analytics.trackAgentCalls ? localCallReporter(client, log) : undefined,
+    },
+  );
   const transport = new StdioServerTransport();
   let inFlight = 0;
   let idle: (() => void) | undefined;
@@ -97,6 +107,23 @@ export async function runStdioServer(): Promise<number> {
   await new Promise<void>((resolve) => process.stdin.once("end", resolve));
   if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
   await server.close();
-  await reporter?.flush();
   return 0;
+}
+
+/** The time a session lookup may take before the call goes on without a session. */
+const SESSION_LOOKUP_TIMEOUT_MS = 2000;
+
+/**
+ * The session the hooks last reported for `harness`, the process that started this one, asked at
+ * each call: a harness starts a new session in the same process (Claude Code's /clear), and its
+ * first hook may run after this server started. None when the hooks reported none (or none yet).
+ */
+async function sessionOfHarness(client: SignetClient, harness: string): Promise<string | undefined> {
+  try {
+    const query = { harness_process: harness, active: true, limit: 1 };
+    const found = await client.request<SessionListResponse>("GET", "/api/sessions", { query, timeoutMs: SESSION_LOOKUP_TIMEOUT_MS });
+    return found.sessions[0]?.key;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,6 +7,7 @@ import type { DaemonContext } from "./context";
 import { RateLimiter } from "../core/auth/rate-limit";
 import { createGuard, type Handler } from "./guard";
 import { carryPrincipal } from "./principal";
+import { recordingOwnToolCalls } from "./own-tool-calls";
 import { errorResponse, toErrorResponse } from "./http-errors";
 import { agentRoutes } from "./routes/agents";
 import { analyticsRoutes } from "./routes/analytics";
@@ -22,6 +23,7 @@ import { secretRoutes } from "./routes/secrets";
 import { sourceRoutes } from "./routes/sources";
 import { tokenRoutes } from "./routes/tokens";
 import { sessionRoutes } from "./routes/sessions";
+import { sessionRemovalRoutes } from "./routes/session-removal";
 import { transferRoutes } from "./routes/transfer";
 import { isMcpPath, requestPath } from "./request-path";
 
@@ -41,7 +43,8 @@ export function createHandler(ctx: DaemonContext): Handler {
   });
   // MCP tool handlers call the API in process, through the guard like any other caller, acting for
   // the principal of the /mcp request that runs them (src/server/principal.ts).
-  const handle = guard((request) => app.handle(carryPrincipal(request, routable(request))));
+  // Requests a Signet tool call makes are recorded as that call when answered (src/server/own-tool-calls.ts).
+  const handle = guard(recordingOwnToolCalls(ctx, (request) => app.handle(carryPrincipal(request, routable(request)))));
   const app = (
     new Elysia()
       .onRequest(({ request }) => {
@@ -66,6 +69,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(memoryRoutes(ctx))
       .use(recallRoutes(ctx))
       .use(sessionRoutes(ctx))
+      .use(sessionRemovalRoutes(ctx))
       .use(agentRoutes(ctx))
       .use(analyticsRoutes(ctx))
       .use(bridgeRoutes(ctx))

@@ -91,6 +91,8 @@ export function credentialFor(method: string, path: string): Credential | null {
   if (OWNER_ONLY.some((p) => loose === p || loose.startsWith(`${p}/`))) return "admin";
   if (loose === "/api/secrets" || loose.startsWith("/api/secrets/")) return SECRET_USE.test(`${method === "HEAD" ? "GET" : method} ${loose}`) ? "instance" : "admin";
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
+  // Removing a session deletes what its agent recorded, whichever agent that is: the owner's.
+  if (method === "DELETE" && loose.startsWith("/api/sessions/")) return "admin";
   if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
   // Re-embedding rewrites every stored vector and loads models: the owner's (docs/security.md).
   if (loose === "/api/embed" || loose.startsWith("/api/embed/")) return "admin";

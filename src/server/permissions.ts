@@ -31,6 +31,8 @@ const RULES: [string, string, RouteNeed][] = [
   ["*", "/api/hooks/**", "sessions"],
   ["GET", "/api/sessions/**", "sessions-read"],
   ["POST", "/api/sessions/search", "sessions-read"],
+  // Removing a session also needs the owner's admin token (credentialFor in guard.ts).
+  ["DELETE", "/api/sessions/:key", "sessions"],
   ["*", "/api/sessions/**", "sessions"],
   ["*", "/api/cross-agent/**", "messages"],
   ["POST", "/api/secrets/exec", "secrets-exec"],

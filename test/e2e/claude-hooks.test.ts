@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SignetClient } from "../../src/client/client";
-import { lastUserText, startFakeAnthropic, toolResults, type FakeAnthropic } from "../helpers/fake-anthropic";
+import { claudePrint, lastUserText, startFakeAnthropic, toolResults, type FakeAnthropic } from "../helpers/fake-anthropic";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 
-const CLAUDE = resolve(import.meta.dir, "../../node_modules/.bin/claude");
 const FACT = "The staging database lives on host orca-7 behind the bastion";
 const STORED = "The build cache for Signet lives in /var/cache/bld-42";
 
@@ -28,29 +27,7 @@ function model(body: any) {
   return { text: "An answer from the fake model." };
 }
 
-async function claude(prompt: string, extra: string[] = []) {
-  const before = fake.requests.length;
-  const proc = Bun.spawn([CLAUDE, "-p", prompt, "--output-format", "json", ...extra], {
-    cwd: project,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 90_000,
-    env: {
-      ...s.env,
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: "sk-ant-test-dummy",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      // Signet's tools are offered up front, not behind Claude Code's tool search.
-      ENABLE_TOOL_SEARCH: "false",
-    },
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr, requests: fake.requests.slice(before) };
-}
+const claude = (prompt: string, extra: string[] = []) => claudePrint(fake, { prompt, cwd: project, env: s.env, extra, timeoutMs: 90_000 });
 
 const sessionId = () => crypto.randomUUID();
 

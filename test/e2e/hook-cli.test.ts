@@ -1,7 +1,7 @@
 // `signet hook` as the compiled binary, fed the hook JSON a harness writes (docs/hooks.md): what it
 // prints for each harness, and that nothing a harness might hand it makes it fail the harness.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignetClient } from "../../src/client/client";
 import { run, sandbox, type Sandbox } from "../helpers/binary";
@@ -69,11 +69,31 @@ describe("signet hook", () => {
     expect(refused.stderr).toContain("the daemon refused user-prompt-submit");
   }, 60_000);
 
+  test("a token file that cannot be used: nothing on stdout, one line naming it on stderr, exit 0", async () => {
+    const open = join(s.home, "open.token");
+    writeFileSync(open, "sgt_whatever\n", { mode: 0o644 });
+    chmodSync(open, 0o644);
+    for (const [file, problem] of [
+      [open, "other accounts may read or change it (mode 0644)"],
+      [join(s.home, "missing.token"), "no such file"],
+    ]) {
+      const r = await hook("session-start", "claude-code", payload({ session_id: "s-file" }), ["--token-file", file!]);
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" });
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`SIGNET_TOKEN_FILE ${file}: ${problem}`);
+    }
+  });
+
   test("a wrong command line is a usage error (exit 2)", async () => {
     for (const args of [["hook", "bogus", "--harness", "claude-code"], ["hook", "session-start", "--harness", "vim"], ["hook", "session-start"], ["hook", "session-start", "--harness", "codex", "--nope"]]) {
       const r = await run(args, { env: s.env, stdin: "{}" });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
     }
+    const unknown = await run(["hook", "session-start", "--harness", "codex", "--nope"], { env: s.env, stdin: "{}" });
+    expect(unknown.stderr).toContain("valid options: --harness, --data-dir, --url, --token-file, --agent");
+    const bare = await run(["hook", "session-start", "--harness", "codex", "--url"], { env: s.env, stdin: "{}" });
+    expect(bare).toMatchObject({ code: 2, stdout: "" });
+    expect(bare.stderr).toContain("--url needs a value");
   });
 });

@@ -40,19 +40,20 @@ describe("a daemon that does not answer where it is called", () => {
     }
   }, 60_000);
 
-  test("signet list at a port where nothing listens names the port the data directory's daemon runs on", async () => {
+  test("signet list at a URL where nothing listens names the port the data directory's daemon runs on", async () => {
     const s = await sandbox("embedding:\n  provider: none\n");
     const start = await run(["daemon", "start"], { env: s.env });
     expect(start.code).toBe(0);
     const { pid } = json<{ pid: number }>(start);
     try {
       const elsewhere = await freePort();
-      // Autostart tries, finds this data directory's daemon running, and the client says where it is.
-      const r = await run(["list"], { env: { ...s.env, SIGNET_PORT: String(elsewhere) } });
+      // Only an explicit URL leads a client away from the daemon's record. Autostart tries, finds this
+      // data directory's daemon running, and the client says where it is.
+      const r = await run(["list"], { env: { ...s.env, SIGNET_DAEMON_URL: `http://127.0.0.1:${elsewhere}` } });
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: "" });
       expect(r.stderr).toContain(`http://127.0.0.1:${elsewhere} did not answer (connection refused)`);
       expect(r.stderr).toContain(`runs at http://127.0.0.1:${s.port} (pid ${pid})`);
-      expect(r.stderr).toContain(`SIGNET_PORT=${s.port}`);
+      expect(r.stderr).toContain(`unset it or set it to http://127.0.0.1:${s.port}`);
     } finally {
       expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
     }

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
@@ -45,14 +45,14 @@ const EXPECTED_TOOLS: Record<string, string[]> = {
   secret_list: [],
   secret_exec: ["command", "secrets", "timeoutSeconds"],
   secret_exec_status: ["jobId"],
-  signet_code_search: ["query", "top", "file", "debug"],
-  signet_code_context: ["symbol"],
-  signet_code_blast: ["symbol", "depth", "direction"],
-  signet_code_status: [],
-  signet_code_doctor: [],
-  signet_code_constants: [],
-  signet_code_clear: ["confirm"],
-  signet_code_briefing: ["compact"],
+  signet_code_search: ["query", "top", "file", "debug", "project"],
+  signet_code_context: ["symbol", "project"],
+  signet_code_blast: ["symbol", "depth", "direction", "project"],
+  signet_code_status: ["project"],
+  signet_code_doctor: ["project"],
+  signet_code_constants: ["project"],
+  signet_code_clear: ["confirm", "project"],
+  signet_code_briefing: ["compact", "project"],
   mcp_server_list: ["server"],
   mcp_server_call: ["server", "tool", "arguments", "timeout_ms"],
 };
@@ -174,7 +174,13 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     expect(message.isError).toBe(true);
     expect(text(message)).toContain("target");
     const code = (await client.callTool({ name: "signet_code_search", arguments: { query: "x" } })) as TextResult;
-    expect(text(code)).toBe("no project indexed: run `signet index <path>`");
+    // signet-mcp runs in this test's directory, which no index of the sandbox covers; /mcp knows no directory.
+    const cwd = realpathSync(process.cwd());
+    expect(text(code)).toBe(
+      transportName.startsWith("stdio")
+        ? `no code index for ${cwd}: run \`signet index ${cwd}\` (or on the project's root folder) to make one`
+        : "no project indexed: run `signet index <path>`",
+    );
     const invalid = (await client.callTool({ name: "memory_store", arguments: { content: "" } })) as TextResult;
     expect(invalid.isError).toBe(true);
     expect(text(invalid)).toContain("content");

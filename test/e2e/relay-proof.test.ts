@@ -65,7 +65,8 @@ describe("a relay to the owner's daemon", () => {
     const s = await ownerDaemon();
     const forward = await relay(s.port);
     try {
-      const r = await run(["token", "list"], { env: { ...s.env, SIGNET_PORT: String(forward.port) } });
+      // An explicit URL: a configured port alone would lose to the daemon's own record of where it runs.
+      const r = await run(["token", "list"], { env: { ...s.env, SIGNET_DAEMON_URL: `http://127.0.0.1:${forward.port}` } });
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: "" });
       expect(r.stderr).toContain(`refusing to talk to http://127.0.0.1:${forward.port}`);
       expect(r.stderr).toContain(`port ${forward.port} is not your Signet daemon for ${s.dataDir}`);

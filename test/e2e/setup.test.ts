@@ -70,7 +70,7 @@ describe("signet setup: fresh installs", () => {
     expect(files(h.home)).toEqual([h.path(".claude.json"), h.path(".claude", "settings.json")]);
   });
 
-  test("codex writes [mcp_servers.signet] with SIGNET_PATH and the daemon URL in its env table", async () => {
+  test("codex writes [mcp_servers.signet] with SIGNET_PATH in its env table (a default daemon URL is not written)", async () => {
     const h = await home();
     const r = await h.cli(["setup", "--harness", "codex"]);
     expect(r.code).toBe(0);
@@ -78,7 +78,7 @@ describe("signet setup: fresh installs", () => {
     expect(readJson(h.path(".codex", "hooks.json"))).toEqual({ hooks: hooksFor("codex", h.dataDir) });
     expect(json(r).notes.join("\n")).toContain("open /hooks in Codex");
     expect(readFileSync(h.path(".codex", "config.toml"), "utf8")).toBe(
-      `[mcp_servers.signet]\ncommand = "${MCP_BIN}"\n\n[mcp_servers.signet.env]\nSIGNET_PATH = "${h.dataDir}"\nSIGNET_DAEMON_URL = "http://127.0.0.1:3850"\n`,
+      `[mcp_servers.signet]\ncommand = "${MCP_BIN}"\n\n[mcp_servers.signet.env]\nSIGNET_PATH = "${h.dataDir}"\n`,
     );
   });
 
@@ -185,7 +185,7 @@ describe("signet setup: existing configs", () => {
       args: ["-y", "@modelcontextprotocol/server-github"],
       env: { GITHUB_PERSONAL_ACCESS_TOKEN: "keep-me" },
     });
-    expect(data.mcp_servers.signet).toEqual({ command: MCP_BIN, env: { SIGNET_PATH: h.dataDir, SIGNET_DAEMON_URL: "http://127.0.0.1:3850" } });
+    expect(data.mcp_servers.signet).toEqual({ command: MCP_BIN, env: { SIGNET_PATH: h.dataDir } });
     expect(data.profiles).toEqual({ fast: { model: "o4-mini" } });
 
     const again = await h.cli(["setup", "--harness", "codex"]);
@@ -457,35 +457,68 @@ describe("signet setup: errors", () => {
 });
 
 describe("signet setup: daemon URL and token", () => {
-  test("a non-default SIGNET_DAEMON_URL is written to each harness's env beside SIGNET_PATH", async () => {
-    const h = await home({ SIGNET_DAEMON_URL: "http://10.0.0.5:3850" });
-    for (const harness of ["claude-code", "codex", "opencode"]) expect((await h.cli(["setup", "--harness", harness])).code).toBe(0);
-    const env = { SIGNET_PATH: h.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" };
-    expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual({ ...claudeEntry(h.dataDir), env });
-    expect((Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any).mcp_servers.signet).toEqual({ command: MCP_BIN, env });
-    expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet).toEqual({ ...opencodeEntry(h.dataDir), environment: env });
-    // Hook commands never carry the URL: `signet hook` reads it from the harness's environment.
-    for (const hooks of [h.path(".claude", "settings.json"), h.path(".codex", "hooks.json"), h.path(".config", "opencode", "plugins", "signet.js")]) {
-      expect(readFileSync(hooks, "utf8")).not.toContain("10.0.0.5");
-    }
-  });
-
-  test("SIGNET_TOKEN is never written; Codex forwards it by name, the others are told", async () => {
-    const token = "sgt_super_secret_token_value_123";
-    const h = await home({ SIGNET_TOKEN: token });
+  test("a non-default SIGNET_DAEMON_URL is written to each harness's env beside SIGNET_PATH, and into every hook command", async () => {
+    const h = await home({ SIGNET_DAEMON_URL: "http://10.0.0.5:3850", SIGNET_TOKEN: "sgt_remote_token" });
     const notes: string[] = [];
     for (const harness of ["claude-code", "codex", "opencode"]) {
       const r = await h.cli(["setup", "--harness", harness]);
       expect(r.code).toBe(0);
       notes.push(...json(r).notes);
     }
-    const written = [...files(h.home), ...files(h.dataDir)];
-    expect(written.length).toBe(7);
-    for (const f of written) expect(readFileSync(f, "utf8")).not.toContain(token);
-    const codex = Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any;
-    expect(codex.mcp_servers.signet.env_vars).toEqual(["SIGNET_TOKEN"]);
-    expect(notes.filter((n) => n.includes("SIGNET_TOKEN"))).toHaveLength(3);
-    expect(notes.join("\n")).not.toContain(token);
+    const tokenFile = (harness: string) => join(h.dataDir, ".daemon", "tokens", `${harness}.token`);
+    const env = (harness: string) => ({ SIGNET_PATH: h.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850", SIGNET_TOKEN_FILE: tokenFile(harness) });
+    expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual({ ...claudeEntry(h.dataDir), env: env("claude-code") });
+    expect((Bun.TOML.parse(readFileSync(h.path(".codex", "config.toml"), "utf8")) as any).mcp_servers.signet).toEqual({ command: MCP_BIN, env: env("codex") });
+    expect(readJson(h.path(".config", "opencode", "opencode.json")).mcp.signet).toEqual({ ...opencodeEntry(h.dataDir), environment: env("opencode") });
+    const reach = (harness: string) => `--data-dir '${h.dataDir}' --url 'http://10.0.0.5:3850' --token-file '${tokenFile(harness)}'`;
+    expect(readJson(h.path(".claude", "settings.json")).hooks.SessionStart[0].hooks[0].command).toBe(`'${BIN}' hook session-start --harness claude-code ${reach("claude-code")}`);
+    expect(readJson(h.path(".codex", "hooks.json")).hooks.SessionEnd[0].hooks[0].command).toBe(`'${BIN}' hook session-end --harness codex ${reach("codex")}`);
+    expect(readFileSync(h.path(".config", "opencode", "plugins", "signet.js"), "utf8")).toContain(
+      `const FLAGS = ${JSON.stringify(["--data-dir", h.dataDir, "--url", "http://10.0.0.5:3850", "--token-file", tokenFile("opencode")])};`,
+    );
+    // Nothing is left for the user to do but Codex's trust of new hooks.
+    expect(notes.filter((n) => !n.includes("open /hooks in Codex") && !n.includes("SIGNET_PATH="))).toEqual([]);
+  });
+
+  test("a remote daemon's token (SIGNET_TOKEN) goes into a 0600 file the entries name, never into a config; without one setup says what to do", async () => {
+    const token = "sgt_super_secret_token_value_123";
+    const h = await home({ SIGNET_DAEMON_URL: "http://10.0.0.5:3850", SIGNET_TOKEN: token });
+    for (const harness of ["claude-code", "codex", "opencode"]) {
+      const r = await h.cli(["setup", "--harness", harness]);
+      expect(r.code).toBe(0);
+      expect(json(r).token).toEqual({ file: join(h.dataDir, ".daemon", "tokens", `${harness}.token`), action: "stored" });
+      expect(json(r).notes.join("\n")).not.toContain(token);
+      const again = json(await h.cli(["setup", "--harness", harness]));
+      expect(again).toMatchObject({ changed: false, token: { action: "unchanged" } });
+    }
+    for (const f of files(h.home)) expect(readFileSync(f, "utf8")).not.toContain(token);
+    const tokens = files(join(h.dataDir, ".daemon", "tokens"));
+    expect(tokens.map((f) => f.slice(f.lastIndexOf("/") + 1))).toEqual(["claude-code.token", "codex.token", "opencode.token"]);
+    for (const f of tokens) {
+      expect(readFileSync(f, "utf8")).toBe(`${token}\n`);
+      expect(statSync(f).mode & 0o777).toBe(0o600);
+    }
+    expect(statSync(join(h.dataDir, ".daemon", "tokens")).mode & 0o777).toBe(0o700);
+    // --uninstall takes the file away with the entries.
+    const removed = json(await h.cli(["setup", "--harness", "codex", "--uninstall"]));
+    expect(removed.token).toEqual({ file: join(h.dataDir, ".daemon", "tokens", "codex.token"), action: "deleted" });
+    expect(existsSync(join(h.dataDir, ".daemon", "tokens", "codex.token"))).toBe(false);
+
+    const none = await home({ SIGNET_DAEMON_URL: "http://10.0.0.5:3850" });
+    const r = await none.cli(["setup", "--harness", "claude-code"]);
+    expect(r.code).toBe(0);
+    expect(json(r).notes.join("\n")).toContain("the daemon at http://10.0.0.5:3850 is on another machine, where every request needs an API token");
+    expect(readJson(none.path(".claude.json")).mcpServers.signet.env).toEqual({ SIGNET_PATH: none.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" });
+  });
+
+  test("in local mode a configured SIGNET_TOKEN is neither needed nor written, and nothing is said about it", async () => {
+    const token = "sgt_super_secret_token_value_123";
+    const h = await home({ SIGNET_TOKEN: token });
+    const r = await h.cli(["setup", "--harness", "claude-code"]);
+    expect(r.code).toBe(0);
+    expect(json(r).notes.join("\n")).not.toContain("token");
+    expect(readJson(h.path(".claude.json")).mcpServers.signet).toEqual(claudeEntry(h.dataDir));
+    for (const f of [...files(h.home), ...files(h.dataDir)]) expect(readFileSync(f, "utf8")).not.toContain(token);
   });
 
   test("new config files are readable by their owner only", async () => {

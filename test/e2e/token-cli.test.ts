@@ -21,17 +21,26 @@ describe("signet token in team mode", () => {
   let agentToken: { token: string; id: string };
   let readonlyToken: { token: string; id: string };
 
-  test("without SIGNET_TOKEN the CLI's memory commands exit 4; token management works with the owner's credential", async () => {
-    const refused = await cli(["remember", "no token in team mode"]);
-    expect(refused.code).toBe(4);
-    expect(refused.stderr).toContain("needs a token");
+  test("the owner's CLI works without SIGNET_TOKEN (it sends the admin token of its data directory); a caller without it is refused", async () => {
+    const owned = await cli(["remember", "the owner's own memory in team mode"]);
+    expect(owned.code).toBe(0);
+    expect(json(owned).agentId).toBe("default");
+    expect(json(await cli(["list"])).memories.map((m: any) => m.content)).toEqual(["the owner's own memory in team mode"]);
+    // The same request without the owner's credential, as any other local process would send it.
+    const anonymous = await fetch(`http://127.0.0.1:${s.port}/api/memories`);
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error).toContain("needs a token");
 
     const made = await cli(["token", "create", "--role", "agent", "--agent", "bot", "--expires", "30d", "--name", "ci bot"]);
     expect(made.code).toBe(0);
     agentToken = json(made);
     expect(agentToken).toMatchObject({ role: "agent", agentId: "bot", name: "ci bot", revokedAt: null });
     expect(agentToken.token).toMatch(/^sgt_[A-Za-z0-9_-]{43}$/);
-    readonlyToken = json(await cli(["token", "create", "--role", "readonly"]));
+    // Said at creation: an agent token sees its agent's memories only, not those the owner keeps under default.
+    expect(made.stderr).toContain("It acts as agent bot: it sees that agent's memories and those of agents whose agents.<id>.readPolicy is shared, and none of agent default's");
+    const readonlyMade = await cli(["token", "create", "--role", "readonly"]);
+    expect(readonlyMade.stderr).toBe("");
+    readonlyToken = json(readonlyMade);
 
     const listed = await cli(["token", "list"]);
     expect(listed.code).toBe(0);
@@ -41,6 +50,10 @@ describe("signet token in team mode", () => {
     const pretty = await cli(["token", "list", "--pretty"]);
     expect(pretty.stdout).toContain("ci bot");
     expect(pretty.stdout).not.toContain(agentToken.token);
+    const own = await cli(["token", "create", "--role", "agent", "--agent", "default", "--pretty"]);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain("for agent default");
+    expect(own.stdout).not.toContain("none of agent");
   });
 
   test("bad token commands are usage errors (exit 2) naming the problem", async () => {

@@ -112,3 +112,33 @@ export function toolResults(body: any): string[] {
   }
   return out;
 }
+
+const CLAUDE = `${import.meta.dir}/../../node_modules/.bin/claude`;
+
+/**
+ * The real Claude Code CLI, `claude -p <prompt> --output-format json`, against `fake`, with `env`
+ * (the sandbox's HOME and PATH) and no traffic anywhere else; with the requests it sent the fake.
+ */
+export async function claudePrint(fake: FakeAnthropic, opts: { prompt: string; cwd: string; env: Record<string, string>; extra?: string[]; timeoutMs: number }) {
+  const before = fake.requests.length;
+  const proc = Bun.spawn([CLAUDE, "-p", opts.prompt, "--output-format", "json", ...(opts.extra ?? [])], {
+    cwd: opts.cwd,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: opts.timeoutMs,
+    env: {
+      ...opts.env,
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "sk-ant-test-dummy",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      // Signet's tools are offered up front, not behind Claude Code's tool search.
+      ENABLE_TOOL_SEARCH: "false",
+    },
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr, requests: fake.requests.slice(before) };
+}

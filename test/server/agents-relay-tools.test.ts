@@ -129,7 +129,12 @@ describe("agent tools over /mcp", () => {
     expect(peers.isError).toBe(false);
     expect(peers.structured.sessions.map((s: any) => s.sessionKey)).toEqual(["tool-bob-s"]);
     expect(peers.text).toMatch(/^1 peer session:\n- tool-bob · session tool-bob-s · claude-code · \/p · seen /);
-    expect((await tool(ada, "agent_peers", { project: "/p", include_self: true })).structured.count).toBe(2);
+    // include_self adds the agent's other sessions; the caller's own session is never its peer.
+    await call(td, "POST", "/api/cross-agent/presence", { body: { sessionKey: "tool-ada-2", harness: "codex", project: "/p" }, agent: "tool-ada" });
+    const withSelf = await tool(ada, "agent_peers", { project: "/p", include_self: true });
+    expect(withSelf.structured.sessions.map((s: any) => s.sessionKey).sort()).toEqual(["tool-ada-2", "tool-bob-s"]);
+    expect(withSelf.text).not.toContain("tool-ada-s");
+    await call(td, "DELETE", "/api/cross-agent/presence?session_key=tool-ada-2", { agent: "tool-ada" });
 
     const sent = await tool(ada, "agent_message_send", { content: "can you take the lexer?", to_session_key: "tool-bob-s", type: "question" });
     expect(sent.isError).toBe(false);

@@ -1,33 +1,32 @@
-// signet-mcp's batched reports of its own tool calls, against a real daemon.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { InvocationReporter } from "../../src/mcp/invocation-reporter";
-import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+// signet-mcp's report of a call that made no API request (refused, or failed on its arguments),
+// against a real daemon: on record before the call is answered, with its session and its error
+// cut to size; a daemon that is gone costs the row and a warning, never the call.
+import { expect, test } from "bun:test";
+import { SignetClient } from "../../src/client/client";
+import { localCallReporter } from "../../src/mcp/invocation-reporter";
+import { startTestDaemon } from "../helpers/daemon";
 import { recordingLogger } from "../helpers/log";
-import { eventually } from "../helpers/wait";
+import { freePort } from "../helpers/binary";
 
-let d: TestDaemon;
-
-beforeAll(async () => {
-  // A body limit a single batch of 200 long failures would break if it were sent at once.
-  d = await startTestDaemon({ yaml: "daemon:\n  maxBodyBytes: 307200\nanalytics:\n  flushMs: 50\n" });
-});
-
-afterAll(async () => {
-  await d.stop();
-});
-
-test("reports are cut to fit the daemon's body limit, and every one arrives", async () => {
-  const reporter = new InvocationReporter(d.client("reporter-agent"), { flushMs: 60_000, sessionKey: "s-r", log: recordingLogger().log });
-  for (let i = 0; i < 200; i++) {
-    reporter.record({ tool: "memory_get", latencyMs: i, success: false, errorText: `not found: ${"x".repeat(10_000)}` });
+test("the row is in the daemon when the report returns; a daemon that is gone costs a warning", async () => {
+  const d = await startTestDaemon();
+  try {
+    const { log, lines } = recordingLogger();
+    const report = localCallReporter(d.client("reporter-agent"), log);
+    await report({ tool: "signet_code_clear", latencyMs: 3, success: false, errorText: `refused: ${"x".repeat(10_000)}`, sessionKey: "s-r" });
+    d.daemon.context.analytics.flush();
+    const row = d.daemon.context.db
+      .query<{ tool: string; session_key: string; length: number }, []>(
+        "SELECT tool, session_key, length(error_text) AS length FROM mcp_invocations WHERE agent_id = 'reporter-agent' AND server = 'signet' AND source = 'mcp'",
+      )
+      .all();
+    expect(row).toEqual([{ tool: "signet_code_clear", session_key: "s-r", length: 2000 }]);
+    expect(lines).toEqual([]);
+  } finally {
+    await d.stop();
   }
-  await reporter.flush();
-  const summary = () => d.client().analytics.summary({ agent_id: "reporter-agent" });
-  expect(await eventually(async () => (await summary()).totalCalls === 200)).toBe(true);
-  const rows = d.daemon.context.db
-    .query<{ n: number; longest: number }, []>(
-      "SELECT count(*) AS n, max(length(error_text)) AS longest FROM mcp_invocations WHERE agent_id = 'reporter-agent' AND session_key = 's-r' AND source = 'mcp'",
-    )
-    .get()!;
-  expect(rows).toEqual({ n: 200, longest: 2000 });
+  const { log, lines } = recordingLogger();
+  const gone = new SignetClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+  await localCallReporter(gone, log)({ tool: "memory_get", latencyMs: 1, success: false });
+  expect(lines).toEqual([expect.stringMatching(/^warn the call of memory_get was not recorded: daemon not running/)]);
 });

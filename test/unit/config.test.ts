@@ -2,7 +2,7 @@
 // errors that name the key, and daemon.url derivation. Every test uses a temporary SIGNET_PATH and an
 // explicit `env`, never process.env or the real ~/.agents.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig, mergeLayers, resolveDataDir } from "../../src/config/load";
@@ -475,5 +475,67 @@ describe("daemon.url derivation", () => {
 
   test("a bind/port flag changes the derived url", () => {
     expect(load({ flags: { daemon: { port: 4999 } } }).daemon.url).toBe("http://127.0.0.1:4999");
+  });
+});
+
+describe("daemon.url: the data directory's running daemon (.daemon/daemon.pid)", () => {
+  /** A data directory whose record names `pid` running at `url`. */
+  function recorded(pid: number, url: string, port: number, yaml?: string): string {
+    const dir = dataDir(yaml);
+    mkdirSync(join(dir, ".daemon"), { mode: 0o700 });
+    writeFileSync(join(dir, ".daemon", "daemon.pid"), JSON.stringify({ pid, port, url, startedAt: "2026-01-01T00:00:00.000Z", version: "0" }));
+    return dir;
+  }
+  const loadIn = (dir: string, env: Record<string, string> = {}, running?: boolean) =>
+    loadConfig({ env: { SIGNET_PATH: dir, HOME: dir, ...env }, ...(running === undefined ? {} : { running }) });
+
+  test("a live daemon's record wins over the configured port (SIGNET_PORT, daemon.port, the default), not over SIGNET_DAEMON_URL or --url", () => {
+    const dir = recorded(process.pid, "http://127.0.0.1:38421", 38421, "daemon:\n  port: 4000\n");
+    expect(loadIn(dir).daemon.url).toBe("http://127.0.0.1:38421");
+    expect(loadIn(dir, { SIGNET_PORT: "4001" }).daemon.url).toBe("http://127.0.0.1:38421");
+    // What the configuration says, for `signet setup`'s entries.
+    expect(loadIn(dir, { SIGNET_PORT: "4001" }, false).daemon.url).toBe("http://127.0.0.1:4001");
+    expect(loadIn(dir, { SIGNET_DAEMON_URL: "http://10.0.0.5:3850" }).daemon.url).toBe("http://10.0.0.5:3850");
+    expect(loadConfig({ env: { SIGNET_PATH: dir, HOME: dir }, flags: { daemon: { url: "http://127.0.0.1:7777" } } }).daemon.url).toBe("http://127.0.0.1:7777");
+  });
+
+  test("a daemon bound to a wildcard address is reached on 127.0.0.1; a record whose process is gone, or that cannot be read, is passed over", () => {
+    expect(loadIn(recorded(process.pid, "http://0.0.0.0:4100", 4100)).daemon.url).toBe("http://127.0.0.1:4100");
+    expect(loadIn(recorded(process.pid, "http://[::]:4101", 4101)).daemon.url).toBe("http://127.0.0.1:4101");
+    const gone = Bun.spawnSync(["true"]).pid;
+    expect(loadIn(recorded(gone, "http://127.0.0.1:38421", 38421)).daemon.url).toBe("http://127.0.0.1:3850");
+    const broken = dataDir();
+    mkdirSync(join(broken, ".daemon"));
+    writeFileSync(join(broken, ".daemon", "daemon.pid"), "{not json");
+    expect(loadIn(broken).daemon.url).toBe("http://127.0.0.1:3850");
+    expect(loadIn(recorded(process.pid, "http://bad host:1", 1)).daemon.url).toBe("http://127.0.0.1:3850");
+  });
+});
+
+describe("SIGNET_TOKEN_FILE", () => {
+  function tokenFile(content: string, mode = 0o600): string {
+    const path = join(dataDir(), "harness.token");
+    writeFileSync(path, content, { mode });
+    chmodSync(path, mode);
+    return path;
+  }
+
+  test("the token in the file is auth.token, and wins over SIGNET_TOKEN", () => {
+    const path = tokenFile("sgt_from_the_file\n");
+    expect(load({ env: { SIGNET_TOKEN_FILE: path } }).auth.token).toBe("sgt_from_the_file");
+    expect(load({ env: { SIGNET_TOKEN_FILE: path, SIGNET_TOKEN: "sgt_from_env" } }).auth.token).toBe("sgt_from_the_file");
+    expect(load({ env: { SIGNET_TOKEN_FILE: "", SIGNET_TOKEN: "sgt_from_env" } }).auth.token).toBe("sgt_from_env");
+  });
+
+  test("a file that is missing, open to others, empty or more than a token is refused, naming it and what to do", () => {
+    const missing = join(dataDir(), "nope.token");
+    expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: missing } })).message).toStartWith(`SIGNET_TOKEN_FILE ${missing}: no such file`);
+    const open = tokenFile("sgt_x\n", 0o644);
+    expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: open } })).message).toBe(
+      `SIGNET_TOKEN_FILE ${open}: other accounts may read or change it (mode 0644): run \`chmod 600 ${open}\``,
+    );
+    expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: tokenFile("  \n") } })).message).toContain("it is empty");
+    expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: tokenFile("sgt_a\nsgt_b\n") } })).message).toContain("it must hold the token alone");
+    expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: dataDir() } })).message).toContain("not a regular file");
   });
 });

@@ -242,10 +242,6 @@ describe("JSON entries", () => {
       ...desired,
       env: { SIGNET_DAEMON_URL: "http://h:1" },
     });
-    expect(mergeEntry({ env_vars: ["A"] }, { command: "c" } as Record<string, Json>, { owned: ["command"], envKey: "env", envOwned: [], addToLists: { env_vars: ["SIGNET_TOKEN"] } })).toEqual({
-      env_vars: ["A", "SIGNET_TOKEN"],
-      command: "c",
-    });
   });
 
   test("invalid JSON, a non-object, and integers in the entry that would lose precision are refused", () => {
@@ -358,7 +354,7 @@ function context(overrides: Partial<HarnessContext> = {}): HarnessContext {
     home,
     env: { PATH: "" },
     dataDir: join(root, "agents"),
-    install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://127.0.0.1:3850", tokenSet: false },
+    install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://127.0.0.1:3850" },
     ...overrides,
   };
 }
@@ -441,7 +437,7 @@ describe("plan and apply", () => {
   });
 
   test("opencode: opencode.jsonc when it exists; with both, an entry in opencode.json is kept in step, never added", () => {
-    const ctx = context({ install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://10.0.0.5:3850", tokenSet: false } });
+    const ctx = context({ install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://10.0.0.5:3850" } });
     const dir = join(ctx.home, ".config", "opencode");
     const json = join(dir, "opencode.json");
     const jsonc = join(dir, "opencode.jsonc");
@@ -517,19 +513,23 @@ describe("plan and apply", () => {
     ]);
   });
 
-  test("codex: the absolute command and SIGNET_PATH in the entry; with a token, env_vars names it and the value is nowhere", () => {
-    const ctx = context({ install: { command: "/path with space/signet-mcp", signet: "/path with space/signet", daemonUrl: "http://10.0.0.5:3850", tokenSet: true } });
+  test("codex: the absolute command and SIGNET_PATH in the entry, with the URL, token file and agent it is given; never a token", () => {
+    const tokenFile = "/data dir/.daemon/tokens/codex.token";
+    const ctx = context({
+      install: { command: "/path with space/signet-mcp", signet: "/path with space/signet", daemonUrl: "http://10.0.0.5:3850", tokenFile, agentId: "laptop" },
+    });
     const plan = planSetup("codex", ctx);
     expect(Bun.TOML.parse(plan.files[0]!.after!)).toEqual({
       mcp_servers: {
         signet: {
           command: "/path with space/signet-mcp",
-          env_vars: ["SIGNET_TOKEN"],
-          env: { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" },
+          env: { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850", SIGNET_TOKEN_FILE: tokenFile, SIGNET_AGENT_ID: "laptop" },
         },
       },
     } as never);
-    expect(plan.notes.join(" ")).toContain("SIGNET_TOKEN");
+    // The default URL is not written: the entry's signet-mcp finds the data directory's running daemon, else that one.
+    const plain = planSetup("codex", context());
+    expect(Bun.TOML.parse(plain.files[0]!.after!)).toEqual({ mcp_servers: { signet: { command: MCP, env: { SIGNET_PATH: expect.any(String) } } } } as never);
   });
 
   test("codex refuses a file that is not valid TOML", () => {

@@ -22,7 +22,7 @@ function context(): HarnessContext {
     home,
     env: { PATH: "" },
     dataDir: join(root, "agents dir"),
-    install: { command: "/opt/bin/signet-mcp", signet: SIGNET, daemonUrl: "http://127.0.0.1:3850", tokenSet: false },
+    install: { command: "/opt/bin/signet-mcp", signet: SIGNET, daemonUrl: "http://127.0.0.1:3850" },
   };
 }
 
@@ -34,13 +34,29 @@ function shellWords(command: string): string[] {
 
 describe("hook commands", () => {
   test("every value is one quoted shell word, whatever it holds", () => {
-    const command = hookCommand(SIGNET, "user-prompt-submit", "claude-code", "/data/$HOME `x` ;rm");
+    const command = hookCommand(SIGNET, "user-prompt-submit", "claude-code", { SIGNET_PATH: "/data/$HOME `x` ;rm" });
     expect(shellWords(command)).toEqual([SIGNET, "hook", "user-prompt-submit", "--harness", "claude-code", "--data-dir", "/data/$HOME `x` ;rm"]);
     expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
+    const target = { SIGNET_PATH: "/d", SIGNET_DAEMON_URL: "http://10.1.2.3:4000", SIGNET_TOKEN_FILE: "/d/it's $x.token", SIGNET_AGENT_ID: "me@host" };
+    expect(shellWords(hookCommand(SIGNET, "session-end", "codex", target))).toEqual([
+      SIGNET,
+      "hook",
+      "session-end",
+      "--harness",
+      "codex",
+      "--data-dir",
+      "/d",
+      "--url",
+      "http://10.1.2.3:4000",
+      "--token-file",
+      "/d/it's $x.token",
+      "--agent",
+      "me@host",
+    ]);
   });
 
   test("Signet's commands are told from the user's", () => {
-    expect(isSignetHookCommand(hookCommand(SIGNET, "session-end", "codex", "/d"))).toBe(true);
+    expect(isSignetHookCommand(hookCommand(SIGNET, "session-end", "codex", { SIGNET_PATH: "/d" }))).toBe(true);
     expect(isSignetHookCommand("/usr/local/bin/signet hook session-start --harness claude-code")).toBe(true);
     expect(isSignetHookCommand("signet-helper hook session-start")).toBe(false);
     expect(isSignetHookCommand("/usr/bin/signet remember x")).toBe(false);
@@ -66,7 +82,7 @@ describe("claude-code and codex hooks", () => {
     expect(data.hooks.SessionEnd![0]).toEqual({ matcher: "", hooks: [{ type: "command", command: "echo also" }] } as never);
     for (const { harnessEvent, event, timeoutS } of COMMAND_HOOKS) {
       const ours = data.hooks[harnessEvent]!.at(-1)!.hooks;
-      expect(ours).toEqual([{ type: "command", command: hookCommand(SIGNET, event, "claude-code", ctx.dataDir), timeout: timeoutS }]);
+      expect(ours).toEqual([{ type: "command", command: hookCommand(SIGNET, event, "claude-code", { SIGNET_PATH: ctx.dataDir }), timeout: timeoutS }]);
     }
     expect(planSetup("claude-code", ctx).files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
 
@@ -89,15 +105,26 @@ describe("claude-code and codex hooks", () => {
     const hooks = plan.files.find((f) => f.path === join(ctx.home, ".codex", "hooks.json"))!;
     const data = readJsonObject(hooks.after!) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     expect(Object.keys(data)).toEqual(["hooks"]);
-    expect(data.hooks.UserPromptSubmit![0]!.hooks[0]!.command).toBe(hookCommand(SIGNET, "user-prompt-submit", "codex", ctx.dataDir));
+    expect(data.hooks.UserPromptSubmit![0]!.hooks[0]!.command).toBe(hookCommand(SIGNET, "user-prompt-submit", "codex", { SIGNET_PATH: ctx.dataDir }));
     expect(plan.notes.join("\n")).toContain("/hooks");
   });
 
-  test("a daemon URL given to setup is not written into hooks; the note says where the hooks read it", () => {
+  test("a daemon URL, token file and agent given to setup are in every hook command, as in the MCP entry; no note is left", () => {
     const ctx = context();
-    const plan = planSetup("claude-code", { ...ctx, install: { ...ctx.install!, daemonUrl: "http://10.1.2.3:3850" } });
-    expect(plan.files.find((f) => f.path.endsWith("settings.json"))!.after).not.toContain("10.1.2.3");
-    expect(plan.notes.join("\n")).toContain("SIGNET_DAEMON_URL");
+    const install = { ...ctx.install!, daemonUrl: "http://10.1.2.3:3850", tokenFile: "/t/claude-code.token", agentId: "bot" };
+    for (const harness of ["claude-code", "codex"] as const) {
+      const plan = planSetup(harness, { ...ctx, install });
+      const hooks = plan.files.find((f) => /(settings|hooks)\.json$/.test(f.path))!;
+      const data = readJsonObject(hooks.after!) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+      for (const { harnessEvent, event } of COMMAND_HOOKS) {
+        expect(data.hooks[harnessEvent]!.at(-1)!.hooks[0]!.command).toBe(
+          hookCommand(SIGNET, event, harness, { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.1.2.3:3850", SIGNET_TOKEN_FILE: "/t/claude-code.token", SIGNET_AGENT_ID: "bot" }),
+        );
+      }
+      expect(plan.notes.join("\n")).not.toContain("SIGNET_DAEMON_URL");
+    }
+    const plugin = planSetup("opencode", { ...ctx, install }).files.find((f) => f.path.endsWith("signet.js"))!.after!;
+    expect(plugin).toContain(`const FLAGS = ${JSON.stringify(["--data-dir", ctx.dataDir, "--url", "http://10.1.2.3:3850", "--token-file", "/t/claude-code.token", "--agent", "bot"])};`);
   });
 });
 

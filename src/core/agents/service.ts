@@ -8,6 +8,7 @@ import type {
   InboxQuery,
   InboxResponse,
   MessageSendRequest,
+  MessageSendResponse,
   PresenceDeleteResponse,
   PresenceEntry,
   PresenceListResponse,
@@ -60,9 +61,11 @@ export class AgentsService {
   presence(agentId: string, q: PresenceQuery): PresenceListResponse {
     ownAgent(agentId, q.agent_id, "agent_id");
     this.expire();
+    // The caller's own session is never its peer, include_self or not: include_self adds the
+    // agent's other sessions.
     const sessions = this.store.listPresence({
       excludeAgentId: q.include_self ? undefined : agentId,
-      excludeSessionKey: q.include_self || q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
+      excludeSessionKey: q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
       project: q.project,
       limit: q.limit,
     });
@@ -87,9 +90,10 @@ export class AgentsService {
 
   /**
    * Stores the message (durable before anything else happens), tells open streams, and for via acp
-   * relays it and records the outcome on the message.
+   * relays it and records the outcome on the message. A message to an agent the daemon never saw act
+   * is stored all the same (it may come later), and `meta.unknownRecipient` says so: usually a typo.
    */
-  async send(agentId: string, req: MessageSendRequest): Promise<AgentMessage> {
+  async send(agentId: string, req: MessageSendRequest): Promise<MessageSendResponse> {
     ownAgent(agentId, req.fromAgentId, "fromAgentId");
     let toAgentId = req.toAgentId ?? null;
     const toSessionKey = req.toSessionKey === undefined ? null : normalizeSessionKey(req.toSessionKey);
@@ -103,6 +107,7 @@ export class AgentsService {
         `acpBaseUrl: ${new URL(req.acpBaseUrl!).origin} is not in acp.allowedOrigins (or SIGNET_ACP_ALLOWED_ORIGINS); add it there to relay to it`,
       );
     }
+    const unknownRecipient = req.toAgentId !== undefined && !this.store.knownAgent(req.toAgentId);
     const id = this.store.insertMessage({
       at: new Date().toISOString(),
       type: req.type,
@@ -122,7 +127,7 @@ export class AgentsService {
       const outcome = await relayToAcp({ baseUrl: req.acpBaseUrl!, agentName: req.acpTargetAgentName!, content: req.content, timeoutMs: req.acpTimeoutMs! });
       this.store.setDelivery(id, outcome.status, outcome.error, outcome.runId);
     }
-    return this.store.sent(id);
+    return { ...this.store.sent(id), meta: { unknownRecipient } };
   }
 
   inbox(agentId: string, q: InboxQuery): InboxResponse {

@@ -1,6 +1,6 @@
 // The SQL of cross-agent presence (agent_presence, migration 005) and messages (agent_messages and
-// agent_message_acks, migration 010). Every read of messages is scoped to one reading agent here, so
-// no caller above can forget the scope.
+// agent_message_acks, migration 010; agent_message_deliveries, 011). Every read of messages is
+// scoped to one reading agent here, so no caller above can forget the scope.
 import type { Database } from "bun:sqlite";
 import type { AgentMessage, DeliveryStatus, MessageType, PresenceEntry } from "../../contracts/agents";
 
@@ -205,6 +205,53 @@ export class AgentStore {
       )
       .all(params)
       .map(toMessage);
+  }
+
+  /**
+   * Whether the daemon has seen `agentId` act: a session its hooks reported, presence, a message it
+   * sent, or a memory of its own (a live one: the partial index on memories covers only those).
+   */
+  knownAgent(agentId: string): boolean {
+    return (
+      this.db
+        .query<{ one: number }, [string]>(
+          `SELECT 1 AS one FROM sessions WHERE agent_id = ?1
+           UNION ALL SELECT 1 FROM agent_presence WHERE agent_id = ?1
+           UNION ALL SELECT 1 FROM agent_messages WHERE from_agent_id = ?1
+           UNION ALL SELECT 1 FROM memories WHERE agent_id = ?1 AND deleted_at IS NULL LIMIT 1`,
+        )
+        .get(agentId) !== null
+    );
+  }
+
+  /**
+   * The messages the prompt hook has yet to give one session of `scope.agentId`, oldest first: sent
+   * to the session, to the agent, or broadcast by another agent; not acknowledged, not given to this
+   * session yet, and not sent from it. A message to the agent (or a broadcast) reaches the sessions
+   * that had started when it first reached one of them: later sessions do not get old news again.
+   */
+  undelivered(scope: { agentId: string; sessionKey: string; sessionStartedAt: string }, limit: number): AgentMessage[] {
+    return this.db
+      .query<MessageRow, [Record<string, string | number>]>(
+        `SELECT m.*, 0 AS acked FROM agent_messages m
+         WHERE ((m.to_agent_id = $me AND (m.to_session_key IS NULL OR m.to_session_key = $session))
+                OR (m.broadcast = 1 AND m.from_agent_id != $me))
+           AND m.from_session_key IS NOT $session
+           AND NOT EXISTS (SELECT 1 FROM agent_message_acks a WHERE a.message_id = m.id AND a.agent_id = $me)
+           AND NOT EXISTS (SELECT 1 FROM agent_message_deliveries d WHERE d.message_id = m.id AND d.agent_id = $me AND d.session_key = $session)
+           AND COALESCE((SELECT MIN(d.delivered_at) FROM agent_message_deliveries d WHERE d.message_id = m.id AND d.agent_id = $me), $started) >= $started
+         ORDER BY m.id LIMIT $limit`,
+      )
+      .all({ $me: scope.agentId, $session: scope.sessionKey, $started: scope.sessionStartedAt, $limit: limit })
+      .map(toMessage);
+  }
+
+  /** Records that `ids` were given to one session of `agentId`. */
+  markDelivered(agentId: string, sessionKey: string, ids: number[], at: string): void {
+    const insert = this.db.query("INSERT OR IGNORE INTO agent_message_deliveries (message_id, agent_id, session_key, delivered_at) VALUES (?, ?, ?, ?)");
+    this.db.transaction(() => {
+      for (const id of ids) insert.run(id, agentId, sessionKey, at);
+    })();
   }
 
   /** Acknowledges, for `agentId`, those of `ids` it received; returns them. */

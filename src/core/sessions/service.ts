@@ -17,6 +17,8 @@ import { ContextBuilder, clip, memoryLine } from "./context";
 import { extractFromTranscript } from "./extraction";
 import { chooseInjections } from "./injection";
 import { heldByAnother, sessionOfAnotherAgent } from "./holder";
+import { messagesBlock, PENDING_LIMIT, unreadNote } from "./messages";
+import { AgentStore } from "../agents/store";
 import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
 import type { Database } from "bun:sqlite";
 
@@ -56,6 +58,8 @@ export interface SessionServiceOptions {
 
 export class SessionService {
   private readonly store: SessionStore;
+  /** Other agents' messages, which the prompt hook delivers to the session. */
+  private readonly messages: AgentStore;
   private readonly now: () => Date;
   /** Background extractions in flight, so stop() can end them and tests can wait for them. */
   private readonly extractions = new Set<Promise<void>>();
@@ -69,6 +73,7 @@ export class SessionService {
     private readonly options: SessionServiceOptions,
   ) {
     this.store = new SessionStore(db);
+    this.messages = new AgentStore(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -97,7 +102,10 @@ export class SessionService {
   private open(caller: Caller, key: string, req: HookRequest, reopen = false): SessionRow {
     const parentKey = req.parentSessionKey !== undefined ? normalizeSessionKey(req.parentSessionKey) : null;
     const at = this.now().toISOString();
-    const session = this.store.open({ key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, at }, reopen);
+    const session = this.store.open(
+      { key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, harnessProcess: req.harnessProcess, at },
+      reopen,
+    );
     if (!session) throw sessionOfAnotherAgent(key);
     return session;
   }
@@ -105,6 +113,18 @@ export class SessionService {
   private inject(session: SessionRow, via: InjectionVia, context: string, ids: string[]): HookContextResponse {
     this.store.recordInjected(session.key, session.agent_id, session.injection_window, via, ids, this.now().toISOString());
     return { context, memoryIds: ids, window: session.injection_window };
+  }
+
+  /** The messages this session has not been given yet. */
+  private pendingMessages(session: SessionRow) {
+    return this.messages.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
+  }
+
+  /** The block of messages for this prompt, marked delivered to the session as it is made. */
+  private deliverMessages(session: SessionRow): { context: string; ids: number[] } {
+    const block = messagesBlock(this.pendingMessages(session));
+    if (block.ids.length > 0) this.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString());
+    return block;
   }
 
   private sessionStart(caller: Caller, key: string, req: HookRequest): HookContextResponse {
@@ -117,6 +137,9 @@ export class SessionService {
       at: this.now().toISOString(),
     });
     const block = new ContextBuilder(this.options.sessionStartBudgetTokens, `# Signet memory (session ${key})`);
+    // First, so the budget never squeezes it out: a line, and the messages themselves come with the next prompt.
+    const unread = this.pendingMessages(session).length;
+    if (unread > 0) block.text("Messages", unreadNote(unread));
     for (const file of IDENTITY_FILES) {
       const text = this.readIdentityFile(file);
       if (text) block.text(file, text, IDENTITY_SHARE);
@@ -134,12 +157,24 @@ export class SessionService {
     const session = this.open(caller, key, req);
     // Each prompt is a presence heartbeat (crossAgent.presenceTtlS, docs/api.md#presence).
     this.store.touchPresence(key, session.agent_id, this.now().toISOString());
-    const prompt = req.prompt?.trim() ?? "";
+    // Taken and marked before anything is awaited, so two prompts at once never both get a message.
+    const messages = this.deliverMessages(session);
+    const memories = await this.promptMemories(caller, session, req.prompt?.trim() ?? "");
+    return {
+      context: [messages.context, memories.context].filter((c) => c !== "").join("\n\n"),
+      memoryIds: memories.memoryIds,
+      messageIds: messages.ids,
+      window: session.injection_window,
+    };
+  }
+
+  /** The memories that stand out for the prompt, recorded as injected. */
+  private async promptMemories(caller: Caller, session: SessionRow, prompt: string): Promise<HookContextResponse> {
     if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
     this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
     // Earlier prompts' memories are not given again. Session start's are: its block lists every
     // project memory, and the few this prompt needs are worth restating next to it.
-    const given = this.store.injectedIn(key, session.agent_id, session.injection_window, "session-start");
+    const given = this.store.injectedIn(session.key, session.agent_id, session.injection_window, "session-start");
     // Saved aggregates restate memories; the memories themselves go in (injection.ts decides which).
     const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS) }), AGGREGATE_TYPE);
     const chosen = chooseInjections(ranking, {
@@ -278,8 +313,9 @@ export class SessionService {
 
   // ---- sessions ----
 
-  list(caller: Caller, query: { active?: boolean; project?: string; limit: number }): SessionListResponse {
-    const sessions = this.store.list(caller.agentId, query).map(toSummary);
+  list(caller: Caller, query: { active?: boolean; project?: string; harness_process?: string; limit: number }): SessionListResponse {
+    const { harness_process: harnessProcess, ...filter } = query;
+    const sessions = this.store.list(caller.agentId, { ...filter, harnessProcess }).map(toSummary);
     return { sessions, count: sessions.length };
   }
 

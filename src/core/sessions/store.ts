@@ -1,4 +1,4 @@
-// SQL for sessions (migrations/005_sessions.sql): the sessions table, what reached each session
+// SQL for sessions (migrations/005_sessions.sql, 011): the sessions table, what reached each session
 // (session_memories), transcripts (FTS5), agent presence and memory feedback signals.
 import type { Database } from "bun:sqlite";
 import type { SessionMemory, SessionSummary } from "../../contracts/session";
@@ -32,6 +32,8 @@ export interface Opening {
   harness: string;
   project: string | null;
   parentKey: string | null;
+  /** The harness process the hook ran under (`<pid>:<start>`), when it reported one. */
+  harnessProcess?: string | null;
   at: string;
 }
 
@@ -82,14 +84,15 @@ export class SessionStore {
   open(o: Opening, reopen: boolean): SessionRow | null {
     this.db
       .query(
-        `INSERT INTO sessions (key, agent_id, harness, project, parent_key, started_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+        `INSERT INTO sessions (key, agent_id, harness, project, parent_key, harness_process, started_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?6)
          ON CONFLICT(key) DO UPDATE SET harness = excluded.harness,
            project = COALESCE(excluded.project, sessions.project), parent_key = COALESCE(excluded.parent_key, sessions.parent_key),
+           harness_process = COALESCE(excluded.harness_process, sessions.harness_process),
            updated_at = excluded.updated_at, ended_at = CASE WHEN ?7 THEN NULL ELSE sessions.ended_at END
          WHERE sessions.agent_id = excluded.agent_id`,
       )
-      .run(o.key, o.agentId, o.harness, o.project, o.parentKey, o.at, reopen ? 1 : 0);
+      .run(o.key, o.agentId, o.harness, o.project, o.parentKey, o.at, reopen ? 1 : 0, o.harnessProcess ?? null);
     return this.get(o.key, o.agentId);
   }
 
@@ -126,13 +129,17 @@ export class SessionStore {
       .run(at, key, agentId);
   }
 
-  list(agentId: string, filter: { active?: boolean; project?: string; limit: number }): SessionRow[] {
+  list(agentId: string, filter: { active?: boolean; project?: string; harnessProcess?: string; limit: number }): SessionRow[] {
     const where = ["s.agent_id = ?"];
     const params: (string | number)[] = [agentId];
     if (filter.active !== undefined) where.push(filter.active ? "s.ended_at IS NULL" : "s.ended_at IS NOT NULL");
     if (filter.project !== undefined) {
       where.push("s.project = ?");
       params.push(filter.project);
+    }
+    if (filter.harnessProcess !== undefined) {
+      where.push("s.harness_process = ?");
+      params.push(filter.harnessProcess);
     }
     params.push(filter.limit);
     return this.db

@@ -1,6 +1,7 @@
-// Invocation reports and usage analytics (docs/api.md#analytics): signet-mcp reports its own tool calls in
-// batches; the analytics routes answer from the in-memory store, the daily rollups (features, unused
-// tools) or the raw rows (one session's usage).
+// Invocation reports and usage analytics (docs/api.md#analytics): signet-mcp reports the calls to
+// Signet's own tools that made no API request (the daemon records the others as it answers them,
+// src/server/own-tool-calls.ts); the analytics routes answer from the in-memory store, the daily
+// rollups (features, unused tools) or the raw rows (one session's usage).
 import { Elysia } from "elysia";
 import {
   AlertsQuerySchema,
@@ -44,7 +45,7 @@ export function analyticsRoutes(ctx: DaemonContext) {
   return new Elysia()
     .post("/api/mcp/invocations", ({ body, request, set }): InvocationReportResponse => {
       const { invocations } = parseInput(InvocationReportRequestSchema, body, "invocation report");
-      // Calls to Signet's own tools, by the agent the reporter acts as.
+      // Calls to Signet's own tools that never reached the daemon, by the agent the reporter acts as.
       const { agentId } = callerFrom(request);
       const accepted = analytics.accepts("mcp") ? invocations : [];
       for (const inv of accepted) analytics.record({ ...inv, agentId, source: "mcp" });

@@ -15,7 +15,7 @@ import {
   jsonRpcError,
   shuttingDown,
 } from "../../mcp/http";
-import { MCP_PROVENANCE, createMcpServer, type OwnToolCall } from "../../mcp/server";
+import { MCP_PROVENANCE, createMcpServer, toolCallHeaders, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
 import { boundAgent, principalOf, setPrincipal, tokenIdOf, type Principal } from "../principal";
@@ -117,11 +117,10 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   );
   let inFlight = 0;
 
-  /** Calls to Signet's own tools are recorded here, in the daemon (source `mcp`). */
-  function recordFor(agentId: string | undefined, sessionKey: string | undefined) {
+  /** Calls to Signet's own tools that made no API request (the others are recorded as it is answered). */
+  function recordFor(agentId: string | undefined) {
     if (!ctx.analytics.accepts("mcp")) return undefined;
-    return (call: OwnToolCall) =>
-      ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? DEFAULT_AGENT_ID, sessionKey });
+    return (call: OwnToolCall) => ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? DEFAULT_AGENT_ID });
   }
 
   /** A server whose tools act as the caller, through the daemon's own API. */
@@ -133,9 +132,10 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       ...MCP_PROVENANCE,
       bridgeCallTimeoutMs: ctx.config.bridge.callTimeoutMs,
       fetch: inProcessFetch(options.handle, principal),
+      callHeaders: toolCallHeaders,
     });
     const role = principal?.kind === "token" ? principal.role : undefined;
-    return createMcpServer(client, { sessionKey, role }, recordFor(agentId, sessionKey));
+    return createMcpServer(client, { sessionKey, role }, { onLocalCall: recordFor(agentId) });
   }
 
   async function post(request: Request, url: URL): Promise<Response> {

@@ -1,0 +1,54 @@
+// What a running daemon records about itself in `.daemon/daemon.pid` (src/control/lock.ts writes
+// it once it listens, and takes it away when it stops), and how a client finds that daemon from it:
+// every CLI command, `signet hook` and signet-mcp look here before they fall back to the configured
+// port, so a daemon started on another port is still the one its data directory's clients reach.
+import { readFileSync } from "node:fs";
+import { parseDaemonUrl } from "./daemon-url";
+import { daemonFiles } from "./paths";
+
+export interface PidInfo {
+  pid: number;
+  port: number;
+  url: string;
+  startedAt: string;
+  version: string;
+}
+
+/** The record, or null when there is none or it cannot be read. */
+export function readPidFile(dataDir: string): PidInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(daemonFiles(dataDir).pid, "utf8")) as PidInfo;
+    return Number.isInteger(info?.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` is a process of this account: a signal 0, no more (another account's pid is not our daemon). */
+function ours(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the data directory's daemon runs now, as a client reaches it: the recorded URL, with a
+ * wildcard bind (`0.0.0.0`, `::`) reached at 127.0.0.1. Undefined when no record names a live
+ * process. One small file read and one signal 0: no request, so it costs a hook nothing it would
+ * notice. A record left by a daemon that was killed names a process that is gone; the client still
+ * has the daemon prove its identity before it sends anything (src/client/client.ts).
+ */
+export function runningDaemonUrl(dataDir: string): string | undefined {
+  const info = readPidFile(dataDir);
+  if (!info || info.pid <= 0 || !ours(info.pid)) return undefined;
+  try {
+    const url = new URL(info.url);
+    const host = url.hostname === "0.0.0.0" || url.hostname === "[::]" ? "127.0.0.1" : url.hostname;
+    return parseDaemonUrl(`http://${host}:${info.port}`);
+  } catch {
+    return undefined;
+  }
+}
