@@ -225,7 +225,7 @@ describe("answer size", () => {
     for (const [content, type, tags] of FIFTEEN) await callOk(client, "memory_store", { content, type, tags });
     const { text, structured } = await callOk(client, "memory_list", {});
     expect(structured.memories).toHaveLength(15);
-    // Before this change the tool answered exactly this: its answer as indented JSON text.
+    // The whole answer as indented JSON text, which is what a tool without a text rendering would send.
     const before = JSON.stringify(structured, null, 2).length;
     const after = text.length;
     const contents = FIFTEEN.reduce((sum, [content]) => sum + content.length, 0);
