@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CodeBlastRequestSchema, CodeSearchRequestSchema, type CodeEdge, type CodeSymbolRef } from "../../src/contracts/code";
 import { indexProject, type IndexRun } from "../../src/core/code/indexer";
-import { parseGitignore } from "../../src/core/code/ignore";
 import { identifierParts } from "../../src/core/code/names";
 import { blastRadius, sharedConstants, symbolContext } from "../../src/core/code/queries";
 import { searchSymbols } from "../../src/core/code/search";
@@ -176,17 +175,6 @@ describe("indexing the fixture", () => {
 });
 
 describe("which files", () => {
-  test(".gitignore rules: anchored, unanchored, directories, negation, globs", () => {
-    const rules = parseGitignore("# c\n/build\n*.gen.ts\ncache/\n!keep.gen.ts\nsrc/**/tmp\n");
-    const matches = (path: string) => rules.filter((r) => r.regex.test(path)).map((r) => !r.negated).pop() ?? false;
-    expect(matches("build")).toBe(true);
-    expect(matches("sub/build")).toBe(false);
-    expect(matches("a/b/x.gen.ts")).toBe(true);
-    expect(matches("keep.gen.ts")).toBe(false);
-    expect(matches("src/a/b/tmp")).toBe(true);
-    expect(matches("cache/x.ts")).toBe(true);
-  });
-
   test("ignored and node_modules files are left out; a path inside node_modules may be indexed explicitly", async () => {
     const paths = db.query<{ path: string }, []>("SELECT path FROM files").all().map((r) => r.path);
     expect(paths.some((p) => p.startsWith("generated/") || p.startsWith("node_modules/"))).toBe(false);

@@ -1,8 +1,7 @@
-// Chunking (src/core/sources/chunk.ts) on known files: boundaries and line ranges exactly, and the
-// .gitignore rules (src/core/sources/ignore.ts).
+// Chunking (src/core/sources/chunk.ts) on known files: boundaries and line ranges exactly. The
+// .gitignore rules are checked against git in file-walk.test.ts.
 import { describe, expect, test } from "bun:test";
 import { MAX_CHUNK_CHARS, chunkText } from "../../src/core/sources/chunk";
-import { IgnoreRules } from "../../src/core/sources/ignore";
 
 /** A line of exactly `n` characters. */
 const line = (word: string, n: number) => `${word} `.repeat(n).slice(0, n);
@@ -110,23 +109,5 @@ describe("chunking", () => {
   test("an empty or blank file has no chunk", () => {
     expect(chunkText("", "text")).toEqual([]);
     expect(chunkText("\n\n  \n", "markdown")).toEqual([]);
-  });
-});
-
-describe(".gitignore rules", () => {
-  const rules = new IgnoreRules(["# comment", "*.log", "/build", "cache/", "docs/*.tmp", "!keep.log", ""].join("\n"));
-  test.each([
-    ["a.log", false, true],
-    ["deep/x/a.log", false, true],
-    ["keep.log", false, false],
-    ["build", true, true],
-    ["src/build", true, undefined],
-    ["cache", true, true],
-    ["cache", false, undefined],
-    ["docs/a.tmp", false, true],
-    ["src/docs/a.tmp", false, undefined],
-    ["readme.md", false, undefined],
-  ])("%s (dir: %p) -> %p", (path, isDir, verdict) => {
-    expect(rules.verdict(path, isDir)).toBe(verdict);
   });
 });

@@ -1,0 +1,100 @@
+// The files of a directory tree that git would not ignore (docs/code.md#indexing,
+// docs/api.md#sources), shared by document sources and the code index: every .gitignore in the tree
+// applies to its directory and below (gitignore.ts), and directories with a name the caller skips
+// are not entered below the root. Directories are entered only as what they are (never through a
+// link), each once, in name order; everything else in them (files, links, pipes, devices, sockets)
+// is handed to the caller, which decides what it takes and how it reads it. A .gitignore is read
+// by the caller's reader too, so both read it with the care they read any file with.
+import { lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
+import { join } from "node:path";
+import type { Ignore } from "ignore";
+import { withGitignore } from "./gitignore";
+
+/** A directory entry that is not a directory and that no .gitignore excludes. */
+export interface TreeEntry {
+  kind: "entry";
+  path: string;
+  /** Relative to the root, with `/` between names. */
+  relative: string;
+  /** What the directory listing said it is: a file, a link, a pipe, a device or a socket. */
+  dirent: Dirent;
+}
+
+/** A directory that is not walked: it cannot be listed, it is not a directory (any more), or its .gitignore cannot be read. */
+export type TreeProblem =
+  | { kind: "unreadable"; path: string; error: unknown }
+  | { kind: "not-a-directory"; path: string; stats: Stats }
+  | { kind: "ignore-file"; path: string; error: unknown };
+
+export interface WalkOptions {
+  /** Directory names never entered below the root. */
+  skipDirs: ReadonlySet<string>;
+  /**
+   * The text of the .gitignore at `path`, or null to take it as absent. A throw skips its
+   * directory: its lines say what must not be taken, and without them nothing there is.
+   */
+  readIgnoreFile: (path: string) => string | null;
+}
+
+const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** The entries under `root` (a directory), depth first in name order, and the directories left out. */
+export function* walkTree(root: string, options: WalkOptions): Generator<TreeEntry | TreeProblem> {
+  // Directories entered, by device and inode: one swapped for a link to another is not walked twice.
+  const entered = new Set<string>();
+  // The directories being walked, innermost last, each with its entries and the next one to look at.
+  const open: { relative: string; dir: string; rules: Ignore | null; entries: Dirent[]; next: number }[] = [];
+
+  /** Opens `dir` for the walk, or says why it is left out. */
+  const enter = (dir: string, relative: string, inherited: Ignore | null): TreeProblem | undefined => {
+    let st: Stats;
+    try {
+      st = lstatSync(dir);
+    } catch (error) {
+      return { kind: "unreadable", path: dir, error };
+    }
+    // A directory replaced by a link (or anything else) after its parent was listed.
+    if (!st.isDirectory()) return { kind: "not-a-directory", path: dir, stats: st };
+    const key = `${st.dev}:${st.ino}`;
+    if (entered.has(key)) return;
+    entered.add(key);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      return { kind: "unreadable", path: dir, error };
+    }
+    let rules = inherited;
+    if (entries.some((e) => e.name === ".gitignore" && !e.isDirectory())) {
+      const path = join(dir, ".gitignore");
+      let text: string | null;
+      try {
+        text = options.readIgnoreFile(path);
+      } catch (error) {
+        return { kind: "ignore-file", path, error };
+      }
+      if (text !== null) rules = withGitignore(rules, relative, text);
+    }
+    open.push({ relative, dir, rules, entries: entries.sort(byName), next: 0 });
+  };
+
+  const problem = enter(root, "", null);
+  if (problem) yield problem;
+  while (open.length > 0) {
+    const at = open[open.length - 1]!;
+    const entry = at.entries[at.next++];
+    if (!entry) {
+      open.pop();
+      continue;
+    }
+    const path = at.relative === "" ? entry.name : `${at.relative}/${entry.name}`;
+    if (entry.isDirectory()) {
+      // The package tells a directory by its trailing slash: `name/` patterns match only those.
+      if (options.skipDirs.has(entry.name) || at.rules?.ignores(`${path}/`)) continue;
+      const left = enter(join(at.dir, entry.name), path, at.rules);
+      if (left) yield left;
+    } else if (!at.rules?.ignores(path)) {
+      yield { kind: "entry", path: join(at.dir, entry.name), relative: path, dirent: entry };
+    }
+  }
+}
