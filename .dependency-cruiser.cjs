@@ -38,6 +38,20 @@ module.exports = {
       to: { path: "^src/(server|mcp|cli|control|client|harness)/" },
     },
     {
+      name: "present-renders-from-contracts-and-core",
+      severity: "error",
+      comment: "src/present turns the API's answers into text for the CLI and MCP: it knows the answers (contracts) and core's pure text helpers, no surface",
+      from: { path: "^src/present/" },
+      to: { path: ours, pathNot: "^src/(present|contracts|core)/" },
+    },
+    {
+      name: "only-the-cli-and-mcp-render",
+      severity: "error",
+      comment: "src/present sits below the CLI and MCP adapters and above core: core and the daemon never render an answer as text",
+      from: { path: ours, pathNot: "^src/(cli|mcp|present)/" },
+      to: { path: "^src/present/" },
+    },
+    {
       name: "core-uses-the-logger-it-is-given",
       severity: "error",
       comment: "core takes a Logger as an option (docs/architecture.md#dependencies): it imports the type, never makes one",

@@ -274,7 +274,6 @@ async function paraphrase(): Promise<ParaphraseFigures> {
     dbFile,
     scratch,
     DEFAULT_PROVIDER,
-    {},
     async ({ recall }) => {
       const per: Record<"paraphrase" | "lexical", { r5d: number; r10d: number; r5: number; r10: number; rr: number }[]> = { paraphrase: [], lexical: [] };
       const ask = async (body: Record<string, unknown>) => {

@@ -1,12 +1,12 @@
 // RecallService in the benchmark's own process, wired as src/server/daemon.ts wires it (openDatabase
 // + migrate, MemoryService, EmbeddingWorker over createEmbedder(config.embedding), AccessLog), on a
-// database file of its own: for measuring ranking variants without a daemon per variant.
+// database file of its own: for measuring recall with a given provider without a daemon per run.
 import { loadConfig } from "../../src/config/load";
 import { createEmbedder } from "../../src/core/embed/factory";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
-import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
+import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../../src/db/open";
 import { createLogger } from "../../src/logger";
@@ -27,7 +27,6 @@ export async function withInProcessRecall<T>(
   dbFile: string,
   scratch: string,
   provider: string,
-  options: RecallServiceOptions,
   fn: (r: InProcessRecall) => Promise<T>,
   settings: { drainTimeoutMs: number; progress: (line: string) => void },
 ): Promise<T> {
@@ -37,7 +36,7 @@ export async function withInProcessRecall<T>(
   const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
   const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
   const accessLog = new AccessLog(db, createLogger("daemon"));
-  const recall = new RecallService(db, memory, embeddings, accessLog, options);
+  const recall = new RecallService(db, memory, embeddings, accessLog);
   embeddings.start();
   try {
     await recall.start();

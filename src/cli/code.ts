@@ -10,7 +10,7 @@ import {
   CodeSearchRequestSchema,
 } from "../contracts/code";
 import { defined, parseInput } from "../contracts/parse";
-import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../mcp/code-answer";
+import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
 import { num } from "./flags";

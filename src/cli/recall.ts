@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { parseInput, defined } from "../contracts/parse";
 import { RecallRequestSchema, type RecallResponse } from "../contracts/recall";
-import { recallBrief } from "../mcp/brief";
+import { recallBrief } from "../present/recall";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ApiError } from "../client/client";
 import { defined } from "../contracts/parse";
-import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "./code-answer";
+import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { READS, ToolFailure, defineTool, rendered, type Tool, type ToolContext } from "./tool";
 
 /** A not_found from the daemon (no project indexed, its index missing) is the whole answer: said as is. */

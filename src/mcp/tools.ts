@@ -10,7 +10,7 @@ import { BRIDGE_TOOLS } from "./bridge-tools";
 import { SESSION_TOOLS } from "./session-tools";
 import { AGENT_TOOLS } from "./agent-tools";
 import { CODE_TOOLS } from "./code-tools";
-import { recallBrief } from "./brief";
+import { recallBrief } from "../present/recall";
 import { SOURCE_SEARCH_TOOL } from "./source-search";
 import {
   LIST_OUTPUT,

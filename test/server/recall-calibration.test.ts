@@ -13,7 +13,7 @@ import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
-import { recallBrief } from "../../src/mcp/brief";
+import { recallBrief } from "../../src/present/recall";
 import { makeGenerator } from "../../scripts/lib/content";
 import { NO_ANSWER_QUERIES } from "../../scripts/lib/no-answer";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";

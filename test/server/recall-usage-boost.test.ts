@@ -54,7 +54,7 @@ describe("the usage boost", () => {
     const { db, memory, analytics, log } = d.daemon.context;
     const boost = new UsageBoost(() => analytics.features().servers, { refreshMs: 0 });
     const accessLog = new AccessLog(db, log);
-    const recall = new RecallService(db, memory, null, accessLog, { usageOrder: boost.order, legs: "keyword" });
+    const recall = new RecallService(db, memory, null, accessLog, { usageOrder: boost.order });
     const caller = { agentId: "default", actor: null, actorType: null, runtimePath: null };
     const ask = () => recall.recall(caller, RecallRequestSchema.parse({ query: "backup schedule report restore", minScore: 0 }));
     const m = await memories(["backup", "schedule", "report", "restore"], "ghp");

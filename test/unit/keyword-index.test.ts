@@ -134,9 +134,8 @@ describe("KeywordIndex", () => {
     for (let i = 0; i < 40; i++) index.set(doc(++seq, `pottery kiln firing schedule ${i}`, { project: "studio" }));
     const terms = ["melani", "potteri"];
     const scope = { agentIds: ["default"], project: "chat" };
+    // Over the whole store's statistics (FTS5's) her name would be the rare word, and a short remark of hers would win.
     expect(index.search(terms, 1, scope)[0]!.seq).toBe(pottery);
-    // The store's statistics (FTS5's) make her name the rare word, and a short remark of hers wins.
-    expect(index.search(terms, 1, scope, undefined, "store")[0]!.seq).not.toBe(pottery);
   });
 
   test("owner codes stay distinct past 65,536 agents", () => {

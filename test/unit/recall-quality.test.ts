@@ -1,7 +1,9 @@
-// Recall quality mechanisms on a real database with the real builtin model (no mocks):
-// query-adaptive fusion (fusion.ts), session neighbours in the order and the lifts they are lent with (neighbours.ts), keyword-leg
-// expansion (expansion.ts) and the keyword leg's statistics of the memories searched (keyword-index.ts). Each service here differs from its twin by one option, over the same
-// memories and vectors, so a test fails when its mechanism is switched off.
+// Recall quality mechanisms on a real database, with the real builtin model or keyword-only (no
+// mocks): query-adaptive fusion (fusion.ts), session neighbours in the order and the lifts they are
+// lent with (neighbours.ts), the named author's lift and own memories (scoring.ts, service.ts),
+// keyword-leg expansion (expansion.ts) and the keyword leg's statistics of the memories searched
+// (keyword-index.ts). Each store is built so that the answer a test expects is found only through
+// its mechanism: without it the test fails.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -13,10 +15,10 @@ import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { EXPANSION_WEIGHT, expands, feedbackTerms, WEAK_KEYWORD_EVIDENCE } from "../../src/core/recall/expansion";
-import { FIXED_VECTOR_WEIGHT, vectorWeight } from "../../src/core/recall/fusion";
+import { vectorWeight } from "../../src/core/recall/fusion";
 import { KeywordIndex } from "../../src/core/recall/keyword-index";
 import { withNeighbours, type NeighbourPolicy } from "../../src/core/recall/neighbours";
-import { RecallService, type RecallServiceOptions } from "../../src/core/recall/service";
+import { RecallService } from "../../src/core/recall/service";
 import { keywordColumns } from "../../src/core/recall/text";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -28,15 +30,13 @@ const caller: Caller = { agentId: "default", actor: "test", actorType: null, run
 
 describe("vectorWeight (fusion.ts)", () => {
   test("weak keyword evidence hands the order to the vector leg; a full or identifier match keeps it with keywords", () => {
-    const none = vectorWeight("adaptive", { best: 0, identifier: false });
-    const half = vectorWeight("adaptive", { best: 0.5, identifier: false });
-    const full = vectorWeight("adaptive", { best: 1, identifier: false });
+    const none = vectorWeight({ best: 0, identifier: false });
+    const half = vectorWeight({ best: 0.5, identifier: false });
+    const full = vectorWeight({ best: 1, identifier: false });
     expect(none).toBeGreaterThan(half);
     expect(half).toBeGreaterThan(full);
-    expect(none).toBeGreaterThan(FIXED_VECTOR_WEIGHT);
-    expect(full).toBeLessThan(FIXED_VECTOR_WEIGHT);
-    expect(vectorWeight("adaptive", { best: 0, identifier: true })).toBe(full);
-    expect(vectorWeight("fixed", { best: 0, identifier: false })).toBe(FIXED_VECTOR_WEIGHT);
+    expect(full).toBeGreaterThan(0);
+    expect(vectorWeight({ best: 0, identifier: true })).toBe(full);
   });
 });
 
@@ -62,12 +62,11 @@ describe("feedbackTerms (expansion.ts)", () => {
 });
 
 describe("expands (expansion.ts)", () => {
-  test("by default only a first pass with weak keyword evidence searches again", () => {
-    expect(expands("weak", 0.2)).toBe(true);
-    expect(expands("weak", WEAK_KEYWORD_EVIDENCE)).toBe(false);
-    expect(expands("weak", 1)).toBe(false);
-    expect(expands("always", 1)).toBe(true);
-    expect(expands("off", 0)).toBe(false);
+  test("only a first pass with weak keyword evidence searches again", () => {
+    expect(expands(0)).toBe(true);
+    expect(expands(0.2)).toBe(true);
+    expect(expands(WEAK_KEYWORD_EVIDENCE)).toBe(false);
+    expect(expands(1)).toBe(false);
   });
 });
 
@@ -75,7 +74,7 @@ describe("withNeighbours (neighbours.ts)", () => {
   type Item = { row: { seq: number }; rank: number; relevance: number };
   const item = (seq: number, rank: number, relevance = rank): Item => ({ row: { seq }, rank, relevance });
   const enter = (_hit: Item, row: { seq: number }): Item => ({ row, rank: 0, relevance: 0 });
-  const policy: NeighbourPolicy = { depth: 10, window: 2, share: 0.5, mode: "combine" };
+  const policy: NeighbourPolicy = { depth: 10, window: 2, share: 0.5 };
   // Memory 1's neighbours are 2 (not found by the legs), 4 (found, far down) and 5 (two turns away,
   // not found); memory 3's is 6, a weak match of its own.
   const neighboursOf = () =>
@@ -101,10 +100,6 @@ describe("withNeighbours (neighbours.ts)", () => {
     expect(by(out, 4).relevance).toBeCloseTo(0.1 + 0.3 * 0.9, 10); // never above own + lent
     expect(by(out, 6).rank).toBeCloseTo(0.3 + 0.2 * 0.7, 10); // two matches side by side: 6 now above 3
     expect(out.findIndex((r) => r.row.seq === 6)).toBeLessThan(out.findIndex((r) => r.row.seq === 3));
-    // The "max" rule leaves a match's relevance its own and its rank the better one.
-    const max = withNeighbours(ranked, { ...policy, mode: "max" }, neighboursOf, enter, () => true, noLift);
-    expect(by(max, 4).relevance).toBe(0.1);
-    expect(by(max, 6).rank).toBe(0.3);
   });
 
   test("only the best `depth` hits lend", () => {
@@ -139,41 +134,44 @@ describe("withNeighbours (neighbours.ts)", () => {
 interface Harness {
   db: Database;
   memory: MemoryService;
-  embeddings: EmbeddingWorker;
-  service(options: RecallServiceOptions): RecallService;
-  ranks(recall: RecallService, query: string, extra?: Record<string, unknown>): Promise<{ id: string; content: string; score: number }[]>;
+  /** The builtin model's worker; null for a keyword-only store (the provider none). */
+  embeddings: EmbeddingWorker | null;
+  /** A recall service as the daemon makes one, its keyword index loaded. */
+  service(): Promise<RecallService>;
+  ranks(recall: RecallService, query: string, extra?: Record<string, unknown>): Promise<{ id: string; content: string; score: number; who: string | null }[]>;
   close(): Promise<void>;
 }
 
-async function harness(): Promise<Harness> {
+async function harness(provider: "builtin" | "none" = "builtin"): Promise<Harness> {
   const dir = tempDir("signet-recall-quality-");
   const db = openDatabase(join(dir, "memories.db"));
   migrate(db);
-  const embeddings = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
+  const embeddings = provider === "builtin" ? new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder()) : null;
   const services: RecallService[] = [];
   const memory = new MemoryService(db, {
     onChange: (c) => {
-      embeddings.onChange(c);
+      embeddings?.onChange(c);
       for (const s of services) s.onChange(c);
     },
   });
   const accessLog = new AccessLog(db, recordingLogger().log);
-  embeddings.start();
+  embeddings?.start();
   return {
     db,
     memory,
     embeddings,
-    service(options) {
-      const s = new RecallService(db, memory, embeddings, accessLog, options);
+    async service() {
+      const s = new RecallService(db, memory, embeddings, accessLog);
       services.push(s);
+      await s.start();
       return s;
     },
     async ranks(recall, query, extra = {}) {
       const r = await recall.recall(caller, RecallRequestSchema.parse({ query, minScore: 0, limit: 10, ...extra }));
-      return r.results.map((x) => ({ id: x.id, content: x.content, score: x.score }));
+      return r.results.map((x) => ({ id: x.id, content: x.content, score: x.score, who: x.who }));
     },
     async close() {
-      await embeddings.stop();
+      await embeddings?.stop();
       accessLog.flush();
       db.close();
       rmSync(dir, { recursive: true, force: true });
@@ -182,33 +180,31 @@ async function harness(): Promise<Harness> {
 }
 
 async function embedded(h: Harness): Promise<void> {
+  const worker = h.embeddings!;
   for (let i = 0; i < 600; i++) {
-    const s = h.embeddings.status();
-    if (s.model !== null && s.ok && s.pending === 0 && h.embeddings.vectors) return;
+    const s = worker.status();
+    if (s.model !== null && s.ok && s.pending === 0 && worker.vectors) return;
     await Bun.sleep(100);
   }
-  throw new Error(`not embedded: ${JSON.stringify(h.embeddings.status())}`);
+  throw new Error(`not embedded: ${JSON.stringify(worker.status())}`);
 }
+
+const remember = (h: Harness, body: Record<string, unknown>) => h.memory.remember(caller, RememberRequestSchema.parse(body));
 
 describe("recall with the builtin model", () => {
   let h: Harness;
-  let adaptive: RecallService;
-  let fixed: RecallService;
-  let noNeighbours: RecallService;
-  let expanding: RecallService;
-  let noAuthor: RecallService;
-  let noExpansion: RecallService;
+  let recall: RecallService;
 
   beforeAll(async () => {
     h = await harness();
     // The developer memories of the benchmark's paraphrase set (scripts/data/paraphrase-dev.json),
     // among 300 of the synthetic engineering corpus the benchmarks use.
     const gen = makeGenerator(7);
-    for (let i = 0; i < 300; i++) h.memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
+    for (let i = 0; i < 300; i++) remember(h, JSON.parse(gen()));
     const set = JSON.parse(readFileSync(join(import.meta.dir, "../../scripts/data/paraphrase-dev.json"), "utf8")) as {
       memories: { content: string; tags?: string[] }[];
     };
-    for (const m of set.memories) h.memory.remember(caller, RememberRequestSchema.parse({ content: m.content, tags: m.tags ?? [] }));
+    for (const m of set.memories) remember(h, { content: m.content, tags: m.tags ?? [] });
     // A session: a question, the answer that shares none of its words, and small talk.
     const session = { sessionKey: "chat-1", createdAt: "2026-01-05T10:00:00.000Z" };
     for (const content of [
@@ -216,20 +212,8 @@ describe("recall with the builtin model", () => {
       "Lee: We went with react-day-picker after comparing three of them.",
       "Sam: Nice, see you at lunch.",
     ])
-      h.memory.remember(caller, RememberRequestSchema.parse({ content, ...session }));
-    // The same remark by two authors; the later one wins a tie.
-    for (const [content, who] of [
-      ["Long runs by the lake help me unwind after work.", "Priya"],
-      ["Long runs by the river help me unwind after work.", "Tom"],
-    ])
-      h.memory.remember(caller, RememberRequestSchema.parse({ content, who }));
-    adaptive = h.service({});
-    fixed = h.service({ fusion: "fixed" });
-    noNeighbours = h.service({ neighbours: false });
-    expanding = h.service({ expansion: "always" });
-    noAuthor = h.service({ author: 0 });
-    noExpansion = h.service({ expansion: "off" });
-    for (const s of [adaptive, fixed, noNeighbours, expanding, noAuthor, noExpansion]) await s.start();
+      remember(h, { content, ...session });
+    recall = await h.service();
     await embedded(h);
   }, 120_000);
 
@@ -238,28 +222,24 @@ describe("recall with the builtin model", () => {
   });
 
   test("a paraphrase with no shared rare word finds its memory first once keyword noise weighs less", async () => {
+    // A fixed vector weight of 0.3 hands the second's order to the keyword leg's common words.
     for (const [query, answer] of [
       ["How often do we publish the phone app?", "Mobile app versions go out every second Tuesday"],
       ["Why is Hana gone in the afternoon some days?", "Hana leaves early on Tuesdays to pick up her daughter from school"],
     ]) {
-      expect((await h.ranks(adaptive, query!))[0]?.content).toBe(answer!);
+      expect((await h.ranks(recall, query!))[0]?.content).toBe(answer!);
     }
-    // The fixed weight hands the order to the keyword leg's common words.
-    const hana = "Hana leaves early on Tuesdays to pick up her daughter from school";
-    expect((await h.ranks(fixed, "Why is Hana gone in the afternoon some days?"))[0]?.content).not.toBe(hana);
   });
 
   test("an exact identifier match still ranks first", async () => {
-    for (const s of [adaptive, expanding]) {
-      const top = (await h.ranks(s, "why is test_payment_refund red again?"))[0];
-      expect(top?.content).toContain("test_payment_refund");
-    }
+    const top = (await h.ranks(recall, "why is test_payment_refund red again?"))[0];
+    expect(top?.content).toContain("test_payment_refund");
   });
 
   test("the neighbour that answers a question joins the results, after the hit that brought it", async () => {
     const query = "What did Sam ask about the library choice?";
     const answer = "Lee: We went with react-day-picker after comparing three of them.";
-    const withN = await h.ranks(adaptive, query, { limit: 3 });
+    const withN = await h.ranks(recall, query, { limit: 3 });
     const hit = withN.findIndex((r) => r.content.startsWith("Sam: Which library"));
     const n = withN.findIndex((r) => r.content === answer);
     expect(hit).toBe(0);
@@ -267,56 +247,58 @@ describe("recall with the builtin model", () => {
     // With no evidence of its own it scores half its hit's relevance: a loose hit cannot lift its
     // neighbour over the minimum score.
     expect(withN[n]!.score).toBeLessThanOrEqual(withN[hit]!.score * 0.5 + 1e-4);
-    expect((await h.ranks(noNeighbours, query, { limit: 3 })).map((r) => r.content)).not.toContain(answer);
+  });
+});
+
+describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let recall: RecallService;
+
+  beforeAll(async () => {
+    // Keyword-only: with vectors, the search among the named author's own memories would find hers
+    // by a second leg (see below).
+    h = await harness("none");
+    // The same remark by two authors, alike in all else (in two projects: the same text in one is one
+    // memory); Tom's is the later, which wins a tie.
+    for (const [who, project, createdAt] of [
+      ["Priya", "home", "2020-03-01T09:00:00.000Z"],
+      ["Tom", "work", "2020-03-01T09:01:00.000Z"],
+    ])
+      remember(h, { content: "Long runs by the lake help me unwind after work.", who, project, createdAt });
+    remember(h, { content: "The billing cron job runs at midnight UTC.", who: "Ana" });
+    recall = await h.service();
+  });
+
+  afterAll(async () => {
+    await h?.close();
   });
 
   test("what the query's named author said ranks first; the score stays the text's", async () => {
-    const query = "How does Priya unwind after work?";
-    const lifted = await h.ranks(adaptive, query, { limit: 2 });
-    const plain = await h.ranks(noAuthor, query, { limit: 2 });
-    expect(lifted[0]!.content).toContain("lake"); // Priya's
-    expect(plain[0]!.content).toContain("river"); // Tom's, without the lift
-    const score = (rs: typeof plain) => rs.find((r) => r.content.includes("lake"))!.score;
-    expect(score(lifted)).toBeLessThanOrEqual(score(plain));
-  });
-
-  test("the default expands a query with weak keyword evidence and leaves a word-for-word one alone", async () => {
-    // The candidates the legs found, as a set: the order also moves with access counts, which each recall bumps.
-    const ids = async (s: RecallService, q: string) => (await h.ranks(s, q, { limit: 100 })).map((r) => r.id).sort();
-    const weak = "Why is Hana gone in the afternoon some days?";
-    expect(await ids(expanding, weak)).not.toEqual(await ids(noExpansion, weak)); // RM3 finds other memories here
-    expect(await ids(adaptive, weak)).toEqual(await ids(expanding, weak));
-    const strong = "why is test_payment_refund red again?";
-    expect(await ids(adaptive, strong)).toEqual(await ids(noExpansion, strong));
+    const [first, second] = await h.ranks(recall, "How does Priya unwind after work?");
+    expect(first!.who).toBe("Priya");
+    expect(second!.who).toBe("Tom");
+    // The same text is the same evidence: the lift moved Priya's up, not her score.
+    expect(first!.score).toBe(second!.score);
   });
 });
 
 describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
-  let own: RecallService;
-  let everyone: RecallService;
+  let recall: RecallService;
   const query = "What does Noor do at the weekend?";
   const answer = "Saturdays I fix up old valve radios in the garage.";
+  // Everything the legs find: the candidates, not only the first ten.
+  const all = { limit: 100 };
 
   beforeAll(async () => {
     h = await harness();
-    // Noor's answer shares no word with the question, and her name is only in `who`; others' remarks
-    // about weekends are closer to the question in meaning.
-    for (const [content, who] of [
-      [answer, "Noor"],
-      ["The billing cron job runs at midnight UTC.", "Noor"],
-      ["I reviewed the pull request for the login page.", "Noor"],
-      ["Tom spends every weekend sailing on the bay.", "Tom"],
-      ["At the weekend Tom visits his parents in the countryside.", "Tom"],
-      ["Weekends are for hiking in the hills, says Ana.", "Ana"],
-      ["Ana likes to sleep late at the weekend.", "Ana"],
-      ["Lee plays football with friends every Sunday.", "Lee"],
-    ])
-      h.memory.remember(caller, RememberRequestSchema.parse({ content, who }));
-    // Legs three deep, so that everyone's weekend remarks fill the vector leg in this small store.
-    own = h.service({ legDepth: 3, authorDepth: 3 });
-    everyone = h.service({ legDepth: 3, authorDepth: 0 });
-    for (const s of [own, everyone]) await s.start();
+    // Noor's answer shares no word with the question, and her name is only in `who`; more than a
+    // leg's 50 candidates of others' weekends are closer to the question in meaning.
+    for (const content of [answer, "The billing cron job runs at midnight UTC.", "I reviewed the pull request for the login page."]) remember(h, { content, who: "Noor" });
+    const people = ["Tom", "Ana", "Lee", "Sam", "Kenji", "Maria", "Omar", "Lena", "Raj", "Ivy"];
+    const pastimes = ["goes sailing on the bay", "visits family in the countryside", "hikes in the hills", "sleeps late", "plays football with friends", "bakes bread", "reads in the park"];
+    for (const who of people) for (const pastime of pastimes) remember(h, { content: `At the weekend ${who} ${pastime}.`, who });
+    recall = await h.service();
     await embedded(h);
   }, 120_000);
 
@@ -325,16 +307,12 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
   });
 
   test("the vector leg also searches the named author's memories, so her answer in other words is found", async () => {
-    expect((await h.ranks(everyone, query)).map((r) => r.content)).not.toContain(answer);
-    expect((await h.ranks(own, query)).map((r) => r.content)).toContain(answer);
+    expect((await h.ranks(recall, query, all)).map((r) => r.content)).toContain(answer);
   });
 
   test("a query naming no author, or filtered to one already, searches nothing more", async () => {
-    const plain = "What do people do at the weekend?";
-    // As sets: the order also moves with access counts, which each recall bumps.
-    const ids = async (s: RecallService, q: string) => (await h.ranks(s, q)).map((r) => r.id).sort();
-    expect(await ids(own, plain)).toEqual(await ids(everyone, plain));
-    const filtered = (await h.ranks(own, query, { who: "Tom" })).map((r) => r.content);
+    expect((await h.ranks(recall, "What do people do at the weekend?", all)).map((r) => r.content)).not.toContain(answer);
+    const filtered = (await h.ranks(recall, query, { ...all, who: "Tom" })).map((r) => r.content);
     expect(filtered.length).toBeGreaterThan(0);
     expect(filtered).not.toContain(answer);
   });
@@ -342,16 +320,15 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
 
 describe("a session neighbour is lent with its own order lifts, not its hit's (neighbours.ts, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
-  let own: RecallService;
-  let hits: RecallService;
+  let recall: RecallService;
   const query = "What did Priya suggest for the dashboard charting library?";
-  const reply = "Recharts worked well for us last year.";
+  const reply = "The one we used last year worked well for us.";
   const smallTalk = "Morning all, coffee first.";
 
   beforeAll(async () => {
-    h = await harness();
-    // Tom's question is the hit; Priya's reply after it shares none of the query's words, nor does
-    // Tom's small talk before it.
+    // Keyword-only: the neighbours share none of the query's words, so only what they are lent orders them.
+    h = await harness("none");
+    // Tom's question is the hit; Priya's reply after it and Tom's small talk before it are one turn away.
     const session = { sessionKey: "chat-2", createdAt: "2026-01-06T09:00:00.000Z" };
     for (const [content, who] of [
       [smallTalk, "Tom"],
@@ -360,68 +337,89 @@ describe("a session neighbour is lent with its own order lifts, not its hit's (n
       ["The billing cron job runs at midnight UTC.", "Ana"],
       ["I reviewed the pull request for the login page.", "Lee"],
     ])
-      h.memory.remember(caller, RememberRequestSchema.parse({ content, who, ...session }));
-    // Legs one deep and no search among the author's own memories: the neighbours have no evidence of
-    // their own, so only what they are lent orders them.
-    own = h.service({ legDepth: 1, authorDepth: 0 });
-    hits = h.service({ legDepth: 1, authorDepth: 0, lentLifts: "hit" });
-    for (const s of [own, hits]) await s.start();
-    await embedded(h);
-  }, 120_000);
+      remember(h, { content, who, ...session });
+    recall = await h.service();
+  });
 
   afterAll(async () => {
     await h?.close();
   });
 
   test("what the named author said beside another's hit takes her lift; the score stays what it is lent", async () => {
-    const ranked = await h.ranks(own, query);
-    const at = (rs: typeof ranked, content: string) => rs.findIndex((r) => r.content === content);
+    const ranked = await h.ranks(recall, query);
+    const at = (content: string) => ranked.findIndex((r) => r.content === content);
     expect(ranked[0]!.content).toContain("charting library");
-    expect(at(ranked, reply)).toBe(1);
-    expect(at(ranked, smallTalk)).toBe(2);
+    // Lent the hit's lifts instead, Priya's reply would have none of its own: no place above Tom's remark.
+    expect(at(reply)).toBe(1);
+    expect(at(smallTalk)).toBe(2);
     // Lent by the same hit from the same distance, both score half its relevance.
     expect(ranked[1]!.score).toBe(ranked[2]!.score);
-    // Lending the hit's lifts, Priya's reply had no lift of its own: no place above Tom's remark.
-    const before = await h.ranks(hits, query);
-    expect(at(before, reply)).toBeGreaterThan(at(before, smallTalk));
+  });
+});
+
+describe("keyword-leg expansion on weak evidence (expansion.ts, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let recall: RecallService;
+  const other = "A new fantasy novel about dragons came out.";
+
+  beforeAll(async () => {
+    // Keyword-only, so only the keyword leg can find a memory.
+    h = await harness("none");
+    for (const content of [
+      "Tim read a fantasy novel by Patrick Rothfuss.",
+      "Tim loves the fantasy novel series of Tolkien.",
+      "Tim talked about a fantasy novel with John.",
+      other,
+      "John went hiking in the mountains.",
+      "The weather was rainy all week.",
+    ])
+      remember(h, { content });
+    recall = await h.service();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const contents = async (query: string) => (await h.ranks(recall, query, { limit: 100 })).map((r) => r.content);
+
+  test("a query its best match holds little of also searches the words its best matches share", async () => {
+    // "author" is in no memory: Tim's memories hold a third of the query's weight, and share "fantasy novel".
+    expect(await contents("Which authors does Tim like?")).toContain(other);
+  });
+
+  test("a query its best match answers word for word is searched as it is", async () => {
+    expect(await contents("Tim Rothfuss")).not.toContain(other);
   });
 });
 
 describe("the keyword leg's statistics are those of the memories searched (keyword-index.ts, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
-  let scoped: RecallService;
-  let store: RecallService;
+  let recall: RecallService;
   const answer = "Signed up for a pottery class yesterday, it calms me down.";
+  const query = "Does Melanie do pottery?";
 
   beforeAll(async () => {
-    h = await harness();
+    h = await harness("none");
     // In the conversation nearly every memory names Melanie; in the rest of the store pottery is common
     // and she is never named, so the store's statistics make her name the rare word of the question.
     const chat = { project: "chat", who: "Melanie" };
     for (const content of ["Melanie: see you soon!", "Melanie: thanks so much!", "Melanie: have a lovely day!", "Melanie: talk later!", "Melanie: sounds good!"])
-      h.memory.remember(caller, RememberRequestSchema.parse({ content, ...chat }));
-    h.memory.remember(caller, RememberRequestSchema.parse({ content: answer, ...chat }));
-    for (let i = 0; i < 30; i++)
-      h.memory.remember(caller, RememberRequestSchema.parse({ content: `Pottery kiln firing schedule, batch ${i}`, project: "studio" }));
-    scoped = h.service({ legs: "keyword" });
-    store = h.service({ legs: "keyword", keywordStatistics: "store" });
-    for (const s of [scoped, store]) await s.start();
-  }, 120_000);
+      remember(h, { content, ...chat });
+    remember(h, { content: answer, ...chat });
+    for (let i = 0; i < 30; i++) remember(h, { content: `Pottery kiln firing schedule, batch ${i}`, project: "studio" });
+    recall = await h.service();
+  });
 
   afterAll(async () => {
     await h?.close();
   });
 
   test("a word most of the project's memories hold weighs little there: the memory with the question's other word ranks first", async () => {
-    const query = "Does Melanie do pottery?";
-    expect((await h.ranks(scoped, query, { project: "chat" }))[0]?.content).toBe(answer);
-    expect((await h.ranks(store, query, { project: "chat" }))[0]?.content).not.toBe(answer);
+    expect((await h.ranks(recall, query, { project: "chat" }))[0]?.content).toBe(answer);
   });
 
-  test("across the whole store the statistics are the store's, as FTS5's", async () => {
-    const query = "Does Melanie do pottery?";
-    // As sets: the order also moves with access counts, which each recall bumps.
-    const ids = async (s: RecallService) => (await h.ranks(s, query)).map((r) => r.id).sort();
-    expect(await ids(scoped)).toEqual(await ids(store));
+  test("across the whole store the statistics are the store's: her name is the rare word there", async () => {
+    expect((await h.ranks(recall, query))[0]?.content).toStartWith("Melanie:");
   });
 });

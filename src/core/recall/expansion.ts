@@ -2,23 +2,22 @@
 // keyword leg's best few memories share, beyond the query's own, are searched too at a lower weight,
 // so a memory about the same thing in other words ("book", "fantasy" for "which authors has Tim
 // read?") can rank. They only reorder: a memory's relevance (its score) counts the query's own terms.
-// On by default for weak keyword evidence only (expands): measured in docs/benchmarks.md#recall-quality.
+// It runs on weak keyword evidence only (expands): measured in docs/benchmarks.md#recall-quality.
 import type { KeywordIndex } from "./keyword-index";
 import { isStopword } from "./text";
 
-/** Below this best keyword relevance (scoring.ts) the first pass is weak evidence, and "weak" expansion runs. */
+/** Below this best keyword relevance (scoring.ts) the first pass is weak evidence, and expansion runs. */
 export const WEAK_KEYWORD_EVIDENCE = 0.5;
 
 /**
- * When the keyword leg searches a second time with feedback terms: "weak", only when its best match
- * holds under half the query's term weight (a question in other words than its answer; a query its
- * best match answers word for word gains nothing and pays a second search); "always"; "off".
+ * Whether the keyword leg searches a second time with feedback terms, given its first pass's best
+ * keyword relevance: only when its best match holds under half the query's term weight (a question
+ * in other words than its answer). A query its best match answers word for word gains nothing and
+ * would pay a second search; expanding every query cost LoCoMo recall and latency
+ * (docs/benchmarks.md#recall-quality).
  */
-export type ExpansionMode = "off" | "weak" | "always";
-
-/** Whether `mode` expands a query whose first pass's best keyword relevance is `best`. */
-export function expands(mode: ExpansionMode, best: number): boolean {
-  return mode === "always" || (mode === "weak" && best < WEAK_KEYWORD_EVIDENCE);
+export function expands(best: number): boolean {
+  return best < WEAK_KEYWORD_EVIDENCE;
 }
 
 /** The best keyword hits the expansion terms are taken from. */

@@ -8,10 +8,6 @@
 const MIN_VECTOR_WEIGHT = 0.2;
 /** The vector weight when the keyword leg's best match holds none of the query's weight. */
 const MAX_VECTOR_WEIGHT = 0.5;
-/** A fixed vector weight for every query (the `fixed` variant, for measuring). */
-export const FIXED_VECTOR_WEIGHT = 0.3;
-
-export type FusionMode = "adaptive" | "fixed";
 
 export interface KeywordEvidence {
   /** The best calibrated keyword relevance among the leg's hits (scoring.ts keywordRelevance): 0-1. */
@@ -21,8 +17,7 @@ export interface KeywordEvidence {
 }
 
 /** The vector leg's weight in the fused order (the keyword leg has the rest), when both legs found something. */
-export function vectorWeight(mode: FusionMode, evidence: KeywordEvidence): number {
-  if (mode === "fixed") return FIXED_VECTOR_WEIGHT;
+export function vectorWeight(evidence: KeywordEvidence): number {
   if (evidence.identifier) return MIN_VECTOR_WEIGHT;
   const best = Math.min(1, Math.max(0, evidence.best));
   return MAX_VECTOR_WEIGHT - (MAX_VECTOR_WEIGHT - MIN_VECTOR_WEIGHT) * best;

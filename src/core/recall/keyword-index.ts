@@ -4,7 +4,7 @@
 // matches at 10 k memories); posting lists in typed arrays score the same matches in a fraction of
 // that. Agent and project filters apply before the top-k cut, so scoped queries need no overfetch.
 // Unlike FTS5, BM25's collection statistics (how many memories, their mean length, how many hold a
-// term) are by default those of the memories searched (docs/api.md#how-it-ranks): a word that half of
+// term) are those of the memories searched (docs/api.md#how-it-ranks): a word that half of
 // one project's memories hold says little about which of them answers, however rare it is elsewhere.
 // A search over everything in the store scores exactly as FTS5 does.
 import { yieldToLoop } from "../event-loop";
@@ -21,9 +21,6 @@ export interface KeywordDoc {
   /** The four FTS columns: content, tags (space-joined), hints (newline-joined), extra terms. */
   columns: [string, string, string, string];
 }
-
-/** Whose BM25 statistics a search uses: those of the memories it searches ("scope"), or the whole store's (FTS5's). */
-export type KeywordStatistics = "scope" | "store";
 
 export interface KeywordHit {
   seq: number;
@@ -82,7 +79,6 @@ export class KeywordIndex {
   private tokens = new Float32Array(1024);
   private ownerOf = new Uint32Array(1024);
   private projectOf = new Uint32Array(1024);
-  private totalTokens = 0;
   /** Scratch space for one query's scores, indexed by seq; zeroed again after each query. */
   private scores = new Float64Array(1024);
   /** Memories and their tokens per owner code, then per project code (0 = none): the statistics of a scope. */
@@ -126,7 +122,6 @@ export class KeywordIndex {
     this.tokens[doc.seq] = count;
     this.ownerOf[doc.seq] = code(this.owners, doc.agentId);
     this.projectOf[doc.seq] = doc.project === null ? 0 : code(this.projects, doc.project);
-    this.totalTokens += count;
     this.countInScope(doc.seq, 1);
   }
 
@@ -137,7 +132,6 @@ export class KeywordIndex {
     this.countInScope(seq, -1);
     this.termsOfSeq[seq] = undefined;
     this.count--;
-    this.totalTokens -= this.tokens[seq]!;
   }
 
   /** Counts a memory in (+1) or out of (-1) its owner's and project's statistics. */
@@ -171,17 +165,11 @@ export class KeywordIndex {
   /**
    * The best `k` memories for the query terms (each one token), among those owned by `agentIds`
    * and, when given, in `project`. Scores are FTS5's bm25() with the index's column weights, over the
-   * statistics of the memories searched (`statistics` "scope") or of the whole store ("store").
+   * statistics of the memories searched: a word most of them hold weighs little there, however rare
+   * it is in the rest of the store.
    */
-  search(
-    terms: string[],
-    k: number,
-    scope: { agentIds: string[]; project?: string },
-    weights?: readonly number[],
-    statistics: KeywordStatistics = "scope",
-  ): KeywordHit[] {
-    const n = this.count;
-    if (n === 0 || k <= 0) return [];
+  search(terms: string[], k: number, scope: { agentIds: string[]; project?: string }, weights?: readonly number[]): KeywordHit[] {
+    if (this.count === 0 || k <= 0) return [];
     // Owner codes as a mask: the innermost loop tests one byte, not a Set.
     const readable = new Uint8Array(this.owners.size + 1);
     const ownerCodes: number[] = [];
@@ -198,7 +186,7 @@ export class KeywordIndex {
       if (c === undefined) return [];
       project = c;
     }
-    const searched = statistics === "scope" ? this.scopeSize(ownerCodes, project) : { docs: n, tokens: this.totalTokens };
+    const searched = this.scopeSize(ownerCodes, project);
     if (searched.docs === 0) return [];
     const avgdl = searched.tokens / searched.docs;
     // Every memory readable and no project (one agent's store searched whole, the common recall):
@@ -236,9 +224,9 @@ export class KeywordIndex {
         }
       }
       if (m === 0) continue;
-      const df = statistics === "scope" ? m : list.length;
-      // FTS5 floors a negative IDF (terms in over half the rows) at a tiny positive number.
-      const idf = Math.max(Math.log((searched.docs - df + 0.5) / (df + 0.5)), 1e-6) * (weights?.[t] ?? 1);
+      // The term's document frequency is its matches in scope, m. FTS5 floors a negative IDF (terms
+      // in over half the rows) at a tiny positive number.
+      const idf = Math.max(Math.log((searched.docs - m + 0.5) / (m + 0.5)), 1e-6) * (weights?.[t] ?? 1);
       for (let i = 0; i < m; i++) {
         const seq = seqs[i]!;
         const f = fs[i]!;

@@ -15,11 +15,10 @@ export interface NeighbourPolicy {
   window: number;
   /** The share of its hit's rank and relevance the next memory is lent; one `d` away gets share / d. */
   share: number;
-  /** "combine": own + lent·(1 − own); "max": the better of own and lent (rank only; kept for measuring). */
-  mode: "combine" | "max";
 }
 
-export const DEFAULT_NEIGHBOURS: NeighbourPolicy = { depth: 20, window: 2, share: 0.5, mode: "combine" };
+/** Recall's policy: the 20 best hits lend half their value to the memories right beside them, a quarter two away. */
+export const NEIGHBOURS: NeighbourPolicy = { depth: 20, window: 2, share: 0.5 };
 
 export interface RankedItem {
   row: { seq: number };
@@ -73,10 +72,7 @@ export function withNeighbours<T extends RankedItem>(
   }
   for (const [seq, l] of lent) {
     const own = l.item;
-    const lifted =
-      policy.mode === "combine"
-        ? { ...own, rank: orCombined(own.rank, l.rank), relevance: orCombined(own.relevance, l.relevance) }
-        : { ...own, rank: Math.max(own.rank, l.rank), relevance: bySeq.has(seq) ? own.relevance : l.relevance };
+    const lifted = { ...own, rank: orCombined(own.rank, l.rank), relevance: orCombined(own.relevance, l.relevance) };
     if (lifted.rank > own.rank && admits(lifted)) bySeq.set(seq, lifted);
   }
   return [...bySeq.values()].sort((a, b) => b.rank - a.rank);

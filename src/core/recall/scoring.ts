@@ -141,14 +141,14 @@ export function normalized(hits: LegHit[]): Map<number, number> {
  * destress?" is answered by what Melanie said, more than by what others said to her. Order only, like
  * feedback: the author's name is no evidence that the text is relevant, so the score stays the text's.
  */
-export const AUTHOR_WEIGHT = 0.15;
+const AUTHOR_WEIGHT = 0.15;
 
 /** Whether the query names the author `who`: every token of it is among the query's tokens. */
 export function namesAuthor(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): boolean {
   return whoTokens.length > 0 && whoTokens.every((t) => queryTokens.has(t));
 }
 
-/** The author factor on the order: 1 + `weight` when the query names the author. */
-export function authorOrder(whoTokens: readonly string[], queryTokens: ReadonlySet<string>, weight = AUTHOR_WEIGHT): number {
-  return namesAuthor(whoTokens, queryTokens) ? 1 + weight : 1;
+/** The author factor on the order: 1 + AUTHOR_WEIGHT when the query names the author. */
+export function authorOrder(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): number {
+  return namesAuthor(whoTokens, queryTokens) ? 1 + AUTHOR_WEIGHT : 1;
 }

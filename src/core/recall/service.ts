@@ -11,13 +11,13 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, AUTHOR_WEIGHT, authorOrder, namesAuthor, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
-import { KeywordIndex, loadInSteps, type KeywordDoc, type KeywordStatistics } from "./keyword-index";
+import { adjustment, authorOrder, namesAuthor, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
-import { vectorWeight, type FusionMode, type KeywordEvidence } from "./fusion";
-import { DEFAULT_NEIGHBOURS, withNeighbours, type Neighbour, type NeighbourPolicy } from "./neighbours";
-import { expands, feedbackTerms, type ExpansionMode } from "./expansion";
+import { vectorWeight, type KeywordEvidence } from "./fusion";
+import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
+import { expands, feedbackTerms } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
 import type { SourceService } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
@@ -52,32 +52,13 @@ interface KeywordLeg {
   evidence: KeywordEvidence;
 }
 
-const NO_VECTORS = { hits: [] as LegHit[], embedding: "disabled" as const };
 const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
 
 export interface RecallServiceOptions {
   /** The document sources `sourceOnly` searches (the daemon's; absent, such a recall is 503). */
   sources?: SourceService;
-  /** How the legs are weighed in the order: "adaptive" (default) or the old "fixed" 0.3, for measuring. */
-  fusion?: FusionMode;
-  /** How strong hits' session neighbours join the order (neighbours.ts), or false for not at all; default DEFAULT_NEIGHBOURS. */
-  neighbours?: NeighbourPolicy | false;
-  /** Whose order lifts (feedback, usage, a named author) count in what a session neighbour is lent: its own ("neighbour", default) or its hit's ("hit", for measuring). */
-  lentLifts?: "neighbour" | "hit";
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
-  /** When the keyword leg adds its best hits' shared words at a lower weight (expansion.ts): "weak" evidence only, "always" or "off". */
-  expansion?: ExpansionMode;
-  /** How far a memory whose author (`who`) the query names moves up in the order (scoring.ts authorOrder); 0 for not at all. */
-  author?: number;
-  /** How many of a named author's own memories the vector leg adds as candidates; 0 for none. Default AUTHOR_DEPTH. */
-  authorDepth?: number;
-  legDepth?: number;
-  /** Whose BM25 statistics the keyword leg's in-memory index uses: the searched agents' and project's memories ("scope", default) or the store's (FTS5's, for measuring). */
-  keywordStatistics?: KeywordStatistics;
-  /** Which legs run; "keyword" or "vector" alone are for measuring each leg's share. */
-  legs?: "both" | "keyword" | "vector";
-  now?: () => Date;
   /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
   usageOrder?: (row: CandidateRow) => number;
 }
@@ -105,6 +86,23 @@ export interface Ranking {
   method: MatchedBy;
 }
 
+/** What both legs found for a query, each hit's row read with the caller's scope (RecallService.candidates). */
+interface Candidates {
+  keyword: LegHit[];
+  vector: LegHit[];
+  /** The keyword leg's calibrated relevance per hit and its evidence for weighing the legs. */
+  keywordLeg: KeywordLeg;
+  rows: Map<number, CandidateRow>;
+  embedding: RecallResponse["meta"]["embedding"];
+}
+
+/** A ranked memory that passed the request's minimum, with the score it is shown with. */
+interface Scored {
+  row: CandidateRow;
+  score: number;
+  matchedBy: MatchedBy;
+}
+
 export interface RecallCallOptions {
   excludeType?: string;
   rerank?: boolean;
@@ -112,18 +110,8 @@ export interface RecallCallOptions {
 
 export class RecallService {
   private readonly store: RecallStore;
-  private readonly fusion: FusionMode;
-  private readonly neighbours: NeighbourPolicy | false;
-  private readonly lentLifts: "neighbour" | "hit";
-  private readonly expansion: ExpansionMode;
-  private readonly author: number;
-  private readonly authorDepth: number;
   private readonly llm: ChatModel | undefined;
   private readonly sources: SourceService | undefined;
-  private readonly legDepth: number;
-  private readonly keywordStatistics: KeywordStatistics;
-  private readonly legs: NonNullable<RecallServiceOptions["legs"]>;
-  private readonly now: () => Date;
   private readonly usageOrder: (row: CandidateRow) => number;
   /** Each author's name as tokens (tokensOf). */
   private readonly authorTokens = new Map<string, string[]>();
@@ -141,18 +129,8 @@ export class RecallService {
     private readonly accessLog: AccessLog,
     options: RecallServiceOptions = {},
   ) {
-    this.fusion = options.fusion ?? "adaptive";
-    this.neighbours = options.neighbours ?? DEFAULT_NEIGHBOURS;
-    this.lentLifts = options.lentLifts ?? "neighbour";
-    this.expansion = options.expansion ?? "weak";
-    this.author = options.author ?? AUTHOR_WEIGHT;
-    this.authorDepth = options.authorDepth ?? AUTHOR_DEPTH;
     this.llm = options.llm;
     this.sources = options.sources;
-    this.legDepth = options.legDepth ?? LEG_DEPTH;
-    this.keywordStatistics = options.keywordStatistics ?? "scope";
-    this.legs = options.legs ?? "both";
-    this.now = options.now ?? (() => new Date());
     this.usageOrder = options.usageOrder ?? (() => 1);
     this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
@@ -187,82 +165,87 @@ export class RecallService {
    */
   async rank(caller: Caller, req: RecallRequest, excludeType?: string): Promise<Ranking> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
-
     const queryTokens = new Set(tokenize(req.query));
-    const vectorPromise = this.legs === "keyword" ? Promise.resolve(NO_VECTORS) : this.vectorLeg(req.query, filter, queryTokens);
-    // The legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in
-    // SQL, and a hit whose row fails it (an index out of step with the store) is dropped before it
-    // can weigh in the normalization.
+    const found = await this.candidates(req, filter, queryTokens, excludeType);
+    const orderLift = this.orderLift(queryTokens);
+    const ranked = withNeighbours(
+      this.fused(found, orderLift),
+      NEIGHBOURS,
+      (top, window) => this.sessionNeighbours(top, window, filter),
+      (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
+      (item) => round4(item.relevance) >= (req.minScore ?? 0),
+      orderLift,
+    );
+    const { keyword, vector } = found;
+    const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
+    const candidates = new Set([...keyword, ...vector].map((h) => h.seq)).size;
+    return { ranked, candidates, cosines: vector.map((h) => h.raw).sort((a, b) => b - a), embedding: found.embedding, method };
+  }
+
+  /**
+   * Both legs' hits for `req`, the vector leg's query embedding while the keyword leg runs. The
+   * legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in SQL,
+   * and a hit whose row fails it (an index out of step with the store) is dropped before it can
+   * weigh in the normalization, as is a memory of `excludeType`.
+   */
+  private async candidates(req: RecallRequest, filter: MemoryFilter, queryTokens: ReadonlySet<string>, excludeType: string | undefined): Promise<Candidates> {
+    const vectorPromise = this.vectorLeg(req.query, filter, queryTokens);
     const { leg: keywordLeg, rows } = this.keywordSide(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
     const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !rows.has(seq));
     for (const [seq, row] of this.rowsBySeq(more, filter.agentIds)) rows.set(seq, row);
     if (excludeType !== undefined) for (const [seq, row] of rows) if (row.type === excludeType) rows.delete(seq);
-    const keyword = keywordLeg.hits.filter((h) => rows.has(h.seq));
-    const vector = vectorHits.filter((h) => rows.has(h.seq));
+    return {
+      keyword: keywordLeg.hits.filter((h) => rows.has(h.seq)),
+      vector: vectorHits.filter((h) => rows.has(h.seq)),
+      keywordLeg,
+      rows,
+      embedding,
+    };
+  }
+
+  /**
+   * A row's factor ≥ 1 on the order, never its score (scoring.ts): positive feedback, MCP usage and
+   * an author the query names.
+   */
+  private orderLift(queryTokens: ReadonlySet<string>): (row: CandidateRow) => number {
+    return (row) => Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens));
+  }
+
+  /**
+   * The candidates in the fused order, best first (ties: the newer first): each leg normalized, the
+   * legs weighed by how good the keyword evidence is (fusion.ts), times the row's adjustment and
+   * order lift; each with its calibrated relevance, which only the adjustment moves.
+   */
+  private fused({ keyword, vector, keywordLeg, rows }: Candidates, orderLift: (row: CandidateRow) => number): RankedCandidate[] {
     const kw = normalized(keyword);
     const vec = normalized(vector);
     const cosines = new Map(vector.map((h) => [h.seq, h.raw]));
     const provider = this.embeddings?.provider ?? "none";
-    const seqs = [...new Set([...kw.keys(), ...vec.keys()])];
-    const now = this.now();
-    const authorOf = (who: string | null) => (this.author > 0 && who !== null ? authorOrder(this.tokensOf(who), queryTokens, this.author) : 1);
-    const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(this.fusion, keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
-    const orderLift = (row: CandidateRow) => Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * authorOf(row.who);
-    const fusedOrder: RankedCandidate[] = seqs
-      .map((seq) => {
+    const now = new Date();
+    const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
+    return [...new Set([...kw.keys(), ...vec.keys()])]
+      .map((seq): RankedCandidate => {
         const row = rows.get(seq)!;
         const k = kw.get(seq);
         const v = vec.get(seq);
-        const fused = (1 - wv) * (k ?? 0) + wv * (v ?? 0);
         const cosine = cosines.get(seq);
         const keywordEvidence = keywordLeg.relevance.get(seq) ?? 0;
         const vectorEvidence = cosine === undefined ? 0 : vectorRelevance(cosine, provider);
-        const relevance = fusedRelevance(keywordEvidence, vectorEvidence);
         const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
         const adjust = adjustment(row, now);
-        // Positive feedback, MCP usage and a named author lift the order only, never the score (scoring.ts).
-        return { row, rank: fused * adjust * orderLift(row), relevance: relevance * adjust, matchedBy, keyword: keywordEvidence, vector: vectorEvidence, cosine: cosine ?? null };
+        const rank = ((1 - wv) * (k ?? 0) + wv * (v ?? 0)) * adjust * orderLift(row);
+        const relevance = fusedRelevance(keywordEvidence, vectorEvidence) * adjust;
+        return { row, rank, relevance, matchedBy, keyword: keywordEvidence, vector: vectorEvidence, cosine: cosine ?? null };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
-    const ranked = this.neighbours
-      ? withNeighbours(
-          fusedOrder,
-          this.neighbours,
-          (top, window) => this.sessionNeighbours(top, window, filter),
-          (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
-          (item) => round4(item.relevance) >= (req.minScore ?? 0),
-          this.lentLifts === "neighbour" ? orderLift : () => 1,
-        )
-      : fusedOrder;
-    const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
-    return { ranked, candidates: seqs.length, cosines: vector.map((h) => h.raw).sort((a, b) => b - a), embedding, method };
   }
 
   private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
     const { ranked, candidates, embedding, method } = await this.rank(caller, req, excludeType);
-
-    // The order is the fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a
-    // score is the row's calibrated relevance, capped by the score above it so scores read in order
-    // and a minimum cuts the list at one place. Without one nothing the ranking found is hidden:
-    // each result says how sure it is (toResult's confidence).
     const minimum = req.minScore ?? 0;
-    let cap = 1;
-    const relevant: { row: CandidateRow; score: number; matchedBy: MatchedBy }[] = [];
-    for (const r of ranked) {
-      cap = Math.min(cap, round4(r.relevance));
-      if (cap < minimum) break;
-      relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
-    }
-    let scored = relevant.slice(0, req.limit);
-    let rerankMeta: RerankMeta | undefined;
-    if (this.llm && reorder && relevant.length > 1) {
-      const second = await rerank(this.llm, req.query, relevant, (r) => r.row.content);
-      // The same scores, read in order: the model reorders what passed the minimum, nothing more.
-      scored = second.items.slice(0, req.limit).map((r, i) => ({ ...r, score: relevant[i]!.score }));
-      rerankMeta = second.meta;
-    }
-
+    const relevant = scoredDownTo(ranked, minimum);
+    const { scored, rerankMeta } = await this.limited(req, relevant, reorder);
     const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
     const supporting = this.supporting(scored, this.memory.readableAgents(caller));
     this.accessLog.record(
@@ -283,6 +266,16 @@ export class RecallService {
         ...(rerankMeta ? { rerank: rerankMeta } : {}),
       },
     };
+  }
+
+  /**
+   * The first `req.limit` of `relevant`; with an llm, in the order it gives them (rerank.ts), each
+   * place keeping its score: the model reorders what passed the minimum, nothing more.
+   */
+  private async limited(req: RecallRequest, relevant: Scored[], reorder: boolean): Promise<{ scored: Scored[]; rerankMeta?: RerankMeta }> {
+    if (!this.llm || !reorder || relevant.length <= 1) return { scored: relevant.slice(0, req.limit) };
+    const second = await rerank(this.llm, req.query, relevant, (r) => r.row.content);
+    return { scored: second.items.slice(0, req.limit).map((r, i) => ({ ...r, score: relevant[i]!.score })), rerankMeta: second.meta };
   }
 
   /**
@@ -332,7 +325,7 @@ export class RecallService {
   private keywordSide(query: string, filter: MemoryFilter): { leg: KeywordLeg; rows: Map<number, CandidateRow> } {
     this.embeddings?.callerBusy(true);
     try {
-      const leg = this.legs === "vector" ? NO_KEYWORDS : this.keywordLeg(query, filter);
+      const leg = this.keywordLeg(query, filter);
       return { leg, rows: this.rowsBySeq([...new Set(leg.hits.map((h) => h.seq))], filter.agentIds) };
     } finally {
       this.embeddings?.callerBusy(false);
@@ -364,11 +357,11 @@ export class RecallService {
       hits = this.indexHits(flat, match, filter);
       stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
       matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
-      if (this.expansion !== "off" && hits.length > 0) {
+      if (hits.length > 0) {
         // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
         const relevanceOf = conceptRelevance(stats, termTokens.length);
         const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
-        const extra = expands(this.expansion, best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
+        const extra = expands(best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
         if (extra.tokens.length > 0) {
           hits = this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
           matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
@@ -403,14 +396,14 @@ export class RecallService {
     const scope = { agentIds: filter.agentIds, project: filter.project };
     const rowFiltered = hasRowFilter(filter);
     const top = this.keywords
-      .search(tokens, rowFiltered ? this.legDepth * KEYWORD_OVERFETCH : this.legDepth, scope, weights, this.keywordStatistics)
+      .search(tokens, rowFiltered ? LEG_DEPTH * KEYWORD_OVERFETCH : LEG_DEPTH, scope, weights)
       .map((h) => ({ seq: h.seq, raw: h.score }));
     return rowFiltered ? this.passingOrExact(top, filter, match) : top;
   }
 
   private ftsHits(match: string, filter: MemoryFilter): LegHit[] {
-    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) return ftsLegHits(this.store.ftsTop(match, this.legDepth));
-    return this.passingOrExact(ftsLegHits(this.store.ftsTop(match, this.legDepth * KEYWORD_OVERFETCH)), filter, match);
+    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) return ftsLegHits(this.store.ftsTop(match, LEG_DEPTH));
+    return this.passingOrExact(ftsLegHits(this.store.ftsTop(match, LEG_DEPTH * KEYWORD_OVERFETCH)), filter, match);
   }
 
   /** The overfetched `top` rows that pass the filters, or the exact joined FTS5 query when too few do. */
@@ -418,28 +411,28 @@ export class RecallService {
     if (top.length > 0) {
       const passing = new Set(this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
       const kept = top.filter((t) => passing.has(t.seq));
-      if (kept.length >= this.legDepth || top.length < this.legDepth * KEYWORD_OVERFETCH) return kept.slice(0, this.legDepth);
+      if (kept.length >= LEG_DEPTH || top.length < LEG_DEPTH * KEYWORD_OVERFETCH) return kept.slice(0, LEG_DEPTH);
     }
-    return ftsLegHits(this.store.ftsTopFiltered(match, filter, this.legDepth));
+    return ftsLegHits(this.store.ftsTopFiltered(match, filter, LEG_DEPTH));
   }
 
   /**
-   * The vector leg's best `legDepth`; when the query names authors of embedded memories, also the best
-   * `authorDepth` of their own, from the same search: a question about a person is answered by what
+   * The vector leg's best LEG_DEPTH; when the query names authors of embedded memories, also the best
+   * AUTHOR_DEPTH of their own, from the same search: a question about a person is answered by what
    * they said, which need not share its words or say their name, and the best among everyone's are
    * spent on what mentions them or sounds like the question (docs/api.md#how-it-ranks).
    */
   private async vectorLeg(query: string, filter: MemoryFilter, queryTokens: ReadonlySet<string>): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
     // A `who` filter already keeps one author's memories alone.
-    const names = this.authorDepth > 0 && filter.who === undefined ? this.namedAuthors(queryTokens) : [];
+    const names = filter.who === undefined ? this.namedAuthors(queryTokens) : [];
     // The worker compares each vector only with the query embedded by the vector's own model (a
     // re-embedding has two: docs/api.md#re-embedding).
     const { hits, authorHits, embedding } = await this.embeddings.search(query, {
-      k: this.legDepth,
+      k: LEG_DEPTH,
       agentIds: filter.agentIds,
       project: filter.project,
-      authors: names.length > 0 ? { names, k: this.authorDepth } : undefined,
+      authors: names.length > 0 ? { names, k: AUTHOR_DEPTH } : undefined,
       allowed: () => (hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined),
     });
     const found = new Set(hits.map((h) => h.seq));
@@ -486,7 +479,7 @@ export class RecallService {
   }
 
   /** The memories said just before and after each primary result in the same session. */
-  private supporting(scored: { row: CandidateRow; score: number; matchedBy: MatchedBy }[], agents: string[]): SupportingResult[] {
+  private supporting(scored: Scored[], agents: string[]): SupportingResult[] {
     const shown = new Set(scored.map((s) => s.row.seq));
     const readable = new Set(agents);
     const out: SupportingResult[] = [];
@@ -540,6 +533,24 @@ function conceptRelevance(stats: TermStats, words: number): (matched: readonly n
 /** FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher. */
 function ftsLegHits(rows: FtsHit[]): LegHit[] {
   return rows.map((r) => ({ seq: r.seq, raw: -r.score }));
+}
+
+/**
+ * The ranked candidates down to the first whose score falls under `minimum`. The order is the
+ * fused ranking's (normalized per query, it ranks best: docs/api.md#scores); a score is the row's
+ * calibrated relevance, capped by the score above it so scores read in order and a minimum cuts the
+ * list at one place. Without one nothing the ranking found is hidden: each result says how sure it
+ * is (toResult's confidence).
+ */
+function scoredDownTo(ranked: RankedCandidate[], minimum: number): Scored[] {
+  let cap = 1;
+  const relevant: Scored[] = [];
+  for (const r of ranked) {
+    cap = Math.min(cap, round4(r.relevance));
+    if (cap < minimum) break;
+    relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
+  }
+  return relevant;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
