@@ -52,6 +52,13 @@ module.exports = {
       to: { path: "^src/present/" },
     },
     {
+      name: "search-engine-knows-no-domain",
+      severity: "error",
+      comment: "src/core/search is the search engine memories, sources and code share (tokenizer, keyword and vector indexes, scoring, fusion): it knows none of them",
+      from: { path: "^src/core/search/" },
+      to: { path: "^src/core/(memory|recall|sources|code|sessions|embed)/" },
+    },
+    {
       name: "core-uses-the-logger-it-is-given",
       severity: "error",
       comment: "core takes a Logger as an option (docs/architecture.md#dependencies): it imports the type, never makes one",

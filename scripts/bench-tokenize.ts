@@ -1,4 +1,4 @@
-// Throughput of the FTS5-compatible tokenizer (src/core/recall/fts5-tokenizer.ts), the keyword index's cost
+// Throughput of the FTS5-compatible tokenizer (src/core/search/fts5-tokenizer.ts), the keyword index's cost
 // at startup: tokens per second on the first pass over a corpus (empty token cache and cold JIT, as
 // when the daemon indexes its memories) and on later passes (warm cache).
 //
@@ -60,7 +60,7 @@ function corpus(name: string): string[] {
 async function measure(name: string): Promise<Result> {
   const texts = corpus(name);
   // Imported only now, so its cache is empty and its code cold for the first pass.
-  const { tokenize } = await import("../src/core/recall/fts5-tokenizer");
+  const { tokenize } = await import("../src/core/search/fts5-tokenizer");
   const rates: number[] = [];
   const distinct = new Set<string>();
   let tokens = 0;

@@ -6,7 +6,7 @@
 //   bun scripts/bench-vector-index.ts --sizes 250000 --dims 768
 import { parseFlags } from "./lib/args";
 import { mulberry32 } from "./lib/content";
-import { VectorIndex } from "../src/core/recall/vector-index";
+import { VectorIndex } from "../src/core/search/vector-index";
 
 const { sizes, dims, queries } = parseFlags(
   process.argv.slice(2),

@@ -1,13 +1,13 @@
-// Writes src/core/recall/fts5-tables.ts: the character classes and case/diacritic folding of FTS5's
+// Writes src/core/search/fts5-tables.ts: the character classes and case/diacritic folding of FTS5's
 // `unicode61 remove_diacritics 2` tokenizer, read off the SQLite in bun:sqlite by tokenizing every
-// code point, so the JS tokenizer (src/core/recall/fts5-tokenizer.ts) matches it exactly. SQLite's tables
+// code point, so the JS tokenizer (src/core/search/fts5-tokenizer.ts) matches it exactly. SQLite's tables
 // are its own (an old Unicode version, e.g. later emoji are token characters), so JS's \p{L} won't do.
 //
 //   bun scripts/gen-fts5-tables.ts
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 
-const OUT = join(import.meta.dir, "../src/core/recall/fts5-tables.ts");
+const OUT = join(import.meta.dir, "../src/core/search/fts5-tables.ts");
 const SEP = 0;
 const TOKEN = 1;
 const CONTINUES = 2; // continues a token, never starts one (combining diacritics)

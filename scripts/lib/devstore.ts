@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGGREGATE_TYPE } from "../../src/contracts/recall";
-import { stem } from "../../src/core/recall/fts5-tokenizer";
+import { stem } from "../../src/core/search/fts5-tokenizer";
 import { postJson } from "./http";
 
 interface DevMemory {

@@ -2,7 +2,7 @@
 // path:startLine-endLine, its score and heading, and a few of its lines from the first that holds
 // a query term.
 import type { SourceChunkResult, SourceSearchResponse } from "../contracts/sources";
-import { queryTerms } from "../core/recall/text";
+import { queryTerms } from "../core/search/text";
 
 /** Lines of a chunk shown in the text answer, and their characters at most. */
 const SNIPPET_LINES = 4;

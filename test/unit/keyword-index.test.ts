@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { makeGenerator, makeQueryGenerator } from "../../scripts/lib/content";
-import { KeywordIndex, type KeywordDoc } from "../../src/core/recall/keyword-index";
-import { keywordColumns, matchExpression, queryTerms } from "../../src/core/recall/text";
-import { tokenize } from "../../src/core/recall/fts5-tokenizer";
+import { KeywordIndex, type KeywordDoc } from "../../src/core/search/keyword-index";
+import { keywordColumns, matchExpression, queryTerms } from "../../src/core/search/text";
+import { tokenize } from "../../src/core/search/fts5-tokenizer";
 
 const WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
 let db: Database;

@@ -5,9 +5,9 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tokenize } from "../../src/core/recall/fts5-tokenizer";
-import { CONCEPT_PREFIX, CONCEPTS, conceptsOf, conceptToken } from "../../src/core/recall/lexicon";
-import { queryTerms } from "../../src/core/recall/text";
+import { tokenize } from "../../src/core/search/fts5-tokenizer";
+import { CONCEPT_PREFIX, CONCEPTS, conceptsOf, conceptToken } from "../../src/core/search/lexicon";
+import { queryTerms } from "../../src/core/search/text";
 
 const ROOT = join(import.meta.dir, "../..");
 // The tokenizer memories_fts is declared with, so the test follows the migration if it changes.

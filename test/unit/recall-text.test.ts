@@ -1,7 +1,7 @@
 // The keyword leg's text handling: questions become an OR of meaningful terms; identifiers, paths
 // and CJK text get extra index terms so they can be found by their parts.
 import { describe, expect, test } from "bun:test";
-import { indexTerms, matchExpression } from "../../src/core/recall/text";
+import { indexTerms, matchExpression } from "../../src/core/search/text";
 
 describe("matchExpression", () => {
   test("ORs the meaningful words of a question, never ANDs them", () => {

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { migrate } from "../../src/db/migrate";
 import { MIGRATIONS } from "../../src/db/migrations";
 import { HookRequestSchema, SessionSearchRequestSchema, normalizeSessionKey } from "../../src/contracts/session";
-import { adjustment, feedbackOrder } from "../../src/core/recall/scoring";
+import { adjustment, feedbackOrder } from "../../src/core/recall/adjustment";
 import { ContextBuilder, clip, memoryLine } from "../../src/core/sessions/context";
 import { parseExtraction } from "../../src/core/sessions/extraction";
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeGenerator, makeQueryGenerator, mulberry32 } from "../../scripts/lib/content";
-import { stem, tokenize } from "../../src/core/recall/fts5-tokenizer";
+import { stem, tokenize } from "../../src/core/search/fts5-tokenizer";
 
 const ROOT = join(import.meta.dir, "../..");
 const LOCOMO = join(ROOT, "../shared/bench/locomo");

@@ -2,7 +2,7 @@
 // scan finds, respect owners and allowed sets, and stay consistent through removals and growth.
 import { describe, expect, test } from "bun:test";
 import { mulberry32 } from "../../scripts/lib/content";
-import { VectorIndex } from "../../src/core/recall/vector-index";
+import { VectorIndex } from "../../src/core/search/vector-index";
 
 function unit(dims: number, next: () => number): Float32Array {
   const v = new Float32Array(dims);

@@ -5,8 +5,8 @@
 // the best apart.
 import { describe, expect, test } from "bun:test";
 import { mulberry32 } from "../../scripts/lib/content";
-import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel } from "../../src/core/recall/vector-kernels";
-import { VectorIndex } from "../../src/core/recall/vector-index";
+import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel } from "../../src/core/search/vector-kernels";
+import { VectorIndex } from "../../src/core/search/vector-index";
 
 function bits(x: number): number {
   let n = 0;

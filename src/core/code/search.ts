@@ -6,8 +6,8 @@
 // The weights were chosen on scripts/data/code-questions.json (scripts/bench-code.ts).
 import type { Database } from "bun:sqlite";
 import type { CodeSearchHit, CodeSearchRequest, CodeSearchResponse } from "../../contracts/code";
-import { tokenize } from "../recall/fts5-tokenizer";
-import { isStopword, WORD } from "../recall/text";
+import { tokenize } from "../search/fts5-tokenizer";
+import { isStopword, WORD } from "../search/text";
 import { identifierParts } from "./names";
 import type { SymbolRow } from "./queries";
 import { relatedStems } from "./thesaurus";

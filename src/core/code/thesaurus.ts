@@ -2,7 +2,7 @@
 // question says "kill the server", the code says `terminate`; "throttle" meets `RateLimiter`. Each
 // group is general programming vocabulary, not this repository's. Words are compared as the index's
 // tokenizer stems them (Porter), so "stopped" and "stop" are one.
-import { tokenize } from "../recall/fts5-tokenizer";
+import { tokenize } from "../search/fts5-tokenizer";
 
 const GROUPS = [
   "stop end halt kill terminate shutdown close quit abort",

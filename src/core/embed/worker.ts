@@ -6,7 +6,7 @@
 // until the memory's new vector replaces it.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
-import { VectorIndex, type AuthorSearch, type VectorHit } from "../recall/vector-index";
+import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";

@@ -3,7 +3,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
-import { keywordColumns } from "../recall/text";
+import { keywordColumns } from "../search/text";
 import { filterSql, type MemoryFilter } from "./filter";
 
 export interface MemoryRow {

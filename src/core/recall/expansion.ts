@@ -3,10 +3,10 @@
 // so a memory about the same thing in other words ("book", "fantasy" for "which authors has Tim
 // read?") can rank. They only reorder: a memory's relevance (its score) counts the query's own terms.
 // It runs on weak keyword evidence only (expands): measured in docs/benchmarks.md#recall-quality.
-import type { KeywordIndex } from "./keyword-index";
-import { isStopword } from "./text";
+import type { KeywordIndex } from "../search/keyword-index";
+import { isStopword } from "../search/text";
 
-/** Below this best keyword relevance (scoring.ts) the first pass is weak evidence, and expansion runs. */
+/** Below this best keyword relevance (search/scoring.ts) the first pass is weak evidence, and expansion runs. */
 export const WEAK_KEYWORD_EVIDENCE = 0.5;
 
 /**

@@ -3,9 +3,9 @@
 // the fact a remark refers to) without sharing its words, and two hits in one stretch of a
 // conversation are evidence for each other (a multi-hop answer spans several turns). Each of the best
 // hits lends its neighbours a share of its value, and a neighbour combines what it is lent with its own
-// value as independent evidence, like the two legs (scoring.ts fusedRelevance): own + lent·(1 − own).
+// value as independent evidence, like the two legs (search/scoring.ts fusedRelevance): own + lent·(1 − own).
 // Its score so never exceeds what its own text and the lending hit's share justify. The order's lifts
-// (feedback, usage, a named author: scoring.ts) belong to a memory, not to the evidence that found it:
+// (feedback, usage, a named author: adjustment.ts) belong to a memory, not to the evidence that found it:
 // a hit lends its value without its own lifts, and what a neighbour is lent carries the neighbour's.
 
 export interface NeighbourPolicy {

@@ -1,7 +1,7 @@
 // Hybrid recall (docs/api.md#how-it-ranks): a keyword leg (BM25) and a vector leg (cosine) over the
 // same filtered candidates, ranked by fusing the legs' normalized scores, adjusted by importance,
 // pinning, recency, access, feedback and a named author, with strong hits' session neighbours folded
-// in; each result's score is its calibrated relevance (scoring.ts), and those under the request's
+// in; each result's score is its calibrated relevance (core/search/scoring.ts), and those under the request's
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
@@ -11,18 +11,19 @@ import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
-import { adjustment, authorOrder, namesAuthor, feedbackOrder, fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "./scoring";
-import { KeywordIndex, loadInSteps, type KeywordDoc } from "./keyword-index";
+import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";
+import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "../search/scoring";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
-import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "./text";
-import { vectorWeight, type KeywordEvidence } from "./fusion";
+import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "../search/text";
+import { vectorWeight, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
 import { expands, feedbackTerms } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
 import type { SourceService } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
-import { tokenize } from "./fts5-tokenizer";
-import { conceptToken, conceptsOf } from "./lexicon";
+import { tokenize } from "../search/fts5-tokenizer";
+import { conceptToken, conceptsOf } from "../search/lexicon";
 
 /** How many candidates each leg contributes before fusion. */
 const LEG_DEPTH = 50;
@@ -46,9 +47,9 @@ function hasNarrowingFilter(f: MemoryFilter): boolean {
 
 interface KeywordLeg {
   hits: LegHit[];
-  /** Each hit's calibrated relevance (scoring.ts). */
+  /** Each hit's calibrated relevance (search/scoring.ts). */
   relevance: Map<number, number>;
-  /** How good the leg's best evidence is, for weighing the legs (fusion.ts). */
+  /** How good the leg's best evidence is, for weighing the legs (search/fusion.ts). */
   evidence: KeywordEvidence;
 }
 
@@ -159,7 +160,7 @@ export class RecallService {
   /**
    * The ranked candidates for `req` with each one's evidence, before any minimum or limit: what a
    * recall answers from, and what prompt-time injection weighs (sessions/injection.ts). Each item's
-   * `keyword` and `vector` are its calibrated evidence from each leg (scoring.ts), `relevance` both
+   * `keyword` and `vector` are its calibrated evidence from each leg (search/scoring.ts), `relevance` both
    * combined and adjusted; `cosines` holds the vector leg's cosines for the query, best first (the
    * background a memory must stand out from).
    */
@@ -205,7 +206,7 @@ export class RecallService {
   }
 
   /**
-   * A row's factor ≥ 1 on the order, never its score (scoring.ts): positive feedback, MCP usage and
+   * A row's factor ≥ 1 on the order, never its score (adjustment.ts): positive feedback, MCP usage and
    * an author the query names.
    */
   private orderLift(queryTokens: ReadonlySet<string>): (row: CandidateRow) => number {
@@ -214,7 +215,7 @@ export class RecallService {
 
   /**
    * The candidates in the fused order, best first (ties: the newer first): each leg normalized, the
-   * legs weighed by how good the keyword evidence is (fusion.ts), times the row's adjustment and
+   * legs weighed by how good the keyword evidence is (search/fusion.ts), times the row's adjustment and
    * order lift; each with its calibrated relevance, which only the adjustment moves.
    */
   private fused({ keyword, vector, keywordLeg, rows }: Candidates, orderLift: (row: CandidateRow) => number): RankedCandidate[] {
@@ -443,7 +444,7 @@ export class RecallService {
     };
   }
 
-  /** The authors of embedded memories whose names the query's tokens hold (scoring.ts namesAuthor). */
+  /** The authors of embedded memories whose names the query's tokens hold (adjustment.ts namesAuthor). */
   private namedAuthors(queryTokens: ReadonlySet<string>): string[] {
     const named: string[] = [];
     for (const who of this.embeddings?.vectors?.authors() ?? []) if (namesAuthor(this.tokensOf(who), queryTokens)) named.push(who);
@@ -518,7 +519,7 @@ function conceptOnce(terms: string[][], concepts: string[]): (matched: Map<numbe
 }
 
 /**
- * The keyword relevance (scoring.ts) of a memory's matched positions among [...terms, ...concepts]:
+ * The keyword relevance (search/scoring.ts) of a memory's matched positions among [...terms, ...concepts]:
  * the better of the query's own words alone and the words with the concepts. A concept adds
  * evidence for a memory in other words than the query's, and never takes away from one that holds
  * the query's words ("tabs or spaces?" is still a full match for a memory that says both).

@@ -4,7 +4,8 @@
 import type { Database, Statement } from "bun:sqlite";
 import { filterSql, type MemoryFilter } from "../memory/filter";
 import type { MemoryRow } from "../memory/store";
-import type { TermStats } from "./scoring";
+import type { TermStats } from "../search/scoring";
+import { matchesAmong } from "../search/matches";
 
 /** What ranking and the answer need of a memory. */
 export type CandidateRow = Pick<
@@ -99,7 +100,7 @@ export class RecallStore {
       .all(match, ...params, limit);
   }
 
-  /** The indexed memories and how many match each FTS5 expression, for weighing the terms (scoring.ts). */
+  /** The indexed memories and how many match each FTS5 expression, for weighing the terms (search/scoring.ts). */
   termStats(matches: string[]): TermStats {
     return { n: this.ftsRowsStmt.get()!.n, df: matches.map((m) => this.ftsCountStmt.get(m)!.n) };
   }
@@ -157,18 +158,4 @@ export class RecallStore {
       )
       .all(JSON.stringify(seqs), ...params);
   }
-}
-
-/**
- * Per row of `seqs`, the positions in `matches` of the FTS5 expressions it matches, through a
- * statement taking (expression, JSON array of seqs): the keyword leg's second pass, for memories and
- * for document chunks alike.
- */
-export function matchesAmong(among: Statement<{ seq: number }, [string, string]>, matches: string[], seqs: number[]): Map<number, number[]> {
-  const out = new Map<number, number[]>(seqs.map((s) => [s, []]));
-  const json = JSON.stringify(seqs);
-  matches.forEach((m, i) => {
-    for (const { seq } of among.all(m, json)) out.get(seq)?.push(i);
-  });
-  return out;
 }

@@ -5,7 +5,7 @@
 // from the scorer features (daily rollups), read at most every refreshMs, never per query.
 import type { ServerFeatures } from "../../contracts/analytics";
 
-/** At full use a memory ranks as if 10% better (feedback's bound, scoring.ts). */
+/** At full use a memory ranks as if 10% better (feedback's bound, adjustment.ts). */
 const USAGE_WEIGHT = 0.1;
 /** Calls per day at which a server's use counts in full; below it the boost grows with log(1 + calls). */
 const SATURATION_CALLS_PER_DAY = 20;

@@ -4,19 +4,19 @@
 // next; what earns a place in the model's context is a memory that stands out from the rest of the
 // store for this prompt, or that holds the prompt's rare words. Another project's memory never
 // does; of two memories on one subject, only the newer goes in.
-import { tokenize } from "../recall/fts5-tokenizer";
-import { conceptsOf } from "../recall/lexicon";
+import { tokenize } from "../search/fts5-tokenizer";
+import { conceptsOf } from "../search/lexicon";
 import type { RankedCandidate, Ranking } from "../recall/service";
 
 /** At most this many memories reach one prompt. */
 export const MAX_INJECTED = 5;
 
 export interface InjectionPolicy {
-  /** Keyword evidence (share of the prompt's term weight a memory holds, scoring.ts) that counts on its own. */
+  /** Keyword evidence (share of the prompt's term weight a memory holds, search/scoring.ts) that counts on its own. */
   keyword: number;
   /** How far above the store's background cosine a memory must stand to count on the vector's word alone. */
   standout: number;
-  /** The calibrated vector evidence (scoring.ts) such a memory needs besides: close to the prompt, not only closer than the rest. */
+  /** The calibrated vector evidence (search/scoring.ts) such a memory needs besides: close to the prompt, not only closer than the rest. */
   vectorFloor: number;
   /** Which cosine of the store, best first, stands for its background for this prompt (the median past this many). */
   backgroundAt: number;

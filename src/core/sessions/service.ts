@@ -12,7 +12,7 @@ import type { ChatModel } from "../llm/chat";
 import type { GroupCommit } from "../memory/group-commit";
 import type { Caller, MemoryService } from "../memory/service";
 import type { RecallService } from "../recall/service";
-import { matchExpression } from "../recall/text";
+import { matchExpression } from "../search/text";
 import { ContextBuilder, clip, memoryLine } from "./context";
 import { extractFromTranscript } from "./extraction";
 import { chooseInjections } from "./injection";

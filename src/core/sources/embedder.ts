@@ -1,11 +1,11 @@
 // Background embedding of source chunks (docs/api.md#sources). Chunks are searchable by keyword as
 // soon as they are written; this loop embeds those without a vector of the current model in batches,
 // with the same provider instance the memory embedding worker uses (core/embed), and keeps the
-// in-memory vector index (core/recall/vector-index) in step. A failing provider is retried with
+// in-memory vector index (core/search/vector-index) in step. A failing provider is retried with
 // backoff; a chunk the provider refuses stays keyword-only.
 import type { Logger } from "../../logger";
 import { EmbedRejectedError, type Embedder } from "../embed/types";
-import { VectorIndex } from "../recall/vector-index";
+import { VectorIndex } from "../search/vector-index";
 import type { SourceStore } from "./store";
 
 const BATCH = 16;

@@ -24,10 +24,10 @@ import type { Logger } from "../../logger";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Embedder } from "../embed/types";
 import { yieldToLoop } from "../event-loop";
-import { tokenize } from "../recall/fts5-tokenizer";
-import { KeywordIndex, loadInSteps, type KeywordDoc } from "../recall/keyword-index";
-import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type TermStats } from "../recall/scoring";
-import { matchOfTerms, queryTerms } from "../recall/text";
+import { tokenize } from "../search/fts5-tokenizer";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
+import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type TermStats } from "../search/scoring";
+import { matchOfTerms, queryTerms } from "../search/text";
 import { chunkText, type Chunk } from "./chunk";
 import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
 import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
@@ -70,7 +70,7 @@ export class SourceService {
   private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
   /**
-   * The keyword leg's in-memory index (core/recall/keyword-index: FTS5's BM25 over posting lists), as
+   * The keyword leg's in-memory index (core/search/keyword-index: FTS5's BM25 over posting lists), as
    * memory recall keeps one; source_chunks_fts answers while it loads, and for path filters.
    */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);

@@ -4,9 +4,9 @@
 import type { Database, Statement } from "bun:sqlite";
 import { basename, relative } from "node:path";
 import type { SourceFormat, SourceSummary } from "../../contracts/sources";
-import type { TermStats } from "../recall/scoring";
-import { matchesAmong } from "../recall/store";
-import { indexTerms } from "../recall/text";
+import { matchesAmong } from "../search/matches";
+import type { TermStats } from "../search/scoring";
+import { indexTerms } from "../search/text";
 import type { Chunk } from "./chunk";
 
 /** BM25 weights of the keyword columns (source_chunks_fts and the in-memory index): content, heading, path (relative to the source), extra terms. */
@@ -60,7 +60,7 @@ const TERMS_CACHE_WORDS = 200_000;
 const termsOfWord = new Map<string, string>();
 
 /**
- * recall/text.ts's extra index terms (identifier parts, CJK bigrams) of a chunk, word by distinct
+ * search/text.ts's extra index terms (identifier parts, CJK bigrams) of a chunk, word by distinct
  * word: identifiers repeat across a source tree, and splitting them is most of the cost of indexing.
  */
 function chunkTerms(text: string): string {
@@ -269,7 +269,7 @@ export class SourceStore {
     return path === undefined ? this.ftsTopStmt.all(match, limit) : this.ftsTopInStmt.all(match, path, limit);
   }
 
-  /** How many chunks there are (under `path`) and how many match each expression, for weighing terms (scoring.ts). */
+  /** How many chunks there are (under `path`) and how many match each expression, for weighing terms (search/scoring.ts). */
   termStats(matches: string[], path?: string): TermStats {
     const n =
       path === undefined

@@ -1,0 +1,65 @@
+// Memory recall's signals beyond a text's relevance (docs/api.md#scores): importance, pinning,
+// recency, access and feedback lower a memory's score; feedback and an author the query names lift
+// only its place in the order. The relevance itself is the search engine's (core/search/scoring.ts).
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ScoredRow {
+  importance: number;
+  pinned: number;
+  created_at: string;
+  access_count: number;
+  /** Feedback signal -1..1 (the mean of the sessions' ratings), null when never rated. */
+  feedback: number | null;
+}
+
+/**
+ * How far feedback may move a memory in the order: a memory every session rated +1 ranks as if
+ * 10% better, one rated -1 as if 10% worse. Bounded so feedback reorders close calls and never puts
+ * a memory above a clearly better text match (docs/api.md#feedback).
+ */
+const FEEDBACK_WEIGHT = 0.1;
+
+/** Feedback's factor on the order: 0.9 to 1.1. */
+export function feedbackOrder(row: Pick<ScoredRow, "feedback">): number {
+  return 1 + FEEDBACK_WEIGHT * (row.feedback ?? 0);
+}
+
+/**
+ * Feedback's factor on the score: only down. A memory rated harmful is less relevant than its text
+ * says; one rated helpful is no more relevant than its text says, so its score is never lifted.
+ */
+function feedbackScore(row: Pick<ScoredRow, "feedback">): number {
+  return Math.min(1, feedbackOrder(row));
+}
+
+/**
+ * Ranking signals beyond relevance, as one factor to multiply by (the score's: feedback can only
+ * lower it here; feedbackOrder adds its lift to the order alone). Each part is at most 1, so a score
+ * stays in 0-1 and never rises above the relevance: these reorder close calls and cannot lift an
+ * irrelevant memory over a minimum score.
+ */
+export function adjustment(row: ScoredRow, now: Date): number {
+  const ageDays = Math.max(0, (now.getTime() - Date.parse(row.created_at)) / DAY_MS);
+  const importance = 0.85 + 0.15 * row.importance;
+  const pinned = row.pinned === 1 ? 1 : 0.95;
+  const recency = 0.95 + 0.05 * Math.exp(-ageDays / 30);
+  const access = 0.97 + 0.03 * Math.min(1, Math.log1p(row.access_count) / Math.log(50));
+  return importance * pinned * recency * access * feedbackScore(row);
+}
+
+/**
+ * How far naming a memory's author in the query moves it in the order: "what does Melanie do to
+ * destress?" is answered by what Melanie said, more than by what others said to her. Order only, like
+ * feedback: the author's name is no evidence that the text is relevant, so the score stays the text's.
+ */
+const AUTHOR_WEIGHT = 0.15;
+
+/** Whether the query names the author `who`: every token of it is among the query's tokens. */
+export function namesAuthor(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): boolean {
+  return whoTokens.length > 0 && whoTokens.every((t) => queryTokens.has(t));
+}
+
+/** The author factor on the order: 1 + AUTHOR_WEIGHT when the query names the author. */
+export function authorOrder(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): number {
+  return namesAuthor(whoTokens, queryTokens) ? 1 + AUTHOR_WEIGHT : 1;
+}
