@@ -12,11 +12,11 @@ import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";
-import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type LegHit, type TermStats } from "../search/scoring";
+import { keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
-import { keywordColumns, identifierWords, matchOfTerms, queryTerms } from "../search/text";
-import { vectorWeight, type KeywordEvidence } from "../search/fusion";
+import { keywordColumns, matchOfTerms, queryTerms } from "../search/text";
+import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
 import { expands, feedbackTerms } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
@@ -219,25 +219,13 @@ export class RecallService {
    * order lift; each with its calibrated relevance, which only the adjustment moves.
    */
   private fused({ keyword, vector, keywordLeg, rows }: Candidates, orderLift: (row: CandidateRow) => number): RankedCandidate[] {
-    const kw = normalized(keyword);
-    const vec = normalized(vector);
-    const cosines = new Map(vector.map((h) => [h.seq, h.raw]));
-    const provider = this.embeddings?.provider ?? "none";
     const now = new Date();
-    const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(keywordLeg.evidence) : vector.length > 0 ? 1 : 0;
-    return [...new Set([...kw.keys(), ...vec.keys()])]
-      .map((seq): RankedCandidate => {
-        const row = rows.get(seq)!;
-        const k = kw.get(seq);
-        const v = vec.get(seq);
-        const cosine = cosines.get(seq);
-        const keywordEvidence = keywordLeg.relevance.get(seq) ?? 0;
-        const vectorEvidence = cosine === undefined ? 0 : vectorRelevance(cosine, provider);
-        const matchedBy: MatchedBy = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
+    const provider = this.embeddings?.provider ?? "none";
+    return fuse({ keyword, keywordRelevance: keywordLeg.relevance, evidence: keywordLeg.evidence, vector, provider })
+      .map((f): RankedCandidate => {
+        const row = rows.get(f.seq)!;
         const adjust = adjustment(row, now);
-        const rank = ((1 - wv) * (k ?? 0) + wv * (v ?? 0)) * adjust * orderLift(row);
-        const relevance = fusedRelevance(keywordEvidence, vectorEvidence) * adjust;
-        return { row, rank, relevance, matchedBy, keyword: keywordEvidence, vector: vectorEvidence, cosine: cosine ?? null };
+        return { row, rank: f.order * adjust * orderLift(row), relevance: f.relevance * adjust, matchedBy: f.matchedBy, keyword: f.keyword, vector: f.vector, cosine: f.cosine };
       })
       .sort((a, b) => b.rank - a.rank || b.row.created_at.localeCompare(a.row.created_at));
   }
@@ -377,14 +365,8 @@ export class RecallService {
     }
     const relevanceOf = conceptRelevance(stats, termTokens.length);
     const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
-    const identifiers = identifierWords(query);
-    // Matched positions count the terms that have a token, in order (both branches above).
-    const identifierAt = terms.filter((_, i) => tokens[i]!.length > 0).flatMap((t, i) => (identifiers.has(t) ? [i] : []));
-    const evidence: KeywordEvidence = {
-      best: Math.max(0, ...relevance.values()),
-      identifier: identifierAt.length > 0 && [...matched.values()].some((m) => m.some((i) => identifierAt.includes(i))),
-    };
-    return { hits, relevance, evidence };
+    // Matched positions count the terms that have a token, in order, then the concepts (both branches above).
+    return { hits, relevance, evidence: keywordEvidence(query, terms, tokens, relevance, matched) };
   }
 
   /**

@@ -26,7 +26,8 @@ import type { Embedder } from "../embed/types";
 import { yieldToLoop } from "../event-loop";
 import { tokenize } from "../search/fts5-tokenizer";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
-import { fusedRelevance, keywordRelevance, normalized, vectorRelevance, type TermStats } from "../search/scoring";
+import { keywordRelevance, type TermStats } from "../search/scoring";
+import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { matchOfTerms, queryTerms } from "../search/text";
 import { chunkText, type Chunk } from "./chunk";
 import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
@@ -38,8 +39,6 @@ import { foundFile, walkDirectory, type FoundFile } from "./walk";
 
 /** Candidates each search leg contributes before fusion. */
 const LEG_DEPTH = 50;
-/** Weight of the vector leg in the fused ranking, as in memory recall. */
-const VECTOR_WEIGHT = 0.3;
 /** Files read and chunked at most before their batch is written in one transaction and the loop yields. */
 const FILES_PER_BATCH = 64;
 /** Time spent reading and chunking at most before the batch is written and the loop yields. */
@@ -179,20 +178,10 @@ export class SourceService {
     const rows = new Map<number, ChunkRow>(this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]).map((r) => [r.seq, r]));
     const kwHits = keyword.hits.filter((h) => rows.has(h.seq));
     const vecHits = vectorHits.filter((h) => rows.has(h.seq));
-    const kw = normalized(kwHits);
-    const vec = normalized(vecHits);
-    const cosines = new Map(vecHits.map((h) => [h.seq, h.raw]));
-    const provider = this.embeddings?.provider ?? "none";
-    const wv = vecHits.length > 0 && kwHits.length > 0 ? VECTOR_WEIGHT : vecHits.length > 0 ? 1 : 0;
-    const ranked = [...new Set([...kw.keys(), ...vec.keys()])]
-      .map((seq) => {
-        const k = kw.get(seq);
-        const v = vec.get(seq);
-        const cosine = cosines.get(seq);
-        const relevance = fusedRelevance(keyword.relevance.get(seq) ?? 0, cosine === undefined ? 0 : vectorRelevance(cosine, provider));
-        const matchedBy: SourceChunkResult["matchedBy"] = k !== undefined && v !== undefined ? "hybrid" : k !== undefined ? "keyword" : "vector";
-        return { row: rows.get(seq)!, rank: (1 - wv) * (k ?? 0) + wv * (v ?? 0), relevance, matchedBy };
-      })
+    // The same query-adaptive fusion as memory recall: a chunk holding the query's rare words or its
+    // identifier ranks by them, and a question in other words than the text leans on the vectors.
+    const ranked = fuse({ keyword: kwHits, keywordRelevance: keyword.relevance, evidence: keyword.evidence, vector: vecHits, provider: this.embeddings?.provider ?? "none" })
+      .map((f) => ({ row: rows.get(f.seq)!, rank: f.order, relevance: f.relevance, matchedBy: f.matchedBy }))
       .sort((a, b) => b.rank - a.rank || inFileOrder(a.row, b.row));
     // As in memory recall (docs/api.md#scores): ranked by the fused order, each score its calibrated
     // relevance capped by the one above it, cut at the minimum.
@@ -220,11 +209,12 @@ export class SourceService {
 
   /**
    * BM25 over the in-memory index, as memory recall's keyword leg does; FTS5 while it loads, for a
-   * path filter, and for terms FTS5 reads as phrases (snake_case). With each hit's calibrated relevance.
+   * path filter, and for terms FTS5 reads as phrases (snake_case). With each hit's calibrated relevance
+   * and the leg's evidence for weighing the legs (search/fusion.ts).
    */
-  private keywordLeg(query: string, path?: string): { hits: { seq: number; raw: number }[]; relevance: Map<number, number> } {
+  private keywordLeg(query: string, path?: string): { hits: { seq: number; raw: number }[]; relevance: Map<number, number>; evidence: KeywordEvidence } {
     const terms = queryTerms(query);
-    if (terms.length === 0) return { hits: [], relevance: new Map() };
+    if (terms.length === 0) return { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
     const tokens = terms.map((t) => tokenize(t));
     let hits: { seq: number; raw: number }[];
     let stats: TermStats;
@@ -242,7 +232,9 @@ export class SourceService {
       matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
     }
     const relevanceOf = keywordRelevance(stats);
-    return { hits, relevance: new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])])) };
+    const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
+    // Matched positions count the terms that have a token, in order (both branches above).
+    return { hits, relevance, evidence: keywordEvidence(query, terms, tokens, relevance, matched) };
   }
 
   /**
