@@ -91,13 +91,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     db = openDatabase(databasePath(config.dataDir), { cacheMiB: MEMORY_STORE_CACHE_MIB });
     const { applied } = migrate(db);
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
-    // One provider instance for memories and document sources (loaded once; a failed load is tried again).
-    let embedder: ReturnType<typeof createEmbedder> | undefined;
-    const loadEmbedder = () => (embedder ??= createEmbedder(config.embedding).catch((err) => {
-      embedder = undefined;
-      throw err;
-    }));
-    const embeddings = new EmbeddingWorker(db, config.embedding.provider, loadEmbedder);
+    // One worker and one provider embed memories and document chunks (the sources serve it a queue).
+    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
     const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
     const memory = new MemoryService(db, {
@@ -109,7 +104,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     });
     const analytics = new Analytics(db, config.analytics, log);
     const usageBoost = new UsageBoost(() => analytics.features().servers);
-    const sources = new SourceService(db, embeddings, loadEmbedder, log);
+    const sources = new SourceService(db, embeddings, log);
     recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, sources });
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {

@@ -30,6 +30,8 @@ export interface FakeEmbedder {
   down: boolean;
   /** Texts containing this word make the whole request a 400, as a provider refuses bad input. */
   refuse?: string;
+  /** The most requests it has had open at once. */
+  maxInFlight: number;
   /** Requests answered 400 so far. */
   refusals: number;
   /** Requests with a text containing this word get no answer until it is cleared (a provider still working on them). */
@@ -45,11 +47,13 @@ export function startFakeEmbedder(): FakeEmbedder {
     delayMs: 0,
     down: false,
     refusals: 0,
+    maxInFlight: 0,
     stop: async () => {
       state.stall = undefined;
       await server.stop(true);
     },
   };
+  let inFlight = 0;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -58,20 +62,28 @@ export function startFakeEmbedder(): FakeEmbedder {
       const path = new URL(req.url).pathname;
       const body = (await req.json()) as { input: string | string[]; model?: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
-      if (state.delayMs > 0) await Bun.sleep(state.delayMs);
-      while (state.stall && input.some((t) => t.includes(state.stall!))) await Bun.sleep(10);
-      if (state.refuse && input.some((t) => t.includes(state.refuse!))) {
-        state.refusals++;
-        return Response.json({ error: { message: "input rejected" } }, { status: 400 });
+      state.maxInFlight = Math.max(state.maxInFlight, ++inFlight);
+      try {
+        return await answer(path, body, input);
+      } finally {
+        inFlight--;
       }
-      state.embedded.push(...input);
-      state.requests.push({ model: body.model ?? "", texts: input });
-      const vectors = input.map((t) => fakeVector(t, body.model));
-      if (path === "/api/embed") return Response.json({ embeddings: vectors });
-      if (path === "/v1/embeddings") return Response.json({ data: vectors.map((embedding, index) => ({ index, embedding })).reverse() });
-      return new Response("not found", { status: 404 });
     },
   });
+  async function answer(path: string, body: { model?: string }, input: string[]): Promise<Response> {
+    if (state.delayMs > 0) await Bun.sleep(state.delayMs);
+    while (state.stall && input.some((t) => t.includes(state.stall!))) await Bun.sleep(10);
+    if (state.refuse && input.some((t) => t.includes(state.refuse!))) {
+      state.refusals++;
+      return Response.json({ error: { message: "input rejected" } }, { status: 400 });
+    }
+    state.embedded.push(...input);
+    state.requests.push({ model: body.model ?? "", texts: input });
+    const vectors = input.map((t) => fakeVector(t, body.model));
+    if (path === "/api/embed") return Response.json({ embeddings: vectors });
+    if (path === "/v1/embeddings") return Response.json({ data: vectors.map((embedding, index) => ({ index, embedding })).reverse() });
+    return new Response("not found", { status: 404 });
+  }
   state.url = `http://127.0.0.1:${server.port}`;
   return state;
 }

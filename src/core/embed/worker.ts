@@ -3,7 +3,9 @@
 // that fails is retried with exponential backoff, never stormed; recall meanwhile stays keyword-only.
 // After a model change it re-embeds everything (docs/api.md#re-embedding): the vectors of the
 // previous model keep answering recall, each compared only with a query embedded by that same model,
-// until the memory's new vector replaces it.
+// until the memory's new vector replaces it. The same loop embeds other texts that have vectors
+// (document chunks) once no memory waits, through an EmbeddingQueue: one provider, one backoff, and
+// recalls first for both.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
 import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
@@ -52,6 +54,27 @@ interface PendingRow {
   content_key: string;
 }
 
+/** A text to embed for an EmbeddingQueue. */
+export interface QueuedText {
+  seq: number;
+  text: string;
+}
+
+/**
+ * Texts besides memories that the worker embeds (document chunks), after the memories waiting: the
+ * queue keeps what waits and where the vectors go, the worker embeds them.
+ */
+export interface EmbeddingQueue {
+  /** The provider is up: load the stored vectors of its model and queue the texts without one. */
+  ready(embedder: Embedder): void;
+  /** At most `n` texts to embed next; none while the queue has nothing to give. */
+  next(n: number): QueuedText[];
+  /** The vectors of `batch`, in its order, by `embedder`. */
+  embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): void;
+  /** The provider refused `batch` as input: those texts go without a vector. */
+  refused(batch: QueuedText[], err: EmbedRejectedError): void;
+}
+
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
 
@@ -95,6 +118,7 @@ export class EmbeddingWorker {
   /** The current model's provider is recorded (models.ts) with the first vectors it stores. */
   private recorded = false;
   private readonly opts: Required<EmbeddingWorkerOptions>;
+  private readonly queues: EmbeddingQueue[] = [];
   private readonly selectPending: Statement<{ seq: number }, [string, string]>;
   private readonly upsertVector: Statement;
   private readonly vectorOf: Statement<{ agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [number, string]>;
@@ -149,6 +173,16 @@ export class EmbeddingWorker {
     await this.loop;
     await this.embedder?.close();
     await this.previous?.queries?.embedder.close();
+  }
+
+  /**
+   * Embeds `queue`'s texts in this loop once no memory waits (nothing with provider none). The
+   * returned function tells the worker the queue has new texts.
+   */
+  serve(queue: EmbeddingQueue): () => void {
+    this.queues.push(queue);
+    if (this.embedder) queue.ready(this.embedder);
+    return () => this.wake?.();
   }
 
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
@@ -327,6 +361,7 @@ export class EmbeddingWorker {
         this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
+        for (const queue of this.queues) queue.ready(embedder);
         this.succeeded();
         this.finishIfDone();
         void this.loadPrevious(embedder);
@@ -344,20 +379,22 @@ export class EmbeddingWorker {
       }
       const embedder = this.embedder!;
       const batch = this.nextBatch();
-      if (batch.length === 0) {
+      const queued = batch.length === 0 ? this.nextQueued() : null;
+      if (batch.length === 0 && !queued) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = null;
         continue;
       }
       try {
-        const vectors = await embedder.embed(batch.map((r) => r.content));
-        this.store(embedder, batch, vectors);
+        if (queued) queued.queue.embedded(embedder, queued.batch, await embedder.embed(queued.batch.map((t) => t.text)));
+        else this.store(embedder, batch, await embedder.embed(batch.map((r) => r.content)));
         this.succeeded();
         this.finishIfDone();
         backoff = 0;
       } catch (err) {
-        if (err instanceof EmbedRejectedError) this.isolate(batch);
-        else backoff = await this.backOff(err, backoff);
+        if (!(err instanceof EmbedRejectedError)) backoff = await this.backOff(err, backoff);
+        else if (queued) queued.queue.refused(queued.batch, err);
+        else this.isolate(batch);
       }
     }
   }
@@ -502,6 +539,15 @@ export class EmbeddingWorker {
     const live = new Set(rows.map((r) => r.seq));
     for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
     return rows;
+  }
+
+  /** The first queue's next texts, once no memory waits. */
+  private nextQueued(): { queue: EmbeddingQueue; batch: QueuedText[] } | null {
+    for (const queue of this.queues) {
+      const batch = queue.next(this.opts.batchSize);
+      if (batch.length > 0) return { queue, batch };
+    }
+    return null;
   }
 
   private rowsOf(seqs: number[]): PendingRow[] {

@@ -3,7 +3,7 @@
 // paths need the owner's credential (src/server/guard.ts), and it reads only regular files inside
 // the source, never through a link out of it (read.ts). A file is parsed again only when it
 // changed: same size and mtime skip it unread, the same content hash skips it unparsed. Chunks are
-// keyword-searchable once their batch commits; vectors follow in the background (embedder.ts).
+// keyword-searchable once their batch commits; vectors follow in the background (the embedding worker's loop, vectors.ts).
 import type { Database } from "bun:sqlite";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
@@ -22,7 +22,6 @@ import type {
 } from "../../contracts/sources";
 import type { Logger } from "../../logger";
 import type { EmbeddingWorker } from "../embed/worker";
-import type { Embedder } from "../embed/types";
 import { yieldToLoop } from "../event-loop";
 import { tokenize } from "../search/fts5-tokenizer";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
@@ -30,7 +29,7 @@ import { keywordRelevance, type TermStats } from "../search/scoring";
 import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { matchOfTerms, queryTerms } from "../search/text";
 import { chunkText, type Chunk } from "./chunk";
-import { SOURCE_OWNER, SourceEmbedder } from "./embedder";
+import { SOURCE_OWNER, SourceVectors } from "./vectors";
 import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
 import { PdfExtractor } from "./pdf";
 import { errCode, kindOf, probe, readWithin } from "./read";
@@ -64,7 +63,7 @@ function hashOf(...parts: (string | Uint8Array)[]): string {
 
 export class SourceService {
   readonly store: SourceStore;
-  readonly embedder: SourceEmbedder;
+  private readonly vectors: SourceVectors;
   /** Ingestion runs one at a time: two adds of overlapping directories never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
@@ -79,16 +78,16 @@ export class SourceService {
   constructor(
     db: Database,
     private readonly embeddings: EmbeddingWorker | null,
-    loadEmbedder: () => Promise<Embedder | null>,
     private readonly log?: Logger,
   ) {
     this.store = new SourceStore(db);
-    this.embedder = new SourceEmbedder(this.store, loadEmbedder, log);
+    this.vectors = new SourceVectors(this.store, log);
   }
 
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */
   async start(): Promise<number> {
-    if (this.embeddings && this.embeddings.provider !== "none") this.embedder.start();
+    const worker = this.embeddings;
+    if (worker && worker.provider !== "none") this.vectors.start((queue) => worker.serve(queue));
     this.keywordsReady = await loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
     return this.keywords.size;
   }
@@ -102,7 +101,7 @@ export class SourceService {
   async stop(): Promise<void> {
     this.halt();
     await this.queue.catch(() => undefined);
-    await this.embedder.stop();
+    this.vectors.stop();
   }
 
   list(): SourceSummary[] {
@@ -248,10 +247,10 @@ export class SourceService {
     keywordHits: { seq: number }[],
   ): Promise<{ hits: { seq: number; raw: number }[]; embedding: SourceSearchResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
-    const index = this.embedder.vectors;
+    const index = this.vectors.vectors;
     // No chunk embedded yet: nothing to compare a query vector with, so none is computed.
-    if (!index || index.count === 0 || keywordHits.some((h) => this.embedder.waiting(h.seq))) {
-      return { hits: [], embedding: this.embedder.model ? "ok" : "unavailable" };
+    if (!index || index.count === 0 || keywordHits.some((h) => this.vectors.waiting(h.seq))) {
+      return { hits: [], embedding: this.vectors.model ? "ok" : "unavailable" };
     }
     const release = this.embeddings.holdForRecall();
     let vector: Float32Array | null;
@@ -267,15 +266,15 @@ export class SourceService {
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }
 
-  /** Committed chunk changes reach the keyword index and the embedder. */
+  /** Committed chunk changes reach the keyword index and the chunk vectors. */
   private applied(removed: number[], added: IndexedChunk[]): void {
     for (const seq of removed) this.keywords.remove(seq);
     for (const chunk of added) this.keywords.set(indexDoc(chunk));
-    this.embedder.changed(removed, added.map((c) => c.seq));
+    this.vectors.changed(removed, added.map((c) => c.seq));
   }
 
   private summary(row: SourceRow): SourceSummary {
-    return this.store.summary(row, this.embedder.model);
+    return this.store.summary(row, this.vectors.model);
   }
 
   private sourceOrThrow(id: number): SourceRow {
@@ -288,7 +287,7 @@ export class SourceService {
   private serially<T>(job: () => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new SignetError("unavailable", "the daemon is stopping"));
     const held = async () => {
-      const release = this.embedder.hold();
+      const release = this.vectors.hold();
       try {
         return await job();
       } finally {

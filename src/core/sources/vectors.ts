@@ -1,0 +1,125 @@
+// The vectors of source chunks (docs/api.md#sources). Chunks are searchable by keyword as soon as
+// they are written; the embedding worker (core/embed/worker.ts) embeds those without a vector of the
+// current model in its one loop, after the memories waiting, and this queue stores them and keeps the
+// in-memory vector index (core/search/vector-index) in step. A chunk the provider refuses stays
+// keyword-only.
+import type { Logger } from "../../logger";
+import type { EmbeddingQueue, QueuedText } from "../embed/worker";
+import type { EmbedRejectedError, Embedder } from "../embed/types";
+import { VectorIndex } from "../search/vector-index";
+import type { SourceStore } from "./store";
+
+/** Every chunk vector has this owner in the index: sources belong to the owner, not to an agent. */
+export const SOURCE_OWNER = "sources";
+
+function blobToVector(blob: Uint8Array): Float32Array {
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Float32Array(copy.buffer);
+}
+
+export class SourceVectors implements EmbeddingQueue {
+  private embedder: Embedder | null = null;
+  private index: VectorIndex | null = null;
+  private readonly pending = new Set<number>();
+  private stopped = false;
+  private holds = 0;
+  /** Tells the embedding worker there are chunks to embed (set once it serves this queue). */
+  private wake: () => void = () => undefined;
+
+  constructor(
+    private readonly store: SourceStore,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Has `serve` (the embedding worker's) embed the chunks from now on. */
+  start(serve: (queue: EmbeddingQueue) => () => void): void {
+    this.wake = serve(this);
+  }
+
+  /** No chunk is given to the worker after this (it may still finish a batch it has). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** The current model, once the provider is loaded. */
+  get model(): string | null {
+    return this.embedder?.model ?? null;
+  }
+
+  /** The chunk vectors of the current model, once there is one. */
+  get vectors(): VectorIndex | null {
+    return this.index;
+  }
+
+  /** Whether chunk `seq` waits for a vector (one the provider refused waits no more). */
+  waiting(seq: number): boolean {
+    return this.pending.has(seq);
+  }
+
+  /**
+   * No chunk is given to the worker until the returned function is called: an add or sync gets the
+   * cores, and embedding follows once it is done (a batch already sent finishes).
+   */
+  hold(): () => void {
+    this.holds++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.holds === 0) this.wake();
+    };
+  }
+
+  /** Follows a file's re-ingestion: its old chunks leave the index, its new ones wait for vectors. */
+  changed(removed: number[], added: number[]): void {
+    for (const seq of removed) {
+      this.index?.remove(seq);
+      this.pending.delete(seq);
+    }
+    if (!this.embedder) return;
+    for (const seq of added) this.pending.add(seq);
+    if (added.length > 0) this.wake();
+  }
+
+  ready(embedder: Embedder): void {
+    for (const row of this.store.vectorsOf(embedder.model)) {
+      const vector = blobToVector(row.vector);
+      this.ensureIndex(vector.length).upsert(row.seq, SOURCE_OWNER, vector);
+    }
+    for (const seq of this.store.unembedded(embedder.model)) this.pending.add(seq);
+    this.embedder = embedder;
+  }
+
+  next(n: number): QueuedText[] {
+    if (this.stopped || this.holds > 0) return [];
+    for (;;) {
+      const seqs = [...this.pending].slice(0, n);
+      if (seqs.length === 0) return [];
+      const rows = this.store.textsOf(seqs);
+      const live = new Set(rows.map((r) => r.seq));
+      for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
+      if (rows.length > 0) return rows;
+    }
+  }
+
+  embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): void {
+    const stored = new Set(this.store.storeVectors(embedder.model, batch.map((r, i) => ({ seq: r.seq, vector: vectors[i]! }))));
+    batch.forEach((r, i) => {
+      // A chunk re-ingested while it was embedded has a new seq: its old vector is not kept.
+      if (stored.has(r.seq) && this.pending.has(r.seq)) this.ensureIndex(vectors[i]!.length).upsert(r.seq, SOURCE_OWNER, vectors[i]!);
+      this.pending.delete(r.seq);
+    });
+  }
+
+  refused(batch: QueuedText[], err: EmbedRejectedError): void {
+    // Refused as input: these chunks stay keyword-only rather than being retried forever.
+    this.log?.warn(`sources: the embedding provider refused ${batch.length} chunk(s); they stay keyword-only: ${err.message}`);
+    for (const r of batch) this.pending.delete(r.seq);
+  }
+
+  private ensureIndex(dimensions: number): VectorIndex {
+    if (!this.index || this.index.dimensions !== dimensions) this.index = new VectorIndex(dimensions);
+    return this.index;
+  }
+}
