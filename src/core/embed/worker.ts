@@ -8,6 +8,7 @@
 // recalls first for both.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
+import { Holds } from "../holds";
 import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
@@ -95,7 +96,8 @@ export class EmbeddingWorker {
   private sleeping: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   private ok = false;
   private lastError: string | undefined;
-  private recallsInFlight = 0;
+  /** Recalls in flight: background batches wait for them (holdForRecall). */
+  private readonly recallsInFlight = new Holds(() => this.resume?.());
   private resume: (() => void) | null = null;
   /** While the provider is failing, queries try it again only after this time. */
   private retryAt = 0;
@@ -295,13 +297,7 @@ export class EmbeddingWorker {
    * competes for the same cores) waits meanwhile, so answers stay fast under a write load.
    */
   holdForRecall(): () => void {
-    this.recallsInFlight++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.recallsInFlight === 0) this.resume?.();
-    };
+    return this.recallsInFlight.take();
   }
 
   /** The vector index, once the provider is up and at least one vector exists. */
@@ -373,7 +369,7 @@ export class EmbeddingWorker {
     while (!this.stopped) {
       // Recalls come first: no new batch starts while one is being answered, but a steady stream of
       // recalls only slows embedding down (one batch per RECALL_YIELD_MS), never stops it.
-      if (this.recallsInFlight > 0 && !this.stopped) {
+      if (this.recallsInFlight.held && !this.stopped) {
         await Promise.race([new Promise<void>((resolve) => (this.resume = resolve)), Bun.sleep(RECALL_YIELD_MS)]);
         this.resume = null;
       }

@@ -6,6 +6,7 @@
 import type { Logger } from "../../logger";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
+import { Holds } from "../holds";
 import { VectorIndex } from "../search/vector-index";
 import type { SourceStore } from "./store";
 
@@ -23,7 +24,8 @@ export class SourceVectors implements EmbeddingQueue {
   private index: VectorIndex | null = null;
   private readonly pending = new Set<number>();
   private stopped = false;
-  private holds = 0;
+  /** An add or sync in progress: no chunk goes to the worker meanwhile. */
+  private readonly holds = new Holds(() => this.wake());
   /** Tells the embedding worker there are chunks to embed (set once it serves this queue). */
   private wake: () => void = () => undefined;
 
@@ -62,13 +64,7 @@ export class SourceVectors implements EmbeddingQueue {
    * cores, and embedding follows once it is done (a batch already sent finishes).
    */
   hold(): () => void {
-    this.holds++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      if (--this.holds === 0) this.wake();
-    };
+    return this.holds.take();
   }
 
   /** Follows a file's re-ingestion: its old chunks leave the index, its new ones wait for vectors. */
@@ -92,7 +88,7 @@ export class SourceVectors implements EmbeddingQueue {
   }
 
   next(n: number): QueuedText[] {
-    if (this.stopped || this.holds > 0) return [];
+    if (this.stopped || this.holds.held) return [];
     for (;;) {
       const seqs = [...this.pending].slice(0, n);
       if (seqs.length === 0) return [];
