@@ -16,3 +16,15 @@ export function codeProjectCopy(): string {
   writeFileSync(join(project, "node_modules", "dep", "index.js"), "export function fromDependency() {\n  return 'dependency-only';\n}\n");
   return project;
 }
+
+/** Every signet_code_* tool with arguments that fit the project codeProjectCopy makes. */
+export const CODE_TOOL_CALLS = [
+  ["signet_code_search", { query: "store" }],
+  ["signet_code_context", { symbol: "openStore" }],
+  ["signet_code_blast", { symbol: "openStore" }],
+  ["signet_code_status", {}],
+  ["signet_code_doctor", {}],
+  ["signet_code_constants", {}],
+  ["signet_code_clear", { confirm: true }],
+  ["signet_code_briefing", {}],
+] as const;

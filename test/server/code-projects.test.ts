@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { indexCommand } from "../../src/cli/code-index";
 import { indexProject } from "../../src/core/code/indexer";
 import { cliOutput } from "../helpers/cli-in-process";
-import { codeProjectCopy } from "../helpers/code-project";
+import { CODE_TOOL_CALLS, codeProjectCopy } from "../helpers/code-project";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { callTool } from "../helpers/mcp-client";
 
@@ -89,15 +89,7 @@ describe("signet-mcp answers from the index of the project it works in", () => {
 
   test("a session in a folder no index covers is told so and how to make one, by every tool", async () => {
     const outside = await mcpIn(elsewhere);
-    for (const [tool, args] of [
-      ["signet_code_search", { query: "store" }],
-      ["signet_code_context", { symbol: "openStore" }],
-      ["signet_code_blast", { symbol: "openStore" }],
-      ["signet_code_status", {}],
-      ["signet_code_doctor", {}],
-      ["signet_code_constants", {}],
-      ["signet_code_briefing", {}],
-    ] as const) {
+    for (const [tool, args] of CODE_TOOL_CALLS) {
       const r = await callTool(outside, tool, args);
       expect({ tool, isError: r.isError, text: r.text }).toEqual({ tool, isError: true, text: noIndex(elsewhere) });
     }

@@ -13,19 +13,8 @@ import { codeProjectsPath } from "../../src/config/paths";
 import { NO_PROJECT_MESSAGE } from "../../src/contracts/code";
 import { indexProject } from "../../src/core/code/indexer";
 import { recordIndexedProject } from "../../src/core/code/projects";
-import { codeProjectCopy } from "../helpers/code-project";
+import { CODE_TOOL_CALLS as CODE_TOOLS, codeProjectCopy } from "../helpers/code-project";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
-
-const CODE_TOOLS = [
-  ["signet_code_search", { query: "store" }],
-  ["signet_code_context", { symbol: "openStore" }],
-  ["signet_code_blast", { symbol: "openStore" }],
-  ["signet_code_status", {}],
-  ["signet_code_doctor", {}],
-  ["signet_code_constants", {}],
-  ["signet_code_clear", { confirm: true }],
-  ["signet_code_briefing", {}],
-] as const;
 
 let d: TestDaemon;
 let project: string;
