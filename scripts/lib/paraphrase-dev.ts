@@ -5,7 +5,8 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RECALL_STRONG_SCORE, RecallRequestSchema } from "../../src/contracts/recall";
+import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
+import { RecallRequestSchema } from "../../src/contracts/recall";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import type { RecallService } from "../../src/core/recall/service";

@@ -3,12 +3,7 @@
 // project of the current directory (or --project).
 import { defineCommand } from "citty";
 import { resolve } from "node:path";
-import {
-  CodeBlastRequestSchema,
-  CodeClearRequestSchema,
-  CodeContextRequestSchema,
-  CodeSearchRequestSchema,
-} from "../contracts/code";
+import { API } from "../contracts/api";
 import { defined, parseInput } from "../contracts/parse";
 import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -44,9 +39,9 @@ const search = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      CodeSearchRequestSchema,
+      API.code.search.body,
       defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug, project: projectFrom(args) }),
-      "code search request",
+      API.code.search.input,
     );
     emit(await clientFor(configFromFlags(args)).code.search(body), args, searchText);
   },
@@ -56,7 +51,7 @@ const context = defineCommand({
   meta: { name: "context", description: "A symbol's source, container, callers, callees and its file's imports" },
   args: { ...symbolArg, ...projectArgs, ...clientArgs },
   async run({ args }) {
-    const body = parseInput(CodeContextRequestSchema, { symbol: args.symbol, project: projectFrom(args) }, "code context request");
+    const body = parseInput(API.code.context.body, { symbol: args.symbol, project: projectFrom(args) }, API.code.context.input);
     const result = await clientFor(configFromFlags(args)).code.context(body);
     emit(result, args, contextText);
     failIfUnresolved(result.definition !== undefined || (result.candidates?.length ?? 0) > 0);
@@ -74,9 +69,9 @@ const blast = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      CodeBlastRequestSchema,
+      API.code.blast.body,
       defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction, project: projectFrom(args) }),
-      "code blast request",
+      API.code.blast.input,
     );
     const result = await clientFor(configFromFlags(args)).code.blast(body);
     emit(result, args, blastText);
@@ -124,7 +119,7 @@ const clear = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(CodeClearRequestSchema, defined({ confirm: args.confirm, project: projectFrom(args) }), "code clear request");
+    const body = parseInput(API.code.clear.body, defined({ confirm: args.confirm, project: projectFrom(args) }), API.code.clear.input);
     emit(await clientFor(configFromFlags(args)).code.clear(body), args, clearText);
   },
 });

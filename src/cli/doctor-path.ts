@@ -1,14 +1,13 @@
 // `signet doctor`'s check of the whole path of a harness: the hooks and the MCP server its config
 // registers are run for real against the daemon (docs/cli.md#signet-doctor), and the auth mode is
 // held against what the entries carry. Hooks report dry-run sessions, which are removed afterwards
-// with the owner's credential (DELETE /api/sessions/:key) together with everything recorded for them.
+// with the owner's credential (removing a session) together with everything recorded for them.
 // Probes run without this shell's SIGNET_* variables: a harness started from a launcher or another
 // terminal does not have them, so what the entries carry is all that counts.
 import { randomBytes } from "node:crypto";
 import { ApiError, type SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
-import type { SessionRemovalResponse } from "../contracts/session-removal";
 import { harnessLabel } from "../harness/plan";
 import type { HookRegistration, McpRegistration } from "../harness/registered";
 import type { HarnessName } from "../harness/types";
@@ -105,7 +104,7 @@ type Removal = { removed: true } | { removed: false; error?: string };
 /** Removes a dry-run session with the owner's credential; `removed: false` without an error when nothing was recorded for it. */
 async function removeDryRun(owner: SignetClient, key: string): Promise<Removal> {
   try {
-    await owner.request<SessionRemovalResponse>("DELETE", `/api/sessions/${encodeURIComponent(key)}`, { credential: "admin" });
+    await owner.sessions.remove(key);
     return { removed: true };
   } catch (err) {
     // A daemon without the route answers 404 too ("no route ..."), but not about the session.

@@ -3,8 +3,7 @@
 // With a server, that server's every tool and alerts.
 import { defineCommand } from "citty";
 import {
-  AlertsQuerySchema,
-  AnalyticsQuerySchema,
+  ANALYTICS_API,
   type AlertsResponse,
   type AnalyticsResponse,
   type TimelinePoint,
@@ -97,7 +96,7 @@ export const analyticsCommand = defineCommand({
     }
     // Checked here first, so a bad flag is a usage error before any request.
     const { server, ...query } = parseInput(
-      AnalyticsQuerySchema,
+      ANALYTICS_API.summary.query,
       defined({
         server: args.name || args.server,
         agent_id: args["agent-id"],
@@ -108,7 +107,7 @@ export const analyticsCommand = defineCommand({
       }),
       "analytics filter",
     );
-    const alertQuery = parseInput(AlertsQuerySchema, defined({ hours: args["alert-hours"], agent_id: query.agent_id }), "alerts filter");
+    const alertQuery = parseInput(ANALYTICS_API.alerts.query, defined({ hours: args["alert-hours"], agent_id: query.agent_id }), "alerts filter");
     const client = clientFor(configFromFlags(args)).analytics;
     const [usage, alerts] = await Promise.all([
       server === undefined ? client.summary(query) : client.server(server, query),

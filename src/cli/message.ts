@@ -31,19 +31,22 @@ const send = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = defined({
-      content: args.content,
-      type: args.type,
-      toAgentId: args.to,
-      toSessionKey: args.session,
-      broadcast: args.broadcast || undefined,
-      fromSessionKey: args["from-session"],
-      via: args.via,
-      acpBaseUrl: args["acp-url"],
-      acpTargetAgentName: args["acp-agent"],
-      acpTimeoutMs: num("acp-timeout", args["acp-timeout"]),
-    });
-    parseInput(MessageSendSchema, body, "message");
+    const body = parseInput(
+      MessageSendSchema,
+      defined({
+        content: args.content,
+        type: args.type,
+        toAgentId: args.to,
+        toSessionKey: args.session,
+        broadcast: args.broadcast || undefined,
+        fromSessionKey: args["from-session"],
+        via: args.via,
+        acpBaseUrl: args["acp-url"],
+        acpTargetAgentName: args["acp-agent"],
+        acpTimeoutMs: num("acp-timeout", args["acp-timeout"]),
+      }),
+      "message",
+    );
     const sent = await clientFor(configFromFlags(args)).agents.send(body);
     // Stored all the same: the agent may simply not have started yet. Usually it is a typo.
     if (sent.meta.unknownRecipient) {
@@ -81,7 +84,7 @@ const inbox = defineCommand({
     const result: InboxResponse & { acked?: number[] } = await client.agents.inbox(query);
     // The daemon acknowledges only what this agent received (not its own sent messages).
     const unacked = result.items.filter((m) => !m.acked).map((m) => m.id);
-    if (args.ack && unacked.length > 0) result.acked = (await client.agents.ack(unacked)).acked;
+    if (args.ack && unacked.length > 0) result.acked = (await client.agents.ack({ ids: unacked })).acked;
     emit(result, args, (r) => (r.count === 0 ? "no messages" : r.items.map(line).join("\n")));
   },
 });

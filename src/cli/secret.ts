@@ -18,7 +18,6 @@ function secretName(name: string): string {
 /** Reads a line from the terminal without echoing it. */
 function hiddenPrompt(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let value = "";
     const done = (err?: Error) => {
@@ -38,6 +37,8 @@ function hiddenPrompt(prompt: string): Promise<string> {
       }
     };
     stdin.setRawMode(true);
+    // Only once echo is off: what is typed after the prompt shows is never echoed.
+    process.stderr.write(prompt);
     stdin.resume();
     stdin.on("data", onData);
   });
@@ -67,7 +68,7 @@ const set = defineCommand({
     const name = secretName(args.name);
     const value = process.stdin.isTTY ? await hiddenPrompt(`value for ${name}: `) : await fromStdin();
     if (value === "") throw new UsageError("no value given: type it at the prompt, or pipe it on stdin");
-    const saved = await clientFor(configFromFlags(args)).secrets.set(name, value);
+    const saved = await clientFor(configFromFlags(args)).secrets.set(name, { value });
     emit(saved, args, (s) => `${s.created ? "stored" : "replaced"} secret ${s.name}`);
   },
 });

@@ -6,13 +6,8 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SignetClient } from "../client/client";
 import { defined, parseInput } from "../contracts/parse";
-import {
-  SourceAddRequestSchema,
-  SourceSearchRequestSchema,
-  type IngestReport,
-  type SourceSearchResponse,
-  type SourceSummary,
-} from "../contracts/sources";
+import { API } from "../contracts/api";
+import type { IngestReport, SourceSearchResponse, SourceSummary } from "../contracts/sources";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { ExitError, EXIT } from "./errors";
 import { num } from "./flags";
@@ -95,7 +90,7 @@ const add = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(SourceAddRequestSchema, defined({ path: resolve(args.path), glob: args.glob }), "source add");
+    const body = parseInput(API.sources.add.body, defined({ path: resolve(args.path), glob: args.glob }), "source add");
     const client = clientFor(configFromFlags(args));
     const r = await withProgress("ingesting", (onProgress) => client.sources.add(body, onProgress));
     emit(r, args, (x) => reportText(x.created ? "added" : "synced", x));
@@ -119,7 +114,7 @@ const rm = defineCommand({
   },
   async run({ args }) {
     const client = clientFor(configFromFlags(args));
-    const r = await client.sources.remove(await sourceId(client, args.source));
+    const r = await client.sources.remove(String(await sourceId(client, args.source)));
     emit(r, args, (x) => `removed source ${x.removed.id} ${x.removed.path} (${x.removed.files} files, ${x.removed.chunks} chunks)`);
   },
 });
@@ -161,7 +156,7 @@ const search = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      SourceSearchRequestSchema,
+      API.sources.search.body,
       defined({ query: args.query, limit: num("limit", args.limit), path: args.path, minScore: num("min-score", args["min-score"]) }),
       "source search",
     );

@@ -7,13 +7,14 @@ import { createInterface } from "node:readline";
 import type { z } from "zod";
 import type { SignetClient } from "../client/client";
 import { parseInput } from "../contracts/parse";
+import type { BodyOf } from "../contracts/operation";
 import {
-  BackupRequestSchema,
   ExportHeaderSchema,
   ExportRecordSchema,
   IMPORT_FORMATS,
   NOTE_MAX_CHARS,
   ServerMemoryItemSchema,
+  TRANSFER_API,
   type ImportFormat,
   type ImportResponse,
 } from "../contracts/transfer";
@@ -81,7 +82,7 @@ export const backup = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(BackupRequestSchema, { path: resolve(args.file) }, "backup");
+    const body = parseInput(TRANSFER_API.backup.body, { path: resolve(args.file) }, "backup");
     const result = await clientFor(configFromFlags(args)).transfer.backup(body);
     emit(result, args, (r) => `copied ${r.memories} memories (${r.bytes} bytes) to ${r.path}`);
   },
@@ -197,7 +198,8 @@ async function sendAll(client: SignetClient, maxBodyBytes: number, format: Impor
   let bytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const answer = await client.transfer.import({ format, [BATCH_KEY[format]]: batch });
+    // The items are of the format's kind: checked against its schema as they were read, or built to it (notes).
+    const answer = await client.transfer.import({ format, [BATCH_KEY[format]]: batch } as BodyOf<typeof TRANSFER_API.import>);
     total.imported += answer.imported;
     total.skipped += answer.skipped;
     total.duplicates.push(...answer.duplicates);

@@ -11,84 +11,20 @@ import {
   readOwnerFile,
 } from "../config/owner-files";
 import { daemonFiles } from "../config/paths";
-import type {
-  AlertsQueryParams,
-  AlertsResponse,
-  AnalyticsQueryParams,
-  AnalyticsResponse,
-  FeaturesQueryParams,
-  FeaturesResponse,
-  InvocationReportRequest,
-  InvocationReportResponse,
-  SessionToolsQueryParams,
-  SessionToolsResponse,
-  UnusedQueryParams,
-  UnusedResponse,
-} from "../contracts/analytics";
 import { STATUS_OF, type ErrorBody, type ErrorCode } from "../contracts/errors";
-import type {
-  HistoryResponse,
-  ListResponse,
-  Memory,
-  MemoryWithHistory,
-  RememberResponse,
-} from "../contracts/memory";
-import type { RecallResponse } from "../contracts/recall";
-import type { BackupResponse, ImportResponse } from "../contracts/transfer";
-import type { EmbedStatusResponse, ReindexResponse } from "../contracts/embed";
-import type {
-  SourceAddRequest,
-  SourceAddResponse,
-  SourceListResponse,
-  SourceRemoveResponse,
-  SourceSearchResponse,
-  SourceStreamLine,
-  SourceSyncResponse,
-} from "../contracts/sources";
-import type {
-  CallStreamLine,
-  CallUpdate,
-  InstalledServer,
-  ServerListResponse,
-  ServerToolsResponse,
-} from "../contracts/bridge";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { API } from "../contracts/api";
+import { fillPath, paramCount, type Answer, type BodyOf, type InputArgs, type Operation, type PathParams, type QueryArgs } from "../contracts/operation";
+import { DEFAULT_ACP_TIMEOUT_MS, type Route } from "../contracts/routes";
+import { TYPED_ROUTES as R, type Typed } from "../contracts/typed-routes";
+import type { RecallAnswerOf } from "../contracts/recall";
+import type { SourceStreamLine } from "../contracts/sources";
+import type { CallStreamLine, CallUpdate } from "../contracts/bridge";
 import type { HealthResponse } from "../contracts/health";
-import type { TokenCreateResponse, TokenInfo, TokenListResponse } from "../contracts/auth";
-import type {
-  ExecAccepted,
-  ExecJob,
-  RemoveSecretResponse,
-  SecretListResponse,
-  SetSecretResponse,
-} from "../contracts/secrets";
-import type {
-  AckResponse,
-  AgentMessage,
-  InboxResponse,
-  MessageSendResponse,
-  PresenceDeleteResponse,
-  PresenceEntry,
-  PresenceListResponse,
-} from "../contracts/agents";
-import type { BypassResponse, FeedbackResponse, HookRequest, HookResponse, SessionDetail, SessionListResponse, SessionSearchResponse } from "../contracts/session";
-import type {
-  CodeBlastResponse,
-  CodeBriefingResponse,
-  CodeClearResponse,
-  CodeConstantsResponse,
-  CodeContextResponse,
-  CodeDoctorResponse,
-  CodeSearchResponse,
-  CodeStatusResponse,
-} from "../contracts/code";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** The daemon bounds bridged calls itself (`bridge.callTimeoutMs`); the client waits a little longer. */
 const BRIDGE_DEFAULT_CALL_MS = 60_000;
 const BRIDGE_MARGIN_MS = 5_000;
-/** An import batch or a backup writes as much as it is given: a large database takes minutes to copy. */
-const TRANSFER_TIMEOUT_MS = 10 * 60_000;
 /**
  * Aggregate recall may wait for the configured llm (docs/api.md#aggregate): the daemon bounds that
  * call at 45 s and then answers extractively, so the client waits 60 s. Without an llm the daemon
@@ -190,12 +126,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-interface BridgeCallBody {
-  tool: string;
-  arguments?: unknown;
-  timeoutMs?: number;
-  [k: string]: unknown;
-}
+type BridgeCallBody = BodyOf<typeof API.bridge.call>;
 
 function queryString(query: Query | undefined): string {
   if (!query) return "";
@@ -230,6 +161,25 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
   const last = pending.join("");
   if (last.trim() !== "") yield last;
 }
+
+/** What a call may set beyond its input. */
+interface CallOptions {
+  timeoutMs?: number;
+  /** Sent in place of the operation's own credential: one the daemon does not require but answers more with. */
+  credential?: Credential;
+}
+
+/** A lifecycle hook's body (docs/api.md#hooks). */
+type HookBody = BodyOf<typeof API.hooks.fire>;
+
+/** The client method of an operation: its path parameters, then its body or query, then options. */
+type Method<O extends Operation> = (...args: [...PathParams<O["path"]>, ...InputArgs<O>, options?: CallOptions]) => Promise<Answer<O>>;
+
+/** A method for each operation of an area that answers JSON; a streamed answer is read by a method of its own. */
+type Bound<Area extends Record<string, Operation>> = {
+  [K in keyof Area as Area[K] extends { stream: string } ? never : K]: Method<Area[K]>;
+};
+type TypedArea<Area extends Record<string, Operation>> = { [K in keyof Area]: Typed<Area[K]> };
 
 type SourceProgress = (progress: { done: number; total: number; path?: string }) => void;
 
@@ -375,9 +325,9 @@ export class SignetClient {
    * then the result or the error). The daemon renews the call's timeout on progress, and each line
    * renews the wait here; a refusal before the call started comes as plain JSON with its status.
    */
-  private async streamCall(name: string, body: BridgeCallBody, onUpdate: (update: CallUpdate) => void): Promise<CallToolResult> {
-    const path = `/api/marketplace/servers/${encodeURIComponent(name)}/call`;
-    for await (const text of this.streamLines("POST", path, { body, timeoutMs: this.bridgeWait(body.timeoutMs) })) {
+  private async streamCall(name: string, body: BridgeCallBody, onUpdate: (update: CallUpdate) => void): Promise<Answer<typeof API.bridge.call>> {
+    const op = R.bridge.call;
+    for await (const text of this.streamLines(op.method, fillPath(op.path, [name]), { body, timeoutMs: this.bridgeWait(body.timeoutMs) })) {
       const line = JSON.parse(text) as CallStreamLine;
       if ("result" in line) return line.result;
       if ("error" in line) throw new ApiError(STATUS_OF[line.code] ?? 503, line.code, line.error);
@@ -386,9 +336,32 @@ export class SignetClient {
     throw new DaemonUnreachableError(this.baseUrl, "the answer ended before the call's result");
   }
 
+  /** Calls `op` with its path parameters and its body or query, sending the credential it names. */
+  call<O extends Operation>(op: Typed<O>, params: readonly string[], input?: unknown, options: CallOptions = {}): Promise<Answer<O>> {
+    return this.request(op.method, fillPath(op.path, params), {
+      body: op.takes === "body" ? input : undefined,
+      query: op.takes === "query" ? (input as Query | undefined) : undefined,
+      credential: options.credential ?? op.credential,
+      timeoutMs: options.timeoutMs ?? op.timeoutMs,
+    });
+  }
+
+  private bind<Area extends Record<string, Operation>>(area: TypedArea<Area>): Bound<Area> {
+    const methods = Object.entries<Route>(area)
+      .filter(([, op]) => op.stream === undefined)
+      .map(([name, op]) => {
+        const n = paramCount(op.path);
+        const takesInput = op.takes !== undefined;
+        const method = (...args: unknown[]) =>
+          this.call(op, args.slice(0, n) as string[], takesInput ? args[n] : undefined, args[takesInput ? n + 1 : n] as CallOptions | undefined);
+        return [name, method] as const;
+      });
+    return Object.fromEntries(methods) as unknown as Bound<Area>;
+  }
+
   /** With the instance key (once the daemon proved itself), the answer includes pid, port and data directory. */
   health(): Promise<HealthResponse> {
-    return this.request("GET", "/health", { timeoutMs: 2000, credential: "instance" });
+    return this.call(R.health.health, [], undefined, { credential: "instance" });
   }
 
   /**
@@ -422,29 +395,18 @@ export class SignetClient {
   }
 
   /** The data lines of the message stream (server-sent events), parsed; comments and ids skipped. */
-  private async *messageEvents(query: Query, stallMs: number): AsyncGenerator<AgentMessage> {
-    for await (const line of this.streamLines("GET", "/api/cross-agent/stream", { query, timeoutMs: stallMs, accept: "text/event-stream" })) {
-      if (line.startsWith("data: ")) yield JSON.parse(line.slice("data: ".length)) as AgentMessage;
+  private async *messageEvents(query: QueryArgs<typeof API.agents.watch.query>, stallMs: number): AsyncGenerator<Answer<typeof API.agents.watch>> {
+    const op = R.agents.watch;
+    for await (const line of this.streamLines(op.method, op.path, { query, timeoutMs: stallMs, accept: "text/event-stream" })) {
+      if (line.startsWith("data: ")) yield JSON.parse(line.slice("data: ".length)) as Answer<typeof API.agents.watch>;
     }
   }
 
   readonly memory = {
-    remember: (body: unknown) => this.request<RememberResponse>("POST", "/api/memory/remember", { body }),
-    note: (body: unknown) => this.request<RememberResponse>("POST", "/api/memory/note", { body }),
-    get: (id: string) => this.request<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`),
-    history: (id: string) => this.request<HistoryResponse>("GET", `/api/memory/${encodeURIComponent(id)}/history`),
-    list: (query: Query) => this.request<ListResponse>("GET", "/api/memories", { query }),
-    modify: (id: string, body: unknown) => this.request<Memory>("PATCH", `/api/memory/${encodeURIComponent(id)}`, { body }),
-    forget: (id: string, body: unknown) => this.request<Memory>("DELETE", `/api/memory/${encodeURIComponent(id)}`, { body }),
-    recover: (id: string, body: unknown) =>
-      this.request<Memory>("POST", `/api/memory/${encodeURIComponent(id)}/recover`, { body }),
-    recall: (body: unknown) =>
-      this.request<RecallResponse>("POST", "/api/memory/recall", {
-        body,
-        timeoutMs: (body as { aggregate?: unknown } | null)?.aggregate === true ? AGGREGATE_TIMEOUT_MS : undefined,
-      }),
-    /** Rates memories injected or surfaced in a session (docs/api.md#memory-feedback). */
-    feedback: (body: unknown) => this.request<FeedbackResponse>("POST", "/api/memory/feedback", { body }),
+    ...this.bind(R.memory),
+    /** Memories; with `sourceOnly: true`, document chunks in the same envelope. */
+    recall: <B extends BodyOf<typeof API.recall.recall>>(body: B) =>
+      this.call(R.recall.recall, [], body, { timeoutMs: body.aggregate === true ? AGGREGATE_TIMEOUT_MS : undefined }) as Promise<RecallAnswerOf<B>>,
   };
 
   /**
@@ -452,70 +414,58 @@ export class SignetClient {
    * must never wait on a daemon that is down.
    */
   readonly hooks = {
-    fire: (event: HookEvent, body: HookRequest | Record<string, unknown>, options: { timeoutMs?: number } = {}) =>
-      this.request<HookResponse>("POST", `/api/hooks/${event}`, { body, timeoutMs: options.timeoutMs }),
-    sessionStart: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("session-start", body, options),
-    userPromptSubmit: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("user-prompt-submit", body, options),
-    preCompaction: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("pre-compaction", body, options),
-    compactionComplete: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("compaction-complete", body, options),
-    sessionEnd: (body: HookRequest, options: { timeoutMs?: number } = {}) => this.hooks.fire("session-end", body, options),
+    /** The derived method, with the event typed as one of HOOK_EVENTS. */
+    fire: (event: HookEvent, body: HookBody, options: CallOptions = {}) => this.call(R.hooks.fire, [event], body, options),
+    sessionStart: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-start", body, options),
+    userPromptSubmit: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("user-prompt-submit", body, options),
+    preCompaction: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("pre-compaction", body, options),
+    compactionComplete: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("compaction-complete", body, options),
+    sessionEnd: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-end", body, options),
   };
 
   /** Cross-agent presence and messages (docs/api.md#cross-agent); the caller is this client's agent. */
   readonly agents = {
-    presence: (query: Query = {}) => this.request<PresenceListResponse>("GET", "/api/cross-agent/presence", { query }),
-    heartbeat: (body: unknown) => this.request<PresenceEntry>("POST", "/api/cross-agent/presence", { body }),
-    leave: (sessionKey: string) =>
-      this.request<PresenceDeleteResponse>("DELETE", "/api/cross-agent/presence", { query: { session_key: sessionKey } }),
+    ...this.bind(R.agents),
     /** An ACP relay may take its whole acpTimeoutMs (default 20 s): the client waits a little longer. */
-    send: (body: { acpTimeoutMs?: number } & Record<string, unknown>) =>
-      this.request<MessageSendResponse>("POST", "/api/cross-agent/messages", { body, timeoutMs: (body.acpTimeoutMs ?? 20_000) + BRIDGE_MARGIN_MS }),
-    inbox: (query: Query = {}) => this.request<InboxResponse>("GET", "/api/cross-agent/messages", { query }),
-    ack: (ids: number[]) => this.request<AckResponse>("POST", "/api/cross-agent/messages/ack", { body: { ids } }),
+    send: (body: BodyOf<typeof API.agents.send>) =>
+      this.call(R.agents.send, [], body, { timeoutMs: (body.acpTimeoutMs ?? DEFAULT_ACP_TIMEOUT_MS) + BRIDGE_MARGIN_MS }),
     /**
      * The live stream's messages, each as it arrives (after those past `last_event_id`). The daemon
      * sends a keep-alive every crossAgent.keepAliveS; `stallMs` without even that ends it.
      */
-    watch: (query: Query = {}, stallMs = 60_000) => this.messageEvents(query, stallMs),
+    watch: (query: QueryArgs<typeof API.agents.watch.query> = {}, stallMs = 60_000) => this.messageEvents(query, stallMs),
   };
 
-  /** Sessions the hooks reported (docs/api.md#sessions). Keys may be raw or `session:<uuid>`. */
-  readonly sessions = {
-    list: (query: { active?: boolean; project?: string; limit?: number } = {}) =>
-      this.request<SessionListResponse>("GET", "/api/sessions", { query }),
-    get: (key: string) => this.request<SessionDetail>("GET", `/api/sessions/${encodeURIComponent(key)}`),
-    search: (body: unknown) => this.request<SessionSearchResponse>("POST", "/api/sessions/search", { body }),
-    bypass: (key: string, enabled: boolean) =>
-      this.request<BypassResponse>("POST", `/api/sessions/${encodeURIComponent(key)}/bypass`, { body: { enabled } }),
-  };
+  /**
+   * Sessions the hooks reported, and memory feedback (docs/api.md#sessions). Keys may be raw or
+   * `session:<uuid>`; removing one needs the admin token.
+   */
+  readonly sessions = this.bind(R.sessions);
 
   /** The owner's export, import and backup (docs/api.md#export-import-and-backup): each needs the admin token. */
   readonly transfer = {
+    ...this.bind(R.transfer),
     /** The export file's lines: its header, then one memory each. */
-    export: (query: { forgotten?: boolean } = {}) => this.streamLines("GET", "/api/export", { query, credential: "admin" }),
-    import: (body: unknown) =>
-      this.request<ImportResponse>("POST", "/api/import", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
-    backup: (body: { path: string }) =>
-      this.request<BackupResponse>("POST", "/api/backup", { body, credential: "admin", timeoutMs: TRANSFER_TIMEOUT_MS }),
+    export: (query: QueryArgs<typeof API.transfer.export.query> = {}) => {
+      const op = R.transfer.export;
+      return this.streamLines(op.method, op.path, { query, credential: op.credential });
+    },
   };
 
   /** Document sources (docs/api.md#sources): adding, syncing and removing need the admin token. */
   readonly sources = {
-    list: () => this.request<SourceListResponse>("GET", "/api/sources"),
-    search: (body: unknown) => this.request<SourceSearchResponse>("POST", "/api/sources/search", { body }),
+    ...this.bind(R.sources),
     /** With `onProgress`, the daemon streams how many files it has done. */
-    add: (body: SourceAddRequest, onProgress?: SourceProgress) => this.ingest<SourceAddResponse>("/api/sources", body, onProgress),
-    sync: (body: { id?: number }, onProgress?: SourceProgress) => this.ingest<SourceSyncResponse>("/api/sources/sync", body, onProgress),
-    remove: (id: number) => this.request<SourceRemoveResponse>("DELETE", `/api/sources/${id}`, { credential: "admin" }),
+    add: (body: BodyOf<typeof API.sources.add>, onProgress?: SourceProgress) => this.ingest(R.sources.add, body, onProgress),
+    sync: (body?: BodyOf<typeof API.sources.sync>, onProgress?: SourceProgress) => this.ingest(R.sources.sync, body, onProgress),
   };
 
-  /** An add or sync: a large tree takes minutes, so the wait is the transfers' (renewed by each progress line). */
-  private async ingest<T>(path: string, body: unknown, onProgress?: SourceProgress): Promise<T> {
-    const opts = { body, credential: "admin" as const, timeoutMs: TRANSFER_TIMEOUT_MS };
-    if (!onProgress) return this.request<T>("POST", path, opts);
-    for await (const text of this.streamLines("POST", path, opts)) {
+  /** An add or sync: its JSON answer, or with `onProgress` its progress lines, each renewing the op's long wait, then that answer. */
+  private async ingest<O extends typeof API.sources.add | typeof API.sources.sync>(op: Typed<O>, body: unknown, onProgress?: SourceProgress): Promise<Answer<O>> {
+    if (!onProgress) return this.call(op, [], body);
+    for await (const text of this.streamLines(op.method, op.path, { body, credential: op.credential, timeoutMs: op.timeoutMs })) {
       const line = JSON.parse(text) as SourceStreamLine;
-      if ("result" in line) return line.result as T;
+      if ("result" in line) return line.result as Answer<O>;
       if ("error" in line) throw new ApiError(STATUS_OF[line.code as ErrorCode] ?? 503, line.code, line.error);
       onProgress(line.progress);
     }
@@ -523,84 +473,32 @@ export class SignetClient {
   }
 
   /** Re-embedding (docs/api.md#re-embedding): starting one rewrites every vector, so it needs the admin token. */
-  readonly embed = {
-    status: () => this.request<EmbedStatusResponse>("GET", "/api/embed/status"),
-    reindex: (body: { all?: boolean }) => this.request<ReindexResponse>("POST", "/api/embed/reindex", { body, credential: "admin" }),
-  };
+  readonly embed = this.bind(R.embed);
 
   /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */
-  readonly analytics = {
-    report: (body: InvocationReportRequest, options: { timeoutMs?: number } = {}) =>
-      this.request<InvocationReportResponse>("POST", "/api/mcp/invocations", {
-        body,
-        timeoutMs: options.timeoutMs,
-        credential: "instance",
-      }),
-    summary: (query: AnalyticsQueryParams = {}) => this.request<AnalyticsResponse>("GET", "/api/mcp/analytics", { query: { ...query } }),
-    server: (name: string, query: Omit<AnalyticsQueryParams, "server"> = {}) =>
-      this.request<AnalyticsResponse>("GET", `/api/mcp/analytics/${encodeURIComponent(name)}`, { query: { ...query } }),
-    alerts: (query: AlertsQueryParams = {}) => this.request<AlertsResponse>("GET", "/api/mcp/alerts", { query: { ...query } }),
-    features: (query: FeaturesQueryParams = {}) => this.request<FeaturesResponse>("GET", "/api/mcp/features", { query: { ...query } }),
-    unused: (query: UnusedQueryParams = {}) => this.request<UnusedResponse>("GET", "/api/mcp/unused", { query: { ...query } }),
-    sessionTools: (key: string, query: SessionToolsQueryParams = {}) =>
-      this.request<SessionToolsResponse>("GET", `/api/sessions/${encodeURIComponent(key)}/tools`, { query: { ...query } }),
-  };
+  readonly analytics = this.bind(R.analytics);
 
   /**
    * Secrets (docs/api.md#secrets). Listing and running need the instance key (signet-mcp has it) or
    * the admin token; setting and removing need the admin token (the CLI reads both itself).
    */
-  readonly secrets = {
-    list: () => this.request<SecretListResponse>("GET", "/api/secrets", { credential: "instance" }),
-    set: (name: string, value: string) =>
-      this.request<SetSecretResponse>("PUT", `/api/secrets/${encodeURIComponent(name)}`, { body: { value }, credential: "admin" }),
-    remove: (name: string) => this.request<RemoveSecretResponse>("DELETE", `/api/secrets/${encodeURIComponent(name)}`, { credential: "admin" }),
-    exec: (body: unknown) => this.request<ExecAccepted>("POST", "/api/secrets/exec", { body, credential: "instance" }),
-    status: (jobId: string) => this.request<ExecJob>("GET", `/api/secrets/exec/${encodeURIComponent(jobId)}`, { credential: "instance" }),
-  };
+  readonly secrets = this.bind(R.secrets);
 
   /** API tokens (docs/api.md#tokens): managing them needs the owner's admin token. */
-  readonly tokens = {
-    create: (body: unknown) => this.request<TokenCreateResponse>("POST", "/api/tokens", { body, credential: "admin" }),
-    list: () => this.request<TokenListResponse>("GET", "/api/tokens", { credential: "admin" }),
-    revoke: (id: string) => this.request<TokenInfo>("DELETE", `/api/tokens/${encodeURIComponent(id)}`, { credential: "admin" }),
-  };
+  readonly tokens = this.bind(R.tokens);
 
   /** Installed MCP servers. Calls and tool listings may start a server: they wait as long as it may take. */
   readonly bridge = {
-    list: (query: { enabled?: boolean } = {}) => this.request<ServerListResponse>("GET", "/api/marketplace/servers", { query }),
-    get: (name: string) => this.request<InstalledServer>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}`),
-    // Installing, changing and removing servers need the owner's admin token.
-    install: (body: unknown) => this.request<InstalledServer>("POST", "/api/marketplace/servers", { body, credential: "admin" }),
-    update: (name: string, body: unknown) =>
-      this.request<InstalledServer>("PATCH", `/api/marketplace/servers/${encodeURIComponent(name)}`, { body, credential: "admin" }),
-    remove: (name: string) =>
-      this.request<InstalledServer>("DELETE", `/api/marketplace/servers/${encodeURIComponent(name)}`, { credential: "admin" }),
+    ...this.bind(R.bridge),
     tools: (name: string, timeoutMs?: number) =>
-      this.request<ServerToolsResponse>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`, {
-        query: { timeout_ms: timeoutMs },
-        timeoutMs: this.bridgeWait(timeoutMs),
-      }),
+      this.call(R.bridge.tools, [name], { timeout_ms: timeoutMs }, { timeoutMs: this.bridgeWait(timeoutMs) }),
     /** With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout. */
     call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void } = {}) =>
       options.onUpdate
         ? this.streamCall(name, body, options.onUpdate)
-        : this.request<CallToolResult>("POST", `/api/marketplace/servers/${encodeURIComponent(name)}/call`, {
-            body,
-            timeoutMs: this.bridgeWait(body.timeoutMs),
-          }),
+        : this.call(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs) }),
   };
 
   /** A project's code index (docs/api.md#code-index), `project` naming a folder in it; clearing it needs the admin token. */
-  readonly code = {
-    search: (body: unknown) => this.request<CodeSearchResponse>("POST", "/api/code/search", { body }),
-    context: (body: unknown) => this.request<CodeContextResponse>("POST", "/api/code/context", { body }),
-    blast: (body: unknown) => this.request<CodeBlastResponse>("POST", "/api/code/blast", { body }),
-    status: (query: { project?: string } = {}) => this.request<CodeStatusResponse>("GET", "/api/code/status", { query }),
-    doctor: (query: { project?: string } = {}) => this.request<CodeDoctorResponse>("GET", "/api/code/doctor", { query }),
-    constants: (query: { limit?: number; min_files?: number; project?: string } = {}) =>
-      this.request<CodeConstantsResponse>("GET", "/api/code/constants", { query }),
-    briefing: (query: { compact?: boolean; project?: string } = {}) => this.request<CodeBriefingResponse>("GET", "/api/code/briefing", { query }),
-    clear: (body: unknown) => this.request<CodeClearResponse>("POST", "/api/code/clear", { body, credential: "admin" }),
-  };
+  readonly code = this.bind(R.code);
 }

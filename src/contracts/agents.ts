@@ -1,8 +1,11 @@
-// Cross-agent presence and messages (docs/api.md#cross-agent): the contracts shared by the
-// /api/cross-agent/* routes, the agent_* MCP tools and `signet agents` / `signet message`.
+// Cross-agent presence and messages (docs/api.md#cross-agent): the operations shared by the
+// cross-agent routes, the agent_* MCP tools and `signet agents` / `signet message`.
 // Bodies are camelCase, query parameters snake_case (SPEC §3).
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
+import { answer } from "./answer";
+import { operation } from "./operation";
+import { DEFAULT_ACP_TIMEOUT_MS, ROUTES } from "./routes";
 import { SessionKeySchema } from "./session";
 
 export const MESSAGE_TYPES = ["assist_request", "decision_update", "info", "question"] as const;
@@ -10,7 +13,6 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /** 16 KiB of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
-const DEFAULT_ACP_TIMEOUT_MS = 20_000;
 const MAX_ACP_TIMEOUT_MS = 120_000;
 
 const queryBool = z.enum(["true", "false"], "must be true or false").transform((v) => v === "true");
@@ -19,7 +21,7 @@ const harness = z.string().trim().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/i, "must be
 
 // ---- presence ----
 
-/** GET /api/cross-agent/presence: who is present now (entries seen within crossAgent.presenceTtlS). */
+/** Who is present now (entries seen within crossAgent.presenceTtlS). */
 export const PresenceQuerySchema = z
   .object({
     /** The caller's own agent; another agent's id is refused (an agent speaks only for itself). */
@@ -34,8 +36,8 @@ export const PresenceQuerySchema = z
   .strict();
 export type PresenceQuery = z.output<typeof PresenceQuerySchema>;
 
-/** POST /api/cross-agent/presence: register a session, or refresh it (a heartbeat). */
-export const PresenceRequestSchema = z
+/** Registers a session, or refreshes it (a heartbeat). */
+const PresenceRequestSchema = z
   .object({
     sessionKey: SessionKeySchema,
     agentId: AgentIdSchema.optional(),
@@ -45,33 +47,33 @@ export const PresenceRequestSchema = z
   .strict();
 export type PresenceRequest = z.output<typeof PresenceRequestSchema>;
 
-/** DELETE /api/cross-agent/presence?session_key=: the session leaves. */
-export const PresenceDeleteQuerySchema = z.object({ session_key: SessionKeySchema, agent_id: AgentIdSchema.optional() }).strict();
+/** The session leaves. */
+const PresenceDeleteQuerySchema = z.object({ session_key: SessionKeySchema, agent_id: AgentIdSchema.optional() }).strict();
 
-export interface PresenceEntry {
-  agentId: string;
-  sessionKey: string;
-  harness: string;
-  project: string | null;
-  startedAt: string;
-  lastSeenAt: string;
-}
+const PresenceEntrySchema = answer({
+  agentId: z.string(),
+  sessionKey: z.string(),
+  harness: z.string(),
+  project: z.string().nullable(),
+  startedAt: z.string(),
+  lastSeenAt: z.string(),
+});
+export type PresenceEntry = z.infer<typeof PresenceEntrySchema>;
 
-export interface PresenceListResponse {
-  sessions: PresenceEntry[];
-  count: number;
-}
+const PresenceListResponseSchema = answer({ sessions: z.array(PresenceEntrySchema).describe("Most recently seen first"), count: z.number() });
+export type PresenceListResponse = z.infer<typeof PresenceListResponseSchema>;
 
-export interface PresenceDeleteResponse {
-  sessionKey: string;
-  removed: boolean;
-}
+const PresenceDeleteResponseSchema = answer({
+  sessionKey: z.string(),
+  removed: z.boolean().describe("False when the caller's agent had no such session present"),
+});
+export type PresenceDeleteResponse = z.infer<typeof PresenceDeleteResponseSchema>;
 
 // ---- messages ----
 
 const TARGET_FIELDS = ["toAgentId", "toSessionKey", "broadcast"] as const;
 
-/** POST /api/cross-agent/messages. Exactly one target (an agent, a session, or broadcast); via acp may have none. */
+/** A message to send. Exactly one target (an agent, a session, or broadcast); via acp may have none. */
 export const MessageSendSchema = z
   .object({
     content: z
@@ -120,38 +122,41 @@ export const MessageSendSchema = z
   .transform((m) => ({ ...m, acpTimeoutMs: m.via === "acp" ? (m.acpTimeoutMs ?? DEFAULT_ACP_TIMEOUT_MS) : undefined }));
 export type MessageSendRequest = z.output<typeof MessageSendSchema>;
 
-export type DeliveryStatus = "delivered" | "pending" | "failed";
+const DeliveryStatusSchema = z.enum(["delivered", "pending", "failed"]);
+export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
-export interface AgentMessage {
-  /** Also the stream's event id: ids only grow. */
-  id: number;
-  createdAt: string;
-  type: MessageType;
-  content: string;
-  fromAgentId: string;
-  fromSessionKey: string | null;
-  toAgentId: string | null;
-  toSessionKey: string | null;
-  broadcast: boolean;
-  via: "local" | "acp";
-  deliveryStatus: DeliveryStatus;
-  deliveryError: string | null;
-  acpBaseUrl: string | null;
-  acpTargetAgentName: string | null;
-  acpRunId: string | null;
-  /** Whether the reading agent acknowledged it (always false for the sender's own view). */
-  acked: boolean;
-}
+const AgentMessageSchema = answer({
+  id: z.number().describe("Also the stream's event id: ids only grow"),
+  createdAt: z.string(),
+  type: z.enum(MESSAGE_TYPES),
+  content: z.string(),
+  fromAgentId: z.string(),
+  fromSessionKey: z.string().nullable(),
+  toAgentId: z.string().nullable(),
+  toSessionKey: z.string().nullable(),
+  broadcast: z.boolean(),
+  via: z.enum(["local", "acp"]),
+  deliveryStatus: DeliveryStatusSchema,
+  deliveryError: z.string().nullable(),
+  acpBaseUrl: z.string().nullable(),
+  acpTargetAgentName: z.string().nullable(),
+  acpRunId: z.string().nullable(),
+  acked: z.boolean().describe("Whether the reading agent acknowledged it (always false for the sender's own view)"),
+});
+export type AgentMessage = z.infer<typeof AgentMessageSchema>;
 
-/** What POST /api/cross-agent/messages answers: the stored message, and what the daemon noticed. */
-export interface MessageSendResponse extends AgentMessage {
-  meta: {
-    /** The target agent never acted on this daemon (no session, presence, sent message or memory): the message waits for it. */
-    unknownRecipient: boolean;
-  };
-}
+/** What sending answers: the stored message, and what the daemon noticed. */
+const MessageSendResponseSchema = answer({
+  ...AgentMessageSchema.shape,
+  meta: answer({
+    unknownRecipient: z
+      .boolean()
+      .describe("The target agent never acted on this daemon (no session, presence, sent message or memory): the message waits for it"),
+  }),
+});
+export type MessageSendResponse = z.infer<typeof MessageSendResponseSchema>;
 
-/** GET /api/cross-agent/messages: the caller's inbox, oldest first. */
+/** The caller's inbox, oldest first. */
 export const InboxQuerySchema = z
   .object({
     /** The caller's own agent; another agent's id is refused. */
@@ -175,26 +180,23 @@ export const InboxQuerySchema = z
   .strict();
 export type InboxQuery = z.output<typeof InboxQuerySchema>;
 
-export interface InboxResponse {
-  items: AgentMessage[];
-  count: number;
-}
+const InboxResponseSchema = answer({ items: z.array(AgentMessageSchema).describe("Oldest first"), count: z.number() });
+export type InboxResponse = z.infer<typeof InboxResponseSchema>;
 
-/** POST /api/cross-agent/messages/ack: acknowledge messages the caller received. */
-export const AckRequestSchema = z
+/** Acknowledges messages the caller received. */
+const AckRequestSchema = z
   .object({
     ids: z.array(z.number().int().min(1, "ids are positive")).min(1, "must name at least one message").max(500, "at most 500 ids at once"),
   })
   .strict();
 
-export interface AckResponse {
-  /** Ids acknowledged now or before. */
-  acked: number[];
-  /** Ids that are not messages the caller received (nothing is said about why). */
-  unknown: number[];
-}
+const AckResponseSchema = answer({
+  acked: z.array(z.number()).describe("Ids acknowledged now or before"),
+  unknown: z.array(z.number()).describe("Ids that are not messages the caller received (nothing is said about why)"),
+});
+export type AckResponse = z.infer<typeof AckResponseSchema>;
 
-/** GET /api/cross-agent/stream: the caller's messages as server-sent events. */
+/** The caller's messages as server-sent events: first those after the last event id, then each as it is stored. */
 export const StreamQuerySchema = z
   .object({
     agent_id: AgentIdSchema.optional(),
@@ -204,3 +206,17 @@ export const StreamQuerySchema = z
     last_event_id: z.coerce.number("must be a number").int("must be a whole number").min(0, "cannot be negative").optional(),
   })
   .strict();
+
+// Every operation acts as the caller's own agent (an agent token's agent wins); an agent_id naming
+// another agent is refused.
+export const AGENTS_API = {
+  presence: operation(ROUTES.agents.presence, { input: "presence query", query: PresenceQuerySchema, response: PresenceListResponseSchema }),
+  heartbeat: operation(ROUTES.agents.heartbeat, { input: "presence request", body: PresenceRequestSchema, response: PresenceEntrySchema }),
+  leave: operation(ROUTES.agents.leave, { input: "presence query", query: PresenceDeleteQuerySchema, response: PresenceDeleteResponseSchema }),
+  /** Answers 201. An ACP relay may take the message's whole acpTimeoutMs. */
+  send: operation(ROUTES.agents.send, { input: "message", body: MessageSendSchema, response: MessageSendResponseSchema }),
+  inbox: operation(ROUTES.agents.inbox, { input: "inbox query", query: InboxQuerySchema, response: InboxResponseSchema }),
+  ack: operation(ROUTES.agents.ack, { input: "acknowledgement", body: AckRequestSchema, response: AckResponseSchema }),
+  /** Server-sent events, one message each (`event: message`, its id as the event id); Last-Event-ID resumes. */
+  watch: operation(ROUTES.agents.watch, { input: "stream query", query: StreamQuerySchema, response: AgentMessageSchema }),
+};

@@ -1,7 +1,8 @@
 // Roles, permissions and API tokens (docs/security.md#roles-and-permissions, docs/api.md#tokens):
-// one schema shared by the /api/tokens routes, the client and `signet token`.
+// one schema shared by the token operations (tokens.ts), the core and `signet token`.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
+import { answer } from "./answer";
 
 export const ROLES = ["admin", "operator", "agent", "readonly"] as const;
 const RoleSchema = z.enum(ROLES);
@@ -91,21 +92,19 @@ export type TokenCreateRequest = z.infer<typeof TokenCreateRequestSchema>;
 export const TokenIdSchema = z.string().regex(/^tok_[0-9a-f]{16}$/, "token ids look like tok_ followed by 16 hex digits");
 
 /** A token as listed: never its secret, nor its hash. */
-export interface TokenInfo {
-  id: string;
-  role: Role;
-  agentId: string | null;
-  name: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+export const TokenInfoSchema = answer({
+  id: z.string(),
+  role: RoleSchema,
+  agentId: z.string().nullable(),
+  name: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type TokenInfo = z.infer<typeof TokenInfoSchema>;
 
 /** The answer to creating a token: the only time `token` is ever shown. */
-export interface TokenCreateResponse extends TokenInfo {
-  token: string;
-}
+export const TokenCreateResponseSchema = answer({ ...TokenInfoSchema.shape, token: z.string() });
+export type TokenCreateResponse = z.infer<typeof TokenCreateResponseSchema>;
 
-export interface TokenListResponse {
-  tokens: TokenInfo[];
-}
+export const TokenListResponseSchema = answer({ tokens: z.array(TokenInfoSchema) });

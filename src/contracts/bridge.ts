@@ -1,10 +1,13 @@
 // Contracts of the MCP bridge (docs/api.md#bridge): installed servers and calls to their tools. The HTTP
 // routes, the MCP tools and the CLI all validate with these.
 import { isAbsolute, resolve, sep } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { answer } from "./answer";
 import type { ErrorBody } from "./errors";
 import { intString } from "./memory";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
 
 /** Words of the `signet mcp` command line; a server by one of these names could never be called. */
 export const RESERVED_SERVER_NAMES = [
@@ -107,7 +110,7 @@ export const InstallServerRequestSchema = z
   })
   .strict();
 
-export const UpdateServerRequestSchema = z
+const UpdateServerRequestSchema = z
   .object({
     transport: TransportSchema.optional(),
     enabled: z.boolean().optional(),
@@ -118,7 +121,7 @@ export const UpdateServerRequestSchema = z
 /** The longest a bridged call may take: the largest `timeoutMs`, and the bound of a call whose progress renews it. */
 export const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
 
-export const CallRequestSchema = z
+const CallRequestSchema = z
   .object({
     tool: z.string().min(1).max(256),
     arguments: z.record(z.string(), z.unknown()).default({}),
@@ -147,42 +150,65 @@ export type InstallServerRequest = z.output<typeof InstallServerRequestSchema>;
 export type UpdateServerRequest = z.output<typeof UpdateServerRequestSchema>;
 export type CallRequest = z.output<typeof CallRequestSchema>;
 
+// A stored transport answers as it was installed: the request's fields, in an open object.
+const TransportAnswerSchema = z.discriminatedUnion("type", [answer(StdioTransportSchema.shape), answer(HttpTransportSchema.shape)]);
+
+const installedServer = {
+  name: z.string(),
+  transport: TransportAnswerSchema.describe("As installed: references stay references, never resolved values"),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+};
+
 /** An installed server as the API shows it: references stay references, never resolved values. */
-export interface InstalledServer {
-  name: string;
-  transport: Transport;
-  enabled: boolean;
-  description: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+const InstalledServerSchema = answer(installedServer);
+export type InstalledServer = z.infer<typeof InstalledServerSchema>;
 
-/** A tool as the server listed it (MCP `Tool`), passed through as is. */
-export interface BridgeTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: { type: "object"; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-  [k: string]: unknown;
-}
+/** An installed server in a listing, with whether its process (or connection) is live now. */
+const ListedServerSchema = answer({ ...installedServer, running: z.boolean() });
+export type ListedServer = z.infer<typeof ListedServerSchema>;
 
-export interface ServerToolsResponse {
-  server: string;
-  tools: BridgeTool[];
-}
+const ServerListResponseSchema = answer({ servers: z.array(ListedServerSchema) });
+export type ServerListResponse = z.infer<typeof ServerListResponseSchema>;
 
-export interface ServerListResponse {
-  servers: ListedServer[];
-}
+// A tool as its server listed it (MCP `Tool`), passed through as is: whatever else it carries
+// (execution, icons, _meta) is kept, and its input schema is JSON Schema of any shape.
+const BridgeToolSchema = z.looseObject({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.looseObject({
+    type: z.literal("object"),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    required: z.array(z.string()).optional(),
+  }),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+export type BridgeTool = z.infer<typeof BridgeToolSchema>;
+
+const ServerToolsResponseSchema = answer({ server: z.string(), tools: z.array(BridgeToolSchema) });
+export type ServerToolsResponse = z.infer<typeof ServerToolsResponseSchema>;
 
 const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export const ServerListQuerySchema = z.object({ enabled: booleanQuery.optional() }).strict();
-export const ServerToolsQuerySchema = z.object({ timeout_ms: intString(1, MAX_CALL_TIMEOUT_MS).optional() }).strict();
+const ServerListQuerySchema = z.object({ enabled: booleanQuery.optional() }).strict();
+const ServerToolsQuerySchema = z.object({ timeout_ms: intString(1, MAX_CALL_TIMEOUT_MS).optional() }).strict();
 
-/** An installed server in a listing, with whether its process (or connection) is live now. */
-export interface ListedServer extends InstalledServer {
-  running: boolean;
-}
+/**
+ * The bridge's API (docs/api.md#bridge). Installing, changing and removing servers need the owner's
+ * admin token; listing and calling are an agent's. Listing tools and calling may start a server.
+ */
+export const BRIDGE_API = {
+  list: operation(ROUTES.bridge.list, { input: "server list query", query: ServerListQuerySchema, response: ServerListResponseSchema }),
+  /** Answers 201. */
+  install: operation(ROUTES.bridge.install, { input: "install request", body: InstallServerRequestSchema, response: InstalledServerSchema }),
+  get: operation(ROUTES.bridge.get, { response: InstalledServerSchema }),
+  update: operation(ROUTES.bridge.update, { input: "update request", body: UpdateServerRequestSchema, response: InstalledServerSchema }),
+  remove: operation(ROUTES.bridge.remove, { response: InstalledServerSchema }),
+  tools: operation(ROUTES.bridge.tools, { input: "tools query", query: ServerToolsQuerySchema, response: ServerToolsResponseSchema }),
+  /** The tool's own result; with `Accept: application/x-ndjson`, `CallStreamLine`s instead. */
+  call: operation(ROUTES.bridge.call, { input: "call request", body: CallRequestSchema, response: CallToolResultSchema }),
+};

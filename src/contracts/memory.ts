@@ -2,7 +2,10 @@
 // all validate with these schemas, so the surfaces cannot drift apart.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
+import { answer } from "./answer";
 import { boundedJsonObject } from "./json-bounds";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
 
 const MAX_CONTENT_CHARS = 100_000;
 const MAX_NOTE_CHARS = 8_000;
@@ -69,11 +72,7 @@ export const MemoryTypeSchema = z
   .toLowerCase()
   .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be a short lowercase word such as fact, preference, decision, rule, learning, issue, event, note");
 
-export const ContentSchema = z
-  .string()
-  .trim()
-  .min(1, "cannot be empty")
-  .max(MAX_CONTENT_CHARS, `is longer than ${MAX_CONTENT_CHARS} characters`);
+export const ContentSchema = z.string().trim().min(1, "cannot be empty").max(MAX_CONTENT_CHARS, `is longer than ${MAX_CONTENT_CHARS} characters`);
 export const ImportanceSchema = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
 export const shortText = (max: number) => z.string().trim().min(1).max(max);
 export const HintsSchema = z.array(shortText(1000)).max(50, "at most 50 hints");
@@ -100,7 +99,7 @@ export const RememberRequestSchema = z
   .strict();
 export type RememberRequest = z.output<typeof RememberRequestSchema>;
 
-export const NoteRequestSchema = z
+const NoteRequestSchema = z
   .object({
     content: z.string().trim().min(1, "cannot be empty").max(MAX_NOTE_CHARS, `is longer than ${MAX_NOTE_CHARS} characters`),
     title: shortText(200).optional(),
@@ -125,21 +124,15 @@ export const ModifyRequestSchema = z
     agentId: AgentIdSchema.optional(),
   })
   .strict()
-  .refine(
-    (m) => m.content !== undefined || m.type !== undefined || m.importance !== undefined || m.tags !== undefined || m.pinned !== undefined,
-    { message: "nothing to change: give at least one of content, type, importance, tags, pinned" },
-  );
+  .refine((m) => m.content !== undefined || m.type !== undefined || m.importance !== undefined || m.tags !== undefined || m.pinned !== undefined, {
+    message: "nothing to change: give at least one of content, type, importance, tags, pinned",
+  });
 export type ModifyRequest = z.output<typeof ModifyRequestSchema>;
 
-export const ForgetRequestSchema = z
-  .object({ reason, force: z.boolean().optional(), agentId: AgentIdSchema.optional() })
-  .strict();
+export const ForgetRequestSchema = z.object({ reason, force: z.boolean().optional(), agentId: AgentIdSchema.optional() }).strict();
 export type ForgetRequest = z.output<typeof ForgetRequestSchema>;
 
-export const RecoverRequestSchema = z
-  .object({ reason: reason.optional(), agentId: AgentIdSchema.optional() })
-  .strict()
-  .default({});
+export const RecoverRequestSchema = z.object({ reason: reason.optional(), agentId: AgentIdSchema.optional() }).strict().default({});
 export type RecoverRequest = z.output<typeof RecoverRequestSchema>;
 
 export const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -170,60 +163,85 @@ export const ListQuerySchema = z
   .strict();
 export type ListQuery = z.output<typeof ListQuerySchema>;
 
-export interface HistoryEntry {
-  version: number;
-  action: "create" | "modify" | "forget" | "recover";
-  content: string;
-  type: string;
-  importance: number;
-  tags: string[];
-  pinned: boolean;
-  agentId: string;
-  actor: string | null;
-  actorType: string | null;
-  reason: string | null;
-  createdAt: string;
-}
+const nullableString = z.string().nullable();
 
-export interface Memory {
-  id: string;
-  content: string;
-  type: string;
-  importance: number;
-  tags: string[];
-  pinned: boolean;
-  who: string | null;
-  project: string | null;
-  agentId: string;
-  source: string | null;
-  sessionKey: string | null;
-  hints: string[];
-  transcript: string | null;
-  structured: Record<string, unknown> | null;
-  reviewAfter: string | null;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
-  accessCount: number;
-  lastAccessedAt: string | null;
-  deletedAt: string | null;
-  deleteReason: string | null;
-}
+const HistoryEntrySchema = answer({
+  version: z.number(),
+  action: z.enum(["create", "modify", "forget", "recover"]),
+  content: z.string(),
+  type: z.string(),
+  importance: z.number(),
+  tags: z.array(z.string()),
+  pinned: z.boolean(),
+  agentId: z.string(),
+  actor: nullableString,
+  actorType: nullableString,
+  reason: nullableString,
+  createdAt: z.string(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+
+export const MemorySchema = answer({
+  id: z.string(),
+  content: z.string(),
+  type: z.string(),
+  importance: z.number(),
+  tags: z.array(z.string()),
+  pinned: z.boolean(),
+  who: nullableString,
+  project: nullableString,
+  agentId: z.string(),
+  source: nullableString,
+  sessionKey: nullableString,
+  hints: z.array(z.string()),
+  transcript: nullableString,
+  structured: z.record(z.string(), z.unknown()).nullable(),
+  reviewAfter: nullableString,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  version: z.number(),
+  accessCount: z.number(),
+  lastAccessedAt: nullableString,
+  deletedAt: nullableString.describe("Set while the memory is forgotten"),
+  deleteReason: nullableString,
+});
+export type Memory = z.infer<typeof MemorySchema>;
 
 /**
  * A remember answer. With `deduped: true` the stored memory comes back unchanged, and `dedupe.ignored`
  * names the fields the request sent with other values than it holds: none of them was applied
  * (docs/api.md#dedupe).
  */
-export type RememberResponse = Memory & { deduped: boolean; dedupe?: { ignored: string[] } };
-export type MemoryWithHistory = Memory & { history: HistoryEntry[] };
-export interface ListResponse {
-  memories: Memory[];
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
-export interface HistoryResponse {
-  memoryId: string;
-  history: HistoryEntry[];
-}
+const RememberResponseSchema = answer({ ...MemorySchema.shape, deduped: z.boolean().describe("True when the same content was already stored: this is the existing memory"),
+  dedupe: answer({
+    ignored: z.array(z.string()).describe("Fields sent with other values than the stored memory has; none was applied"),
+  }).optional(),
+});
+export type RememberResponse = z.infer<typeof RememberResponseSchema>;
+
+const MemoryWithHistorySchema = answer({ ...MemorySchema.shape, history: z.array(HistoryEntrySchema).describe("Every version, oldest first"),
+});
+export type MemoryWithHistory = z.infer<typeof MemoryWithHistorySchema>;
+
+const ListResponseSchema = answer({
+  memories: z.array(MemorySchema).describe("Newest first"),
+  limit: z.number(),
+  offset: z.number(),
+  hasMore: z.boolean().describe("More memories follow: ask again with offset + memories.length"),
+});
+export type ListResponse = z.infer<typeof ListResponseSchema>;
+
+const HistoryResponseSchema = answer({ memoryId: z.string(), history: z.array(HistoryEntrySchema) });
+export type HistoryResponse = z.infer<typeof HistoryResponseSchema>;
+
+/** The memory API (docs/api.md#memories). Writing a memory answers 201, or 200 with the one already stored. */
+export const MEMORY_API = {
+  remember: operation(ROUTES.memory.remember, { input: "remember request", body: RememberRequestSchema, response: RememberResponseSchema }),
+  note: operation(ROUTES.memory.note, { input: "note request", body: NoteRequestSchema, response: RememberResponseSchema }),
+  list: operation(ROUTES.memory.list, { input: "list query", query: ListQuerySchema, response: ListResponseSchema }),
+  get: operation(ROUTES.memory.get, { response: MemoryWithHistorySchema }),
+  history: operation(ROUTES.memory.history, { response: HistoryResponseSchema }),
+  modify: operation(ROUTES.memory.modify, { input: "modify request", body: ModifyRequestSchema, response: MemorySchema }),
+  forget: operation(ROUTES.memory.forget, { input: "forget request", body: ForgetRequestSchema, response: MemorySchema }),
+  recover: operation(ROUTES.memory.recover, { input: "recover request", body: RecoverRequestSchema, response: MemorySchema }),
+};

@@ -30,7 +30,12 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   return result.data;
 }
 
+/** `T` without undefined values: a key that may hold undefined becomes optional, the others stay as they are. */
+type Defined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
 /** The object without its undefined values: strict schemas and the daemon see only what was given. */
-export function defined<T extends Record<string, unknown>>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+export function defined<T extends Record<string, unknown>>(obj: T): Defined<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Defined<T>;
 }

@@ -1,19 +1,15 @@
 // The recall contract (docs/api.md#recall), shared by POST /api/memory/recall, the CLI and the MCP tools.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
-import { MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
+import { answer } from "./answer";
+import { MemorySchema, MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
+import { SourceRecallResponseSchema, type SourceRecallResponse } from "./sources";
 
 const RECALL_DEFAULT_LIMIT = 10;
 const RECALL_MAX_LIMIT = 100;
-/**
- * A result scoring at least this is a strong match, under it a weak one (docs/api.md#scores):
- * against 2,000 memories of the synthetic corpus (scripts/lib/content.ts) no question of
- * scripts/lib/no-answer.ts scores above 0.14, while 199 of 200 questions about the corpus score
- * more than 0.2 (median 0.78). Document source search cuts here by default.
- */
-export const RECALL_STRONG_SCORE = 0.2;
-
-/** How sure a result is: strong at RECALL_STRONG_SCORE or more, weak under it. */
+/** How sure a result is: strong at RECALL_STRONG_SCORE (scores.ts) or more, weak under it. */
 type Confidence = "strong" | "weak";
 
 /** Aggregate recall's evidence bounds (docs/api.md#aggregate): at most this many memories and characters. */
@@ -54,67 +50,74 @@ export const RecallRequestSchema = z
   .strict();
 export type RecallRequest = z.output<typeof RecallRequestSchema>;
 
-export type MatchedBy = "hybrid" | "keyword" | "vector";
+const MatchedBySchema = z.enum(["hybrid", "keyword", "vector"]);
+export type MatchedBy = z.infer<typeof MatchedBySchema>;
 
-export interface RecallResult {
-  id: string;
-  content: string;
-  score: number;
-  type: string;
-  tags: string[];
-  importance: number;
-  pinned: boolean;
-  who: string | null;
-  project: string | null;
-  createdAt: string;
-  matchedBy: MatchedBy;
-  /** Strong at RECALL_STRONG_SCORE or more, weak under it: a weak match may be unrelated. */
-  confidence: Confidence;
-}
+/** A recall result: the memory's main fields, with its score and the leg that found it. */
+const recallResult = {
+  ...MemorySchema.pick({ id: true, content: true, type: true, tags: true, importance: true, pinned: true, who: true, project: true, createdAt: true }).shape,
+  score: z.number(),
+  matchedBy: MatchedBySchema,
+  confidence: z.enum(["strong", "weak"] satisfies Confidence[]).describe("strong: a real match; weak: loosely similar, may be unrelated"),
+};
+const RecallResultSchema = answer(recallResult);
+export type RecallResult = z.infer<typeof RecallResultSchema>;
 
-export interface SupportingResult extends RecallResult {
-  /** How it relates to a primary result, e.g. "previous-in-session". */
-  relation: string;
-  /** The id of the primary result it explains. */
-  supports: string;
-}
+const SupportingResultSchema = answer({
+  ...recallResult,
+  relation: z.string().describe('How it relates to a primary result, e.g. "previous-in-session"'),
+  supports: z.string().describe("The id of the primary result it explains"),
+});
+export type SupportingResult = z.infer<typeof SupportingResultSchema>;
 
 /** Saved aggregates have this type; they are never evidence for a later aggregate. */
 export const AGGREGATE_TYPE = "aggregate";
 
 /** Why an llm answer was not used: the llm client's failures, or an answer citing none of the evidence. */
-export const AGGREGATE_FALLBACK_REASONS = ["unreachable", "timeout", "refused", "bad_answer", "no_citations"] as const;
+const AGGREGATE_FALLBACK_REASONS = ["unreachable", "timeout", "refused", "bad_answer", "no_citations"] as const;
 export type AggregateFallbackReason = (typeof AGGREGATE_FALLBACK_REASONS)[number];
 
 /** One answer synthesized from bounded recall evidence (docs/api.md#aggregate). */
-export interface AggregateAnswer {
-  answer: string;
-  mode: "llm" | "extractive";
-  /** The ids of the memories the answer cites: only memories that were in the evidence. */
-  citations: string[];
-  saved: { id: string } | { skipped: string };
-  /** In llm mode: which model wrote it ("ollama/llama3.2"). */
-  model?: string;
-  /** Present when an llm is configured but its answer was not used: why, and the extractive answer is given instead. */
-  fallback?: { reason: AggregateFallbackReason; message: string };
-}
+const AggregateAnswerSchema = answer({
+  answer: z.string(),
+  mode: z.enum(["llm", "extractive"]),
+  citations: z.array(z.string()).describe("Ids of the memories the answer cites: only memories that were in the evidence"),
+  saved: z.union([answer({ id: z.string() }), answer({ skipped: z.string() })]),
+  model: z.string().optional().describe('In llm mode: which model wrote it ("ollama/llama3.2")'),
+  fallback: answer({ reason: z.enum(AGGREGATE_FALLBACK_REASONS), message: z.string() })
+    .optional()
+    .describe("Present when an llm is configured but its answer was not used: why; the extractive answer is given instead"),
+});
+export type AggregateAnswer = z.infer<typeof AggregateAnswerSchema>;
 
-export interface RecallResponse {
-  results: RecallResult[];
-  supporting: SupportingResult[];
-  /** With `aggregate: true` only. */
-  aggregate?: AggregateAnswer;
-  meta: {
-    method: MatchedBy;
-    tookMs: number;
-    candidates: number;
-    embedding: "ok" | "unavailable" | "disabled";
+export const RecallResponseSchema = answer({
+  results: z.array(RecallResultSchema).describe("Primary matches, best first, each strong or weak (minScore applied)"),
+  supporting: z.array(SupportingResultSchema).describe("Context around primary matches: `relation` of the primary match `supports`"),
+  aggregate: AggregateAnswerSchema.optional().describe("With aggregate: one answer synthesized from the evidence (docs/api.md#aggregate)"),
+  meta: answer({
+    method: MatchedBySchema,
+    tookMs: z.number(),
+    candidates: z.number(),
+    embedding: z.enum(["ok", "unavailable", "disabled"]),
     // Optional in the type only: a daemon before scores were calibrated does not send them.
-    /** The minimum score applied: the request's, or 0 (every match the ranking found). */
-    minScore?: number;
-    /** Candidates that ranked but scored under `minScore` (or had no evidence at all), so were not returned. */
-    belowMinScore?: number;
-    /** With an `llm` configured: the model that reordered the results, and whether it did. */
-    rerank?: { model: string; status: "applied" | "failed"; reason?: string };
-  };
-}
+    minScore: z.number().optional().describe("The minimum score applied: the request's, or 0 (every match the ranking found)"),
+    belowMinScore: z.number().optional().describe("Candidates that ranked but scored under minScore (or had no evidence at all), so were not returned"),
+    rerank: answer({ model: z.string(), status: z.enum(["applied", "failed"]), reason: z.string().optional() })
+      .optional()
+      .describe("With an llm configured: the model that reordered the results, and whether it did"),
+  }),
+});
+export type RecallResponse = z.infer<typeof RecallResponseSchema>;
+
+/** What a recall with body `B` answers: document chunks with `sourceOnly: true`, memories otherwise. */
+export type RecallAnswerOf<B> = B extends { sourceOnly: true } ? SourceRecallResponse : RecallResponse;
+
+/** Recall (docs/api.md#recall); an aggregate recall may wait for the configured llm (45 s, then it answers extractively). */
+export const RECALL_API = {
+  recall: operation(ROUTES.recall.recall, {
+    input: "recall request",
+    body: RecallRequestSchema,
+    // With `sourceOnly`, document chunks in recall's envelope (docs/api.md#recall-with-sourceonly).
+    response: z.union([RecallResponseSchema, SourceRecallResponseSchema]),
+  }),
+};

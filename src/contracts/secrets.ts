@@ -2,6 +2,9 @@
 // tools and the CLI. No answer here ever carries a secret's value: names, timestamps, and the
 // redacted output of jobs.
 import { z } from "zod";
+import { answer } from "./answer";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
 
 /** Names are environment-variable shaped, so a bare name is also a valid reference and env name. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -21,7 +24,7 @@ export const SecretNameSchema = z
   .string()
   .regex(SECRET_NAME, `a secret name is ${SECRET_NAME_RULE}`);
 
-export const SetSecretRequestSchema = z
+const SetSecretRequestSchema = z
   .object({
     value: z
       .string()
@@ -30,25 +33,18 @@ export const SetSecretRequestSchema = z
   })
   .strict();
 
-export interface SecretInfo {
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-}
+const secretInfo = { name: z.string(), createdAt: z.string(), updatedAt: z.string() };
+const SecretInfoSchema = answer(secretInfo);
+export type SecretInfo = z.infer<typeof SecretInfoSchema>;
 
-export interface SecretListResponse {
-  secrets: SecretInfo[];
-}
+const SecretListResponseSchema = answer({ secrets: z.array(SecretInfoSchema) });
 
-export interface SetSecretResponse extends SecretInfo {
-  /** False when an existing secret's value was replaced. */
-  created: boolean;
-}
+const SetSecretResponseSchema = answer({
+  ...secretInfo,
+  created: z.boolean().describe("False when an existing secret's value was replaced"),
+});
 
-export interface RemoveSecretResponse {
-  name: string;
-  removed: true;
-}
+const RemoveSecretResponseSchema = answer({ name: z.string(), removed: z.literal(true) });
 
 /** `NAME`, `local://NAME`, `bw://ITEM[/FIELD]`, `op://VAULT/ITEM/FIELD` (docs/api.md#references). */
 const ReferenceSchema = z
@@ -56,7 +52,7 @@ const ReferenceSchema = z
   .min(1, "must not be empty")
   .max(REFERENCE_MAX_CHARS, `must be at most ${REFERENCE_MAX_CHARS} characters`);
 
-export const ExecRequestSchema = z
+const ExecRequestSchema = z
   .object({
     command: z.string().min(1, "must not be empty").max(COMMAND_MAX_CHARS, `must be at most ${COMMAND_MAX_CHARS} characters`),
     secrets: z
@@ -77,27 +73,39 @@ export const ExecRequestSchema = z
   .strict();
 export type ExecRequest = z.infer<typeof ExecRequestSchema>;
 
-export type ExecStatus = "queued" | "running" | "completed" | "failed" | "interrupted";
+const ExecStatusSchema = z.enum(["queued", "running", "completed", "failed", "interrupted"]);
+export type ExecStatus = z.infer<typeof ExecStatusSchema>;
 
-/** POST /api/secrets/exec answers 202 with this. */
-export interface ExecAccepted {
-  id: string;
-  status: ExecStatus;
-  timeoutMs: number;
-}
+const execAccepted = { id: z.string(), status: ExecStatusSchema, timeoutMs: z.number() };
 
-export interface ExecJob extends ExecAccepted {
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  /** Once finished: the command's output with every injected value redacted. */
-  stdout?: string;
-  stderr?: string;
-  /** The shell's exit code; null when it was ended by a signal. */
-  exitCode?: number | null;
-  timedOut?: boolean;
-  /** Output beyond the cap (per stream) was dropped. */
-  outputTruncated?: boolean;
-  /** Why a failed or interrupted job did not run to its end. */
-  error?: string;
-}
+/** What queuing a job answers (202). */
+const ExecAcceptedSchema = answer(execAccepted);
+export type ExecAccepted = z.infer<typeof ExecAcceptedSchema>;
+
+/** A job, queued or finished; the fields after `finishedAt` appear once it has them. */
+const ExecJobSchema = answer({
+  ...execAccepted,
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  stdout: z.string().optional().describe("Once finished: standard output, every injected value redacted"),
+  stderr: z.string().optional().describe("Once finished: standard error, every injected value redacted"),
+  exitCode: z.number().nullable().optional().describe("The command's exit code; null when a signal ended it"),
+  timedOut: z.boolean().optional(),
+  outputTruncated: z.boolean().optional().describe("Output beyond the cap (per stream) was dropped"),
+  error: z.string().optional().describe("Why a failed or interrupted job did not run to its end"),
+});
+export type ExecJob = z.infer<typeof ExecJobSchema>;
+
+/**
+ * The secrets API (docs/api.md#secrets). Listing and running need the instance key (signet-mcp has
+ * it) or the admin token; setting and removing need the admin token.
+ */
+export const SECRETS_API = {
+  list: operation(ROUTES.secrets.list, { response: SecretListResponseSchema }),
+  set: operation(ROUTES.secrets.set, { input: "secret", body: SetSecretRequestSchema, response: SetSecretResponseSchema }),
+  remove: operation(ROUTES.secrets.remove, { response: RemoveSecretResponseSchema }),
+  /** Queues the job and answers 202; its output comes from `status`. */
+  exec: operation(ROUTES.secrets.exec, { input: "exec request", body: ExecRequestSchema, response: ExecAcceptedSchema }),
+  status: operation(ROUTES.secrets.status, { response: ExecJobSchema }),
+};

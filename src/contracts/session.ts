@@ -1,9 +1,11 @@
-// Sessions, lifecycle hooks and memory feedback (docs/api.md#sessions-and-hooks): the contracts
-// shared by the /api/hooks/* and /api/sessions* routes, POST /api/memory/feedback, the MCP tools
-// and `signet hook`.
+// Sessions, lifecycle hooks and memory feedback (docs/api.md#sessions-and-hooks): their operations
+// (HOOKS_API, SESSIONS_API at the end), shared by the routes, the client, the MCP tools and `signet hook`.
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
-
+import { answer } from "./answer";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
+import { SessionRemovalResponseSchema } from "./session-removal";
 
 const MAX_SESSION_KEY_CHARS = 500;
 /** The caller's session, on /mcp requests and on the API requests a Signet tool call makes. */
@@ -52,59 +54,55 @@ export const HookRequestSchema = z
 export type HookRequest = z.output<typeof HookRequestSchema>;
 
 /** What the hook injects: `context` is empty when there is nothing to add. */
-export interface HookContextResponse {
-  context: string;
-  /** The memories `context` holds, recorded in the session's session_memories. */
-  memoryIds: string[];
-  /** user-prompt-submit only: the other agents' messages `context` holds, now delivered to this session. */
-  messageIds?: number[];
-  /** The session's injection window (it grows by one at each compaction-complete). */
-  window: number;
-  /** session-end only: whether the transcript was stored, and what happens to extraction. */
-  transcriptStored?: boolean;
-  extraction?: "started" | "skipped";
-  /** session-end only: a sentence saying what was done, e.g. that no llm is configured. */
-  note?: string;
-}
+const HookContextResponseSchema = answer({
+  context: z.string(),
+  memoryIds: z.array(z.string()).describe("The memories `context` holds, recorded in the session's session_memories"),
+  messageIds: z
+    .array(z.number())
+    .optional()
+    .describe("user-prompt-submit only: the other agents' messages `context` holds, now delivered to this session"),
+  window: z.number().describe("The session's injection window (it grows by one at each compaction-complete)"),
+  transcriptStored: z.boolean().optional().describe("session-end only: whether the transcript was stored"),
+  extraction: z.enum(["started", "skipped"]).optional().describe("session-end only: what happens to extraction"),
+  note: z.string().optional().describe("session-end only: a sentence saying what was done, e.g. that no llm is configured"),
+});
+export type HookContextResponse = z.infer<typeof HookContextResponseSchema>;
 /** Every hook of a bypassed session answers this and does nothing. */
-interface HookBypassedResponse {
-  bypassed: true;
-}
-export type HookResponse = HookContextResponse | HookBypassedResponse;
+const HookBypassedResponseSchema = answer({ bypassed: z.literal(true) });
+const HookResponseSchema = z.union([HookContextResponseSchema, HookBypassedResponseSchema]);
+export type HookResponse = z.infer<typeof HookResponseSchema>;
 
-export interface SessionSummary {
-  key: string;
-  agentId: string;
-  harness: string;
-  project: string | null;
-  parentKey: string | null;
-  startedAt: string;
-  updatedAt: string;
-  endedAt: string | null;
-  bypassed: boolean;
-  /** The injection window: 0 at start, one more after each compaction. */
-  window: number;
-  /** Whether a transcript is stored for it. */
-  hasTranscript: boolean;
-}
+const SessionSummarySchema = answer({
+  key: z.string(),
+  agentId: z.string(),
+  harness: z.string(),
+  project: z.string().nullable(),
+  parentKey: z.string().nullable(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.string().nullable(),
+  bypassed: z.boolean(),
+  window: z.number().describe("The injection window: 0 at start, one more after each compaction"),
+  hasTranscript: z.boolean().describe("Whether a transcript is stored for it"),
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 /** A memory that reached a session, and how. */
-export interface SessionMemory {
-  memoryId: string;
-  /** `session-start` or `user-prompt-submit` (injected by a hook), or `recall` (surfaced by a search). */
-  via: "session-start" | "user-prompt-submit" | "pre-compaction" | "compaction-complete" | "recall";
-  window: number;
-  at: string;
-  /** The last rating given in this session, -1..1, or null. */
-  rating: number | null;
-}
+const SessionMemorySchema = answer({
+  memoryId: z.string(),
+  via: z
+    .enum(["session-start", "user-prompt-submit", "pre-compaction", "compaction-complete", "recall"])
+    .describe("The hook that injected it, or `recall` (surfaced by a search)"),
+  window: z.number(),
+  at: z.string(),
+  rating: z.number().nullable().describe("The last rating given in this session, -1..1, or null"),
+});
+export type SessionMemory = z.infer<typeof SessionMemorySchema>;
 
-export interface SessionDetail extends SessionSummary {
-  memories: SessionMemory[];
-  transcriptChars: number;
-}
+const SessionDetailSchema = answer({ ...SessionSummarySchema.shape, memories: z.array(SessionMemorySchema), transcriptChars: z.number() });
+export type SessionDetail = z.infer<typeof SessionDetailSchema>;
 
-export const SessionListQuerySchema = z
+const SessionListQuerySchema = z
   .object({
     active: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
     project: z.string().trim().min(1).optional(),
@@ -115,10 +113,8 @@ export const SessionListQuerySchema = z
   })
   .strict();
 
-export interface SessionListResponse {
-  sessions: SessionSummary[];
-  count: number;
-}
+const SessionListResponseSchema = answer({ sessions: z.array(SessionSummarySchema), count: z.number() });
+export type SessionListResponse = z.infer<typeof SessionListResponseSchema>;
 
 export const SessionSearchRequestSchema = z
   .object({
@@ -139,29 +135,21 @@ export const SessionSearchRequestSchema = z
   .strict();
 export type SessionSearchRequest = z.output<typeof SessionSearchRequestSchema>;
 
-interface SessionSearchHit {
-  sessionKey: string;
-  project: string | null;
-  updatedAt: string;
-  excerpt: string;
-  /** 1 for the best hit. */
-  rank: number;
-}
+const SessionSearchResponseSchema = answer({
+  query: z.string(),
+  hits: z.array(
+    answer({ sessionKey: z.string(), project: z.string().nullable(), updatedAt: z.string(), excerpt: z.string(), rank: z.number().describe("1 for the best hit") }),
+  ),
+  count: z.number(),
+});
+export type SessionSearchResponse = z.infer<typeof SessionSearchResponseSchema>;
 
-export interface SessionSearchResponse {
-  query: string;
-  hits: SessionSearchHit[];
-  count: number;
-}
+const BypassRequestSchema = z.object({ enabled: z.boolean() }).strict();
 
-export const BypassRequestSchema = z.object({ enabled: z.boolean() }).strict();
+const BypassResponseSchema = answer({ key: z.string(), bypassed: z.boolean() });
+export type BypassResponse = z.infer<typeof BypassResponseSchema>;
 
-export interface BypassResponse {
-  key: string;
-  bypassed: boolean;
-}
-
-export const FeedbackRequestSchema = z
+const FeedbackRequestSchema = z
   .object({
     sessionKey: SessionKeySchema,
     agentId: AgentIdSchema.optional(),
@@ -173,15 +161,29 @@ export const FeedbackRequestSchema = z
   .strict();
 export type FeedbackRequest = z.output<typeof FeedbackRequestSchema>;
 
-export interface FeedbackResponse {
-  ok: true;
-  /** Ratings submitted. */
-  recorded: number;
-  /** Ratings of memories that were injected or surfaced in that session, so were kept. */
-  accepted: number;
-  /** The other ratings, ignored. */
-  rejected: number;
-  rejectedIds: string[];
-  /** Accepted ratings that changed a memory's stored ranking signal. */
-  propagated: number;
-}
+const FeedbackResponseSchema = answer({
+  ok: z.literal(true),
+  recorded: z.number().describe("Ratings submitted"),
+  accepted: z.number().describe("Ratings of memories that were injected or surfaced in that session, so were kept"),
+  rejected: z.number().describe("The other ratings, ignored"),
+  rejectedIds: z.array(z.string()),
+  propagated: z.number().describe("Accepted ratings that changed a memory's stored ranking signal"),
+});
+export type FeedbackResponse = z.infer<typeof FeedbackResponseSchema>;
+
+/** The lifecycle hooks (docs/api.md#hooks): `:event` is one of HOOK_EVENTS (src/contracts/hook-events.ts). */
+export const HOOKS_API = {
+  fire: operation(ROUTES.hooks.fire, { input: ":event hook request", body: HookRequestSchema, response: HookResponseSchema }),
+};
+
+/** Sessions the hooks reported and memory feedback (docs/api.md#sessions). Keys may be raw or `session:<uuid>`. */
+export const SESSIONS_API = {
+  list: operation(ROUTES.sessions.list, { input: "session list query", query: SessionListQuerySchema, response: SessionListResponseSchema }),
+  get: operation(ROUTES.sessions.get, { response: SessionDetailSchema }),
+  search: operation(ROUTES.sessions.search, { input: "session search request", body: SessionSearchRequestSchema, response: SessionSearchResponseSchema }),
+  bypass: operation(ROUTES.sessions.bypass, { input: "bypass request", body: BypassRequestSchema, response: BypassResponseSchema }),
+  /** Rates memories injected or surfaced in a session (docs/api.md#memory-feedback). */
+  feedback: operation(ROUTES.sessions.feedback, { input: "feedback request", body: FeedbackRequestSchema, response: FeedbackResponseSchema }),
+  /** Removes a session and what was recorded under its key, whichever agent holds it: the owner's admin token. */
+  remove: operation(ROUTES.sessions.remove, { response: SessionRemovalResponseSchema }),
+};

@@ -3,6 +3,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
+import { answer } from "./answer";
 import {
   boolString,
   ContentSchema,
@@ -15,6 +16,8 @@ import {
   TimestampSchema,
   TranscriptSchema,
 } from "./memory";
+import { operation } from "./operation";
+import { ROUTES } from "./routes";
 
 /** The export file's format; a newer file is refused by name rather than half understood. */
 export const EXPORT_FORMAT_VERSION = 1;
@@ -110,8 +113,7 @@ export const ExportRecordSchema = z
   });
 export type ExportRecord = z.output<typeof ExportRecordSchema>;
 
-/** GET /api/export */
-export const ExportQuerySchema = z.object({ forgotten: boolString.optional() }).strict();
+const ExportQuerySchema = z.object({ forgotten: boolString.optional() }).strict();
 
 const graphName = z.string().trim().min(1, "cannot be empty").max(1000);
 
@@ -147,8 +149,8 @@ export type NoteFile = z.output<typeof NoteFileSchema>;
 const batch = <T extends z.ZodType>(item: T) =>
   z.array(item).min(1, "is empty").max(IMPORT_BATCH_MAX, `at most ${IMPORT_BATCH_MAX} in one request`);
 
-/** POST /api/import: a batch of an export file, or of a foreign format the daemon converts. */
-export const ImportRequestSchema = z.discriminatedUnion(
+/** A batch of an export file, or of a foreign format the daemon converts. */
+const ImportRequestSchema = z.discriminatedUnion(
   "format",
   [
     z.object({ format: z.literal("signet"), records: batch(ExportRecordSchema) }).strict(),
@@ -160,21 +162,18 @@ export const ImportRequestSchema = z.discriminatedUnion(
 );
 export type ImportRequest = z.output<typeof ImportRequestSchema>;
 
-export interface ImportResponse {
-  /** Memories created. */
-  imported: number;
-  /** Records whose memory is stored already: same id, holding the record's version with its content (or changed here since). */
-  skipped: number;
-  /** Live records whose text a live memory of the same agent and project holds under another id (dedupe). */
-  duplicates: { id: string; existingId: string }[];
-  /** Records whose id is taken by a memory that differs: left as it is, never overwritten. */
-  conflicts: { id: string; reason: string }[];
-  /** Foreign notes that could not be read as memories. */
-  rejected: { source: string; reason: string }[];
-}
+const ImportResponseSchema = answer({
+  imported: z.number().describe("Memories created"),
+  skipped: z.number().describe("Records whose memory is stored already: same id, holding the record's version with its content (or changed here since)"),
+  duplicates: z
+    .array(answer({ id: z.string(), existingId: z.string() }))
+    .describe("Live records whose text a live memory of the same agent and project holds under another id (dedupe)"),
+  conflicts: z.array(answer({ id: z.string(), reason: z.string() })).describe("Records whose id is taken by a memory that differs: left as it is, never overwritten"),
+  rejected: z.array(answer({ source: z.string(), reason: z.string() })).describe("Foreign notes that could not be read as memories"),
+});
+export type ImportResponse = z.infer<typeof ImportResponseSchema>;
 
-/** POST /api/backup */
-export const BackupRequestSchema = z
+const BackupRequestSchema = z
   .object({
     path: z
       .string()
@@ -184,9 +183,17 @@ export const BackupRequestSchema = z
   })
   .strict();
 
-export interface BackupResponse {
-  path: string;
-  bytes: number;
-  /** Memories in the copy, forgotten ones included. */
-  memories: number;
-}
+const BackupResponseSchema = answer({
+  path: z.string(),
+  bytes: z.number(),
+  memories: z.number().describe("Memories in the copy, forgotten ones included"),
+});
+export type BackupResponse = z.infer<typeof BackupResponseSchema>;
+
+/** The owner's operations over every agent's memories and the database file: the admin token (the guard). */
+export const TRANSFER_API = {
+  /** The export file as a stream: its header line, then one memory a line. */
+  export: operation(ROUTES.transfer.export, { input: "export query", query: ExportQuerySchema, response: z.union([ExportHeaderSchema, ExportRecordSchema]) }),
+  import: operation(ROUTES.transfer.import, { input: "import request", body: ImportRequestSchema, response: ImportResponseSchema }),
+  backup: operation(ROUTES.transfer.backup, { input: "backup request", body: BackupRequestSchema, response: BackupResponseSchema }),
+};

@@ -1,5 +1,8 @@
 // The page's one way to the daemon: same-origin fetches through the guard, with the caller's agent id
 // and, in team/hybrid mode, the API token the user typed (sessionStorage only: gone with the tab).
+import { fillPath, paramCount, type Answer, type InputArgs, type Operation, type PathParams } from "../contracts/operation";
+import type { Typed } from "../contracts/typed-routes";
+
 const TOKEN_KEY = "signet.token";
 const AGENT_KEY = "signet.agent";
 
@@ -37,7 +40,7 @@ export function whenUnauthorized(handler: (message: string) => void): void {
   onUnauthorized = handler;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request(method: string, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { "x-signet-agent-id": agentId(), "x-signet-actor": "dashboard", "x-signet-actor-type": "operator" };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
@@ -56,13 +59,21 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     if (response.status === 401) onUnauthorized(failure.message);
     throw failure;
   }
-  return data as T;
+  return data;
 }
 
 /** A query string from the defined, non-empty values. */
-export function query(params: Record<string, string | number | boolean | undefined>): string {
+function queryString(params: Record<string, unknown> | undefined): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== "") q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : "";
+}
+
+/** Calls an operation of the API at its route (TYPED_ROUTES): its path parameters, then its body or query. */
+export async function call<O extends Operation>(op: Typed<O>, ...args: [...PathParams<O["path"]>, ...InputArgs<O>]): Promise<Answer<O>> {
+  const n = paramCount(op.path);
+  const input = args[n] as Record<string, unknown> | undefined;
+  const path = fillPath(op.path, args.slice(0, n) as string[]) + (op.takes === "query" ? queryString(input) : "");
+  return (await request(op.method, path, op.takes === "body" ? input : undefined)) as Answer<O>;
 }

@@ -3,40 +3,10 @@
 // the daemon's contracts (src/contracts/agents.ts). The agent is this connection's own: an agent_id
 // naming another agent is refused by the daemon.
 import { z } from "zod";
-import type { AgentMessage, InboxResponse, MessageSendResponse, PresenceListResponse } from "../contracts/agents";
-import { MESSAGE_TYPES } from "../contracts/agents";
+import { API } from "../contracts/api";
+import { MESSAGE_TYPES, type AgentMessage, type InboxResponse, type MessageSendResponse, type PresenceListResponse } from "../contracts/agents";
 import { defined } from "../contracts/parse";
-import { defineTool, openObject, rendered, type Tool } from "./tool";
-
-const READS = { readOnlyHint: true, openWorldHint: false } as const;
-
-const PresenceOutput = openObject({
-  agentId: z.string(),
-  sessionKey: z.string(),
-  harness: z.string(),
-  project: z.string().nullable(),
-  startedAt: z.string(),
-  lastSeenAt: z.string(),
-});
-
-const MessageOutput = {
-  id: z.number(),
-  createdAt: z.string(),
-  type: z.enum(MESSAGE_TYPES),
-  content: z.string(),
-  fromAgentId: z.string(),
-  fromSessionKey: z.string().nullable(),
-  toAgentId: z.string().nullable(),
-  toSessionKey: z.string().nullable(),
-  broadcast: z.boolean(),
-  via: z.enum(["local", "acp"]),
-  deliveryStatus: z.enum(["delivered", "pending", "failed"]),
-  deliveryError: z.string().nullable(),
-  acpBaseUrl: z.string().nullable(),
-  acpTargetAgentName: z.string().nullable(),
-  acpRunId: z.string().nullable(),
-  acked: z.boolean(),
-} satisfies z.ZodRawShape;
+import { READS, defineTool, rendered, type Tool } from "./tool";
 
 const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
@@ -87,8 +57,9 @@ export const AGENT_TOOLS: Tool[] = [
       project: z.string().optional().describe("Optional project filter"),
       limit: z.number().int().optional().describe("Max sessions to return"),
     },
-    output: { sessions: z.array(PresenceOutput), count: z.number() },
+    output: API.agents.presence.response.shape,
     annotations: READS,
+    calls: API.agents.presence,
     handler: async (a, client, ctx) =>
       rendered(
         await client.agents.presence(
@@ -115,9 +86,10 @@ export const AGENT_TOOLS: Tool[] = [
       acp_target_agent_name: z.string().optional().describe("ACP target agent name (required if via=acp)"),
       acp_timeout_ms: z.number().optional().describe("ACP relay timeout in milliseconds (used when via=acp)"),
     },
-    output: { ...MessageOutput, meta: openObject({ unknownRecipient: z.boolean().describe("The target agent was never seen: the message waits for it") }) },
+    output: API.agents.send.response.shape,
     // Open world: an ACP relay reaches whatever server acp_base_url names.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    calls: API.agents.send,
     handler: async (a, client, ctx) =>
       rendered(
         await client.agents.send(
@@ -151,8 +123,9 @@ export const AGENT_TOOLS: Tool[] = [
       include_sent: z.boolean().optional().describe("Include messages sent by this agent"),
       include_broadcast: z.boolean().optional().describe("Include broadcast messages"),
     },
-    output: { items: z.array(openObject(MessageOutput)), count: z.number() },
+    output: API.agents.inbox.response.shape,
     annotations: READS,
+    calls: API.agents.inbox,
     handler: async (a, client, ctx) =>
       rendered(
         await client.agents.inbox(

@@ -2,18 +2,24 @@
 // call their tools. Only enabled servers are offered; every call is made, timed and recorded by the
 // daemon.
 import { z } from "zod";
+import { answer } from "../contracts/answer";
+import { API } from "../contracts/api";
+import { MAX_CALL_TIMEOUT_MS } from "../contracts/bridge";
 import { defineTool, type Tool } from "./tool";
 
-/** One answer shape for both uses of mcp_server_list: the servers, or one server's tools. */
+/**
+ * One answer shape for both uses of mcp_server_list: the servers, or one server's tools, each cut
+ * to what an agent needs to choose one.
+ */
 const ServerListOutput = {
   servers: z
-    .array(z.object({ name: z.string(), description: z.string(), transport: z.enum(["stdio", "http"]), running: z.boolean() }))
+    .array(answer({ name: z.string(), description: z.string(), transport: z.enum(["stdio", "http"]), running: z.boolean() }))
     .optional()
     .describe("Without `server`: the enabled servers"),
   server: z.string().optional().describe("With `server`: that server's name"),
   tools: z
     .array(
-      z.object({
+      answer({
         name: z.string(),
         description: z.string(),
         inputSchema: z.record(z.string(), z.unknown()).describe("The tool's input schema, as its server gave it"),
@@ -35,6 +41,8 @@ export const BRIDGE_TOOLS: Tool[] = [
     output: ServerListOutput,
     // Open world: listing a server's tools starts that server, or connects to its URL.
     annotations: { readOnlyHint: true, openWorldHint: true },
+    // Listing servers and listing a server's tools need the same permission.
+    calls: API.bridge.list,
     handler: async (a, client) => {
       if (a.server !== undefined) {
         const { server, tools } = await client.bridge.tools(a.server);
@@ -80,7 +88,7 @@ export const BRIDGE_TOOLS: Tool[] = [
         .number()
         .int()
         .min(1)
-        .max(1_800_000)
+        .max(MAX_CALL_TIMEOUT_MS)
         .optional()
         .describe("Per-call timeout in milliseconds (default: the daemon's bridge.callTimeoutMs, 60 s)"),
     },
@@ -88,6 +96,7 @@ export const BRIDGE_TOOLS: Tool[] = [
     // only that tool knows; declaring one would also make it required in every answer. Whatever the
     // bridged tool does (it may delete things, or reach anywhere) this tool does.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    calls: API.bridge.call,
     // The server's answer goes back as it came: its content, structured content and isError.
     handler: (a, client, ctx) =>
       client.bridge.call(a.server, {

@@ -1,11 +1,12 @@
 // The signet_code_* tools (docs/mcp.md#code-tools), with the names and parameters of the MCP design
-// document. Each calls the daemon's /api/code routes through the shared client, for the project the
-// session works in (signet-mcp's working directory, docs/code.md#which-project-answers) unless the
-// call names another; a folder no index covers is answered "no code index for <folder>: run
-// `signet index ...`", never from another project's index.
+// document. Each calls one operation of the code index (contracts/code.ts) through the shared client,
+// for the project the session works in (signet-mcp's working directory,
+// docs/code.md#which-project-answers) unless the call names another; a folder no index covers is
+// answered "no code index for <folder>: run `signet index ...`", never from another project's index.
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ApiError } from "../client/client";
+import { API } from "../contracts/api";
 import { defined } from "../contracts/parse";
 import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { READS, ToolFailure, defineTool, rendered, type Tool, type ToolContext } from "./tool";
@@ -50,6 +51,7 @@ export const CODE_TOOLS: Tool[] = [
       debug: z.boolean().optional().describe("Include score/debug details"),
       project,
     },
+    calls: API.code.search,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.search(defined({ ...a, project: projectOf(a.project, ctx) }))), searchText),
   }),
@@ -59,6 +61,7 @@ export const CODE_TOOLS: Tool[] = [
     description:
       "Read source and structural neighborhood for a symbol: its source, container, callers, callees and the imports of its file. An ambiguous name answers the list of candidates.",
     input: { symbol, project },
+    calls: API.code.context,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.context(defined({ ...a, project: projectOf(a.project, ctx) }))), contextText),
   }),
@@ -73,6 +76,7 @@ export const CODE_TOOLS: Tool[] = [
       direction: z.enum(["forward", "backward", "both"]).optional().describe("backward: dependents; forward: dependencies; both"),
       project,
     },
+    calls: API.code.blast,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.blast(defined({ ...a, project: projectOf(a.project, ctx) }))), blastText),
   }),
@@ -81,6 +85,7 @@ export const CODE_TOOLS: Tool[] = [
     title: "Code index status",
     description: "Show code index status for the project: files and symbols per language, the last run, and files changed since.",
     input: { project },
+    calls: API.code.status,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.status(defined({ project: projectOf(a.project, ctx) }))), statusText),
   }),
@@ -89,6 +94,7 @@ export const CODE_TOOLS: Tool[] = [
     title: "Code index health",
     description: "Diagnose code index artifact health: database integrity, manifest against disk, grammars. Each problem comes with its fix.",
     input: { project },
+    calls: API.code.doctor,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.doctor(defined({ project: projectOf(a.project, ctx) }))), doctorText),
   }),
@@ -97,6 +103,7 @@ export const CODE_TOOLS: Tool[] = [
     title: "Shared constants",
     description: "Find shared numeric and string constants: literals that occur in more than one file, with where they occur.",
     input: { project },
+    calls: API.code.constants,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.constants(defined({ project: projectOf(a.project, ctx) }))), constantsText),
   }),
@@ -106,12 +113,13 @@ export const CODE_TOOLS: Tool[] = [
     description:
       "Delete the project's code index and leave a fresh empty database (destructive, no backup, shared by every session in the project; requires confirm: true). Rebuild it with `signet index <path>`.",
     input: { confirm: z.boolean().describe("Must be true: the index is deleted and not backed up"), project },
+    calls: API.code.clear,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (a, client, ctx) => {
       if (a.confirm !== true) {
         throw new ToolFailure("signet_code_clear refused: pass confirm: true to delete the project's code index (it is not backed up)");
       }
-      return rendered(await plain(() => client.code.clear(defined({ ...a, project: projectOf(a.project, ctx) }))), clearText);
+      return rendered(await plain(() => client.code.clear({ confirm: true, ...defined({ project: projectOf(a.project, ctx) }) })), clearText);
     },
   }),
   defineTool({
@@ -119,6 +127,7 @@ export const CODE_TOOLS: Tool[] = [
     title: "Architecture briefing",
     description: "Get an architecture overview: subsystems (folders and their links), public API, hub symbols (compact for a short version).",
     input: { compact: z.boolean().optional().describe("A short version"), project },
+    calls: API.code.briefing,
     annotations: READS,
     handler: async (a, client, ctx) => rendered(await plain(() => client.code.briefing(defined({ ...a, project: projectOf(a.project, ctx) }))), briefingText),
   }),

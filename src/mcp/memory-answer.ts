@@ -1,76 +1,7 @@
 // How the memory tools answer (docs/mcp.md#memory-answers): compact text for the model to read, and
-// the daemon's whole answer as structuredContent, described by the output schemas here. The text
+// the daemon's whole answer as structuredContent, described by its operation's response schema. The text
 // goes to a model, not a terminal, so content is given as stored (control characters included).
-import { z } from "zod";
 import type { HistoryEntry, ListResponse, Memory, MemoryWithHistory, RememberResponse } from "../contracts/memory";
-import { openObject } from "./tool";
-
-const nullableString = z.string().nullable();
-const memoryShape = {
-  id: z.string(),
-  content: z.string(),
-  type: z.string(),
-  importance: z.number(),
-  tags: z.array(z.string()),
-  pinned: z.boolean(),
-  who: nullableString,
-  project: nullableString,
-  agentId: z.string(),
-  source: nullableString,
-  sessionKey: nullableString,
-  hints: z.array(z.string()),
-  transcript: nullableString,
-  structured: z.record(z.string(), z.unknown()).nullable(),
-  reviewAfter: nullableString,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  version: z.number(),
-  accessCount: z.number(),
-  lastAccessedAt: nullableString,
-  deletedAt: nullableString.describe("Set while the memory is forgotten"),
-  deleteReason: nullableString,
-};
-// Open objects (src/mcp/tool.ts): a field the API adds later reaches clients instead of failing
-// their check of the answer.
-const MemoryOutput = openObject(memoryShape);
-const HistoryEntryOutput = openObject({
-  version: z.number(),
-  action: z.enum(["create", "modify", "forget", "recover"]),
-  content: z.string(),
-  type: z.string(),
-  importance: z.number(),
-  tags: z.array(z.string()),
-  pinned: z.boolean(),
-  agentId: z.string(),
-  actor: nullableString,
-  actorType: nullableString,
-  reason: nullableString,
-  createdAt: z.string(),
-});
-
-// The answers of docs/api.md#memories; `satisfies` keeps each in step with the contract's type.
-export const MEMORY_OUTPUT = (MemoryOutput satisfies z.ZodType<Memory>).shape;
-export const REMEMBER_OUTPUT = (
-  MemoryOutput.extend({
-    deduped: z.boolean().describe("True when the same content was already stored: this is the existing memory"),
-    dedupe: openObject({
-      ignored: z.array(z.string()).describe("Fields sent with other values than the stored memory has; none was applied"),
-    }).optional(),
-  }) satisfies z.ZodType<RememberResponse>
-).shape;
-export const MEMORY_WITH_HISTORY_OUTPUT = (
-  MemoryOutput.extend({
-    history: z.array(HistoryEntryOutput satisfies z.ZodType<HistoryEntry>).describe("Every version, oldest first"),
-  }) satisfies z.ZodType<MemoryWithHistory>
-).shape;
-export const LIST_OUTPUT = (
-  z.object({
-    memories: z.array(MemoryOutput).describe("Newest first"),
-    limit: z.number(),
-    offset: z.number(),
-    hasMore: z.boolean().describe("More memories follow: ask again with offset + memories.length"),
-  }) satisfies z.ZodType<ListResponse>
-).shape;
 
 /**
  * Content longer than this is cut in the text of every tool but memory_get, with a line saying so:

@@ -76,12 +76,12 @@ interface McpServerOptions {
 export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, options: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: "signet", version: VERSION }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
-    tool(({ name, title, description, input, output, annotations, call }) =>
+    tool(({ name, title, description, input, output, annotations, calls: op, call }) =>
       server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args) => {
         const sessionKey = ctx.sessionKey ?? (await options.sessionKey?.());
         const started = performance.now();
         const scope: CallScope = { tool: name, sessionKey, requests: 0 };
-        const refusal = ctx.role === undefined ? null : toolRefusal(name, ctx.role);
+        const refusal = ctx.role === undefined ? null : toolRefusal(name, op, ctx.role);
         const result: CallToolResult = refusal
           ? { isError: true, content: [{ type: "text", text: refusal }] }
           : await calls.run(scope, () => call(args, client, { ...ctx, sessionKey }));

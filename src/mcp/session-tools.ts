@@ -2,9 +2,10 @@
 // signet_session_search twin) and session_bypass. Names and parameters as the MCP design document
 // spells them; each maps onto the daemon's session contracts (src/contracts/session.ts).
 import { z } from "zod";
+import { API } from "../contracts/api";
 import { defined } from "../contracts/parse";
 import type { BypassResponse, FeedbackResponse, SessionSearchResponse } from "../contracts/session";
-import { defineTool, openObject, rendered, type Tool } from "./tool";
+import { defineTool, rendered, type Tool } from "./tool";
 
 const sessionSearchShape = {
   query: z.string().describe("Transcript search query"),
@@ -19,14 +20,6 @@ const sessionSearchShape = {
 };
 const SESSION_SEARCH =
   "Search active or completed session transcripts. A sub-agent finds its parent session's transcript by passing its own session key as current_session_key. Returns hits with sessionKey, project, updatedAt, excerpt and rank.";
-
-const SearchOutput = {
-  query: z.string(),
-  hits: z.array(
-    openObject({ sessionKey: z.string(), project: z.string().nullable(), updatedAt: z.string(), excerpt: z.string(), rank: z.number() }),
-  ),
-  count: z.number(),
-} satisfies z.ZodRawShape;
 
 function searchText(r: SessionSearchResponse): string {
   if (r.count === 0) {
@@ -44,8 +37,9 @@ function searchTool(name: string): Tool {
     title: "Search sessions",
     description: SESSION_SEARCH,
     input: sessionSearchShape,
-    output: SearchOutput,
+    output: API.sessions.search.response.shape,
     annotations: { readOnlyHint: true, openWorldHint: false },
+    calls: API.sessions.search,
     handler: async (a, client, ctx) =>
       rendered(
         await client.sessions.search(
@@ -84,16 +78,10 @@ export const SESSION_TOOLS: Tool[] = [
       session_key: z.string().describe("Current session key"),
       ratings: z.record(z.string(), z.number()).describe("Map of memory ID to relevance score (-1 to 1)"),
     },
-    output: {
-      ok: z.literal(true),
-      recorded: z.number(),
-      accepted: z.number(),
-      rejected: z.number(),
-      rejectedIds: z.array(z.string()),
-      propagated: z.number(),
-    },
+    output: API.sessions.feedback.response.shape,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handler: async (a, client) => rendered(await client.memory.feedback({ sessionKey: a.session_key, ratings: a.ratings }), feedbackText),
+    calls: API.sessions.feedback,
+    handler: async (a, client) => rendered(await client.sessions.feedback({ sessionKey: a.session_key, ratings: a.ratings }), feedbackText),
   }),
   searchTool("session_search"),
   searchTool("signet_session_search"),
@@ -106,10 +94,11 @@ export const SESSION_TOOLS: Tool[] = [
       session_key: z.string().describe("Session key to toggle bypass for, raw or session:<uuid>"),
       enabled: z.boolean().describe("true to enable bypass, false to disable"),
     },
-    output: { key: z.string(), bypassed: z.boolean() },
+    output: API.sessions.bypass.response.shape,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    calls: API.sessions.bypass,
     handler: async (a, client) =>
-      rendered(await client.sessions.bypass(a.session_key, a.enabled), (r: BypassResponse) =>
+      rendered(await client.sessions.bypass(a.session_key, { enabled: a.enabled }), (r: BypassResponse) =>
         r.bypassed
           ? `Hooks bypassed for session ${r.key}: they inject nothing until bypass is turned off.`
           : `Hooks active again for session ${r.key}.`,

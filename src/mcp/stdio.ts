@@ -6,7 +6,6 @@ import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
 import { explainNoAnswer } from "../control/daemon-process";
-import type { SessionListResponse } from "../contracts/session";
 import { projectOfDirectory } from "../harness/hook-io";
 import { createLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
@@ -121,7 +120,7 @@ const SESSION_LOOKUP_TIMEOUT_MS = 2000;
 async function sessionOfHarness(client: SignetClient, harness: string): Promise<string | undefined> {
   try {
     const query = { harness_process: harness, active: true, limit: 1 };
-    const found = await client.request<SessionListResponse>("GET", "/api/sessions", { query, timeoutMs: SESSION_LOOKUP_TIMEOUT_MS });
+    const found = await client.sessions.list(query, { timeoutMs: SESSION_LOOKUP_TIMEOUT_MS });
     return found.sessions[0]?.key;
   } catch {
     return undefined;

@@ -3,7 +3,9 @@
 // tools.ts and bridge-tools.ts define tools with defineTool; server.ts registers the table.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { answer } from "../contracts/answer";
 import type { Role } from "../contracts/auth";
+import type { Operation } from "../contracts/operation";
 import { ApiError, DaemonIdentityError, DaemonNotStartedError, DaemonUnreachableError, type SignetClient } from "../client/client";
 
 /** What a transport knows about the caller beyond the agent (which the client carries). */
@@ -47,6 +49,11 @@ interface ToolListing<In extends z.ZodRawShape> {
   description: string;
   input: In;
   annotations: Annotations;
+  /**
+   * The daemon operation the handler calls: a token-authenticated caller may run the tool when its
+   * role has that operation's permission (the API checks it again for the same caller).
+   */
+  calls: Operation;
 }
 
 interface ToolSpec<In extends z.ZodRawShape, Out extends z.ZodRawShape> extends ToolListing<In> {
@@ -66,6 +73,7 @@ interface TypedTool<Args> {
   input: z.ZodType<Args>;
   output?: z.ZodObject;
   annotations: Annotations;
+  calls: Operation;
   /** Runs the handler; every failure becomes an isError answer a model can act on. */
   call(args: Args, client: SignetClient, ctx: ToolContext): Promise<CallToolResult>;
 }
@@ -83,7 +91,7 @@ export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape =
   const tool: TypedTool<z.infer<z.ZodObject<In>>> = {
     ...listing,
     input: z.object(input),
-    output: output && openObject(output),
+    output: output && answer(output),
     call: async (args, client, ctx) => {
       try {
         return await handler(args, client, ctx);
@@ -105,16 +113,9 @@ function failureText(tool: string, err: unknown): string {
   return `${tool} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-/**
- * An object schema whose JSON Schema lets other properties through, for output schemas: z.object's
- * forbids them, so a field the daemon's answer gains later would make clients refuse the whole
- * answer; z.looseObject's TypeScript type has an index signature the contracts' interfaces lack.
- */
-export function openObject<Shape extends z.ZodRawShape>(shape: Shape): z.ZodObject<Shape> {
-  return z.object(shape).meta({ additionalProperties: {} });
-}
 
 /** The answer of a tool with an output schema: `render`'s text for the model, the value itself as structuredContent. */
 export function rendered<S>(value: S, render: (value: S) => string): ToolResult<S> {
   return { content: [{ type: "text", text: render(value) }], structuredContent: value };
 }
+

@@ -4,7 +4,7 @@
 // in later versions are listed already and answer an error saying so, never a fake success.
 import { z } from "zod";
 import { defined } from "../contracts/parse";
-import { AGGREGATE_FALLBACK_REASONS, type RecallResponse } from "../contracts/recall";
+import { RecallResponseSchema, type RecallResponse } from "../contracts/recall";
 import { ApiError } from "../client/client";
 import { BRIDGE_TOOLS } from "./bridge-tools";
 import { SESSION_TOOLS } from "./session-tools";
@@ -12,19 +12,16 @@ import { AGENT_TOOLS } from "./agent-tools";
 import { CODE_TOOLS } from "./code-tools";
 import { recallBrief } from "../present/recall";
 import { SOURCE_SEARCH_TOOL } from "./source-search";
+import { API } from "../contracts/api";
 import {
-  LIST_OUTPUT,
-  MEMORY_OUTPUT,
-  MEMORY_WITH_HISTORY_OUTPUT,
-  REMEMBER_OUTPUT,
   forgottenText,
   listText,
   memoryDetailText,
   modifiedText,
   storedText,
 } from "./memory-answer";
-import { READS, ToolFailure, defineTool, openObject, rendered, type Tool, type ToolContext } from "./tool";
-import { SECRET_JOB_OUTPUT, secretJobText } from "./secret-answer";
+import { READS, ToolFailure, defineTool, rendered, type Tool, type ToolContext } from "./tool";
+import { secretJobText } from "./secret-answer";
 
 /**
  * Changes only Signet's own state and loses nothing (earlier versions stay in the history); the
@@ -81,49 +78,6 @@ const searchShape = {
     .describe("Save the aggregate answer as a normal memory; defaults to true in aggregate mode"),
 };
 
-const matchedBy = z.enum(["hybrid", "keyword", "vector"]);
-/** A recall result: the memory's main fields, with its score and the leg that found it. */
-const recallResult = {
-  ...z
-    .object(MEMORY_OUTPUT)
-    .pick({ id: true, content: true, type: true, tags: true, importance: true, pinned: true, who: true, project: true, createdAt: true })
-    .shape,
-  score: z.number(),
-  matchedBy,
-  confidence: z.enum(["strong", "weak"]).describe("strong: a real match; weak: loosely similar, may be unrelated"),
-};
-/**
- * The recall answer (docs/api.md#recall); `satisfies` keeps it in step with the contract's type.
- * Open objects, so a field the recall answer gains does not fail clients' check (src/mcp/tool.ts).
- */
-const RecallOutput = z.object({
-  results: z.array(openObject(recallResult)).describe("Primary matches, best first, each strong or weak (score_min applied)"),
-  supporting: z
-    .array(openObject({ ...recallResult, relation: z.string(), supports: z.string() }))
-    .describe("Context around primary matches: `relation` of the primary match `supports`"),
-  meta: openObject({
-    method: matchedBy,
-    tookMs: z.number(),
-    candidates: z.number(),
-    embedding: z.enum(["ok", "unavailable", "disabled"]),
-    minScore: z.number().optional(),
-    belowMinScore: z.number().optional(),
-  }),
-  aggregate: openObject({
-    answer: z.string(),
-    mode: z.enum(["llm", "extractive"]),
-    citations: z.array(z.string()).describe("Ids of the memories the answer cites"),
-    saved: z.union([z.object({ id: z.string() }), z.object({ skipped: z.string() })]),
-    model: z.string().optional(),
-    fallback: z
-      .object({ reason: z.enum(AGGREGATE_FALLBACK_REASONS), message: z.string() })
-      .optional()
-      .describe("Why the llm's answer was not used"),
-  })
-    .optional()
-    .describe("With aggregate: one answer synthesized from the evidence (docs/api.md#aggregate)"),
-}) satisfies z.ZodType<RecallResponse>;
-
 /** memory_search and signet_recall: one recall, answered as a brief and as the recall answer itself. */
 function recallTool(name: string, title: string, description: string): Tool {
   return defineTool({
@@ -131,8 +85,10 @@ function recallTool(name: string, title: string, description: string): Tool {
     title,
     description,
     input: searchShape,
-    output: RecallOutput.shape,
+    // The tools never ask for sourceOnly: their answer is memories.
+    output: RecallResponseSchema.shape,
     annotations: READS,
+    calls: API.recall.recall,
     handler: async (a, client, ctx) => {
       const response = await client.memory.recall(
         defined({
@@ -201,10 +157,15 @@ export const TOOLS: Tool[] = [
       reviewAfter: z.string().optional().describe("ISO timestamp after which the memory should be surfaced for review"),
       project: projectArg,
     },
-    output: REMEMBER_OUTPUT,
+    output: API.memory.remember.response.shape,
     annotations: SAFE_WRITE,
-    handler: async (a, client, ctx) =>
-      rendered(await client.memory.remember(defined({ ...a, project: projectFor("memory_store", a.project, ctx), sessionKey: ctx.sessionKey })), storedText),
+    calls: API.memory.remember,
+    handler: async (a, client, ctx) => {
+      // `structured` is listed as an object and checked whole (bounds included) by the daemon's contract.
+      const structured = a.structured as Record<string, unknown> | undefined;
+      const project = projectFor("memory_store", a.project, ctx);
+      return rendered(await client.memory.remember(defined({ ...a, structured, project, sessionKey: ctx.sessionKey })), storedText);
+    },
   }),
   defineTool({
     name: "signet_save_note",
@@ -216,8 +177,9 @@ export const TOOLS: Tool[] = [
       tags: tagsArg("Tags: an array of strings, or comma-separated"),
       project: projectArg,
     },
-    output: REMEMBER_OUTPUT,
+    output: API.memory.note.response.shape,
     annotations: SAFE_WRITE,
+    calls: API.memory.note,
     handler: async (a, client, ctx) => rendered(await client.memory.note(defined({ ...a, project: projectFor("signet_save_note", a.project, ctx) })), storedText),
   }),
   defineTool({
@@ -225,8 +187,9 @@ export const TOOLS: Tool[] = [
     title: "Get a memory",
     description: "Retrieve a single memory by its ID: content, type, importance, tags, timestamps and version history.",
     input: { id: memoryId.describe("Memory ID to retrieve") },
-    output: MEMORY_WITH_HISTORY_OUTPUT,
+    output: API.memory.get.response.shape,
     annotations: READS,
+    calls: API.memory.get,
     handler: async (a, client) => rendered(await client.memory.get(a.id), memoryDetailText),
   }),
   defineTool({
@@ -238,8 +201,9 @@ export const TOOLS: Tool[] = [
       offset: z.number().int().optional().describe("Pagination offset"),
       type: z.string().optional().describe("Filter by memory type"),
     },
-    output: LIST_OUTPUT,
+    output: API.memory.list.response.shape,
     annotations: READS,
+    calls: API.memory.list,
     // The client leaves parameters without a value out of the query string.
     handler: async (a, client) => rendered(await client.memory.list(a), listText),
   }),
@@ -257,8 +221,9 @@ export const TOOLS: Tool[] = [
       tags: tagsArg("New tags: an array of strings, or comma-separated"),
       pinned: z.boolean().optional().describe("Pin (true) or unpin (false); a pinned memory cannot be forgotten"),
     },
-    output: MEMORY_OUTPUT,
+    output: API.memory.modify.response.shape,
     annotations: SAFE_WRITE,
+    calls: API.memory.modify,
     handler: async ({ id, ...changes }, client) => rendered(await client.memory.modify(id, defined(changes)), modifiedText),
   }),
   defineTool({
@@ -270,9 +235,10 @@ export const TOOLS: Tool[] = [
       id: memoryId.describe("Memory ID to forget"),
       reason: reason.describe("Why this memory should be forgotten"),
     },
-    output: MEMORY_OUTPUT,
+    output: API.memory.forget.response.shape,
     // Forgetting it again is refused and changes nothing.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    calls: API.memory.forget,
     handler: async ({ id, reason: why }, client) => {
       try {
         return rendered(await client.memory.forget(id, { reason: why }), forgottenText);
@@ -297,6 +263,7 @@ export const TOOLS: Tool[] = [
     input: {},
     output: { secrets: z.array(z.string()).describe("Secret names, usable as references in secret_exec") },
     annotations: READS,
+    calls: API.secrets.list,
     handler: async (_a, client) => {
       const names = (await client.secrets.list()).secrets.map((s) => s.name);
       return rendered({ secrets: names }, (r) => (r.secrets.length ? `Secrets: ${r.secrets.join(", ")}` : "No secrets are stored (signet secret set NAME adds one)."));
@@ -314,9 +281,10 @@ export const TOOLS: Tool[] = [
         .describe("Map of env var name to secret reference (Signet name, local://NAME, bw://..., or op://...)"),
       timeoutSeconds: z.number().optional().describe("Max subprocess runtime for the queued job; defaults to 300 seconds, max 1800"),
     },
-    output: SECRET_JOB_OUTPUT,
+    output: API.secrets.exec.response.shape,
     // A shell command may change or reach anything.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    calls: API.secrets.exec,
     handler: async (a, client) =>
       rendered(
         await client.secrets.exec(defined(a)),
@@ -329,8 +297,9 @@ export const TOOLS: Tool[] = [
     description:
       "Poll a queued secret_exec job. Finished jobs include the redacted stdout and stderr, exitCode and timedOut; failed ones say why nothing ran.",
     input: { jobId: z.string().describe("Job id returned by secret_exec") },
-    output: SECRET_JOB_OUTPUT,
+    output: API.secrets.status.response.shape,
     annotations: READS,
+    calls: API.secrets.status,
     handler: async (a, client) => rendered(await client.secrets.status(a.jobId), secretJobText),
   }),
   ...CODE_TOOLS,

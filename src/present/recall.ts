@@ -1,6 +1,7 @@
 // The recall brief: how a recall answer reads to a model (the MCP memory tools) and to a person
 // (`signet recall --pretty`). One renderer, so the two surfaces cannot drift apart.
-import { RECALL_STRONG_SCORE, type AggregateAnswer, type RecallResponse, type RecallResult, type SupportingResult } from "../contracts/recall";
+import { RECALL_STRONG_SCORE } from "../contracts/scores";
+import { type AggregateAnswer, type RecallResponse, type RecallResult, type SupportingResult } from "../contracts/recall";
 
 /** A result from a daemon before confidence labels has none: its score decides, as it would now. */
 const isWeak = (r: RecallResult) => (r.confidence ?? (r.score >= RECALL_STRONG_SCORE ? "strong" : "weak")) === "weak";

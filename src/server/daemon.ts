@@ -105,7 +105,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const analytics = new Analytics(db, config.analytics, log);
     const usageBoost = new UsageBoost(() => analytics.features().servers);
     const sources = new SourceService(db, embeddings, log);
-    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, sources });
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order });
     const writes = new GroupCommit(db, () => memory.flushChanges());
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,

@@ -4,6 +4,7 @@
 // once in memory with Bun.build. Either way the files are served at /assets/<name> through the one
 // guard, never straight by Bun.serve's static routes (those would skip it).
 import { basename } from "node:path";
+import { ENDPOINTS } from "../contracts/routes";
 import page from "../dashboard/index.html";
 
 export interface DashboardFile {
@@ -17,7 +18,8 @@ export interface DashboardAssets {
   assets: Map<string, DashboardFile>;
 }
 
-export const ASSET_PREFIX = "/assets/";
+/** `/assets/`: the endpoint's tree without its `**`. */
+export const ASSET_PREFIX = ENDPOINTS.dashboardAssets.path.slice(0, -"**".length);
 
 /** Points the page's references to its chunks (`/chunk-x.js`, `./chunk-x.js`) at /assets/. */
 function rewriteReferences(html: string, names: string[]): string {

@@ -26,7 +26,8 @@ import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
 import { VERSION } from "../version";
 import type { OwnerCredentials } from "./credentials";
 import { errorResponse } from "./http-errors";
-import { permissionFor } from "./permissions";
+import { credentialNeeded, permissionFor } from "./permissions";
+import { ROUTES } from "../contracts/routes";
 import { principalOf, setPrincipal, type Principal } from "./principal";
 import { isMcpPath, looseForm, requestPath } from "./request-path";
 
@@ -53,8 +54,7 @@ export type Handler = (request: Request) => Promise<Response>;
 type Credential = "admin" | "instance";
 
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
-/** Calling an installed server's tool needs no admin token (it is installed already): the one exception. */
-const BRIDGE_CALL = /^\/api\/marketplace\/servers\/[^/]+\/call\/?$/;
+const HEALTH_PATH = ROUTES.health.health.path;
 const CORS_METHODS = "GET, POST, PATCH, DELETE";
 const CORS_HEADERS = "authorization, content-type, x-signet-agent-id, x-signet-session-key";
 
@@ -71,37 +71,13 @@ function parseHostHeader(value: string): { name: string; port: number | null } |
   return { name: bare(m[1]!), port };
 }
 
-/** The owner's operations over every agent's memories and the database file, and token management: the admin token for any method. */
-const OWNER_ONLY = ["/api/export", "/api/import", "/api/backup", "/api/tokens"];
-
 /**
- * Using secrets (listing names, running a command with them, reading its redacted output) needs the
- * instance key (signet-mcp's) or the admin token: a job starts a process. Setting and removing them,
- * and anything else under /api/secrets, needs the admin token.
- */
-const SECRET_USE = /^(GET \/api\/secrets|POST \/api\/secrets\/exec|GET \/api\/secrets\/exec\/[^/]+)$/;
-
-/**
- * The credential a route needs, decided on the path before routing. Deny by default: anything but a
- * read or a tool call under /api/marketplace needs the admin token, however its path is spelled, and
- * so does everything under OWNER_ONLY, reads included.
+ * The credential a route needs, decided on the path before routing (src/server/permissions.ts, from
+ * each operation's `credential`): for the path decoded and as sent, so no spelling skips one.
  */
 export function credentialFor(method: string, path: string): Credential | null {
-  const loose = looseForm(path);
-  if (OWNER_ONLY.some((p) => loose === p || loose.startsWith(`${p}/`))) return "admin";
-  if (loose === "/api/secrets" || loose.startsWith("/api/secrets/")) return SECRET_USE.test(`${method === "HEAD" ? "GET" : method} ${loose}`) ? "instance" : "admin";
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
-  // Removing a session deletes what its agent recorded, whichever agent that is: the owner's.
-  if (method === "DELETE" && loose.startsWith("/api/sessions/")) return "admin";
-  if (loose.startsWith("/api/marketplace")) return BRIDGE_CALL.test(path) ? null : "admin";
-  // Re-embedding rewrites every stored vector and loads models: the owner's (docs/security.md).
-  if (loose === "/api/embed" || loose.startsWith("/api/embed/")) return "admin";
-  if (loose.startsWith("/api/mcp/invocations")) return "instance";
-  // Clearing deletes the installation's code index; searches and reads are POSTs that change nothing.
-  if (loose.startsWith("/api/code/clear")) return "admin";
-  // Adding, syncing and removing sources make the daemon read files as the owner (docs/api.md#sources).
-  if (loose === "/api/sources" || loose.startsWith("/api/sources/")) return loose === "/api/sources/search" ? null : "admin";
-  return null;
+  const asSent = path.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
+  return credentialNeeded(method === "HEAD" ? "GET" : method, [looseForm(path), asSent]);
 }
 
 function bearer(request: Request): string | null {
@@ -230,7 +206,7 @@ export function createGuard(settings: GuardSettings) {
     return async (request) => {
       const method = request.method.toUpperCase();
       const path = requestPath(request.url);
-      const health = method === "GET" && (path === "/health" || path === "/health/");
+      const health = method === "GET" && (path === HEALTH_PATH || path === `${HEALTH_PATH}/`);
 
       // Requests the daemon hands itself in process carry no Host header but an absolute URL; a
       // network request without Host reaches us with a relative one and is refused.

@@ -1,5 +1,7 @@
 // A request's path from its URL, also when a malformed Host left Bun with a relative URL.
-export const MCP_PATH = "/mcp";
+import { ENDPOINTS } from "../contracts/routes";
+
+export const MCP_PATH = ENDPOINTS.mcp.path;
 
 export function requestPath(url: string): string {
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);

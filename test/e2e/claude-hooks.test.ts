@@ -78,11 +78,11 @@ describe("claude -p with Signet's hooks and MCP server", () => {
   test("bypass on: the hooks add nothing to that session; off again: they do", async () => {
     const id = sessionId();
     expect((await claude("hello", ["--session-id", id])).code).toBe(0);
-    await client.sessions.bypass(id, true);
+    await client.sessions.bypass(id, { enabled: true });
     const quiet = await claude("Where does the staging database live?", ["--resume", id]);
     expect(quiet.code).toBe(0);
     expect(quiet.requests.some((q) => q.raw.includes("orca-7"))).toBe(false);
-    await client.sessions.bypass(id, false);
+    await client.sessions.bypass(id, { enabled: false });
     const loud = await claude("Where does the staging database live?", ["--resume", id]);
     expect(loud.requests.some((q) => q.raw.includes("orca-7"))).toBe(true);
   }, 200_000);

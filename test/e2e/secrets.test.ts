@@ -93,10 +93,18 @@ test.skipIf(!SCRIPT)("on a terminal the value comes from a prompt that does not 
     stderr: "pipe",
     timeout: 20_000,
   });
-  await Bun.sleep(500);
+  // Typed once the prompt shows, as a person would: the CLI turns echo off before it prompts.
+  const decoder = new TextDecoder();
+  let out = "";
+  const reader = proc.stdout.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    out += decoder.decode(read.value, { stream: true });
+    if (out.includes("value for PROMPTED:")) break;
+  }
   proc.stdin.write(`${typed}\r`);
   await proc.stdin.flush();
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) out += decoder.decode(read.value, { stream: true });
+  const code = await proc.exited;
   proc.stdin.end();
   expect(code).toBe(0);
   expect(out).toContain("value for PROMPTED:");

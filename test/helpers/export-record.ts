@@ -1,6 +1,11 @@
 // A memory as a line of a `signet export` file (docs/api.md#the-export-file), written by hand so a test
 // chooses its id, agent and state: version 1, created once, never read, not forgotten.
-export function exportRecord(id: string, content: string, agentId = "default") {
+import type { z } from "zod";
+import type { ExportRecordSchema } from "../../src/contracts/transfer";
+
+export type ExportRecordLine = z.input<typeof ExportRecordSchema>;
+
+export function exportRecord(id: string, content: string, agentId = "default"): ExportRecordLine {
   const at = "2025-03-01T10:00:00.000Z";
   const snapshot = { content, type: "fact", importance: 0.5, tags: [] as string[], pinned: false };
   return {
@@ -21,10 +26,10 @@ export function exportRecord(id: string, content: string, agentId = "default") {
     version: 1,
     accessCount: 0,
     lastAccessedAt: null,
-    deletedAt: null as string | null,
-    deleteReason: null as string | null,
+    deletedAt: null,
+    deleteReason: null,
     history: [
-      { version: 1, action: "create", ...snapshot, agentId, actor: "api", actorType: null, runtimePath: null, reason: null as string | null, createdAt: at },
+      { version: 1, action: "create", ...snapshot, agentId, actor: "api", actorType: null, runtimePath: null, reason: null, createdAt: at },
     ],
   };
 }

@@ -13,8 +13,11 @@ import { AggregateRecall } from "../../src/core/recall/aggregate";
 import { EXTRACTIVE_LABEL } from "../../src/core/recall/extractive";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { call, expectError } from "../helpers/memory-api";
+import { API } from "../../src/contracts/api";
+import type { BodyOf } from "../../src/contracts/operation";
 
-type Body = Record<string, unknown>;
+type RecallBody = BodyOf<typeof API.recall.recall>;
+type RememberBody = BodyOf<typeof API.memory.remember>;
 type Behaviour = "cites" | "500" | "garbage" | "uncited" | "slow";
 
 /** An OpenAI-compatible chat server whose answer the test sets; it keeps the prompts it was sent. */
@@ -40,11 +43,11 @@ function startFakeChat() {
   return { state, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }
 
-async function remember(td: TestDaemon, body: Body): Promise<string> {
+async function remember(td: TestDaemon, body: RememberBody): Promise<string> {
   return (await td.client().memory.remember(body)).id;
 }
 
-async function aggregate(td: TestDaemon, body: Body): Promise<RecallResponse & { aggregate: AggregateAnswer }> {
+async function aggregate(td: TestDaemon, body: RecallBody): Promise<RecallResponse & { aggregate: AggregateAnswer }> {
   const res = await td.client().memory.recall({ aggregate: true, ...body });
   expect(res.aggregate).toBeDefined();
   return res as RecallResponse & { aggregate: AggregateAnswer };

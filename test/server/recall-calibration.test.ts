@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
-import { RECALL_STRONG_SCORE, RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
+import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
+import { RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -20,8 +21,11 @@ import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { startFakeEmbedder } from "../helpers/fake-embedder";
 import { recordingLogger } from "../helpers/log";
 import { eventually } from "../helpers/wait";
+import { API } from "../../src/contracts/api";
+import type { BodyOf } from "../../src/contracts/operation";
 
-type Body = Record<string, unknown>;
+type RecallBody = BodyOf<typeof API.recall.recall>;
+type RememberBody = BodyOf<typeof API.memory.remember>;
 
 async function drained(td: TestDaemon): Promise<void> {
   const ok = await eventually(async () => {
@@ -60,7 +64,7 @@ describe("the builtin model: a store of coding memories", () => {
   beforeAll(async () => {
     td = await startTestDaemon({ yaml: "embedding:\n  provider: builtin\n" });
     const gen = makeGenerator(7);
-    for (let i = 0; i < 150; i++) await td.client().memory.remember(JSON.parse(gen()) as Body);
+    for (let i = 0; i < 150; i++) await td.client().memory.remember(JSON.parse(gen()) as RememberBody);
     for (const [key, content] of Object.entries(ANSWERS)) ids[key as keyof typeof ANSWERS] = (await td.client().memory.remember({ content })).id;
     await drained(td);
   }, 180_000);
@@ -114,7 +118,7 @@ describe("the builtin model: a store of coding memories", () => {
 
 describe("keyword scores (provider none)", () => {
   let td: TestDaemon;
-  const recall = (body: Body) => td.client().memory.recall(body);
+  const recall = (body: RecallBody) => td.client().memory.recall(body);
   beforeAll(async () => {
     td = await startTestDaemon();
   });

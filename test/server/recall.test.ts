@@ -2,6 +2,8 @@
 // the embedding provider going down and coming back (a local fake service stands in for it).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { RecallResponse } from "../../src/contracts/recall";
+import { API } from "../../src/contracts/api";
+import type { BodyOf } from "../../src/contracts/operation";
 import { rmSync } from "node:fs";
 import { SignetClient } from "../../src/client/client";
 import { loadConfig } from "../../src/config/load";
@@ -10,9 +12,10 @@ import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { eventually } from "../helpers/wait";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";
 
-type Body = Record<string, unknown>;
+type RecallBody = BodyOf<typeof API.recall.recall>;
+type RememberBody = BodyOf<typeof API.memory.remember>;
 
-async function recall(td: TestDaemon, body: Body, agent = "default"): Promise<RecallResponse> {
+async function recall(td: TestDaemon, body: RecallBody, agent = "default"): Promise<RecallResponse> {
   return td.client(agent).memory.recall(body);
 }
 
@@ -20,11 +23,11 @@ async function recall(td: TestDaemon, body: Body, agent = "default"): Promise<Re
  * Every candidate, however weak: the fake embedder's bag-of-words cosines sit under the ramp of a
  * model Signet has not measured (docs/api.md#scores), and these tests are about the vectors' plumbing.
  */
-async function recallAll(td: TestDaemon, body: Body): Promise<RecallResponse> {
+async function recallAll(td: TestDaemon, body: RecallBody): Promise<RecallResponse> {
   return recall(td, { minScore: 0, ...body });
 }
 
-async function remember(td: TestDaemon, body: Body, agent = "default"): Promise<string> {
+async function remember(td: TestDaemon, body: RememberBody, agent = "default"): Promise<string> {
   return (await td.client(agent).memory.remember(body)).id;
 }
 
@@ -88,7 +91,7 @@ describe("keyword recall (provider none)", () => {
     const pref = await remember(td, { ...base, content: "filterable widget configuration preference", type: "preference", who: "ana" });
     const old = await remember(td, { ...base, content: "filterable widget configuration from 2020", createdAt: "2020-01-01T00:00:00Z" });
     const pinned = await remember(td, { ...base, content: "filterable widget configuration pinned", pinned: true, importance: 0.9 });
-    const ids = async (extra: Body) => (await recall(td, { query: "filterable widget configuration", ...extra })).results.map((x) => x.id);
+    const ids = async (extra: Partial<RecallBody>) => (await recall(td, { query: "filterable widget configuration", ...extra })).results.map((x) => x.id);
     expect(await ids({ type: "preference" })).toEqual([pref]);
     expect(await ids({ who: "ana" })).toEqual([pref]);
     expect(await ids({ until: "2021-01-01" })).toEqual([old]);

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 const attackServer = () => ({
   name: "pwn",
-  transport: { type: "stdio", command: "/bin/sh", args: ["-c", `touch ${pwned}`] },
+  transport: { type: "stdio" as const, command: "/bin/sh", args: ["-c", `touch ${pwned}`] },
 });
 
 async function raw(method: string, path: string, headers: Record<string, string>, body?: string) {
@@ -182,12 +182,13 @@ describe("the owner's admin token", () => {
         ["POST", "/api/marketplace/servers/"],
         ["POST", "//api/marketplace/servers"],
         ["POST", "/api/marketplace/%73ervers"],
-        ["PUT", "/api/marketplace/servers/pwn"],
         ["PATCH", "/api/marketplace/servers/pwn%2Fcall"],
       ] as const) {
         const res = await raw(method, path, json, JSON.stringify({ enabled: false }));
         expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
       }
+      // A method no operation has there is no route under any spelling: nothing to guard, 404.
+      expect((await raw("PUT", "/api/marketplace/servers/pwn", json, JSON.stringify({ enabled: false }))).status).toBe(404);
       expect(d.daemon.context.bridge.list().map((s) => s.enabled)).toEqual([true]);
       const call = await raw("POST", "/api/marketplace/servers/pwn/call", json, JSON.stringify({ tool: "x" }));
       expect([401, 403]).not.toContain(call.status);
@@ -202,7 +203,10 @@ describe("the owner's admin token", () => {
     expect(credentialFor("POST", "/api/marketplace/servers/x/call")).toBeNull();
     expect(credentialFor("POST", "/api/marketplace/servers/x/call/")).toBeNull();
     expect(credentialFor("POST", "/API/Marketplace/Servers")).toBe("admin");
-    expect(credentialFor("POST", "/api/marketplace/servers/x/%63all")).toBe("admin");
+    // The call route spelled with an escape is still the call route; a server's name spelled so is still that server.
+    expect(credentialFor("POST", "/api/marketplace/servers/x/%63all")).toBeNull();
+    expect(credentialFor("DELETE", "/api/marketplace/servers/a%2Fb")).toBe("admin");
+    expect(credentialFor("DELETE", "/api/Marketplace//servers/x/")).toBe("admin");
     expect(credentialFor("DELETE", "/api/marketplace/servers/x")).toBe("admin");
     expect(credentialFor("POST", "/api/mcp/invocations")).toBe("instance");
     expect(credentialFor("POST", "/api/mcp/invocations/")).toBe("instance");

@@ -2,8 +2,10 @@
 // docs/api.md#session-search): which ratings are accepted, how they move recall's order (bounded,
 // scores never lifted), recall recording surfaced ids; search scoping, clamping and parent lookup.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RECALL_STRONG_SCORE } from "../../src/contracts/recall";
+import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
 import type { FeedbackResponse, SessionSearchResponse } from "../../src/contracts/session";
+import { API } from "../../src/contracts/api";
+import type { BodyOf } from "../../src/contracts/operation";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { call, expectError } from "../helpers/memory-api";
 import { eventually } from "../helpers/wait";
@@ -16,7 +18,7 @@ afterAll(async () => {
   await td.stop();
 });
 
-const remember = async (body: Record<string, unknown>, agent = "default") => (await td.client(agent).memory.remember(body)).id;
+const remember = async (body: BodyOf<typeof API.memory.remember>, agent = "default") => (await td.client(agent).memory.remember(body)).id;
 const hook = (event: string, body: Record<string, unknown>, agent = "default") => call(td, "POST", `/api/hooks/${event}`, { body, agent });
 const feedback = (body: Record<string, unknown>, agent = "default") => call(td, "POST", "/api/memory/feedback", { body, agent });
 /** Waits until recall's bookkeeping (written just after the answer) has recorded the session's ids. */
@@ -82,7 +84,7 @@ describe("feedback moves recall's order, within bounds", () => {
     expect(order(before).slice(1)).toEqual([c, b, a]);
     await td.client(agent).memory.recall({ ...query, sessionKey: "rank-1" });
     await surfacedIn("rank-1", [a, c]);
-    expect(await td.client(agent).memory.feedback({ sessionKey: "rank-1", ratings: { [c]: -1, [a]: 1 } })).toMatchObject({ accepted: 2, propagated: 2 });
+    expect(await td.client(agent).sessions.feedback({ sessionKey: "rank-1", ratings: { [c]: -1, [a]: 1 } })).toMatchObject({ accepted: 2, propagated: 2 });
 
     const after = await td.client(agent).memory.recall(query);
     expect(order(after)).toEqual([best, a, b, c]);
@@ -96,7 +98,7 @@ describe("feedback moves recall's order, within bounds", () => {
     // The clearly better match rated -1 and a weak one +1 in another session: the order holds.
     await td.client(agent).memory.recall({ ...query, sessionKey: "rank-2" });
     await surfacedIn("rank-2", [best, b]);
-    await td.client(agent).memory.feedback({ sessionKey: "rank-2", ratings: { [best]: -1, [b]: 1 } });
+    await td.client(agent).sessions.feedback({ sessionKey: "rank-2", ratings: { [best]: -1, [b]: 1 } });
     expect(order(await td.client(agent).memory.recall(query))[0]).toBe(best);
   });
 });

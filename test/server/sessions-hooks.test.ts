@@ -8,6 +8,8 @@ import { loadConfig } from "../../src/config/load";
 import type { HookContextResponse, SessionDetail } from "../../src/contracts/session";
 import { startDaemon } from "../../src/server/daemon";
 import { SignetClient } from "../../src/client/client";
+import { API } from "../../src/contracts/api";
+import type { BodyOf } from "../../src/contracts/operation";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { call, expectError, expectForgedRefused } from "../helpers/memory-api";
 
@@ -20,7 +22,7 @@ afterAll(async () => {
 });
 
 const hook = (event: string, body: Record<string, unknown>, agent = "default") => call(td, "POST", `/api/hooks/${event}`, { body, agent });
-const remember = async (body: Record<string, unknown>, agent = "default") => (await td.client(agent).memory.remember(body)).id;
+const remember = async (body: BodyOf<typeof API.memory.remember>, agent = "default") => (await td.client(agent).memory.remember(body)).id;
 const injectedRows = (key: string) =>
   td.daemon.context.db
     .query<{ memory_id: string; via: string; injection_window: number }, [string]>(
@@ -254,14 +256,14 @@ describe("bypass", () => {
     // Tools are not hooks: recall with the session key still answers.
     const recalled = await td.client().memory.recall({ query: "yellow kite", sessionKey: key });
     expect(recalled.results.map((r) => r.id)).toContain(fact);
-    const off = await td.client().sessions.bypass(key, false);
+    const off = await td.client().sessions.bypass(key, { enabled: false });
     expect(off).toEqual({ key, bypassed: false });
     const prompt = (await hook("user-prompt-submit", { sessionKey: key, harness: "claude-code", prompt: "yellow kite" })).body as HookContextResponse;
     expect(prompt.memoryIds).toContain(fact);
   });
 
   test("a key no hook reported yet can be bypassed first; another agent's session is 404", async () => {
-    expect(await td.client().sessions.bypass("session:future-1", true)).toEqual({ key: "future-1", bypassed: true });
+    expect(await td.client().sessions.bypass("session:future-1", { enabled: true })).toEqual({ key: "future-1", bypassed: true });
     expect((await hook("session-start", { sessionKey: "future-1", harness: "codex" })).body).toEqual({ bypassed: true });
     await hook("session-start", { sessionKey: "owned-by-x", harness: "codex" }, "x");
     expectError(await call(td, "POST", "/api/sessions/owned-by-x/bypass", { body: { enabled: true }, agent: "y" }), 404, "not_found");
@@ -277,7 +279,7 @@ test("bypass survives a daemon restart", async () => {
   try {
     let daemon = start();
     await clientOf(daemon).hooks.sessionStart({ sessionKey: "kept", harness: "claude-code" });
-    expect(await clientOf(daemon).sessions.bypass("kept", true)).toEqual({ key: "kept", bypassed: true });
+    expect(await clientOf(daemon).sessions.bypass("kept", { enabled: true })).toEqual({ key: "kept", bypassed: true });
     await daemon.stop();
     daemon = start();
     try {

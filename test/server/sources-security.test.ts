@@ -84,7 +84,7 @@ describe("links", () => {
     expect(await recallToken()).toEqual([]);
     expect(reports[0]!.skipped).toEqual([{ path: notes, reason: `${notes} is now a symbolic link (links are resolved once, when a source is added)` }]);
     expect(reports[0]!.source.files).toBe(0);
-    await td.client().sources.remove(added.source.id);
+    await td.client().sources.remove(String(added.source.id));
   });
 
   test("in a directory: a link to a file inside is taken under its own path; links out, to nothing, in loops and to directories are skipped and reported", async () => {
@@ -117,7 +117,7 @@ describe("links", () => {
     expect(reasonOf(again, join(root, "alias.md"))).toBe(`a symbolic link to ${tokenPath}, outside the source (not followed)`);
     expect(again.removed).toBe(1);
     expect(chunksWithToken()).toBe(0);
-    await td.client().sources.remove(r.source.id);
+    await td.client().sources.remove(String(r.source.id));
   });
 
   test("another account swapping a file for a link while syncs run never gets the token read", async () => {
@@ -151,7 +151,7 @@ describe("links", () => {
     // The race was run: some syncs found the victim a link to the token, and said so.
     const reasons = reports.map((r) => reasonOf(r, victim)).filter((x) => x !== undefined);
     expect(reasons).toContain(`a symbolic link to ${tokenPath}, outside the source (not followed)`);
-    await td.client().sources.remove(added.source.id);
+    await td.client().sources.remove(String(added.source.id));
   });
 
   test("a file source added through a link is kept under its target; a link appearing on its way later is refused", async () => {
@@ -171,7 +171,7 @@ describe("links", () => {
     const r = (await td.client().sources.sync({ id: added.source.id })).reports[0]!;
     expect(r.skipped).toEqual([{ path: real, reason: `${real} now leads to ${join(base, "elsewhere", "wallaby.md")} (a directory on its way became a symbolic link)` }]);
     expect((await td.client().sources.search({ query: "impostor" })).results).toEqual([]);
-    await td.client().sources.remove(added.source.id);
+    await td.client().sources.remove(String(added.source.id));
   });
 });
 
@@ -221,7 +221,7 @@ describe("limits", () => {
     expect(reasonOf(s, join(root, "sub", ".gitignore"))).toBe("larger than 256 KiB: its directory is skipped");
     expect(s.removed).toBe(2);
     expect((await td.client().sources.search({ query: "dunnart bilby" })).results).toEqual([]);
-    await td.client().sources.remove(r.source.id);
+    await td.client().sources.remove(String(r.source.id));
   });
 });
 
@@ -289,6 +289,6 @@ describe("PDF extraction off the daemon's thread", () => {
     expect(r.parsed).toBe(1);
     expect((await td.client().sources.search({ query: "platypus electroreceptors" })).results[0]!.path).toBe(join(root, "platypus.pdf"));
     expect(await eventually(() => workerThreads() === before)).toBe(true);
-    await td.client().sources.remove(r.source.id);
+    await td.client().sources.remove(String(r.source.id));
   });
 });

@@ -160,7 +160,7 @@ describe("ingesting a directory", () => {
       const r = await add(other, "**/*.md");
       expect([r.scanned, r.parsed, r.source.glob]).toEqual([1, 1, "**/*.md"]);
       expect((await search("dingo")).results.map((x) => x.path)).toEqual([join(other, "a.md")]);
-      await td.client().sources.remove(r.source.id);
+      await td.client().sources.remove(String(r.source.id));
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
@@ -216,7 +216,7 @@ describe("re-ingesting", () => {
       expect(seen[0]).toMatchObject({ done: 0, total: 150 });
       expect(seen.at(-1)).toMatchObject({ done: 150, total: 150 });
       expect(seen.length).toBeGreaterThanOrEqual(3);
-      await td.client().sources.remove(r.source.id);
+      await td.client().sources.remove(String(r.source.id));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -390,7 +390,7 @@ describe("rm", () => {
   test("removes the source with its chunks; the files stay on disk", async () => {
     const { sources } = await td.client().sources.list();
     const id = sources.find((s) => s.path === root)!.id;
-    const r = await td.client().sources.remove(id);
+    const r = await td.client().sources.remove(String(id));
     expect(r.removed).toMatchObject({ id, path: root });
     expect((await td.client().sources.list()).sources.find((s) => s.path === root)).toBeUndefined();
     expect((await search("quokkas", { minScore: 0 })).results).toEqual([]);

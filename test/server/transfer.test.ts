@@ -10,7 +10,8 @@ import { ApiError } from "../../src/client/client";
 import { databasePath } from "../../src/config/paths";
 import { exportStream } from "../../src/core/transfer/export";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
-import { exportRecord as record } from "../helpers/export-record";
+import type { ServerMemoryItem } from "../../src/contracts/transfer";
+import { exportRecord as record, type ExportRecordLine } from "../helpers/export-record";
 import { call, expectError } from "../helpers/memory-api";
 
 let a: TestDaemon;
@@ -167,7 +168,7 @@ describe("import", () => {
     // A forgotten one takes no part in dedupe, as in remember.
     const created = record(crypto.randomUUID(), "Tabs, not spaces", agent);
     const forgotten = "2025-03-02T00:00:00.000Z";
-    const gone = {
+    const gone: ExportRecordLine = {
       ...created,
       version: 2,
       deletedAt: forgotten,
@@ -189,7 +190,7 @@ describe("import", () => {
   });
 
   test("server-memory: each observation a memory naming and tagged with its entity, each relation a memory; again: all skipped", async () => {
-    const items = [
+    const items: ServerMemoryItem[] = [
       { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Wrote the first program", "Ada Lovelace worked with Babbage"] },
       { type: "entity", name: "Analytical Engine", entityType: "machine", observations: [] },
       { type: "relation", from: "Ada Lovelace", to: "Analytical Engine", relationType: "programmed" },
@@ -396,8 +397,17 @@ describe("the owner's routes refuse forged callers", () => {
       expect({ path, status: wrong.status }).toEqual({ path, status: 403 });
     }
     // However the path is spelled.
-    for (const path of ["/API/Export", "/api//export", "/api/export/", "/api/%65xport", "/api/import/", "/api/backup/"]) {
-      expect({ path, status: (await attempt("GET", path, undefined, {})).status }).toEqual({ path, status: 401 });
+    const spelled: [string, string][] = [
+      ["GET", "/API/Export"],
+      ["GET", "/api//export"],
+      ["GET", "/api/export/"],
+      ["GET", "/api/%65xport"],
+      ["POST", "/api/import/"],
+      ["POST", "/API/Backup"],
+      ["POST", "/api/%62ackup/"],
+    ];
+    for (const [method, path] of spelled) {
+      expect({ path, status: (await attempt(method, path, undefined, {})).status }).toEqual({ path, status: 401 });
     }
     expect(count(a, "memories")).toBe(before);
     expect(existsSync(join(dir, "stolen.db"))).toBe(false);

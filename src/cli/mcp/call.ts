@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseArgs } from "node:util";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
-import { ParamError, parseParams, validateArguments } from "./params";
+import { ParamError, isPlainObject, parseParams, validateArguments } from "./params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { wantsJson, writeJson, writeText } from "../output";
@@ -219,7 +219,7 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
         throw new UsageError(`line ${index + 1}: expected {"tool": "<name>", "arguments": {...}}`);
       }
       const args = item.arguments ?? {};
-      if (typeof args !== "object" || args === null || Array.isArray(args)) throw new UsageError(`line ${index + 1}: arguments must be a JSON object`);
+      if (!isPlainObject(args)) throw new UsageError(`line ${index + 1}: arguments must be a JSON object`);
       const result = await callWatched(client, server, { tool: item.tool, arguments: args, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" });
       if (result.isError) failed = true;
       out = result;

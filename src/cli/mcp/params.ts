@@ -79,7 +79,7 @@ function isUntyped(s: Schema, root: Schema): boolean {
   return branches(s, root).every((b) => typesOf(b).length === 0 && !("const" in b) && !Array.isArray(b.enum));
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -5,7 +5,8 @@
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
-import { RECALL_STRONG_SCORE, type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
+import { RECALL_STRONG_SCORE } from "../../contracts/scores";
+import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import { SignetError } from "../../contracts/errors";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
@@ -20,7 +21,6 @@ import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
 import { expands, feedbackTerms } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
-import type { SourceService } from "../sources/service";
 import type { ChatModel } from "../llm/chat";
 import { tokenize } from "../search/fts5-tokenizer";
 import { conceptToken, conceptsOf } from "../search/lexicon";
@@ -56,8 +56,6 @@ interface KeywordLeg {
 const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
 
 export interface RecallServiceOptions {
-  /** The document sources `sourceOnly` searches (the daemon's; absent, such a recall is 503). */
-  sources?: SourceService;
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
   /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
@@ -112,7 +110,6 @@ export interface RecallCallOptions {
 export class RecallService {
   private readonly store: RecallStore;
   private readonly llm: ChatModel | undefined;
-  private readonly sources: SourceService | undefined;
   private readonly usageOrder: (row: CandidateRow) => number;
   /** Each author's name as tokens (tokensOf). */
   private readonly authorTokens = new Map<string, string[]>();
@@ -131,7 +128,6 @@ export class RecallService {
     options: RecallServiceOptions = {},
   ) {
     this.llm = options.llm;
-    this.sources = options.sources;
     this.usageOrder = options.usageOrder ?? (() => 1);
     this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
@@ -143,11 +139,6 @@ export class RecallService {
    * itself: a second call would only add its latency).
    */
   async recall(caller: Caller, req: RecallRequest, options: RecallCallOptions = {}): Promise<RecallResponse> {
-    // Document chunks, never mixed with memories (docs/api.md#recall-with-sourceonly).
-    if (req.sourceOnly) {
-      if (!this.sources) throw new SignetError("unavailable", "sourceOnly: document sources are not loaded in this process");
-      return this.sources.recall(req);
-    }
     const started = performance.now();
     const release = this.embeddings?.holdForRecall();
     try {

@@ -7,7 +7,8 @@
 import type { Database } from "bun:sqlite";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
-import { RECALL_STRONG_SCORE, type RecallRequest, type RecallResponse } from "../../contracts/recall";
+import { RECALL_STRONG_SCORE } from "../../contracts/scores";
+import type { RecallRequest } from "../../contracts/recall";
 import { SignetError, invalidInput, notFound } from "../../contracts/errors";
 import type {
   IngestReport,
@@ -16,6 +17,7 @@ import type {
   SourceAddResponse,
   SourceChunkResult,
   SourceFormat,
+  SourceRecallResponse,
   SourceSearchRequest,
   SourceSearchResponse,
   SourceSummary,
@@ -158,15 +160,14 @@ export class SourceService {
 
   /**
    * Recall with `sourceOnly` (SPEC §5): this search, answered in recall's envelope with chunk rows
-   * `{id, path, startLine, endLine, content, score}` in place of memories. RecallResponse types its
-   * rows as memories, hence the one cast here.
+   * `{id, path, startLine, endLine, content, score}` in place of memories.
    */
-  async recall(req: RecallRequest): Promise<RecallResponse> {
+  async recall(req: RecallRequest): Promise<SourceRecallResponse> {
     const given = MEMORY_ONLY_FIELDS.filter((f) => req[f] !== undefined);
     if (given.length > 0) throw invalidInput(`${given.join(", ")}: memory filters do not apply with sourceOnly (document chunks have none)`);
     // Chunks keep source search's own cut: a recall gives no minimum only to see weak memories.
     const answer = await this.search({ query: req.query, limit: req.limit, minScore: req.minScore ?? RECALL_STRONG_SCORE }, req.keywordQuery);
-    return { results: answer.results, supporting: [], meta: answer.meta } as unknown as RecallResponse;
+    return { results: answer.results, supporting: [], meta: answer.meta };
   }
 
   /** `keywordQuery` replaces the query for the keyword leg only (recall's field of that name). */

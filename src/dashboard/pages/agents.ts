@@ -1,5 +1,6 @@
 // Agents: who is present now, and the message feed (messages to the selected agent, broadcasts, and its own).
-import { api } from "../api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import { call } from "../api";
 import type { Page } from "../page";
 import type { InboxResponse, PresenceListResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
@@ -11,8 +12,8 @@ export const agentsPage: Page = ({ root, refreshMs }) => {
   async function load(): Promise<void> {
     try {
       const [p, m] = await Promise.all([
-        api<PresenceListResponse>("GET", "/api/cross-agent/presence?include_self=true&limit=100"),
-        api<InboxResponse>("GET", "/api/cross-agent/messages?include_sent=true&limit=100"),
+        call(R.agents.presence, { include_self: true, limit: 100 }),
+        call(R.agents.inbox, { include_sent: true, limit: 100 }),
       ]);
       replace(
         presence,

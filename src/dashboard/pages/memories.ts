@@ -1,6 +1,10 @@
 // Memories: recall search with filters, browsing (live or forgotten), and one memory's card with its
 // history, modify, forget (with a reason) and recover.
-import { agentId, api, query } from "../api";
+import type { API } from "../../contracts/api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import type { BodyOf } from "../../contracts/operation";
+import type { RecallAnswerOf } from "../../contracts/recall";
+import { agentId, call } from "../api";
 import type { Page } from "../page";
 import type { ListResponse, Memory, MemoryWithHistory, RecallResponse, RecallResult } from "../types";
 import { empty, errorLine, excerpt, h, replace, when } from "../ui";
@@ -30,19 +34,20 @@ function searchView(root: HTMLElement): void {
     replace(results, h("p", { class: "muted" }, "Searching…"));
     try {
       if (q.value.trim()) {
-        const body: Record<string, unknown> = { query: q.value.trim(), limit: 30, agentId: agentId() };
+        const body: BodyOf<typeof API.recall.recall> = { query: q.value.trim(), limit: 30, agentId: agentId() };
         if (type.value.trim()) body.type = type.value.trim();
         if (tags.value.trim()) body.tags = tags.value.trim();
         if (project.value.trim()) body.project = project.value.trim();
         if (importanceMin.value) body.importanceMin = Number(importanceMin.value);
-        const r = await api<RecallResponse>("POST", "/api/memory/recall", body);
+        // No sourceOnly here: the answer is memories.
+        const r = (await call(R.recall.recall, body)) as RecallAnswerOf<typeof body>;
         replace(
           results,
           h("p", { class: "muted" }, `${r.results.length} result(s) · ${r.meta.method} · ${r.meta.tookMs} ms`),
           r.results.length === 0 ? empty("Nothing relevant is stored. Try other words or fewer filters.") : h("ul", { class: "list" }, r.results.map(memoryItem)),
         );
       } else {
-        const r = await api<ListResponse>("GET", `/api/memories${query({ limit: 50, type: type.value.trim(), tags: tags.value.trim(), project: project.value.trim(), forgotten: forgotten.checked ? "true" : undefined })}`);
+        const r = await call(R.memory.list, { limit: 50, type: type.value.trim(), tags: tags.value.trim(), project: project.value.trim(), forgotten: forgotten.checked ? "true" : undefined });
         replace(
           results,
           r.memories.length === 0
@@ -68,9 +73,9 @@ function cardView(root: HTMLElement, id: string): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const status = h("p", { role: "status" });
   replace(root, h("p", {}, h("a", { href: "#/memories" }, "← All memories")), h("h1", {}, "Memory"), status, body);
-  async function act(method: string, path: string, payload: unknown, done: string): Promise<void> {
+  async function act(change: () => Promise<unknown>, done: string): Promise<void> {
     try {
-      await api(method, path, payload);
+      await change();
       status.className = "ok";
       status.textContent = done;
       await load();
@@ -82,12 +87,11 @@ function cardView(root: HTMLElement, id: string): void {
   async function load(): Promise<void> {
     let m: MemoryWithHistory;
     try {
-      m = await api<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`);
+      m = await call(R.memory.get, id);
     } catch (err) {
       replace(body, errorLine(err));
       return;
     }
-    const path = `/api/memory/${encodeURIComponent(m.id)}`;
     const content = h("textarea", { name: "content", rows: 4 });
     content.value = m.content;
     const type = h("input", { name: "type", value: m.type, size: 10 });
@@ -98,19 +102,19 @@ function cardView(root: HTMLElement, id: string): void {
     const edit = h("form", { class: "card", "aria-label": "Modify" }, h("h2", {}, "Modify"), field("Content", content), h("div", { class: "row" }, field("Type", type), field("Importance", importance), field("Tags", tags), field("Pinned", pinned), field("Reason (required)", reason), h("button", { type: "submit" }, "Save")));
     edit.addEventListener("submit", (e) => {
       e.preventDefault();
-      const patch: Record<string, unknown> = { reason: reason.value.trim(), ifVersion: m.version };
+      const patch: BodyOf<typeof API.memory.modify> = { reason: reason.value.trim(), ifVersion: m.version };
       if (content.value !== m.content) patch.content = content.value;
       if (type.value.trim() !== m.type) patch.type = type.value.trim();
       if (Number(importance.value) !== m.importance) patch.importance = Number(importance.value);
       const newTags = tags.value.split(",").map((t) => t.trim()).filter(Boolean);
       if (newTags.join(",") !== m.tags.join(",")) patch.tags = newTags;
       if (pinned.checked !== m.pinned) patch.pinned = pinned.checked;
-      void act("PATCH", path, patch, "Saved.");
+      void act(() => call(R.memory.modify, m.id, patch), "Saved.");
     });
     let actions: HTMLElement;
     if (m.deletedAt) {
       const recover = h("button", { type: "button" }, "Recover");
-      recover.addEventListener("click", () => void act("POST", `${path}/recover`, { reason: "recovered from the dashboard" }, "Recovered."));
+      recover.addEventListener("click", () => void act(() => call(R.memory.recover, m.id, { reason: "recovered from the dashboard" }), "Recovered."));
       actions = h("div", { class: "card" }, h("h2", {}, "Forgotten"), h("p", {}, `Forgotten ${when(m.deletedAt)}: ${m.deleteReason ?? ""}`), recover);
     } else {
       const why = h("input", { name: "forget-reason", required: true, size: 30, placeholder: "why" });
@@ -118,7 +122,7 @@ function cardView(root: HTMLElement, id: string): void {
       actions = h("form", { class: "card row", "aria-label": "Forget" }, h("h2", {}, "Forget"), field("Reason (required)", why), m.pinned ? field("Force (pinned)", force) : null, h("button", { type: "submit", class: "danger" }, "Forget"));
       actions.addEventListener("submit", (e) => {
         e.preventDefault();
-        void act("DELETE", path, { reason: why.value.trim(), ...(force.checked ? { force: true } : {}) }, "Forgotten. It can be recovered for 30 days.");
+        void act(() => call(R.memory.forget, m.id, { reason: why.value.trim(), ...(force.checked ? { force: true } : {}) }), "Forgotten. It can be recovered for 30 days.");
       });
     }
     replace(

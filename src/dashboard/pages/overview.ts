@@ -1,5 +1,6 @@
 // Overview: health, counts, embedding status and recent activity.
-import { api } from "../api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import { call } from "../api";
 import type { Page } from "../page";
 import type { HealthResponse, ListResponse, ServerListResponse, SessionListResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
@@ -10,10 +11,10 @@ export const overviewPage: Page = ({ root, refreshMs }) => {
   async function load(): Promise<void> {
     try {
       const [health, memories, sessions, servers] = await Promise.all([
-        api<HealthResponse>("GET", "/health"),
-        api<ListResponse>("GET", "/api/memories?limit=8"),
-        api<SessionListResponse>("GET", "/api/sessions?limit=1000"),
-        api<ServerListResponse>("GET", "/api/marketplace/servers"),
+        call(R.health.health),
+        call(R.memory.list, { limit: 8 }),
+        call(R.sessions.list, { limit: 1000 }),
+        call(R.bridge.list),
       ]);
       const e = health.embedding;
       const card = (label: string, value: string | number, note = "") => h("div", { class: "card" }, h("div", { class: "muted" }, label), h("div", { class: "big" }, value), note ? h("div", { class: "muted" }, note) : null);

@@ -1,7 +1,8 @@
 // MCP servers: the installed servers (read-only: enabling, disabling, adding and removing need the
 // owner's admin token, which this page never holds, so it shows the CLI command), each server's
 // tools with their parameters, and a form to call one (recorded as a `cli` call from `dashboard`).
-import { api } from "../api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import { call } from "../api";
 import type { Page } from "../page";
 import type { BridgeTool, ListedServer, ServerListResponse, ServerToolsResponse } from "../types";
 import { empty, errorLine, h, replace } from "../ui";
@@ -18,7 +19,7 @@ function listView(root: HTMLElement): void {
     ),
     body,
   );
-  api<ServerListResponse>("GET", "/api/marketplace/servers").then(
+  call(R.bridge.list).then(
     ({ servers }) =>
       replace(
         body,
@@ -36,7 +37,7 @@ function toggleButton(root: HTMLElement, server: ListedServer): HTMLElement {
   const button = h("button", { type: "button", "aria-label": label }, server.enabled ? "Disable" : "Enable");
   button.addEventListener("click", () => {
     button.setAttribute("disabled", "");
-    api("PATCH", `/api/marketplace/servers/${encodeURIComponent(server.name)}`, { enabled: !server.enabled }).then(
+    call(R.bridge.update, server.name, { enabled: !server.enabled }).then(
       () => listView(root),
       (err: { status?: number }) => {
         button.removeAttribute("disabled");
@@ -76,7 +77,7 @@ function callForm(server: string, tool: BridgeTool): HTMLElement {
         else args[name] = input.value;
       }
       replace(out, h("p", { class: "muted" }, "Calling…"));
-      const result = await api<{ isError?: boolean }>("POST", `/api/marketplace/servers/${encodeURIComponent(server)}/call`, { tool: tool.name, arguments: args, source: "cli", client: "dashboard" });
+      const result = await call(R.bridge.call, server, { tool: tool.name, arguments: args, source: "cli", client: "dashboard" });
       replace(out, h("p", { class: result.isError ? "error" : "ok" }, result.isError ? "The tool reported a failure:" : "Result:"), h("pre", {}, JSON.stringify(result, null, 2)));
     } catch (err) {
       replace(out, errorLine(err));
@@ -88,7 +89,7 @@ function callForm(server: string, tool: BridgeTool): HTMLElement {
 function detailView(root: HTMLElement, name: string): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Starting the server and listing its tools…"));
   replace(root, h("p", {}, h("a", { href: "#/servers" }, "← All servers")), h("h1", {}, `Server ${name}`), body);
-  api<ServerToolsResponse>("GET", `/api/marketplace/servers/${encodeURIComponent(name)}/tools`).then(
+  call(R.bridge.tools, name).then(
     ({ tools }) =>
       replace(
         body,

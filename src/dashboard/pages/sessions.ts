@@ -1,6 +1,7 @@
 // Sessions: recent sessions with the bypass toggle, transcript search, and one session's tool usage
 // and the memories that reached it.
-import { agentId, api, query } from "../api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import { agentId, call } from "../api";
 import type { Page } from "../page";
 import type { MemoryWithHistory, SessionDetail, SessionListResponse, SessionMemory, SessionSearchResponse, SessionSummary, SessionToolsResponse } from "../types";
 import { empty, errorLine, excerpt, h, replace, when } from "../ui";
@@ -17,7 +18,7 @@ function hooksControl(s: SessionSummary, after: () => void): HTMLElement {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      await api("POST", `/api/sessions/${encodeURIComponent(s.key)}/bypass`, { enabled: !s.bypassed });
+      await call(R.sessions.bypass, s.key, { enabled: !s.bypassed });
       after();
     } catch (err) {
       button.replaceWith(errorLine(err));
@@ -33,7 +34,7 @@ function hooksControl(s: SessionSummary, after: () => void): HTMLElement {
 async function memoryList(memories: SessionMemory[]): Promise<HTMLElement> {
   if (memories.length === 0) return empty("No memories were injected or recalled in this session.");
   const ids = [...new Set(memories.map((m) => m.memoryId))];
-  const found = await Promise.all(ids.map((id) => api<MemoryWithHistory>("GET", `/api/memory/${encodeURIComponent(id)}`).catch(() => null)));
+  const found = await Promise.all(ids.map((id) => call(R.memory.get, id).catch(() => null)));
   const byId = new Map(ids.map((id, i) => [id, found[i]]));
   return h(
     "ul",
@@ -55,7 +56,7 @@ function listView(root: HTMLElement): void {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const r = await api<SessionSearchResponse>("POST", "/api/sessions/search", { query: q.value.trim(), agentId: agentId(), limit: 20 });
+      const r = await call(R.sessions.search, { query: q.value.trim(), agentId: agentId(), limit: 20 });
       replace(hits, r.hits.length === 0 ? empty("No transcript matches. Transcripts are stored by the session-end hook.") : h("ul", { class: "list" }, r.hits.map((x) => h("li", {}, h("a", { href: `#/sessions/${encodeURIComponent(x.sessionKey)}` }, x.sessionKey), h("div", { class: "content" }, x.excerpt), h("div", { class: "muted" }, `${x.project ?? "no project"} · ${when(x.updatedAt)}`)))));
     } catch (err) {
       replace(hits, errorLine(err));
@@ -63,7 +64,7 @@ function listView(root: HTMLElement): void {
   });
   async function load(): Promise<void> {
     try {
-      const r = await api<SessionListResponse>("GET", `/api/sessions${query({ limit: 50, agent_id: agentId() })}`);
+      const r = await call(R.sessions.list, { limit: 50, agent_id: agentId() });
       replace(
         list,
         r.sessions.length === 0
@@ -83,11 +84,7 @@ function detailView(root: HTMLElement, key: string): void {
   replace(root, h("p", {}, h("a", { href: "#/sessions" }, "← All sessions")), h("h1", {}, `Session ${key}`), body);
   async function load(): Promise<void> {
     try {
-      const path = `/api/sessions/${encodeURIComponent(key)}`;
-      const [s, tools] = await Promise.all([
-        api<SessionDetail>("GET", path),
-        api<SessionToolsResponse>("GET", `${path}/tools`),
-      ]);
+      const [s, tools] = await Promise.all([call(R.sessions.get, key), call(R.analytics.sessionTools, key)]);
       const memories = await memoryList(s.memories);
       replace(
         body,

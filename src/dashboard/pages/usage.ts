@@ -1,7 +1,8 @@
 // Usage: calls per server over 7 days (sparklines), top tools with success/failure, per-agent
 // breakdown, p50/p95 bars, latency alerts and unused tools; filters for agent, server and window;
 // refreshed every refreshMs (30 s unless ?refresh=<s>).
-import { api, query } from "../api";
+import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
+import { call } from "../api";
 import type { Page } from "../page";
 import type { AlertsResponse, AnalyticsResponse, UnusedResponse } from "../types";
 import { bar, empty, errorLine, h, replace, sparkline } from "../ui";
@@ -27,12 +28,12 @@ export const usagePage: Page = ({ root, refreshMs }) => {
     const filters = { agent_id: agent.value.trim(), server: server.value.trim() };
     try {
       const [a, week, alerts, unused] = await Promise.all([
-        api<AnalyticsResponse>("GET", `/api/mcp/analytics${query({ ...filters, since, limit: 20 })}`),
+        call(R.analytics.summary, { ...filters, since, limit: 20 }),
         // The sparklines always cover the last 7 days: the timeline has a zero for every day.
-        api<AnalyticsResponse>("GET", `/api/mcp/analytics${query({ ...filters, since: new Date(Date.now() - 7 * 86400_000).toISOString(), limit: 20 })}`),
-        api<AlertsResponse>("GET", `/api/mcp/alerts${query({ hours, agent_id: filters.agent_id })}`),
+        call(R.analytics.summary, { ...filters, since: new Date(Date.now() - 7 * 86400_000).toISOString(), limit: 20 }),
+        call(R.analytics.alerts, { hours, agent_id: filters.agent_id }),
         // start=false: looking at the dashboard never starts a server.
-        api<UnusedResponse>("GET", "/api/mcp/unused?start=false"),
+        call(R.analytics.unused, { start: false }),
       ]);
       const days = [...new Set(week.timeline.map((t) => t.day))].sort().slice(-7);
       const maxP95 = Math.max(1, ...a.topTools.map((t) => t.p95 ?? 0));

@@ -1,19 +1,8 @@
-// /api/cross-agent/* (docs/api.md#cross-agent): presence, messages, acknowledgements and the live
+// The cross-agent routes (docs/api.md#cross-agent): presence, messages, acknowledgements and the live
 // stream. The caller's agent comes from callerFrom (an agent token's agent wins), never from a query
 // parameter: a parameter naming another agent is refused by the service.
-import { Elysia } from "elysia";
-import {
-  AckRequestSchema,
-  InboxQuerySchema,
-  MessageSendSchema,
-  PresenceDeleteQuerySchema,
-  PresenceQuerySchema,
-  PresenceRequestSchema,
-  StreamQuerySchema,
-  type AgentMessage,
-} from "../../contracts/agents";
+import { AGENTS_API, type AgentMessage } from "../../contracts/agents";
 import { invalidInput } from "../../contracts/errors";
-import { parseInput } from "../../contracts/parse";
 import { normalizeSessionKey } from "../../contracts/session";
 import { ownAgent, type AgentsService } from "../../core/agents/service";
 import { DEFAULT_STREAM_CAPS, OpenStreams, type StreamSlot } from "../../core/auth/open-streams";
@@ -21,6 +10,7 @@ import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 import { errorResponse } from "../http-errors";
 import { principalOf, tokenIdOf } from "../principal";
+import { routes, serve } from "../serve";
 
 /** The replay and each live batch read this many messages at a time. */
 const BATCH = 500;
@@ -105,38 +95,21 @@ function messageStream(
 export function agentRoutes(ctx: DaemonContext) {
   const { agents } = ctx;
   const streams = new OpenStreams("message streams", DEFAULT_STREAM_CAPS, ctx.tokens);
-  return new Elysia()
-    .get("/api/cross-agent/presence", ({ query, request }) => {
-      const q = parseInput(PresenceQuerySchema, query, "presence query");
-      return agents.presence(callerFrom(request).agentId, q);
-    })
-    .post("/api/cross-agent/presence", ({ body, request }) => {
-      const req = parseInput(PresenceRequestSchema, body, "presence request");
-      return agents.heartbeat(callerFrom(request).agentId, req);
-    })
-    .delete("/api/cross-agent/presence", ({ query, request }) => {
-      const q = parseInput(PresenceDeleteQuerySchema, query, "presence query");
-      return agents.leave(callerFrom(request).agentId, q.session_key, q.agent_id);
-    })
-    .post("/api/cross-agent/messages", async ({ body, request, set }) => {
-      const req = parseInput(MessageSendSchema, body, "message");
-      const sent = await agents.send(callerFrom(request).agentId, req);
+  return routes(
+    serve(AGENTS_API.presence, ({ query, request }) => agents.presence(callerFrom(request).agentId, query)),
+    serve(AGENTS_API.heartbeat, ({ body, request }) => agents.heartbeat(callerFrom(request).agentId, body)),
+    serve(AGENTS_API.leave, ({ query, request }) => agents.leave(callerFrom(request).agentId, query.session_key, query.agent_id)),
+    serve(AGENTS_API.send, async ({ body, request, set }) => {
+      const sent = await agents.send(callerFrom(request).agentId, body);
       set.status = 201;
       return sent;
-    })
-    .get("/api/cross-agent/messages", ({ query, request }) => {
-      const q = parseInput(InboxQuerySchema, query, "inbox query");
-      return agents.inbox(callerFrom(request).agentId, q);
-    })
-    .post("/api/cross-agent/messages/ack", ({ body, request }) => {
-      const req = parseInput(AckRequestSchema, body, "acknowledgement");
-      return agents.ack(callerFrom(request).agentId, req.ids);
-    })
-    .get("/api/cross-agent/stream", ({ query, request }) => {
-      const q = parseInput(StreamQuerySchema, query, "stream query");
+    }),
+    serve(AGENTS_API.inbox, ({ query, request }) => agents.inbox(callerFrom(request).agentId, query)),
+    serve(AGENTS_API.ack, ({ body, request }) => agents.ack(callerFrom(request).agentId, body.ids)),
+    serve(AGENTS_API.watch, ({ query, request }) => {
       const { agentId } = callerFrom(request);
-      ownAgent(agentId, q.agent_id, "agent_id");
-      const cursor = lastEventId(request, q.last_event_id) ?? agents.latestId();
+      ownAgent(agentId, query.agent_id, "agent_id");
+      const cursor = lastEventId(request, query.last_event_id) ?? agents.latestId();
       if (!agents.accepting) return errorResponse("unavailable", "the daemon is stopping");
       const admission = streams.admit(agentId, tokenIdOf(principalOf(request)));
       if (!admission.ok) {
@@ -148,8 +121,9 @@ export function agentRoutes(ctx: DaemonContext) {
       }
       // A stream is idle between messages for as long as it likes; keep-alives are for proxies.
       ctx.setIdleTimeout?.(request, 0);
-      const sessionKey = q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key);
-      const scope = { agentId, sessionKey, includeBroadcast: q.include_broadcast };
+      const sessionKey = query.session_key === undefined ? undefined : normalizeSessionKey(query.session_key);
+      const scope = { agentId, sessionKey, includeBroadcast: query.include_broadcast };
       return messageStream(agents, scope, cursor, ctx.config.crossAgent.keepAliveS, request.signal, admission.slot);
-    });
+    }),
+  );
 }

@@ -2,19 +2,8 @@
 // Signet's own tools that made no API request (the daemon records the others as it answers them,
 // src/server/own-tool-calls.ts); the analytics routes answer from the in-memory store, the daily
 // rollups (features, unused tools) or the raw rows (one session's usage).
-import { Elysia } from "elysia";
-import {
-  AlertsQuerySchema,
-  AnalyticsQuerySchema,
-  FeaturesQuerySchema,
-  SessionToolsQuerySchema,
-  UnusedQuerySchema,
-  InvocationReportRequestSchema,
-  ServerAnalyticsQuerySchema,
-  ServerNameParamSchema,
-  type InvocationReportResponse,
-  type ServerAnalyticsQuery,
-} from "../../contracts/analytics";
+import type { z } from "zod";
+import { ANALYTICS_API, ServerNameParamSchema } from "../../contracts/analytics";
 import { parseInput } from "../../contracts/parse";
 import { normalizeSessionKey, SessionKeySchema } from "../../contracts/session";
 import type { AnalyticsFilter, ServerToolSource } from "../../core/analytics";
@@ -23,8 +12,9 @@ import { SignetError } from "../../contracts/errors";
 import { callerFrom } from "../caller";
 import { principalOf } from "../principal";
 import type { DaemonContext } from "../context";
+import { routes, serve } from "../serve";
 
-function filterOf(q: ServerAnalyticsQuery & { server?: string }): AnalyticsFilter {
+function filterOf(q: z.output<typeof ANALYTICS_API.server.query> & { server?: string }): AnalyticsFilter {
   return { agentId: q.agent_id, server: q.server, source: q.source, since: q.since, until: q.until, limit: q.limit };
 }
 
@@ -42,49 +32,39 @@ export function analyticsRoutes(ctx: DaemonContext) {
         return tools ? { names: tools.map((t) => t.name) } : { status: "not_listed" as const };
       },
     }));
-  return new Elysia()
-    .post("/api/mcp/invocations", ({ body, request, set }): InvocationReportResponse => {
-      const { invocations } = parseInput(InvocationReportRequestSchema, body, "invocation report");
+  return routes(
+    serve(ANALYTICS_API.report, ({ body, request, set }) => {
       // Calls to Signet's own tools that never reached the daemon, by the agent the reporter acts as.
       const { agentId } = callerFrom(request);
-      const accepted = analytics.accepts("mcp") ? invocations : [];
+      const accepted = analytics.accepts("mcp") ? body.invocations : [];
       for (const inv of accepted) analytics.record({ ...inv, agentId, source: "mcp" });
       set.status = 202;
       return { accepted: accepted.length };
-    })
-    .get("/api/mcp/analytics", ({ query }) =>
-      analytics.summary(filterOf(parseInput(AnalyticsQuerySchema, query, "analytics query"))),
-    )
-    .get("/api/mcp/analytics/:server", ({ params, query }) => {
+    }),
+    serve(ANALYTICS_API.summary, ({ query }) => analytics.summary(filterOf(query))),
+    serve(ANALYTICS_API.server, ({ params, query }) => {
       // An undecodable path segment arrives as null.
       const server = parseInput(ServerNameParamSchema, params.server ?? "", "server name in the path");
-      return analytics.server(server, filterOf(parseInput(ServerAnalyticsQuerySchema, query, "analytics query")));
-    })
-    .get("/api/mcp/alerts", ({ query }) => {
-      const q = parseInput(AlertsQuerySchema, query, "alerts query");
-      return analytics.alerts({ hours: q.hours, agentId: q.agent_id });
-    })
-    .get("/api/mcp/features", ({ query }) => {
-      const q = parseInput(FeaturesQuerySchema, query, "features query");
-      return analytics.features({ agentId: q.agent_id, server: q.server });
-    })
-    .get("/api/mcp/unused", ({ query, request }) => {
-      const q = parseInput(UnusedQuerySchema, query, "unused tools query");
+      return analytics.server(server, filterOf(query));
+    }),
+    serve(ANALYTICS_API.alerts, ({ query }) => analytics.alerts({ hours: query.hours, agentId: query.agent_id })),
+    serve(ANALYTICS_API.features, ({ query }) => analytics.features({ agentId: query.agent_id, server: query.server })),
+    serve(ANALYTICS_API.unused, ({ query, request }) => {
       // Starting servers is more than a read: a token needs mcp-call for it, as for listing a server's tools.
       const principal = principalOf(request);
-      if (q.start && principal?.kind === "token" && !ROLE_PERMISSIONS[principal.role].has("mcp-call")) {
+      if (query.start && principal?.kind === "token" && !ROLE_PERMISSIONS[principal.role].has("mcp-call")) {
         throw new SignetError("forbidden", `start=true starts installed MCP servers, which needs the mcp-call permission (role ${principal.role} lacks it): ask with start=false`);
       }
       // Starting servers may outlast the HTTP idle timeout: each one's own timeout bounds it.
-      if (q.start) ctx.setIdleTimeout?.(request, 0);
-      return analytics.unused(toolSources(q.start, q.timeout_ms ?? UNUSED_LIST_TIMEOUT_MS), q.days);
-    })
-    .get("/api/sessions/:key/tools", ({ params, query, request }) => {
+      if (query.start) ctx.setIdleTimeout?.(request, 0);
+      return analytics.unused(toolSources(query.start, query.timeout_ms ?? UNUSED_LIST_TIMEOUT_MS), query.days);
+    }),
+    serve(ANALYTICS_API.sessionTools, ({ params, query, request }) => {
       const key = parseInput(SessionKeySchema, params.key ?? "", "session key in the path");
-      const q = parseInput(SessionToolsQuerySchema, query, "session tools query");
       // The caller's own agent only; `session:<id>` and `<id>` are one session.
       const { agentId } = callerFrom(request);
       const bare = normalizeSessionKey(key);
-      return analytics.sessionTools(bare, { agentId, sessionKeys: [bare, `session:${bare}`], since: q.since, until: q.until });
-    });
+      return analytics.sessionTools(bare, { agentId, sessionKeys: [bare, `session:${bare}`], since: query.since, until: query.until });
+    }),
+  );
 }

@@ -1,23 +1,11 @@
-// The bridge's routes: installed MCP servers and calls to their tools, under /api/marketplace/servers (docs/api.md#bridge).
-import { Elysia } from "elysia";
+// The bridge's routes (docs/api.md#bridge): the operations of contracts/bridge.ts, installed MCP servers and calls to their tools.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  CALL_STREAM_TYPE,
-  CallRequestSchema,
-  InstallServerRequestSchema,
-  ServerListQuerySchema,
-  ServerToolsQuerySchema,
-  UpdateServerRequestSchema,
-  type CallStreamLine,
-  type CallUpdate,
-  type ServerListResponse,
-  type ServerToolsResponse,
-} from "../../contracts/bridge";
-import { parseInput } from "../../contracts/parse";
+import { BRIDGE_API, CALL_STREAM_TYPE, type CallStreamLine, type CallUpdate } from "../../contracts/bridge";
 import { invalidInput } from "../../contracts/errors";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 import { toErrorResponse } from "../http-errors";
+import { routes, serve } from "../serve";
 
 function serverName(params: { name?: string | null }): string {
   const name = params.name;
@@ -72,40 +60,34 @@ function streamed(
 
 export function bridgeRoutes(ctx: DaemonContext) {
   const { bridge } = ctx;
-  return new Elysia()
-    .get("/api/marketplace/servers", ({ query }): ServerListResponse => {
-      const q = parseInput(ServerListQuerySchema, query, "server list query");
+  return routes(
+    serve(BRIDGE_API.list, ({ query }) => {
       const running = new Set(bridge.live().map((s) => s.name));
-      return { servers: bridge.list(q).map((s) => ({ ...s, running: running.has(s.name) })) };
-    })
-    .post("/api/marketplace/servers", ({ body, set }) => {
-      const req = parseInput(InstallServerRequestSchema, body, "install request");
+      return { servers: bridge.list(query).map((s) => ({ ...s, running: running.has(s.name) })) };
+    }),
+    serve(BRIDGE_API.install, ({ body, set }) => {
       set.status = 201;
-      return bridge.install(req);
-    })
-    .get("/api/marketplace/servers/:name", ({ params }) => bridge.registry.get(serverName(params)))
-    .patch("/api/marketplace/servers/:name", ({ params, body }) => {
+      return bridge.install(body);
+    }),
+    serve(BRIDGE_API.get, ({ params }) => bridge.registry.get(serverName(params))),
+    serve(BRIDGE_API.update, ({ params, body }) => bridge.update(serverName(params), body)),
+    serve(BRIDGE_API.remove, ({ params }) => bridge.remove(serverName(params))),
+    serve(BRIDGE_API.tools, async ({ params, query, request }) => {
       const name = serverName(params);
-      return bridge.update(name, parseInput(UpdateServerRequestSchema, body, "update request"));
-    })
-    .delete("/api/marketplace/servers/:name", ({ params }) => bridge.remove(serverName(params)))
-    .get("/api/marketplace/servers/:name/tools", async ({ params, query, request }): Promise<ServerToolsResponse> => {
-      const name = serverName(params);
-      const q = parseInput(ServerToolsQuerySchema, query, "tools query");
       // Starting a server may outlast the HTTP idle timeout: the pool's own timeout bounds it.
       ctx.setIdleTimeout?.(request, 0);
-      return { server: name, tools: await bridge.tools(name, q.timeout_ms) };
-    })
-    .post("/api/marketplace/servers/:name/call", async ({ params, body, request }) => {
+      return { server: name, tools: await bridge.tools(name, query.timeout_ms) };
+    }),
+    serve(BRIDGE_API.call, async ({ params, body, request }) => {
       const name = serverName(params);
-      const req = parseInput(CallRequestSchema, body, "call request");
       const caller = callerFrom(request);
       ctx.setIdleTimeout?.(request, 0);
-      if (!wantsStream(request)) return bridge.call(name, req, { agentId: caller.agentId });
+      if (!wantsStream(request)) return bridge.call(name, body, { agentId: caller.agentId });
       return streamed(
-        (onUpdate) => bridge.call(name, req, { agentId: caller.agentId }, onUpdate),
+        (onUpdate) => bridge.call(name, body, { agentId: caller.agentId }, onUpdate),
         // The error as the error mapper words it for every other answer, as the last line.
         (err) => toErrorResponse(err, request.method, new URL(request.url).pathname, ctx.log).json(),
       );
-    });
+    }),
+  );
 }

@@ -2,6 +2,7 @@
 // (src/server/permissions.ts): the page holds no data; everything it shows comes from the API with
 // the caller's own credential. The guard's Host/Origin checks still apply.
 import { Elysia } from "elysia";
+import { ENDPOINTS } from "../../contracts/routes";
 import { ASSET_PREFIX, dashboardAssets, type DashboardFile } from "../dashboard-assets";
 import { errorResponse } from "../http-errors";
 
@@ -19,10 +20,11 @@ function serve(file: DashboardFile, cache: string): Response {
 
 export function dashboardRoutes() {
   return new Elysia()
-    .get("/", async () => serve((await dashboardAssets()).html, "no-cache"))
+    .get(ENDPOINTS.dashboardPage.path, async () => serve((await dashboardAssets()).html, "no-cache"))
     .get(`${ASSET_PREFIX}:file`, async ({ params }) => {
-      const file = (await dashboardAssets()).assets.get(params.file);
+      const name = (params as { file: string }).file;
+      const file = (await dashboardAssets()).assets.get(name);
       // Names carry a content hash, so a file never changes under its name.
-      return file ? serve(file, "public, max-age=31536000, immutable") : errorResponse("not_found", `no dashboard asset ${params.file}`);
+      return file ? serve(file, "public, max-age=31536000, immutable") : errorResponse("not_found", `no dashboard asset ${name}`);
     });
 }

@@ -1,22 +1,19 @@
-// Re-embedding (docs/api.md#re-embedding): GET /api/embed/status, and POST /api/embed/reindex, which
-// rewrites every stored vector and so needs the owner's admin token (guard.ts, docs/security.md).
-import { Elysia } from "elysia";
-import type { EmbedStatusResponse, ReindexResponse } from "../../contracts/embed";
-import { ReindexRequestSchema } from "../../contracts/embed";
+// Re-embedding (docs/api.md#re-embedding): its status, and starting a re-embedding, which rewrites
+// every stored vector and so needs the owner's admin token (guard.ts, docs/security.md).
+import { EMBED_API } from "../../contracts/embed";
 import { SignetError } from "../../contracts/errors";
-import { parseInput } from "../../contracts/parse";
 import { EmbeddingModels } from "../../core/embed/models";
 import type { DaemonContext } from "../context";
+import { routes, serve } from "../serve";
 
 export function embedRoutes(ctx: DaemonContext) {
   const models = new EmbeddingModels(ctx.db);
-  return new Elysia()
-    .get("/api/embed/status", (): EmbedStatusResponse => {
+  return routes(
+    serve(EMBED_API.status, () => {
       const { reindex, ...status } = ctx.embeddings.status();
       return { ...status, reindex: reindex ?? null, vectors: models.stored() };
-    })
-    .post("/api/embed/reindex", ({ body, set }): ReindexResponse => {
-      const req = parseInput(ReindexRequestSchema, body ?? {}, "reindex request");
+    }),
+    serve(EMBED_API.reindex, ({ body, set }) => {
       const blocker = ctx.embeddings.reindexBlocker;
       if (blocker === "disabled") {
         throw new SignetError("invalid_input", "embedding.provider is none: nothing is embedded, so there is nothing to re-embed");
@@ -29,6 +26,7 @@ export function embedRoutes(ctx: DaemonContext) {
         );
       }
       set.status = 202;
-      return { reindex: ctx.embeddings.startReindex(req.all ?? false) };
-    });
+      return { reindex: ctx.embeddings.startReindex(body.all ?? false) };
+    }),
+  );
 }

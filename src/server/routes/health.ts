@@ -1,36 +1,38 @@
 // GET /health: liveness plus what an operator needs to see at a glance.
-import { Elysia } from "elysia";
 import { CHALLENGE_PARAM, INSTANCE_KEY_HEADER, challengeProof, proofEndpoint, sameSecret } from "../../config/owner-files";
 import { invalidInput } from "../../contracts/errors";
 import { VERSION } from "../../version";
-import type { HealthResponse } from "../../contracts/health";
+import { HEALTH_API } from "../../contracts/health";
 import type { DaemonContext } from "../context";
 import { principalOf } from "../principal";
+import { routes, serve } from "../serve";
 
 const NONCE_MAX = 256;
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
 
 export function healthRoutes(ctx: DaemonContext) {
   const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");
-  return new Elysia().get("/health", ({ query, request }): HealthResponse => {
-    let memories: number | null = null;
-    try {
-      memories = count.get()?.n ?? 0;
-    } catch {
-      memories = null;
-    }
-    const { error: _error, ...embedding } = ctx.embeddings.status();
-    const nonce = query[CHALLENGE_PARAM];
-    return {
-      status: memories === null ? "degraded" : "ok",
-      version: VERSION,
-      uptimeS: Math.round((Date.now() - ctx.startedAt) / 1000),
-      db: { ok: memories !== null, memories },
-      embedding,
-      ...(isOwner(request, ctx.credentials.instanceKey) && { pid: process.pid, port: ctx.port, dataDir: ctx.config.dataDir }),
-      ...(nonce !== undefined && { proof: proofFor(nonce, ctx.credentials.instanceKey, listeningEndpoint(ctx.config.daemon.bind, request, ctx.port)) }),
-    };
-  });
+  return routes(
+    serve(HEALTH_API.health, ({ rawQuery, request }) => {
+      let memories: number | null = null;
+      try {
+        memories = count.get()?.n ?? 0;
+      } catch {
+        memories = null;
+      }
+      const { error: _error, ...embedding } = ctx.embeddings.status();
+      const nonce = rawQuery[CHALLENGE_PARAM];
+      return {
+        status: memories === null ? "degraded" : "ok",
+        version: VERSION,
+        uptimeS: Math.round((Date.now() - ctx.startedAt) / 1000),
+        db: { ok: memories !== null, memories },
+        embedding,
+        ...(isOwner(request, ctx.credentials.instanceKey) && { pid: process.pid, port: ctx.port, dataDir: ctx.config.dataDir }),
+        ...(nonce !== undefined && { proof: proofFor(nonce, ctx.credentials.instanceKey, listeningEndpoint(ctx.config.daemon.bind, request, ctx.port)) }),
+      };
+    }),
+  );
 }
 
 /**

@@ -1,19 +1,9 @@
-// Memory routes (docs/api.md#memories): parse with the shared contracts, call the service, shape the answer.
-import { Elysia } from "elysia";
-import {
-  ForgetRequestSchema,
-  ListQuerySchema,
-  ModifyRequestSchema,
-  NoteRequestSchema,
-  RecoverRequestSchema,
-  RememberRequestSchema,
-  type RememberResponse,
-} from "../../contracts/memory";
-import { parseInput } from "../../contracts/parse";
+// Memory routes (docs/api.md#memories): the operations of contracts/memory.ts, each calling the service.
+import { MEMORY_API, type RememberResponse } from "../../contracts/memory";
 import { invalidInput } from "../../contracts/errors";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
-
+import { routes, serve } from "../serve";
 
 function memoryId(params: { id?: string | null }): string {
   const id = params.id;
@@ -29,43 +19,26 @@ export function memoryRoutes(ctx: DaemonContext) {
     set.status = result.deduped ? 200 : 201;
     return result;
   }
-  return new Elysia()
-    .post("/api/memory/remember", ({ body, request, set }) => {
-      const req = parseInput(RememberRequestSchema, body, "remember request");
-      const caller = callerFrom(request, req.agentId);
-      return stored(set, () => memory.remember(caller, req));
-    })
-    .post("/api/memory/note", ({ body, request, set }) => {
-      const req = parseInput(NoteRequestSchema, body, "note request");
-      const caller = callerFrom(request, req.agentId);
-      return stored(set, () => memory.note(caller, req));
-    })
-    .get("/api/memories", ({ query, request }) => {
-      const q = parseInput(ListQuerySchema, query, "list query");
-      return memory.list(callerFrom(request, q.agent_id), q);
-    })
-    .get("/api/memory/:id", ({ params, request }) =>
-      memory.get(callerFrom(request), memoryId(params)),
-    )
-    .get("/api/memory/:id/history", ({ params, request }) =>
-      memory.history(callerFrom(request), memoryId(params)),
-    )
-    .patch("/api/memory/:id", ({ params, body, request }) => {
-      const req = parseInput(ModifyRequestSchema, body, "modify request");
-      const caller = callerFrom(request, req.agentId);
+  return routes(
+    serve(MEMORY_API.remember, ({ body, request, set }) => stored(set, () => memory.remember(callerFrom(request, body.agentId), body))),
+    serve(MEMORY_API.note, ({ body, request, set }) => stored(set, () => memory.note(callerFrom(request, body.agentId), body))),
+    serve(MEMORY_API.list, ({ query, request }) => memory.list(callerFrom(request, query.agent_id), query)),
+    serve(MEMORY_API.get, ({ params, request }) => memory.get(callerFrom(request), memoryId(params))),
+    serve(MEMORY_API.history, ({ params, request }) => memory.history(callerFrom(request), memoryId(params))),
+    serve(MEMORY_API.modify, ({ params, body, request }) => {
+      const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.modify(caller, id, req));
-    })
-    .delete("/api/memory/:id", ({ params, body, request }) => {
-      const req = parseInput(ForgetRequestSchema, body, "forget request");
-      const caller = callerFrom(request, req.agentId);
+      return writes.run(() => memory.modify(caller, id, body));
+    }),
+    serve(MEMORY_API.forget, ({ params, body, request }) => {
+      const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.forget(caller, id, req));
-    })
-    .post("/api/memory/:id/recover", ({ params, body, request }) => {
-      const req = parseInput(RecoverRequestSchema, body ?? undefined, "recover request");
-      const caller = callerFrom(request, req.agentId);
+      return writes.run(() => memory.forget(caller, id, body));
+    }),
+    serve(MEMORY_API.recover, ({ params, body, request }) => {
+      const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.recover(caller, id, req));
-    });
+      return writes.run(() => memory.recover(caller, id, body));
+    }),
+  );
 }

@@ -1,12 +1,11 @@
-// Lifecycle hooks, sessions and memory feedback (docs/api.md#sessions-and-hooks): parse with the
-// shared contracts, call the sessions service.
+// Lifecycle hooks, sessions and memory feedback (docs/api.md#sessions-and-hooks): the operations of
+// contracts/session.ts, each calling the sessions service.
 import { HOOK_EVENTS, type HookEvent } from "../../contracts/hook-events";
-import { Elysia } from "elysia";
-import { invalidInput } from "../../contracts/errors";
-import { parseInput } from "../../contracts/parse";
-import { BypassRequestSchema, FeedbackRequestSchema, HookRequestSchema, SessionKeySchema, SessionListQuerySchema, SessionSearchRequestSchema } from "../../contracts/session";
+import { invalidInput, SignetError } from "../../contracts/errors";
+import { HOOKS_API, SessionKeySchema, SESSIONS_API } from "../../contracts/session";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
+import { routes, serve } from "../serve";
 
 function sessionKeyParam(params: { key?: string | null }): string {
   const parsed = SessionKeySchema.safeParse(params.key ?? "");
@@ -14,32 +13,21 @@ function sessionKeyParam(params: { key?: string | null }): string {
   return parsed.data;
 }
 
+/** An event no hook has is no route at all, as the router says of any path it does not know. */
+function hookEvent(params: { event?: string | null }, request: Request): HookEvent {
+  const event = params.event ?? "";
+  if ((HOOK_EVENTS as readonly string[]).includes(event)) return event as HookEvent;
+  throw new SignetError("not_found", `no route ${request.method} ${new URL(request.url).pathname}`);
+}
+
 export function sessionRoutes(ctx: DaemonContext) {
   const { sessions } = ctx;
-  const app = new Elysia()
-    .get("/api/sessions", ({ query, request }) => {
-      const q = parseInput(SessionListQuerySchema, query, "session list query");
-      return sessions.list(callerFrom(request, q.agent_id), q);
-    })
-    .post("/api/sessions/search", ({ body, request }) => {
-      const req = parseInput(SessionSearchRequestSchema, body, "session search request");
-      return sessions.search(callerFrom(request, req.agentId), req);
-    })
-    .get("/api/sessions/:key", ({ params, request }) => sessions.get(callerFrom(request), sessionKeyParam(params)))
-    .post("/api/sessions/:key/bypass", ({ params, body, request }) => {
-      const key = sessionKeyParam(params);
-      const req = parseInput(BypassRequestSchema, body, "bypass request");
-      return sessions.bypass(callerFrom(request), key, req.enabled);
-    })
-    .post("/api/memory/feedback", ({ body, request }) => {
-      const req = parseInput(FeedbackRequestSchema, body, "feedback request");
-      return sessions.feedback(callerFrom(request, req.agentId), req);
-    });
-  for (const event of HOOK_EVENTS) {
-    app.post(`/api/hooks/${event}`, ({ body, request }) => {
-      const req = parseInput(HookRequestSchema, body, `${event} hook request`);
-      return sessions.hook(event as HookEvent, callerFrom(request, req.agentId), req);
-    });
-  }
-  return app;
+  return routes(
+    serve(SESSIONS_API.list, ({ query, request }) => sessions.list(callerFrom(request, query.agent_id), query)),
+    serve(SESSIONS_API.search, ({ body, request }) => sessions.search(callerFrom(request, body.agentId), body)),
+    serve(SESSIONS_API.get, ({ params, request }) => sessions.get(callerFrom(request), sessionKeyParam(params))),
+    serve(SESSIONS_API.bypass, ({ params, body, request }) => sessions.bypass(callerFrom(request), sessionKeyParam(params), body.enabled)),
+    serve(SESSIONS_API.feedback, ({ body, request }) => sessions.feedback(callerFrom(request, body.agentId), body)),
+    serve(HOOKS_API.fire, ({ params, body, request }) => sessions.hook(hookEvent(params, request), callerFrom(request, body.agentId), body)),
+  );
 }

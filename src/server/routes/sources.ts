@@ -1,19 +1,13 @@
-// Document sources (docs/api.md#sources). Adding, syncing and removing make the daemon read files as
-// the owner, so the guard asks for the owner's admin token on them (src/server/guard.ts); listing and
-// searching need none. An add or sync asked for as NDJSON streams its progress, then its result.
-import { Elysia } from "elysia";
+// Document sources (docs/api.md#sources): the operations of contracts/sources.ts. Adding, syncing and
+// removing make the daemon read files as the owner, so the guard asks for the owner's admin token on
+// them (src/server/guard.ts); listing and searching need none. An add or sync asked for as NDJSON
+// streams its progress, then its result.
 import { parseInput } from "../../contracts/parse";
-import {
-  SourceAddRequestSchema,
-  SourceIdParamSchema,
-  SourceSearchRequestSchema,
-  SourceSyncRequestSchema,
-  type SourceListResponse,
-  type SourceStreamLine,
-} from "../../contracts/sources";
+import { SOURCES_API, SourceIdParamSchema, type SourceStreamLine } from "../../contracts/sources";
 import type { ProgressListener } from "../../core/sources/service";
 import type { DaemonContext } from "../context";
 import { toErrorResponse } from "../http-errors";
+import { routes, serve } from "../serve";
 
 const STREAM_TYPE = "application/x-ndjson";
 
@@ -53,18 +47,17 @@ export function sourceRoutes(ctx: DaemonContext) {
     return new Response(body, { status, headers: { "content-type": STREAM_TYPE } });
   }
 
-  return new Elysia()
-    .get("/api/sources", (): SourceListResponse => ({ sources: sources.list() }))
-    .post("/api/sources", ({ body, request, set }) => {
-      const req = parseInput(SourceAddRequestSchema, body, "source add request");
-      const isNew = sources.store.sourceByPath(sources.checkAdd(req).path) === null;
-      return answer(request, isNew ? 201 : 200, set, (onProgress) => sources.add(req, onProgress));
-    })
-    .post("/api/sources/sync", ({ body, request, set }) => {
-      const req = parseInput(SourceSyncRequestSchema, body ?? {}, "source sync request");
-      sources.checkSync(req.id);
-      return answer(request, 200, set, (onProgress) => sources.sync(req.id, onProgress));
-    })
-    .delete("/api/sources/:id", ({ params }) => sources.remove(parseInput(SourceIdParamSchema, params, "source id").id))
-    .post("/api/sources/search", ({ body }) => sources.search(parseInput(SourceSearchRequestSchema, body, "source search request")));
+  return routes(
+    serve(SOURCES_API.list, () => ({ sources: sources.list() })),
+    serve(SOURCES_API.add, ({ body, request, set }) => {
+      const isNew = sources.store.sourceByPath(sources.checkAdd(body).path) === null;
+      return answer(request, isNew ? 201 : 200, set, (onProgress) => sources.add(body, onProgress));
+    }),
+    serve(SOURCES_API.sync, ({ body, request, set }) => {
+      sources.checkSync(body.id);
+      return answer(request, 200, set, (onProgress) => sources.sync(body.id, onProgress));
+    }),
+    serve(SOURCES_API.remove, ({ params }) => sources.remove(parseInput(SourceIdParamSchema, params, "source id").id)),
+    serve(SOURCES_API.search, ({ body }) => sources.search(body)),
+  );
 }

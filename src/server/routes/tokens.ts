@@ -1,18 +1,19 @@
-// /api/tokens (docs/api.md#tokens): create, list and revoke API tokens. The guard lets only the
-// owner's admin credential through (token management, in every auth mode).
-import { Elysia } from "elysia";
-import { TokenCreateRequestSchema, TokenIdSchema, type TokenListResponse } from "../../contracts/auth";
+// API tokens (docs/api.md#tokens): create, list and revoke them. The guard lets only the owner's
+// admin credential through (token management, in every auth mode).
+import { TokenIdSchema } from "../../contracts/auth";
+import { TOKENS_API } from "../../contracts/tokens";
 import { parseInput } from "../../contracts/parse";
 import type { DaemonContext } from "../context";
+import { routes, serve } from "../serve";
 
 export function tokenRoutes(ctx: DaemonContext) {
   const { tokens } = ctx;
-  return new Elysia()
-    .get("/api/tokens", (): TokenListResponse => ({ tokens: tokens.list() }))
-    .post("/api/tokens", ({ body, set }) => {
-      const req = parseInput(TokenCreateRequestSchema, body ?? {}, "token request");
+  return routes(
+    serve(TOKENS_API.list, () => ({ tokens: tokens.list() })),
+    serve(TOKENS_API.create, ({ body, set }) => {
       set.status = 201;
-      return tokens.create(req);
-    })
-    .delete("/api/tokens/:id", ({ params }) => tokens.revoke(parseInput(TokenIdSchema, params.id, "token id")));
+      return tokens.create(body);
+    }),
+    serve(TOKENS_API.revoke, ({ params }) => tokens.revoke(parseInput(TokenIdSchema, params.id, "token id"))),
+  );
 }
