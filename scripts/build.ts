@@ -14,7 +14,10 @@ async function compile(outfile: string, target?: string): Promise<void> {
   // sits beside the main one, where `new URL("./parse-worker.ts", import.meta.url)` finds it inside
   // the binary.
   const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts"].map((w) => join(root, w));
-  const args = ["build", join(root, "src/main.ts"), ...workers, "--entry-naming=[name].[ext]", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile];
+  // --splitting: each dynamic import() becomes a chunk of its own in the binary's file system,
+  // loaded when it runs, so `signet --version` or a hook does not load (and run) the daemon's code.
+  // --bytecode: the chunks are stored compiled, which saves their parse at every start.
+  const args = ["build", join(root, "src/main.ts"), ...workers, "--entry-naming=[name].[ext]", "--splitting", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile];
   if (target) args.push(`--target=${target}`);
   const proc = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error(`bun build failed for ${target ?? "host"}`);
