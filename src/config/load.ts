@@ -7,7 +7,7 @@ import { cachedParse } from "./cache";
 import { runningDaemonUrl } from "./daemon-record";
 import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
 import { configPath } from "./paths";
-import { ConfigSchema, type Config, type ParsedConfig } from "./schema";
+import type { Config, ParsedConfig } from "./schema";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -157,6 +157,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const fileLayer = readConfigFile(file);
   const merged = mergeLayers(mergeLayers(fileLayer, envLayer(env)), options.flags ?? {});
   const parse = (input: Tree): ParsedConfig => {
+    // Required when first used, not imported: building the schema (zod) costs more than the rest of
+    // a hook's start, and a hook mostly reuses the last validation (./cache.ts).
+    const { ConfigSchema } = require("./schema") as typeof import("./schema");
     const parsed = ConfigSchema.safeParse(input);
     if (!parsed.success) throw new ConfigError(describeIssues(`${file}, environment and flags`, parsed.error));
     return parsed.data as ParsedConfig;
