@@ -6,9 +6,8 @@
 // A hook must never stand in the user's way: a daemon that is down, a refusal, bad stdin or a bad
 // config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
 // mistake in the command itself (unknown event or harness) is a usage error.
-import { defineCommand } from "citty";
-import { connect } from "node:net";
-import { isatty } from "node:tty";
+import type { CommandDef } from "citty";
+import { fstatSync } from "node:fs";
 import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client";
 import { loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
@@ -56,9 +55,22 @@ function note(message: string): void {
   process.stderr.write(`signet hook: ${message}\n`);
 }
 
+/**
+ * Whether stdin is a terminal. A harness pipes the hook JSON in; only a character device can be a
+ * terminal, and only then is node:tty loaded (which costs more than the rest of a hook's start).
+ */
+async function stdinIsTerminal(): Promise<boolean> {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (await import("node:tty")).isatty(0);
+}
+
 /** Bun's own stdin, not process.stdin: Node's stream machinery costs milliseconds at every prompt. */
 async function readStdin(): Promise<string> {
-  if (isatty(0)) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
+  if (await stdinIsTerminal()) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = Bun.stdin.stream().getReader();
@@ -71,21 +83,32 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Whether something accepts connections at `origin` within CONNECT_TIMEOUT_MS. */
+/**
+ * Whether something accepts connections at `origin` within CONNECT_TIMEOUT_MS. Bun's own socket, not
+ * node:net, which loads Node's stream machinery at every prompt.
+ */
 function portOpen(origin: string): Promise<boolean> {
   const url = new URL(origin);
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
   return new Promise((done) => {
-    const socket = connect({ host, port });
     const finish = (open: boolean) => {
       clearTimeout(timer);
-      socket.destroy();
       done(open);
     };
     const timer = setTimeout(() => finish(false), CONNECT_TIMEOUT_MS);
-    socket.once("connect", () => finish(true));
-    socket.once("error", () => finish(false));
+    Bun.connect({
+      hostname,
+      port,
+      socket: {
+        open(socket) {
+          socket.end();
+          finish(true);
+        },
+        data() {},
+        error() {},
+      },
+    }).catch(() => finish(false));
   });
 }
 
@@ -175,7 +198,8 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
   }
   if ("bypassed" in answer) return;
   const out = hookOutput(harness, event, answer as HookContextResponse);
-  if (out !== undefined) process.stdout.write(`${out}\n`);
+  // console.log, not process.stdout: Node's stdout stream costs milliseconds at every prompt.
+  if (out !== undefined) console.log(out);
 }
 
 /**
@@ -215,7 +239,9 @@ function usage(message: string): number {
   return 2;
 }
 
-export const hook = defineCommand({
+// Typed, not built with citty's defineCommand: loading citty (and node:util with it) costs a hook
+// that main.ts hands to runHookArgs more than its own code.
+export const hook = {
   meta: {
     name: "hook",
     description:
@@ -228,4 +254,4 @@ export const hook = defineCommand({
     const code = await runHookArgs(rawArgs);
     if (code !== 0) throw new ExitError(code);
   },
-});
+} satisfies CommandDef<typeof args>;
