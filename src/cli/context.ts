@@ -28,7 +28,9 @@ export function configFromFlags(flags: ClientFlags & { port?: string; bind?: str
     daemon.port = Number(flags.port);
   }
   if (flags.bind !== undefined) daemon.bind = flags.bind;
-  return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } }, ...options });
+  // cached: the last validation of the same input (src/config/cache.ts); building the schema and
+  // validating cost a short command more than the rest of its start.
+  return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } }, cached: true, ...options });
 }
 
 export function clientFor(config: Config, actor = "cli"): SignetClient {

@@ -1,6 +1,6 @@
-// The last validated configuration, remembered for `signet hook` (docs/hooks.md#latency). A harness
-// runs the hook at every prompt, and validating the configuration with zod is about 11 ms of a
-// process that should take well under 60. The cache holds the schema's output for one exact input:
+// The last validated configuration, remembered for `signet hook` (docs/hooks.md#latency) and the CLI's
+// commands. A harness runs the hook at every prompt, and validating the configuration with zod is
+// about 11 ms of a process that should take well under 60. The cache holds the schema's output for one exact input:
 // agent.yaml's values, the environment's and the flags' (merged), and the binary that parsed them
 // (its path, size and time), so any change to one of them is a miss and a full parse. The
 // client-side token (`auth.token`, often from SIGNET_TOKEN) is neither part of the key nor stored:

@@ -140,7 +140,7 @@ export interface LoadConfigOptions {
   env?: Env;
   /** Values from command-line flags: the highest layer. */
   flags?: Tree;
-  /** Reuse the last validation of the same input (src/config/cache.ts): for `signet hook`. */
+  /** Reuse the last validation of the same input (src/config/cache.ts): for `signet hook` and CLI commands. */
   cached?: boolean;
   /**
    * false: `daemon.url` is what the configuration says, not where the data directory's daemon runs
