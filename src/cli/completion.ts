@@ -6,6 +6,7 @@ import { defineCommand } from "citty";
 import { INVOCATION_SOURCES } from "../contracts/analytics";
 import { HARNESS_NAMES } from "../harness/types";
 import { UsageError } from "./errors";
+import { stdout } from "./output";
 import { commandParts, firstSentence, flagNames, type AnyCommand } from "./run";
 
 interface Flag {
@@ -271,7 +272,7 @@ export function completionCommand(tree: () => AnyCommand) {
     async run({ args }) {
       const shell = args.shell as string;
       if (!Object.hasOwn(SHELLS, shell)) throw new UsageError(`unknown shell "${shell}": one of ${SHELL_NAMES.join(", ")}`);
-      process.stdout.write(SHELLS[shell as keyof typeof SHELLS](await collect(tree(), "signet")));
+      stdout().write(SHELLS[shell as keyof typeof SHELLS](await collect(tree(), "signet")));
     },
   });
 }

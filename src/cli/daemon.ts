@@ -10,7 +10,7 @@ import { daemonFiles } from "../config/paths";
 import { createLogger } from "../logger";
 import { clientArgs, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
-import { emit, outputArgs, type OutputFlags } from "./output";
+import { emit, outputArgs, stdout, type OutputFlags } from "./output";
 
 /** What `start` and `restart` log before the daemon has its own log (tightened modes, say). */
 const log = createLogger("signet");
@@ -122,7 +122,7 @@ const logs = defineCommand({
     const lines = args.lines === undefined ? 200 : Number(args.lines);
     const head = tailLog(path, Number.isFinite(lines) && lines > 0 ? lines : 200);
     // The log quotes servers' stderr and request paths: shown, never obeyed, by the terminal.
-    if (head) process.stdout.write(`${terminalText(head)}\n`);
+    if (head) stdout().write(`${terminalText(head)}\n`);
     const foreground = foregroundOutput(dataDir, path);
     if (foreground) {
       const to = foreground.target.startsWith("/") ? foreground.target : "a pipe or socket";
@@ -142,7 +142,7 @@ const logs = defineCommand({
       if (size < offset) offset = 0;
       if (size > offset) {
         const chunk = await Bun.file(path).slice(offset, size).text();
-        process.stdout.write(terminalText(chunk));
+        stdout().write(terminalText(chunk));
         offset = size;
       }
     }

@@ -3,6 +3,9 @@
 // JSON has them escaped too, wherever it goes: a file or a pipe ends up on a terminal as often
 // (`cat`, `less -R`, `tee`), and an escape parses to the same character.
 // And the layout of every command's help, wrapped to the terminal's width.
+// A command that prints one answer does it without process.stdout: building Node's stdout stream
+// costs a short command more than the rest of its start. Commands that stream use stdout().
+import { fstatSync } from "node:fs";
 import { terminalJson, terminalText } from "./terminal-text";
 
 export interface OutputFlags {
@@ -13,17 +16,39 @@ export interface OutputFlags {
 export function wantsJson(flags: OutputFlags): boolean {
   if (flags.json) return true;
   if (flags.pretty) return false;
-  return !process.stdout.isTTY;
+  return !stdoutIsTerminal();
+}
+
+/** Whether stdout is a terminal: only a character device can be one, and only then is process.stdout asked. */
+export function stdoutIsTerminal(): boolean {
+  try {
+    if (!fstatSync(1).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.stdout.isTTY === true;
 }
 
 /** A readable rendering on stdout, its control and bidi characters shown as escapes. */
 export function writeText(text: string): void {
-  process.stdout.write(`${terminalText(text)}\n`);
+  console.log(terminalText(text));
 }
 
 /** `data` as JSON on stdout, indented unless `compact` (one value a line), control and bidi characters escaped. */
 export function writeJson(data: unknown, opts: { compact?: boolean } = {}): void {
-  process.stdout.write(`${terminalJson(data, opts.compact ? undefined : 2)}\n`);
+  console.log(terminalJson(data, opts.compact ? undefined : 2));
+}
+
+let endOnBrokenPipe: ((err: unknown) => void) | undefined;
+let stdoutStream: NodeJS.WriteStream | undefined;
+
+/** process.stdout, for a command that streams to it: built on first use, and a broken pipe ends the command (below). */
+export function stdout(): NodeJS.WriteStream {
+  if (stdoutStream === undefined) {
+    stdoutStream = process.stdout;
+    if (endOnBrokenPipe) stdoutStream.on("error", endOnBrokenPipe);
+  }
+  return stdoutStream;
 }
 
 export function emit<T>(data: T, flags: OutputFlags, render: (data: T) => string): void {
@@ -39,17 +64,17 @@ export function isBrokenPipe(err: unknown): boolean {
 /**
  * A reader that stops early (`signet export | head`) closes the pipe: what is left to print has
  * nowhere to go and nobody waits for it, so the command ends there, quietly and with exit 0, as `head`
- * meant it to. A failed write comes as process.stdout's 'error' event, as the rejection of a stream
- * writer's pending write (Bun.stdout.writer), or thrown by its next write (runCli ends on that one).
- * Anything else goes on as if unhandled.
+ * meant it to. A failed write comes as process.stdout's 'error' event (once stdout() built it), as
+ * the rejection of a stream writer's pending write (Bun.stdout.writer), or thrown by its next write
+ * (runCli ends on that one); console.log drops it. Anything else goes on as if unhandled.
  */
 export function endQuietlyOnBrokenPipe(): void {
-  const end = (err: unknown) => {
+  endOnBrokenPipe = (err: unknown) => {
     if (isBrokenPipe(err)) process.exit(0);
     throw err;
   };
-  process.stdout.on("error", end);
-  process.on("unhandledRejection", end);
+  stdoutStream?.on("error", endOnBrokenPipe);
+  process.on("unhandledRejection", endOnBrokenPipe);
 }
 
 export const outputArgs = {
@@ -78,7 +103,7 @@ export interface HelpDoc {
 export function helpWidth(): number {
   const columns = Number(process.env.COLUMNS);
   if (Number.isInteger(columns) && columns > 0) return Math.max(columns, 40);
-  const terminal = process.stdout.isTTY ? process.stdout.columns : 0;
+  const terminal = stdoutIsTerminal() ? process.stdout.columns : 0;
   return terminal > 0 ? Math.max(Math.min(terminal, 80), 40) : 80;
 }
 
@@ -130,7 +155,7 @@ function entriesText(entries: HelpEntry[], width: number): string {
 /** A command's help laid out to fit the width; headings bold on a terminal that takes colour. */
 export function renderHelp(doc: HelpDoc): string {
   const width = helpWidth();
-  const color = process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+  const color = stdoutIsTerminal() && !process.env.NO_COLOR && process.env.TERM !== "dumb";
   const heading = (h: string) => (color ? `\x1b[1m${h}\x1b[22m` : h);
   const blocks = [wrap(doc.summary, width).join("\n"), hanging(heading("Usage: "), doc.usage, width)];
   for (const { heading: h, entries } of doc.sections) {
