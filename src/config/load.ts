@@ -159,7 +159,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const parse = (input: Tree): ParsedConfig => {
     // Required when first used, not imported: building the schema (zod) costs more than the rest of
     // a hook's start, and a hook mostly reuses the last validation (./cache.ts).
-    const { ConfigSchema } = require("./schema") as typeof import("./schema");
+    const { ConfigSchema }: typeof import("./schema") = require("./schema");
     const parsed = ConfigSchema.safeParse(input);
     if (!parsed.success) throw new ConfigError(describeIssues(`${file}, environment and flags`, parsed.error));
     return parsed.data as ParsedConfig;
