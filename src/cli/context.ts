@@ -41,6 +41,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     actor,
     actorType: "operator",
     runtimePath: "cli",
+    timeoutMs: config.daemon.requestTimeoutMs,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     dataDir: config.dataDir,
     asOwner: true,

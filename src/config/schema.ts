@@ -15,6 +15,8 @@ export const ConfigSchema = z
         /** What clients use to reach the daemon; derived from bind/port when absent. */
         url: z.string().optional(),
         autostart: z.boolean().default(true),
+        /** How long the CLI and signet-mcp wait for the daemon's answer to a request that sets no bound of its own. */
+        requestTimeoutMs: z.number().int().min(100).default(10_000),
         maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
         /** Host names (besides the loopback names) a request's Host header may carry: docs/security.md. */
         allowedHosts: z.array(z.string().min(1)).default([]),

@@ -69,6 +69,7 @@ export async function runStdioServer(): Promise<number> {
     agentId: config.agent.id,
     token: config.auth.token,
     ...MCP_PROVENANCE,
+    timeoutMs: config.daemon.requestTimeoutMs,
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     autostart,
     // A tool error that says the daemon runs but hangs, not that it is not running.
@@ -83,7 +84,8 @@ export async function runStdioServer(): Promise<number> {
     client,
     { sessionKey, project: projectOfDirectory(process.cwd()) },
     {
-      sessionKey: harness === null ? undefined : () => sessionOfHarness(client, harness),
+      // Never longer than a request may wait (daemon.requestTimeoutMs).
+      sessionKey: harness === null ? undefined : () => sessionOfHarness(client, harness, Math.min(SESSION_LOOKUP_TIMEOUT_MS, config.daemon.requestTimeoutMs)),
       // Agent tracking (analytics.trackAgentCalls) covers calls to Signet's own tools too.
       onLocalCall: config.analytics.trackAgentCalls ? localCallReporter(client, log) : undefined,
     },
@@ -117,10 +119,10 @@ const SESSION_LOOKUP_TIMEOUT_MS = 2000;
  * each call: a harness starts a new session in the same process (Claude Code's /clear), and its
  * first hook may run after this server started. None when the hooks reported none (or none yet).
  */
-async function sessionOfHarness(client: SignetClient, harness: string): Promise<string | undefined> {
+async function sessionOfHarness(client: SignetClient, harness: string, timeoutMs: number): Promise<string | undefined> {
   try {
     const query = { harness_process: harness, active: true, limit: 1 };
-    const found = await client.sessions.list(query, { timeoutMs: SESSION_LOOKUP_TIMEOUT_MS });
+    const found = await client.sessions.list(query, { timeoutMs });
     return found.sessions[0]?.key;
   } catch {
     return undefined;

@@ -321,7 +321,8 @@ describe("progress, waiting and tasks", () => {
   };
 
   test("a long call shows its progress on a terminal's status line; in a pipe stdout holds only the result", async () => {
-    const tty = await onTerminal(LONG);
+    // The two calls run side by side: each waits out the tool's two seconds.
+    const [tty, piped] = await Promise.all([onTerminal(LONG), cli(LONG)]);
     expect(tty.code).toBe(0);
     const first = tty.stdout.indexOf("trigger-long-running-operation: 1/4 (25%)");
     expect(first).toBeGreaterThanOrEqual(0);
@@ -331,7 +332,6 @@ describe("progress, waiting and tasks", () => {
     expect(cleared).toBeGreaterThan(first);
     expect(tty.stdout.slice(cleared + CLEAR.length)).toContain("Long running operation completed. Duration: 2 seconds, Steps: 4.");
 
-    const piped = await cli(LONG);
     expect(piped.code).toBe(0);
     expect(json(piped)).toEqual({ content: [{ type: "text", text: "Long running operation completed. Duration: 2 seconds, Steps: 4." }] });
     expect(piped.stderr).toBe("");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NODE } from "../helpers/everything";
-import { ARTIFACTS, openBrowser, type TestBrowser } from "../helpers/browser";
+import { ARTIFACTS, closeChromium, openBrowser, type TestBrowser } from "../helpers/browser";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { hasSystemTool } from "../helpers/system-tool";
 import { eventually } from "../helpers/wait";
@@ -35,6 +35,7 @@ describe.skipIf(!hasSystemTool("chromium"))("dashboard in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
+    await closeChromium();
     await cli(["daemon", "stop"]);
   });
 
@@ -83,6 +84,8 @@ describe.skipIf(!hasSystemTool("chromium"))("dashboard in Chromium", () => {
     await b.page.getByLabel("Reason (required)").first().fill("moved in the repo");
     await b.page.getByRole("button", { name: "Save" }).click();
     await b.page.getByText("Saved.").waitFor();
+    // The card is loaded again after the status line says so.
+    await b.page.locator("#memory-content").filter({ hasText: "ops/release.sh" }).waitFor();
     expect(await b.page.locator("#memory-content").textContent()).toBe("the deploy script lives in ops/release.sh");
     expect(json(await cli(["get", stored.id, "--json"])).content).toBe("the deploy script lives in ops/release.sh");
 
@@ -95,6 +98,7 @@ describe.skipIf(!hasSystemTool("chromium"))("dashboard in Chromium", () => {
     await b.page.getByText("Recovered.").waitFor();
     const recovered = json(await cli(["get", stored.id, "--json"]));
     expect(recovered.deletedAt).toBeNull();
+    await b.page.getByRole("button", { name: "Forget" }).waitFor();
     expect(await b.page.locator("table tbody tr").count()).toBe(4); // create, modify, forget, recover
     await b.page.screenshot({ path: join(ARTIFACTS, "memory-card.png"), fullPage: true });
     expect(b.errors).toEqual([]);

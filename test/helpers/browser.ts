@@ -1,11 +1,12 @@
 // Headless Chromium for the dashboard's browser tests: Debian's `chromium` driven by playwright-core
-// (no browser download), a fresh profile per browser. Console errors and uncaught page errors are
-// collected so a test can assert there were none. Tests that open one are skipped where Chromium is
-// missing: `hasSystemTool("chromium")` (system-tool.ts).
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+// (no browser download). One Chromium process serves a test file; each browser a test opens is a
+// fresh context of it (its own cookies and storage), which costs far less than a launch. Console
+// errors and uncaught page errors are collected so a test can assert there were none. Tests that
+// open one are skipped where Chromium is missing: `hasSystemTool("chromium")` (system-tool.ts); the
+// file's afterAll calls closeChromium().
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { findSystemTool } from "./system-tool";
 
 function chromiumPath(): string {
@@ -25,14 +26,27 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<TestBrowser> {
-  const profile = mkdtempSync(join(tmpdir(), "signet-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
+let chromiumProcess: Promise<Browser> | undefined;
+
+/** The test file's Chromium, started by the first openBrowser(). */
+function sharedChromium(): Promise<Browser> {
+  chromiumProcess ??= chromium.launch({
     executablePath: chromiumPath(),
-    viewport,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  const page = context.pages()[0] ?? (await context.newPage());
+  return chromiumProcess;
+}
+
+/** Ends the Chromium openBrowser() started, if any: in the afterAll of each file that opens one. */
+export async function closeChromium(): Promise<void> {
+  const running = chromiumProcess;
+  chromiumProcess = undefined;
+  await (await running)?.close();
+}
+
+export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<TestBrowser> {
+  const context = await (await sharedChromium()).newContext({ viewport });
+  const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(`console: ${m.text()}`);
@@ -43,9 +57,6 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
     context,
     page,
     errors,
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close: () => context.close(),
   };
 }

@@ -13,14 +13,18 @@ type AnyCommand = Parameters<typeof runCommand>[0];
 export async function cliOutput(d: TestDaemon, command: unknown, args: string[], url = true): Promise<string> {
   const out: string[] = [];
   const write = process.stdout.write;
+  const log = console.log;
   const signetPath = process.env.SIGNET_PATH;
+  // A command that prints one answer prints it with console.log (src/cli/output.ts), one that streams through process.stdout.
   process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write;
+  console.log = (...parts: unknown[]) => void out.push(`${parts.join(" ")}\n`);
   // The CLI checks that the daemon is the one of its own data directory.
   process.env.SIGNET_PATH = d.dataDir;
   try {
     await runCommand(command as AnyCommand, { rawArgs: url ? ["--url", d.url, ...args] : args });
   } finally {
     process.stdout.write = write;
+    console.log = log;
     if (signetPath === undefined) delete process.env.SIGNET_PATH;
     else process.env.SIGNET_PATH = signetPath;
   }

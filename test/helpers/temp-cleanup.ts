@@ -1,6 +1,9 @@
-// Temporary directories of the whole test run, removed once every test file is done. Loaded first
-// by bunfig.toml's test preload, so its afterAll is global; bun test fires no process "exit" event,
-// so a cleanup registered there never ran and each run left ~300 MB of sandboxes in /tmp.
+// Temporary directories of the tests, removed by a preload-level afterAll (bunfig.toml's test
+// preload loads this first). Under `bun test --parallel` (npm test) each file runs in a fresh global
+// where the preload runs again, so a file's directories go when it is done, after its own afterAll;
+// a plain `bun test` shares one global, and they go once every file is done. bun test fires no
+// process "exit" event, so a cleanup registered there never ran and each run left ~300 MB of
+// sandboxes in /tmp.
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

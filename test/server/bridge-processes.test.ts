@@ -56,12 +56,10 @@ describe("large results", () => {
       expect(r.body.content[0].text).toHaveLength(bytes);
       return performance.now() - started;
     };
-    const median = async (bytes: number) => {
-      const times = [await timed(bytes), await timed(bytes), await timed(bytes)].sort((a, b) => a - b);
-      return times[1]!;
-    };
-    const small = await median(3 * 1024 * 1024);
-    const large = await median(12 * 1024 * 1024);
+    // The fastest of three: a busy machine only ever adds time, to some runs more than to others.
+    const fastest = async (bytes: number) => Math.min(await timed(bytes), await timed(bytes), await timed(bytes));
+    const small = await fastest(3 * 1024 * 1024);
+    const large = await fastest(12 * 1024 * 1024);
     expect(large / small).toBeLessThan(8);
   }, 60_000);
 

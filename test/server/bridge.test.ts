@@ -286,13 +286,16 @@ describe("progress and tasks", () => {
   test("progress renews the timeout of a call that streams it; without streaming the timeout stays a hard bound", async () => {
     await install("everything", everythingStdio());
     const args = { duration: 2, steps: 4 };
-    const streamed = await streamCall("everything", { tool: LONG, arguments: args, timeoutMs: 1200 });
+    // The three calls run side by side on the one server: each is bounded on its own.
+    const [streamed, plain, silent] = await Promise.all([
+      streamCall("everything", { tool: LONG, arguments: args, timeoutMs: 1200 }),
+      call("everything", { tool: LONG, arguments: args, timeoutMs: 1200 }),
+      // No progress before the timeout: refused as a plain 504 too.
+      streamCall("everything", { tool: LONG, arguments: { duration: 2, steps: 1 }, timeoutMs: 600 }),
+    ]);
     expect(streamed.lines.at(-1)!.line.result.content[0].text).toContain("completed");
-    const plain = await call("everything", { tool: LONG, arguments: args, timeoutMs: 1200 });
     expect(plain).toMatchObject({ status: 504, body: { code: "timeout" } });
     expect(plain.body.error).toContain("did not answer within 1200 ms");
-    // No progress before the timeout: refused as a plain 504 too.
-    const silent = await streamCall("everything", { tool: LONG, arguments: { duration: 2, steps: 1 }, timeoutMs: 600 });
     expect(silent).toMatchObject({ status: 504, body: { code: "timeout" }, lines: [] });
   }, 20_000);
 
@@ -326,18 +329,18 @@ describe("progress and tasks", () => {
     expect(tools.body.tools.find((t: any) => t.name === "simulate-research-query").execution).toEqual({ taskSupport: "required" });
     const updates: CallUpdate[] = [];
     // Four stages of a second each outlast 2.5 s; each change of status renews the timeout.
-    const result = await d
+    const streamed = d
       .client()
       .bridge.call("everything", { tool: "simulate-research-query", arguments: { topic: "bun" }, timeoutMs: 2500 }, {
         onUpdate: (u) => updates.push(u),
       });
+    // Without streaming, the same call answers its result (run beside the streamed one: a task takes 4 s).
+    const [result, plain] = await Promise.all([streamed, call("everything", { tool: "simulate-research-query", arguments: { topic: "plain" } })]);
     expect((result.content[0] as any).text).toContain("# Research Report: bun");
     const statuses = updates.map((u) => ("task" in u ? u.task : undefined));
     expect(statuses[0]).toMatchObject({ status: "working", statusMessage: "Gathering sources..." });
     expect(statuses.at(-1)).toMatchObject({ status: "completed" });
     expect(new Set(statuses.map((t) => t?.taskId)).size).toBe(1);
-    // Without streaming, the same call answers its result.
-    const plain = await call("everything", { tool: "simulate-research-query", arguments: { topic: "plain" } });
     expect(plain.status).toBe(200);
     expect(plain.body.content[0].text).toContain("# Research Report: plain");
   }, 30_000);

@@ -3,10 +3,12 @@
 // sessionStorage only. The browser part runs Debian's chromium (test/helpers/browser.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ARTIFACTS, openBrowser } from "../helpers/browser";
+import { ARTIFACTS, closeChromium, openBrowser } from "../helpers/browser";
 import { hasSystemTool } from "../helpers/system-tool";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { call, forgedCallers } from "../helpers/memory-api";
+
+afterAll(closeChromium);
 
 async function assetPaths(td: TestDaemon): Promise<string[]> {
   const html = await (await td.fetch("/")).text();

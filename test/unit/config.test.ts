@@ -54,6 +54,10 @@ describe("defaults (docs/config.md)", () => {
     expect(config.daemon.autostart).toBe(true);
   });
 
+  test("daemon.requestTimeoutMs defaults to 10 s", () => {
+    expect(config.daemon.requestTimeoutMs).toBe(10_000);
+  });
+
   test("daemon.maxBodyBytes defaults to 1 MiB", () => {
     expect(config.daemon.maxBodyBytes).toBe(1024 * 1024);
   });
