@@ -15,6 +15,15 @@ export class McpClients {
   async connect(agent: string, sessionKey?: string): Promise<Client> {
     const headers: Record<string, string> = { "x-signet-agent-id": agent };
     if (sessionKey) headers["x-signet-session-key"] = sessionKey;
+    return this.open(headers);
+  }
+
+  /** A client acting with an API token (team mode): the token's role and agent decide what it may do. */
+  withToken(token: string): Promise<Client> {
+    return this.open({ authorization: `Bearer ${token}` });
+  }
+
+  private async open(headers: Record<string, string>): Promise<Client> {
     const client = new Client({ name: this.name, version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${this.url()}/mcp`), { requestInit: { headers } }));
     await client.listTools();

@@ -3,15 +3,13 @@
 // too, which the daemon's answer check does not see), the permission every route and agent_* tool
 // takes from its operation, and a path under the area that no operation declares.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { z } from "zod";
 import { AGENTS_API } from "../../src/contracts/agents";
 import { fillPath, type Operation } from "../../src/contracts/operation";
 import { permissionFor } from "../../src/server/permissions";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { bearer, exactly, roleTokens } from "../helpers/operations";
-import { callTool } from "../helpers/mcp-client";
+import { callTool, McpClients } from "../helpers/mcp-client";
 import { call, expectError } from "../helpers/memory-api";
 
 describe("the typed client", () => {
@@ -93,13 +91,9 @@ describe("permissions from the operations", () => {
   });
 
   test("the agent_* tools take their permission from the operation they call, and list its answer as their output", async () => {
-    const connect = async (token: string) => {
-      const client = new Client({ name: "agents-ops-test", version: "1" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`), { requestInit: { headers: bearer(token) } }));
-      return client;
-    };
-    const readonly = await connect(tokens.readonly);
-    const agent = await connect(tokens.agent);
+    const mcp = new McpClients(() => td.url, "agents-ops-test");
+    const readonly = await mcp.withToken(tokens.readonly);
+    const agent = await mcp.withToken(tokens.agent);
     try {
       const listed = (await agent.listTools()).tools;
       const outputs: Record<string, z.ZodObject> = {
@@ -118,8 +112,7 @@ describe("permissions from the operations", () => {
       expect(sent.structured).toMatchObject({ fromAgentId: "ops-agent", toAgentId: "ops-peer", meta: { unknownRecipient: true } });
       expect((await callTool(agent, "agent_message_inbox", { include_sent: true })).structured.items.map((m: { content: string }) => m.content)).toContain("over mcp");
     } finally {
-      await readonly.close();
-      await agent.close();
+      await mcp.closeAll();
     }
   });
 });

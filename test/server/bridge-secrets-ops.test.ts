@@ -4,8 +4,6 @@
 // permission every route and secret_* / mcp_server_* tool takes from its operation, and paths under
 // the areas that no operation declares.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { z } from "zod";
 import { BRIDGE_API } from "../../src/contracts/bridge";
 import { fillPath, type Operation } from "../../src/contracts/operation";
@@ -15,7 +13,7 @@ import { permissionFor } from "../../src/server/permissions";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { bearer, exactly, roleTokens } from "../helpers/operations";
 import { fakeStdio } from "../helpers/fake-server";
-import { callTool } from "../helpers/mcp-client";
+import { callTool, McpClients } from "../helpers/mcp-client";
 import { call, expectError } from "../helpers/memory-api";
 import { eventually } from "../helpers/wait";
 
@@ -134,13 +132,9 @@ describe("permissions from the operations", () => {
   });
 
   test("the secret_* and mcp_server_* tools take their permission from the operation they call, and list its answer as their output", async () => {
-    const connect = async (token: string) => {
-      const client = new Client({ name: "bridge-secrets-ops-test", version: "1" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`), { requestInit: { headers: bearer(token) } }));
-      return client;
-    };
-    const readonly = await connect(tokens.readonly);
-    const agent = await connect(tokens.agent);
+    const mcp = new McpClients(() => td.url, "bridge-secrets-ops-test");
+    const readonly = await mcp.withToken(tokens.readonly);
+    const agent = await mcp.withToken(tokens.agent);
     try {
       const listed = (await agent.listTools()).tools;
       const outputs: Record<string, z.ZodObject> = { secret_exec: SECRETS_API.exec.response, secret_exec_status: SECRETS_API.status.response };
@@ -168,8 +162,7 @@ describe("permissions from the operations", () => {
       expect(status.isError).toBe(false);
       exactly(SECRETS_API.status.response, status.structured);
     } finally {
-      await readonly.close();
-      await agent.close();
+      await mcp.closeAll();
     }
   });
 });

@@ -4,14 +4,12 @@
 // client and the tools, a token whose role lacks it is refused, and the hooks' one route with an
 // `:event` parameter answers like the five routes it stands for.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ApiError, SignetClient } from "../../src/client/client";
 import { HOOK_EVENTS } from "../../src/contracts/hook-events";
 import { permissionFor } from "../../src/server/permissions";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { roleTokens } from "../helpers/operations";
-import { callTool } from "../helpers/mcp-client";
+import { callTool, McpClients } from "../helpers/mcp-client";
 import { call, expectError } from "../helpers/memory-api";
 
 test("each hook, session and feedback path needs the permission it always did; deeper paths none", () => {
@@ -61,15 +59,9 @@ describe("the hooks' route", () => {
 describe("with API tokens", () => {
   let td: TestDaemon;
   const tokens: Record<"agent" | "readonly", string> = { agent: "", readonly: "" };
-  const mcpClients: Client[] = [];
+  const mcpClients = new McpClients(() => td.url, "sessions-ops");
   const asToken = (token: string) => new SignetClient({ baseUrl: td.url, token });
-  async function mcp(token: string): Promise<Client> {
-    const client = new Client({ name: "sessions-ops", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    await client.listTools();
-    mcpClients.push(client);
-    return client;
-  }
+  const mcp = (token: string) => mcpClients.withToken(token);
   async function refused(promise: Promise<unknown>, mentions: string): Promise<void> {
     const err = await promise.then(
       () => null,
@@ -84,7 +76,7 @@ describe("with API tokens", () => {
     Object.assign(tokens, await roleTokens(td, "ada"));
   });
   afterAll(async () => {
-    for (const c of mcpClients) await c.close().catch(() => {});
+    await mcpClients.closeAll();
     await td.stop();
   });
 
