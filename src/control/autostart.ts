@@ -57,7 +57,15 @@ export function autostarter(config: Config, log: Logger, env: Env = process.env)
           "Run `signet daemon start` once to create it there, or set SIGNET_PATH to your data directory",
       );
     }
-    const { startBackground, waitFor } = await import("./daemon-process");
+    const { explainNoAnswer, runningDaemon, startBackground, waitFor } = await import("./daemon-process");
+    // One look before starting anything: a daemon that runs began listening after the client looked
+    // (retry), or runs at another address than the client's (say where; starting one would fail).
+    const running = runningDaemon(config.dataDir);
+    if (running) {
+      const elsewhere = explainNoAnswer(config, config.daemon.url, "connection refused", false, running);
+      if (elsewhere === undefined) return true;
+      throw new DaemonNotStartedError(config.daemon.url, elsewhere);
+    }
     const { isLockHeld } = await import("./lock");
     try {
       const info = await startBackground(config, { port: url.port || "80" }, log);

@@ -75,13 +75,21 @@ export async function readStatus(config: Config): Promise<Status> {
 }
 
 /**
- * What to tell a client that got no answer at `url` while the data directory's daemon runs (its lock
- * is held and the process its pid file names is alive): that it hangs on that port, or that it runs
- * on another. Undefined when no daemon of this data directory runs, where "not running" is right.
+ * The data directory's daemon when one runs: the process its pid file names is alive and holds the
+ * lock. One read of the pid file; the lock is probed only when that process lives.
  */
-export function explainNoAnswer(config: Config, url: string, detail: string, silent: boolean): string | undefined {
-  const info = isLockHeld(config.dataDir) ? readPidFile(config.dataDir) : null;
-  if (!info || !alive(info.pid)) return undefined;
+export function runningDaemon(dataDir: string): PidInfo | null {
+  const info = readPidFile(dataDir);
+  return info && alive(info.pid) && isLockHeld(dataDir) ? info : null;
+}
+
+/**
+ * What to tell a client that got no answer at `url` while the data directory's daemon runs
+ * (`info`, looked up unless the caller has): that it hangs on that port, or that it runs on
+ * another. Undefined when no daemon of this data directory runs, where "not running" is right.
+ */
+export function explainNoAnswer(config: Config, url: string, detail: string, silent: boolean, info = runningDaemon(config.dataDir)): string | undefined {
+  if (!info) return undefined;
   const called = new URL(url);
   if (silent && info.port === (Number(called.port) || 80)) {
     return (
