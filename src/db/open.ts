@@ -23,6 +23,9 @@ export function openDatabase(path: string, options: { cacheMiB?: number } = {}):
   // NORMAL in WAL mode: a commit survives a killed process (kill -9); only power loss can drop the tail.
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
+  // A group commit runs each write in a savepoint; their statement journal outgrows SQLite's 64 KiB
+  // in-memory spill limit and went to a temp file, opened and written for every commit.
+  db.run("PRAGMA temp_store = MEMORY");
   if (options.cacheMiB !== undefined) db.run(`PRAGMA cache_size = -${Math.round(options.cacheMiB * 1024)}`);
   return db;
 }
