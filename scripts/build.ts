@@ -9,11 +9,11 @@ const dist = join(root, "dist");
 const RELEASE_TARGETS = ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-x64", "bun-darwin-arm64"] as const;
 
 async function compile(outfile: string, target?: string): Promise<void> {
-  // The code index's parsing threads and document sources' PDF thread run entrypoints of their own
-  // (src/core/code/parse-pool.ts, src/core/sources/pdf.ts); entries are named flat so each worker
+  // The code index's parsing threads, document sources' PDF thread and the WAL checkpoint thread run
+  // entrypoints of their own (src/core/code/parse-pool.ts, src/core/sources/pdf.ts, src/db/checkpointer.ts); entries are named flat so each worker
   // sits beside the main one, where `new URL("./parse-worker.ts", import.meta.url)` finds it inside
   // the binary.
-  const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts"].map((w) => join(root, w));
+  const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts", "src/db/checkpoint-worker.ts"].map((w) => join(root, w));
   // --splitting: each dynamic import() becomes a chunk of its own in the binary's file system,
   // loaded when it runs, so `signet --version` or a hook does not load (and run) the daemon's code.
   // --bytecode: the chunks are stored compiled, which saves their parse at every start.

@@ -23,6 +23,7 @@ import { SourceService } from "../core/sources/service";
 import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
 import { migrate } from "../db/migrate";
+import { startCheckpointer, type Checkpointer } from "../db/checkpointer";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
 import { codeProjectsPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
@@ -87,10 +88,12 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
   secureDataDir(config.dataDir, log);
   const lock = DaemonLock.acquire(config.dataDir);
   let db: ReturnType<typeof openDatabase> | undefined;
+  let checkpoints: Checkpointer | undefined;
   try {
     db = openDatabase(databasePath(config.dataDir), { cacheMiB: MEMORY_STORE_CACHE_MIB });
     const { applied } = migrate(db);
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
+    checkpoints = startCheckpointer(db, databasePath(config.dataDir), (message) => log.error(message));
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
     const accessLog = new AccessLog(db, log);
@@ -231,6 +234,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // After the bridge and the server: the last calls they record are written too.
           analytics.stop();
           context.code.close();
+          await checkpoints!.stop();
           openDb.close();
           lock.release();
         })();
@@ -238,6 +242,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       },
     };
   } catch (err) {
+    checkpoints?.terminate();
     db?.close();
     lock.release();
     throw err;
