@@ -43,7 +43,7 @@ export function startCheckpointer(db: Database, path: string, onError: (message:
   };
   worker.postMessage({ path, everyMs } satisfies CheckpointMessage);
   // The thread must not keep a daemon that is otherwise done alive.
-  worker.unref();
+  (worker as Worker & { unref(): void }).unref();
   return {
     next: () => new Promise<void>((resolve) => waiting.push(resolve)),
     async stop() {
