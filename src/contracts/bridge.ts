@@ -171,7 +171,6 @@ const ListedServerSchema = answer({ ...installedServer, running: z.boolean() });
 export type ListedServer = z.infer<typeof ListedServerSchema>;
 
 const ServerListResponseSchema = answer({ servers: z.array(ListedServerSchema) });
-export type ServerListResponse = z.infer<typeof ServerListResponseSchema>;
 
 // A tool as its server listed it (MCP `Tool`), passed through as is: whatever else it carries
 // (execution, icons, _meta) is kept, and its input schema is JSON Schema of any shape.
@@ -190,7 +189,6 @@ const BridgeToolSchema = z.looseObject({
 export type BridgeTool = z.infer<typeof BridgeToolSchema>;
 
 const ServerToolsResponseSchema = answer({ server: z.string(), tools: z.array(BridgeToolSchema) });
-export type ServerToolsResponse = z.infer<typeof ServerToolsResponseSchema>;
 
 const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
 

@@ -7,7 +7,6 @@
 import type { Database } from "bun:sqlite";
 import { RECALL_STRONG_SCORE } from "../../contracts/scores";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
-import { SignetError } from "../../contracts/errors";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";

@@ -80,7 +80,7 @@ export class SourceService {
   constructor(
     db: Database,
     private readonly embeddings: EmbeddingWorker | null,
-    private readonly log?: Logger,
+    log?: Logger,
   ) {
     this.store = new SourceStore(db);
     this.vectors = new SourceVectors(this.store, log);

@@ -2,7 +2,6 @@
 import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
 import { call } from "../api";
 import type { Page } from "../page";
-import type { InboxResponse, PresenceListResponse } from "../types";
 import { empty, errorLine, h, replace, when } from "../ui";
 
 export const agentsPage: Page = ({ root, refreshMs }) => {

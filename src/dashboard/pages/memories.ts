@@ -6,7 +6,7 @@ import type { BodyOf } from "../../contracts/operation";
 import type { RecallAnswerOf } from "../../contracts/recall";
 import { agentId, call } from "../api";
 import type { Page } from "../page";
-import type { ListResponse, Memory, MemoryWithHistory, RecallResponse, RecallResult } from "../types";
+import type { Memory, MemoryWithHistory, RecallResult } from "../types";
 import { empty, errorLine, excerpt, h, replace, when } from "../ui";
 
 function memoryItem(m: Memory | RecallResult): HTMLElement {

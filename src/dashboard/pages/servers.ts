@@ -4,7 +4,7 @@
 import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
 import { call } from "../api";
 import type { Page } from "../page";
-import type { BridgeTool, ListedServer, ServerListResponse, ServerToolsResponse } from "../types";
+import type { BridgeTool, ListedServer } from "../types";
 import { empty, errorLine, h, replace } from "../ui";
 
 function listView(root: HTMLElement): void {

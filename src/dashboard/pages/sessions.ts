@@ -3,7 +3,7 @@
 import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
 import { agentId, call } from "../api";
 import type { Page } from "../page";
-import type { MemoryWithHistory, SessionDetail, SessionListResponse, SessionMemory, SessionSearchResponse, SessionSummary, SessionToolsResponse } from "../types";
+import type { SessionMemory, SessionSummary } from "../types";
 import { empty, errorLine, excerpt, h, replace, when } from "../ui";
 
 /** Characters of a memory shown in a session's list; the whole memory is a click away. */

@@ -4,7 +4,6 @@
 import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
 import { call } from "../api";
 import type { Page } from "../page";
-import type { AlertsResponse, AnalyticsResponse, UnusedResponse } from "../types";
 import { bar, empty, errorLine, h, replace, sparkline } from "../ui";
 
 const WINDOWS: Record<string, number> = { "24 hours": 24, "7 days": 168, "30 days": 720 };
