@@ -3,7 +3,7 @@
 // project of the current directory (or --project).
 import { defineCommand } from "citty";
 import { resolve } from "node:path";
-import { API } from "../contracts/api";
+import { CODE_API } from "../contracts/code";
 import { defined, parseInput } from "../contracts/parse";
 import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -39,9 +39,9 @@ const search = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      API.code.search.body,
+      CODE_API.search.body,
       defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug, project: projectFrom(args) }),
-      API.code.search.input,
+      CODE_API.search.input,
     );
     emit(await clientFor(configFromFlags(args)).code.search(body), args, searchText);
   },
@@ -51,7 +51,7 @@ const context = defineCommand({
   meta: { name: "context", description: "A symbol's source, container, callers, callees and its file's imports" },
   args: { ...symbolArg, ...projectArgs, ...clientArgs },
   async run({ args }) {
-    const body = parseInput(API.code.context.body, { symbol: args.symbol, project: projectFrom(args) }, API.code.context.input);
+    const body = parseInput(CODE_API.context.body, { symbol: args.symbol, project: projectFrom(args) }, CODE_API.context.input);
     const result = await clientFor(configFromFlags(args)).code.context(body);
     emit(result, args, contextText);
     failIfUnresolved(result.definition !== undefined || (result.candidates?.length ?? 0) > 0);
@@ -69,9 +69,9 @@ const blast = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      API.code.blast.body,
+      CODE_API.blast.body,
       defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction, project: projectFrom(args) }),
-      API.code.blast.input,
+      CODE_API.blast.input,
     );
     const result = await clientFor(configFromFlags(args)).code.blast(body);
     emit(result, args, blastText);
@@ -119,7 +119,7 @@ const clear = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(API.code.clear.body, defined({ confirm: args.confirm, project: projectFrom(args) }), API.code.clear.input);
+    const body = parseInput(CODE_API.clear.body, defined({ confirm: args.confirm, project: projectFrom(args) }), CODE_API.clear.input);
     emit(await clientFor(configFromFlags(args)).code.clear(body), args, clearText);
   },
 });

@@ -6,8 +6,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SignetClient } from "../client/client";
 import { defined, parseInput } from "../contracts/parse";
-import { API } from "../contracts/api";
-import type { IngestReport, SourceSearchResponse, SourceSummary } from "../contracts/sources";
+import { SOURCES_API, type IngestReport, type SourceSearchResponse, type SourceSummary } from "../contracts/sources";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { ExitError, EXIT } from "./errors";
 import { num } from "./flags";
@@ -90,7 +89,7 @@ const add = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(API.sources.add.body, defined({ path: resolve(args.path), glob: args.glob }), "source add");
+    const body = parseInput(SOURCES_API.add.body, defined({ path: resolve(args.path), glob: args.glob }), "source add");
     const client = clientFor(configFromFlags(args));
     const r = await withProgress("ingesting", (onProgress) => client.sources.add(body, onProgress));
     emit(r, args, (x) => reportText(x.created ? "added" : "synced", x));
@@ -156,7 +155,7 @@ const search = defineCommand({
   },
   async run({ args }) {
     const body = parseInput(
-      API.sources.search.body,
+      SOURCES_API.search.body,
       defined({ query: args.query, limit: num("limit", args.limit), path: args.path, minScore: num("min-score", args["min-score"]) }),
       "source search",
     );
