@@ -29,7 +29,7 @@ import { errorResponse } from "./http-errors";
 import { credentialNeeded, permissionFor } from "./permissions";
 import { ROUTES } from "../contracts/routes";
 import { principalOf, setPrincipal, type Principal } from "./principal";
-import { isMcpPath, looseForm, requestPath } from "./request-path";
+import { foldedForm, isMcpPath, looseForm, requestPath } from "./request-path";
 
 export type AuthMode = "local" | "team" | "hybrid";
 
@@ -76,8 +76,7 @@ function parseHostHeader(value: string): { name: string; port: number | null } |
  * each operation's `credential`): for the path decoded and as sent, so no spelling skips one.
  */
 export function credentialFor(method: string, path: string): Credential | null {
-  const asSent = path.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
-  return credentialNeeded(method === "HEAD" ? "GET" : method, [looseForm(path), asSent]);
+  return credentialNeeded(method === "HEAD" ? "GET" : method, [looseForm(path), foldedForm(path)]);
 }
 
 function bearer(request: Request): string | null {

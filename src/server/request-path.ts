@@ -14,7 +14,12 @@ export function isMcpPath(path: string): boolean {
   return path === MCP_PATH || path === `${MCP_PATH}/`;
 }
 
-/** The path as a router might read it: percent-decoded, lower case, single slashes, no trailing one. */
+/** The path as sent, folded as a router might: lower case, single slashes, no trailing one. */
+export function foldedForm(path: string): string {
+  return path.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
+}
+
+/** The path as a router might read it: percent-decoded, then folded. */
 export function looseForm(path: string): string {
   let p = path;
   try {
@@ -22,5 +27,5 @@ export function looseForm(path: string): string {
   } catch {
     // undecodable: judge the raw form
   }
-  return p.toLowerCase().replace(/\/{2,}/g, "/").replace(/\/$/, "");
+  return foldedForm(p);
 }
