@@ -326,8 +326,7 @@ export class SignetClient {
    * renews the wait here; a refusal before the call started comes as plain JSON with its status.
    */
   private async streamCall(name: string, body: BridgeCallBody, onUpdate: (update: CallUpdate) => void): Promise<Answer<typeof API.bridge.call>> {
-    const op = R.bridge.call;
-    for await (const text of this.streamLines(op.method, fillPath(op.path, [name]), { body, timeoutMs: this.bridgeWait(body.timeoutMs) })) {
+    for await (const text of this.streamOf(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs) })) {
       const line = JSON.parse(text) as CallStreamLine;
       if ("result" in line) return line.result;
       if ("error" in line) throw new ApiError(STATUS_OF[line.code] ?? 503, line.code, line.error);
@@ -336,14 +335,24 @@ export class SignetClient {
     throw new DaemonUnreachableError(this.baseUrl, "the answer ended before the call's result");
   }
 
-  /** Calls `op` with its path parameters and its body or query, sending the credential it names. */
-  call<O extends Operation>(op: Typed<O>, params: readonly string[], input?: unknown, options: CallOptions = {}): Promise<Answer<O>> {
-    return this.request(op.method, fillPath(op.path, params), {
+  /** How `op` is sent with `input`: as its body or its query, with the credential and the wait it names. */
+  private requestOptions(op: Route, input: unknown, options: CallOptions): RequestOptions {
+    return {
       body: op.takes === "body" ? input : undefined,
       query: op.takes === "query" ? (input as Query | undefined) : undefined,
       credential: options.credential ?? op.credential,
       timeoutMs: options.timeoutMs ?? op.timeoutMs,
-    });
+    };
+  }
+
+  /** Calls `op` with its path parameters and its body or query, sending the credential it names. */
+  call<O extends Operation>(op: Typed<O>, params: readonly string[], input?: unknown, options: CallOptions = {}): Promise<Answer<O>> {
+    return this.request(op.method, fillPath(op.path, params), this.requestOptions(op, input, options));
+  }
+
+  /** The lines of `op`'s streamed answer (its progress, or its events), the request sent as call() sends it. */
+  private streamOf(op: Route, params: readonly string[], input: unknown, options: CallOptions & { accept?: string } = {}): AsyncGenerator<string> {
+    return this.streamLines(op.method, fillPath(op.path, params), { ...this.requestOptions(op, input, options), accept: options.accept });
   }
 
   private bind<Area extends Record<string, Operation>>(area: TypedArea<Area>): Bound<Area> {
@@ -396,8 +405,7 @@ export class SignetClient {
 
   /** The data lines of the message stream (server-sent events), parsed; comments and ids skipped. */
   private async *messageEvents(query: QueryArgs<typeof API.agents.watch.query>, stallMs: number): AsyncGenerator<Answer<typeof API.agents.watch>> {
-    const op = R.agents.watch;
-    for await (const line of this.streamLines(op.method, op.path, { query, timeoutMs: stallMs, accept: "text/event-stream" })) {
+    for await (const line of this.streamOf(R.agents.watch, [], query, { timeoutMs: stallMs, accept: "text/event-stream" })) {
       if (line.startsWith("data: ")) yield JSON.parse(line.slice("data: ".length)) as Answer<typeof API.agents.watch>;
     }
   }
@@ -446,10 +454,7 @@ export class SignetClient {
   readonly transfer = {
     ...this.bind(R.transfer),
     /** The export file's lines: its header, then one memory each. */
-    export: (query: QueryArgs<typeof API.transfer.export.query> = {}) => {
-      const op = R.transfer.export;
-      return this.streamLines(op.method, op.path, { query, credential: op.credential });
-    },
+    export: (query: QueryArgs<typeof API.transfer.export.query> = {}) => this.streamOf(R.transfer.export, [], query),
   };
 
   /** Document sources (docs/api.md#sources): adding, syncing and removing need the admin token. */
@@ -463,7 +468,7 @@ export class SignetClient {
   /** An add or sync: its JSON answer, or with `onProgress` its progress lines, each renewing the op's long wait, then that answer. */
   private async ingest<O extends typeof API.sources.add | typeof API.sources.sync>(op: Typed<O>, body: unknown, onProgress?: SourceProgress): Promise<Answer<O>> {
     if (!onProgress) return this.call(op, [], body);
-    for await (const text of this.streamLines(op.method, op.path, { body, credential: op.credential, timeoutMs: op.timeoutMs })) {
+    for await (const text of this.streamOf(op, [], body)) {
       const line = JSON.parse(text) as SourceStreamLine;
       if ("result" in line) return line.result as Answer<O>;
       if ("error" in line) throw new ApiError(STATUS_OF[line.code as ErrorCode] ?? 503, line.code, line.error);
