@@ -17,7 +17,7 @@ async function main(): Promise<number> {
   // A harness waits on `signet hook` at every prompt: it skips the command tree (src/cli/hook.ts).
   if (args[0] === "hook" && !args.includes("--help") && !args.includes("-h")) return (await import("./cli/hook")).runHookArgs(args.slice(1));
   // Help text is colored only for a terminal.
-  if (process.env.NO_COLOR === undefined && !(await import("./cli/output")).stdoutIsTerminal()) process.env.NO_COLOR = "1";
+  if (process.env.NO_COLOR === undefined && !(await import("./os/terminal")).isTerminal(1)) process.env.NO_COLOR = "1";
   const { runCli } = await import("./cli/index");
   return runCli(args);
 }

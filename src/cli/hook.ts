@@ -7,7 +7,7 @@
 // config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
 // mistake in the command itself (unknown event or harness) is a usage error.
 import type { CommandDef } from "citty";
-import { fstatSync } from "node:fs";
+import { isTerminal } from "../os/terminal";
 import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client";
 import { loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
@@ -55,22 +55,9 @@ function note(message: string): void {
   process.stderr.write(`signet hook: ${message}\n`);
 }
 
-/**
- * Whether stdin is a terminal. A harness pipes the hook JSON in; only a character device can be a
- * terminal, and only then is node:tty loaded (which costs more than the rest of a hook's start).
- */
-async function stdinIsTerminal(): Promise<boolean> {
-  try {
-    if (!fstatSync(0).isCharacterDevice()) return false;
-  } catch {
-    return false;
-  }
-  return (await import("node:tty")).isatty(0);
-}
-
 /** Bun's own stdin, not process.stdin: Node's stream machinery costs milliseconds at every prompt. */
 async function readStdin(): Promise<string> {
-  if (await stdinIsTerminal()) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
+  if (isTerminal(0)) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = Bun.stdin.stream().getReader();

@@ -5,7 +5,7 @@
 // And the layout of every command's help, wrapped to the terminal's width.
 // A command that prints one answer does it without process.stdout: building Node's stdout stream
 // costs a short command more than the rest of its start. Commands that stream use stdout().
-import { fstatSync } from "node:fs";
+import { isTerminal } from "../os/terminal";
 import { terminalJson, terminalText } from "./terminal-text";
 
 export interface OutputFlags {
@@ -16,17 +16,7 @@ export interface OutputFlags {
 export function wantsJson(flags: OutputFlags): boolean {
   if (flags.json) return true;
   if (flags.pretty) return false;
-  return !stdoutIsTerminal();
-}
-
-/** Whether stdout is a terminal: only a character device can be one, and only then is process.stdout asked. */
-export function stdoutIsTerminal(): boolean {
-  try {
-    if (!fstatSync(1).isCharacterDevice()) return false;
-  } catch {
-    return false;
-  }
-  return process.stdout.isTTY === true;
+  return !isTerminal(1);
 }
 
 /** A readable rendering on stdout, its control and bidi characters shown as escapes. */
@@ -103,7 +93,7 @@ export interface HelpDoc {
 export function helpWidth(): number {
   const columns = Number(process.env.COLUMNS);
   if (Number.isInteger(columns) && columns > 0) return Math.max(columns, 40);
-  const terminal = stdoutIsTerminal() ? process.stdout.columns : 0;
+  const terminal = isTerminal(1) ? process.stdout.columns : 0;
   return terminal > 0 ? Math.max(Math.min(terminal, 80), 40) : 80;
 }
 
@@ -155,7 +145,7 @@ function entriesText(entries: HelpEntry[], width: number): string {
 /** A command's help laid out to fit the width; headings bold on a terminal that takes colour. */
 export function renderHelp(doc: HelpDoc): string {
   const width = helpWidth();
-  const color = stdoutIsTerminal() && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+  const color = isTerminal(1) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
   const heading = (h: string) => (color ? `\x1b[1m${h}\x1b[22m` : h);
   const blocks = [wrap(doc.summary, width).join("\n"), hanging(heading("Usage: "), doc.usage, width)];
   for (const { heading: h, entries } of doc.sections) {
