@@ -57,15 +57,18 @@ export type InputArgs<O extends Operation> = O extends { body: infer B extends z
 
 export type Answer<O extends Operation> = z.output<O["response"]>;
 
+/** A path parameter: `:name`, one segment. */
+const PARAM = /:[^/]+/g;
+
 /** The path with its parameters filled in, each encoded as one segment. */
 export function fillPath(path: string, params: readonly string[]): string {
   let i = 0;
-  return path.replace(/:[^/]+/g, () => encodeURIComponent(params[i++] ?? ""));
+  return path.replace(PARAM, () => encodeURIComponent(params[i++] ?? ""));
 }
 
 /** How many parameters a path takes. */
 export function paramCount(path: string): number {
-  return path.match(/:[^/]+/g)?.length ?? 0;
+  return path.match(PARAM)?.length ?? 0;
 }
 
 /** The body an operation takes, as a caller writes it. */

@@ -113,9 +113,7 @@ function failureText(tool: string, err: unknown): string {
   return `${tool} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-
 /** The answer of a tool with an output schema: `render`'s text for the model, the value itself as structuredContent. */
 export function rendered<S>(value: S, render: (value: S) => string): ToolResult<S> {
   return { content: [{ type: "text", text: render(value) }], structuredContent: value };
 }
-
