@@ -7,21 +7,8 @@ import { answer } from "./answer";
 import type { ErrorBody } from "./errors";
 import { intString } from "./memory";
 import { operation } from "./operation";
+import { RESERVED_SERVER_NAMES } from "./bridge-names";
 import { ROUTES } from "./routes";
-
-/** Words of the `signet mcp` command line; a server by one of these names could never be called. */
-export const RESERVED_SERVER_NAMES = [
-  "list",
-  "add",
-  "remove",
-  "enable",
-  "disable",
-  "import",
-  "analytics",
-  "serve",
-  "help",
-  "list-tools",
-] as const;
 
 export const ServerNameSchema = z
   .string()

@@ -112,7 +112,7 @@ export type NoteRequest = z.output<typeof NoteRequestSchema>;
 
 const reason = z.string().trim().min(1, "is required: say why").max(2000);
 
-export const ModifyRequestSchema = z
+const ModifyRequestSchema = z
   .object({
     reason,
     content: ContentSchema.optional(),
@@ -129,10 +129,10 @@ export const ModifyRequestSchema = z
   });
 export type ModifyRequest = z.output<typeof ModifyRequestSchema>;
 
-export const ForgetRequestSchema = z.object({ reason, force: z.boolean().optional(), agentId: AgentIdSchema.optional() }).strict();
+const ForgetRequestSchema = z.object({ reason, force: z.boolean().optional(), agentId: AgentIdSchema.optional() }).strict();
 export type ForgetRequest = z.output<typeof ForgetRequestSchema>;
 
-export const RecoverRequestSchema = z.object({ reason: reason.optional(), agentId: AgentIdSchema.optional() }).strict().default({});
+const RecoverRequestSchema = z.object({ reason: reason.optional(), agentId: AgentIdSchema.optional() }).strict().default({});
 export type RecoverRequest = z.output<typeof RecoverRequestSchema>;
 
 export const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { RESERVED_SERVER_NAMES } from "../../src/contracts/bridge";
+import { RESERVED_SERVER_NAMES } from "../../src/contracts/bridge-names";
 import { readHarnessServers } from "../../src/harness/mcp-import";
 import { HarnessConfigError } from "../../src/harness/plan";
 

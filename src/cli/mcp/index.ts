@@ -1,7 +1,7 @@
 // `signet mcp ...`: the reserved words are commands of their own (list, add, remove, ...); any
 // other first word names an installed server, whose tools become subcommands (docs/api.md#bridge).
 import { defineCommand } from "citty";
-import { RESERVED_SERVER_NAMES } from "../../contracts/bridge";
+import { RESERVED_SERVER_NAMES } from "../../contracts/bridge-names";
 import { UsageError } from "../errors";
 import { runTree, type AnyCommand } from "../run";
 

@@ -1,0 +1,54 @@
+// What a short command evaluates when it starts: the binary is built with code splitting
+// (scripts/build.ts), so a chunk's static imports run when it loads and its dynamic imports only
+// when called. The commands run most often must not reach zod through a static import: building
+// zod's schemas cost `signet list` and `signet mcp <server> <tool>` about a third of their start
+// (docs/benchmarks.md#cli-start). The configuration's schema is loaded lazily, on a cache miss.
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/temp-cleanup";
+
+const root = join(import.meta.dir, "..", "..");
+
+/** The modules each entry evaluates when it loads: its chunk and every chunk it imports statically. */
+async function staticModules(entries: string[]): Promise<Map<string, string[]>> {
+  const outdir = tempDir();
+  const built = await Bun.build({
+    entrypoints: entries.map((e) => join(root, e)),
+    outdir,
+    target: "bun",
+    format: "esm",
+    splitting: true,
+    naming: { entry: "[dir]/[name].[ext]", chunk: "[name]-[hash].[ext]" },
+    root,
+  });
+  expect(built.success).toBe(true);
+  const text = (file: string) => readFileSync(join(outdir, file), "utf8");
+  const closure = (file: string, seen = new Set<string>()): Set<string> => {
+    if (seen.has(file)) return seen;
+    seen.add(file);
+    const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+    // `import ... from "./x.js"` and `import "./x.js"`, not `import("./x.js")`.
+    for (const m of text(file).matchAll(/\bimport\s*(?:[^"'()]*?\bfrom\s*)?["']([^"']+\.js)["']/g)) {
+      const target = join(dir, m[1]!).replace(/^\.\//, "");
+      closure(target, seen);
+    }
+    return seen;
+  };
+  const result = new Map<string, string[]>();
+  for (const entry of entries) {
+    const file = entry.replace(/\.ts$/, ".js");
+    result.set(entry, [...closure(file)].flatMap((f) => [...text(f).matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!)));
+  }
+  return result;
+}
+
+test("the memory commands and `signet mcp` load no zod and no schemas when they start", async () => {
+  const entries = ["src/cli/memory.ts", "src/cli/mcp/index.ts", "src/cli/mcp/call.ts", "src/cli/agents.ts"];
+  const modules = await staticModules(entries);
+  const zod = (entry: string) => modules.get(entry)!.filter((m) => m.startsWith("node_modules/zod/"));
+  // The check sees what it should: `signet agents` checks its flags with its contract's schemas.
+  expect(zod("src/cli/agents.ts").length).toBeGreaterThan(0);
+  expect(modules.get("src/cli/memory.ts")).toContain("src/cli/flags.ts");
+  for (const entry of entries.slice(0, 3)) expect({ entry, zod: zod(entry) }).toEqual({ entry, zod: [] });
+});
