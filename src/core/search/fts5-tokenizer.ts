@@ -35,17 +35,36 @@ function classOf(cp: number): number {
   return lo & 1 ? TOKEN : SEP; // lo = how many boundaries are at or below cp
 }
 
+type Run = [first: number, count: number, step: number, target: number, targetStep: number];
+
+// The tables and the token cache are built on the first tokenize(), not when the module loads:
+// processes that only import something beside it (signet-mcp's renderers) do not pay ~30 ms of
+// start for 65,536-entry tables and a 2 MB cache they never use.
+//
 // The BMP, where nearly all text lives, gets flat tables; astral code points take the slow path.
 // Lone surrogates stay separators, like the U+FFFD they become on their way into SQLite.
-const BMP_CLASS = new Uint8Array(0x10000);
-for (let c = 0; c < 0x10000; c++) if ((c & 0xf800) !== 0xd800) BMP_CLASS[c] = classOf(c);
-for (const c of runningSum(base36(CONTINUE_ONLY))) BMP_CLASS[c] = CONTINUES;
-
+let BMP_CLASS = new Uint8Array(0);
 /** Folded code unit for each BMP character (0: dropped); astral runs are kept aside. */
-const BMP_FOLD = new Uint16Array(0x10000).map((_, c) => c);
-type Run = [first: number, count: number, step: number, target: number, targetStep: number];
+let BMP_FOLD = new Uint16Array(0);
 const astralFolds: Run[] = [];
-{
+
+// The token cache: an open-addressing hash table from a raw span of text to its token, probed from
+// the text itself (the hash is taken while scanning, keys are compared in place), so a repeated word
+// costs no substring and no string hashing: twice as fast as a Map. Emptied when half full, which
+// bounds it without deletions.
+const SLOTS = 1 << 18;
+let slotKey: (string | undefined)[] = [];
+let slotToken: string[] = [];
+let slotHash = new Int32Array(0);
+let cached = 0;
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+function buildTables(): void {
+  BMP_CLASS = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) if ((c & 0xf800) !== 0xd800) BMP_CLASS[c] = classOf(c);
+  for (const c of runningSum(base36(CONTINUE_ONLY))) BMP_CLASS[c] = CONTINUES;
+  BMP_FOLD = new Uint16Array(0x10000).map((_, c) => c);
   const r = base36(FOLD_RUNS);
   for (let i = 0, first = 0; i < r.length; i += 5) {
     first += r[i]!;
@@ -53,6 +72,9 @@ const astralFolds: Run[] = [];
     if (first > 0xffff) astralFolds.push([first, count, step, target, targetStep]);
     else for (let k = 0; k < count; k++) BMP_FOLD[first + k * step] = target + k * targetStep;
   }
+  slotKey = new Array(SLOTS).fill(undefined);
+  slotToken = new Array(SLOTS).fill("");
+  slotHash = new Int32Array(SLOTS);
 }
 
 function foldAstral(cp: number): number {
@@ -66,23 +88,12 @@ function foldAstral(cp: number): number {
 /** SEP, TOKEN or CONTINUES. */
 const classOfCodePoint = (cp: number): number => (cp > 0xffff ? classOf(cp) : BMP_CLASS[cp]!);
 
-// The token cache: an open-addressing hash table from a raw span of text to its token, probed from
-// the text itself (the hash is taken while scanning, keys are compared in place), so a repeated word
-// costs no substring and no string hashing: twice as fast as a Map. Emptied when half full, which
-// bounds it without deletions.
-const SLOTS = 1 << 18;
-const slotKey: (string | undefined)[] = new Array(SLOTS).fill(undefined);
-const slotToken: string[] = new Array(SLOTS).fill("");
-const slotHash = new Int32Array(SLOTS);
-let cached = 0;
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-
 /**
  * The tokens FTS5's `porter unicode61 remove_diacritics 2` tokenizer emits for text, in order,
  * duplicates kept: for documents and queries alike.
  */
 export function tokenize(text: string): string[] {
+  if (BMP_CLASS.length === 0) buildTables();
   const tokens: string[] = [];
   const n = text.length;
   let i = 0;
