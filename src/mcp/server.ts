@@ -4,6 +4,7 @@
 // whatever becomes of this process afterwards, the call is on record.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SignetClient } from "../client/client";
 import { OWN_TOOL_HEADER } from "../contracts/analytics";
@@ -73,8 +74,19 @@ interface McpServerOptions {
  * `ctx` carries what the transport knows of the caller (stdio: SIGNET_SESSION_KEY and the working
  * directory; /mcp: the session header and the token's role). The client must send `toolCallHeaders`.
  */
+/**
+ * One JSON Schema validator for every server of the process: the SDK otherwise builds a new Ajv
+ * (meta-schemas and formats) for each server, and /mcp makes a server per request: that was about
+ * half of a tool call's cost over the HTTP API.
+ */
+let schemaValidator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, options: McpServerOptions = {}): McpServer {
-  const server = new McpServer({ name: "signet", version: VERSION }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  schemaValidator ??= new AjvJsonSchemaValidator();
+  const server = new McpServer(
+    { name: "signet", version: VERSION },
+    { capabilities: { logging: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: schemaValidator },
+  );
   for (const tool of TOOLS) {
     tool(({ name, title, description, input, output, annotations, calls: op, call }) =>
       server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args) => {
