@@ -47,7 +47,8 @@ export async function runStdioServer(): Promise<number> {
   const log = createLogger("signet-mcp");
   let config;
   try {
-    config = loadConfig();
+    // The last validation of the same input (src/config/cache.ts), as the CLI and the hook do.
+    config = loadConfig({ cached: true });
   } catch (err) {
     log.error((err as Error).message);
     return 2;
