@@ -17,6 +17,8 @@ export const ConfigSchema = z
         autostart: z.boolean().default(true),
         /** How long the CLI and signet-mcp wait for the daemon's answer to a request that sets no bound of its own. */
         requestTimeoutMs: z.number().int().min(100).default(10_000),
+        /** Seconds a connection may stay silent before the daemon closes it (Bun's idle timeout; streams are exempt). */
+        idleTimeoutS: z.number().int().min(1).max(255).default(10),
         maxBodyBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(1024 * 1024),
         /** Host names (besides the loopback names) a request's Host header may carry: docs/security.md. */
         allowedHosts: z.array(z.string().min(1)).default([]),

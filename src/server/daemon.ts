@@ -167,6 +167,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       server = Bun.serve({
         hostname: config.daemon.bind,
         port: config.daemon.port,
+        // Streams and long calls lift it for their own request (context.setIdleTimeout).
+        idleTimeout: config.daemon.idleTimeoutS,
         // The app streams bodies and answers over-limit ones with a JSON 413 without buffering
         // them; this is only the transport's backstop against absurd sizes.
         maxRequestBodySize: Math.max(limit * 64, 1024 * 1024 * 1024),

@@ -430,22 +430,36 @@ describe("GET and DELETE", () => {
   });
 
   test(
-    "a quiet stream outlives Bun's 10-second idle timeout",
+    "a quiet stream outlives the daemon's idle timeout (daemon.idleTimeoutS), which closes a silent connection",
     async () => {
-      const hub = td.daemon.context.mcpStreams;
-      const res = await td.fetch("/mcp", { headers: { accept: "text/event-stream" } });
-      const reader = res.body!.getReader();
-      await reader.read();
-      // Nothing is sent for 13 s (Bun cuts idle connections after 10-12 s; the keep-alive comes
-      // every 15 s): the connection must still be there.
-      await Bun.sleep(13_000);
-      await hub.toolsChanged();
-      const { value, done } = await reader.read();
-      expect(done).toBe(false);
-      expect(new TextDecoder().decode(value)).toContain("notifications/tools/list_changed");
-      await reader.cancel();
+      const quick = await startTestDaemon({ yaml: "daemon:\n  idleTimeoutS: 2\n" });
+      try {
+        // Both at once: a connection silent after its request, and a stream as silent for longer.
+        const { hostname, port } = new URL(quick.url);
+        const closed = Promise.withResolvers<void>();
+        const idle = await Bun.connect({ hostname, port: Number(port), socket: { data() {}, close: () => closed.resolve(), error: () => closed.resolve() } });
+        idle.write(`GET /health HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+        const hub = quick.daemon.context.mcpStreams;
+        const res = await quick.fetch("/mcp", { headers: { accept: "text/event-stream" } });
+        const reader = res.body!.getReader();
+        await reader.read();
+
+        // The setting applies: Bun closes the silent connection (it checks every 4 s, so after ~4 s).
+        const cut = await Promise.race([closed.promise.then(() => true), Bun.sleep(12_000).then(() => false)]);
+        idle.end();
+        expect(cut).toBe(true);
+        // The stream stays open through more silence than that (its keep-alive comes every 15 s).
+        await Bun.sleep(3_000);
+        await hub.toolsChanged();
+        const { value, done } = await reader.read();
+        expect(done).toBe(false);
+        expect(new TextDecoder().decode(value)).toContain("notifications/tools/list_changed");
+        await reader.cancel();
+      } finally {
+        await quick.stop();
+      }
     },
-    25_000,
+    30_000,
   );
 
   test("GET without Accept: text/event-stream is 406", async () => {
