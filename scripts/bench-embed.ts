@@ -18,7 +18,9 @@ import { procStatFields } from "../src/os/proc-stat";
 
 const ROOT = join(import.meta.dir, "..");
 const DATA = join(ROOT, "../shared/bench/locomo");
-const TARGET_TEXTS_PER_S = 100;
+const TARGET_TEXTS_PER_S = 400;
+/** The least cosine to the TF.js float32 reference, for any text. */
+const TARGET_AGREEMENT = 0.999;
 const TARGET_QUERY_P50_MS = 15;
 const BATCH_SIZES = [1, 16, 64];
 
@@ -219,7 +221,7 @@ if (opts.json) {
   ];
   if (agreement) {
     lines.push(
-      `| cosine vs TF.js reference (${agreement.texts} texts) | min ${agreement.min.toFixed(6)}, mean ${agreement.mean.toFixed(6)} | > 0.99 | ${ok(agreement.min > 0.99)} | |`,
+      `| cosine vs TF.js reference (${agreement.texts} texts) | min ${agreement.min.toFixed(6)}, mean ${agreement.mean.toFixed(6)} | >= ${TARGET_AGREEMENT} | ${ok(agreement.min >= TARGET_AGREEMENT)} | |`,
       `| TF.js reference: load, throughput (batch 16) | ${agreement.referenceLoadMs.toFixed(0)} ms, ${agreement.referenceTextsPerS.toFixed(1)} texts/s | | | |`,
     );
   }

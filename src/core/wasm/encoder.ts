@@ -33,6 +33,7 @@ function flatten(code: Code, out: number[] = []): number[] {
 export const I32 = 0x7f;
 export const V128 = 0x7b;
 export const I64 = 0x7e;
+export const F32 = 0x7d;
 const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
 export const W = {
   get: (i: number) => [0x20, ...uleb(i)],
@@ -56,6 +57,7 @@ export const W = {
   vstore: (off: number) => simd(0x0b, 4, ...uleb(off)),
   vzero: simd(0x0c, ...new Array(16).fill(0)),
   fadd: simd(0xe4),
+  fsub: simd(0xe5),
   fmul: simd(0xe6),
   dot16: simd(0xba), // i32x4.dot_i16x8_s
   add32x4: simd(0xae), // i32x4.add
@@ -74,6 +76,23 @@ export const W = {
   store32: (off: number) => [0x36, 2, ...uleb(off)], // i32.store
   flane: (lane: number) => simd(0x1f, lane), // f32x4.extract_lane
   f32add: [0x92],
+  f32: (v: number) => [0x43, ...new Uint8Array(new Float32Array([v]).buffer)], // f32.const
+  f32load: (off: number) => [0x2a, 2, ...uleb(off)], // f32.load
+  f32abs: [0x8b],
+  f32max: [0x97],
+  f32mul: [0x94],
+  f32div: [0x95],
+  f32gt: [0x5e],
+  f32sqrt: [0x91],
+  f32convert: [0xb2], // f32.convert_i32_s
+  reinterpret32: [0xbc], // i32.reinterpret_f32
+  fsplat: simd(0x13), // f32x4.splat
+  fabs: simd(0xe0), // f32x4.abs
+  sub32x4: simd(0xb1), // i32x4.sub
+  narrow16: simd(0x85), // i16x8.narrow_i32x4_s: two i32x4, each lane saturated to an i16 lane
+  convert32: simd(0xfa), // f32x4.convert_i32x4_s
+  fconst: (v: number) => simd(0x0c, ...new Uint8Array(new Float32Array([v, v, v, v]).buffer)), // v128.const of four equal floats
+  shl32x4: simd(0xab), // i32x4.shl
   block: (body: Code): Code => [0x02, 0x40, body, 0x0b],
   loop: (body: Code): Code => [0x03, 0x40, body, 0x0b],
   if: (then: Code, otherwise?: Code): Code => (otherwise ? [0x04, 0x40, then, 0x05, otherwise, 0x0b] : [0x04, 0x40, then, 0x0b]),
@@ -83,8 +102,9 @@ export const W = {
 
 export interface WasmFunction {
   name: string;
-  /** How many i32 parameters. */
+  /** How many parameters: i32 ones, unless `paramTypes` gives their value types. */
   params: number;
+  paramTypes?: number[];
   /** True when the function returns an i32 (the value left on the stack); otherwise it returns nothing. */
   returnsI32?: boolean;
   /** The value types of the locals after the parameters. */
@@ -100,7 +120,7 @@ export function moduleBytes(fns: WasmFunction[], memory: { initial: number; maxi
   const str = (s: string) => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
   const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
   const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-  const types = fns.map((f) => [0x60, ...vec(new Array(f.params).fill([I32])), ...(f.returnsI32 ? [0x01, I32] : [0x00])]);
+  const types = fns.map((f) => [0x60, ...vec((f.paramTypes ?? new Array(f.params).fill(I32)).map((t) => [t])), ...(f.returnsI32 ? [0x01, I32] : [0x00])]);
   const bodies = fns.map((f) => {
     const b = [...vec(f.locals.map((t) => [1, t])), ...flatten(f.body), 0x0b];
     return [...uleb(b.length), ...b];

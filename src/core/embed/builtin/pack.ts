@@ -1,30 +1,36 @@
-// Packing: the weights into the shared memory at the offsets of the layout, dense kernels in 16-column
-// panels for the GEMM kernel, plus the precomputed timing signal.
-import { NR } from "./kernel";
+// Packing: the weights into the shared memory at the offsets of the layout, dense kernels as int16
+// pairs in 16-column panels for the integer GEMM kernel, plus the precomputed timing signal.
+import { packPairs } from "./kernel";
 import type { Dense, Layout, Norm } from "./layout";
 import { MAX_TOKENS } from "./limits";
+import type { StoredTensor } from "./q8";
 
 const ENC = "module_apply_default/Encoder_en/KonaTransformer/Encode";
 const KERNEL = "module/Encoder_en/KonaTransformer/Encode";
 
-export function fillMemory(memory: WebAssembly.Memory, layout: Layout, weights: Map<string, Float32Array>): void {
+export function fillMemory(memory: WebAssembly.Memory, layout: Layout, weights: Map<string, StoredTensor>): void {
   const f32 = new Float32Array(memory.buffer);
+  const stored = (name: string, size: number): StoredTensor => {
+    const t = weights.get(name);
+    if (!t || t.shape.reduce((a, b) => a * b, 1) !== size) throw new Error(`builtin model: weight ${name} missing or of the wrong size`);
+    return t;
+  };
+  const wrong = (name: string, t: StoredTensor, encoding: string) => new Error(`builtin model: weight ${name} is stored as ${t.encoding}, not ${encoding}`);
   const get = (name: string, size: number): Float32Array => {
-    const w = weights.get(name);
-    if (!w || w.length !== size) throw new Error(`builtin model: weight ${name} missing or of the wrong size`);
-    return w;
+    const t = stored(name, size);
+    if (t.encoding !== "f32") throw wrong(name, t, "f32");
+    return t.values;
+  };
+  const int8 = (name: string, size: number, encoding: "q8col" | "q8row"): { q: Int8Array; scales: Float32Array } => {
+    const t = stored(name, size);
+    if (t.encoding === "f32" || t.encoding !== encoding) throw wrong(name, t, encoding);
+    return t;
   };
   const put = (at: number, values: Float32Array) => f32.set(values, at >> 2);
   const dense = (d: Dense, kernel: string, bias: string) => {
-    const w = get(kernel, d.k * d.n);
-    const base = d.w >> 2;
-    for (let p = 0; p < d.n / NR; p++) {
-      for (let k = 0; k < d.k; k++) {
-        const dst = base + (p * d.k + k) * NR;
-        const src = k * d.n + p * NR;
-        for (let j = 0; j < NR; j++) f32[dst + j] = w[src + j]!;
-      }
-    }
+    const w = int8(kernel, d.k * d.n, "q8col");
+    packPairs(w.q, d.k, d.n, new Int16Array(memory.buffer, d.w, ((d.k + 1) >> 1) * 2 * d.n));
+    put(d.scales, w.scales);
     put(d.b, get(bias, d.n));
   };
   const norm = (n: Norm, prefix: string) => {
@@ -46,7 +52,9 @@ export function fillMemory(memory: WebAssembly.Memory, layout: Layout, weights: 
   dense(layout.l0.residual, `${ENC}/Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`, `${ENC}/Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`);
   layer(1, layout.l1);
   dense(layout.tanh, "module/Encoder_en/hidden_layers/tanh_layer_0/weights", "module/Encoder_en/hidden_layers/tanh_layer_0/bias");
-  put(layout.emb, get("module/Embeddings_en", layout.vocabRows * 256));
+  const emb = int8("module/Embeddings_en", layout.vocabRows * 256, "q8row");
+  new Int8Array(memory.buffer, layout.emb, emb.q.length).set(emb.q);
+  put(layout.embScales, emb.scales);
   // timing signal: [sin(pos * inv) | cos(pos * inv)], the product rounded to float32 as in the graph
   const inv = get(`${ENC}/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, 128);
   const timing = layout.timing >> 2;

@@ -65,33 +65,34 @@ export function encodeQ8(tensors: Q8Tensor[]): Uint8Array {
   return out;
 }
 
-/** Every tensor of a packed file as float32, by name. */
-export function decodeQ8(bytes: Uint8Array): Map<string, Float32Array> {
+/** A tensor as the packed file stores it: float32 values, or int8 values with one scale per column (or row). */
+export type StoredTensor =
+  | { shape: number[]; encoding: "f32"; values: Float32Array }
+  | { shape: number[]; encoding: "q8col" | "q8row"; q: Int8Array; scales: Float32Array };
+
+/**
+ * Every tensor of a packed file, by name, as stored: the int8 matrices stay int8 (the embedder
+ * multiplies in integers, kernel.ts), and value q of scale s stands for the float32 q * s.
+ */
+export function decodeQ8(bytes: Uint8Array): Map<string, StoredTensor> {
   if (MAGIC.some((b, i) => bytes[i] !== b)) throw new Error("builtin model: the packed weights are not in the expected format");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = view.getUint32(4, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as HeaderEntry[];
   const start = align4(8 + length);
-  const weights = new Map<string, Float32Array>();
+  const tensors = new Map<string, StoredTensor>();
   for (const e of header) {
     const count = countOf(e.shape);
     const cols = e.shape.at(-1) ?? 1;
     const at = bytes.byteOffset + start + e.offset;
     if (at + sizeOf(e.encoding, count, cols) > bytes.byteOffset + bytes.byteLength) throw new Error(`builtin model: packed weights cut short at ${e.name}`);
     if (e.encoding === "f32") {
-      weights.set(e.name, new Float32Array(bytes.buffer.slice(at, at + count * 4)));
+      tensors.set(e.name, { shape: e.shape, encoding: e.encoding, values: new Float32Array(bytes.buffer.slice(at, at + count * 4)) });
       continue;
     }
     const q = new Int8Array(bytes.buffer, at, count);
     const scales = new Float32Array(bytes.buffer.slice(at + align4(count), at + align4(count) + scalesOf(e.encoding, count, cols) * 4));
-    const values = new Float32Array(count);
-    const byColumn = e.encoding === "q8col";
-    for (let row = 0, j = 0; j < count; row++) {
-      const end = j + cols;
-      if (byColumn) for (let c = 0; j < end; j++, c++) values[j] = q[j]! * scales[c]!;
-      else for (const scale = scales[row]!; j < end; j++) values[j] = q[j]! * scale;
-    }
-    weights.set(e.name, values);
+    tensors.set(e.name, { shape: e.shape, encoding: e.encoding, q, scales });
   }
-  return weights;
+  return tensors;
 }

@@ -8,7 +8,8 @@
 // chunk it holds, not by a fixed share of it.
 // Control block (int32 indices from ctrl/4): [0] sequence, [1] op, [2..15] args, [32] the calling
 // thread is busy, [33] the next chunk (high 16 bits) and how many the step has (low 16 bits),
-// [34] chunks completed.
+// [34] chunks completed, [35] 1 while a query waits (background chunks not started yet are handed
+// back).
 // This module therefore imports nothing; createBuiltinEmbedder (create.ts) serializes the function.
 
 export function workerMain(): void {
@@ -20,12 +21,18 @@ export function workerMain(): void {
   const SPINS = 100; // a futex wake is ~10-20 us here; spinning longer only took a core from the others
   const NEXT = 33;
   const COMPLETED = 34;
+  const DEFER_BACKGROUND = 35; // CTRL_DEFER_BACKGROUND
   /** Column panels (16 columns each) per chunk of a matrix product: ~20 us for a query's rows. */
   const PANELS_PER_CHUNK = 2;
   let L: any;
   let f32: Float32Array;
   let i32: Int32Array;
-  let gemmPacked: (...args: number[]) => void;
+  let i8: Int8Array;
+  let quantize: (...args: number[]) => void;
+  let layerNormKernel: (...args: number[]) => void;
+  let meanRowsKernel: (...args: number[]) => void;
+  let softmaxKernel: (...args: number[]) => void;
+  let gemmQ: (...args: number[]) => void;
   let gemmStrided: (...args: number[]) => void;
   let thread = 0;
   let threads = 1;
@@ -35,12 +42,11 @@ export function workerMain(): void {
   // Rows of A are processed in blocks of this many, so a block stays in L2 across column panels.
   const ROW_BLOCK = 64;
 
-  function gemmPart(chunk: number, a: number, lda: number, b: number, ldb: number, bias: number, c: number, ldc: number, m: number, k: number, panels: number, flags: number, packed: number): void {
+  function gemmPart(chunk: number, q: number, ldq: number, scales: number, b: number, colScales: number, bias: number, c: number, ldc: number, m: number, pairs: number, panels: number, flags: number): void {
     const p0 = chunk * PANELS_PER_CHUNK;
     const p1 = Math.min(panels, p0 + PANELS_PER_CHUNK);
-    const fn = packed ? gemmPacked : gemmStrided;
     for (let r = 0; r < m; r += ROW_BLOCK) {
-      fn(a + r * lda, lda, b, ldb, bias, c + r * ldc, ldc, Math.min(ROW_BLOCK, m - r), k, p0, p1, flags);
+      gemmQ(q + r * ldq, ldq, scales + r * 4, b, colScales, bias, c + r * ldc, ldc, Math.min(ROW_BLOCK, m - r), pairs, p0, p1, flags);
     }
   }
 
@@ -63,25 +69,7 @@ export function workerMain(): void {
     }
     // S = Q K^T
     gemmStrided(qkv + (row0 * stride + h * depth) * 4, stride * 4, kt, T16 * 4, 0, s, T16 * 4, T, depth, 0, T16 >> 4, 0);
-    // softmax over the T keys of each row
-    const sf = s >> 2;
-    for (let i = 0; i < T; i++) {
-      const row = sf + i * T16;
-      let max = -Infinity;
-      for (let j = 0; j < T; j++) {
-        const v = f32[row + j]! * scale;
-        f32[row + j] = v;
-        if (v > max) max = v;
-      }
-      let sum = 0;
-      for (let j = 0; j < T; j++) {
-        const e = Math.exp(f32[row + j]! - max);
-        f32[row + j] = e;
-        sum += e;
-      }
-      const inv = 1 / sum;
-      for (let j = 0; j < T; j++) f32[row + j] = f32[row + j]! * inv;
-    }
+    softmaxKernel(s, T16 * 4, T, T, scale);
     // context = P V
     gemmStrided(s, T16 * 4, qkv + (row0 * stride + 2 * dim + h * depth) * 4, stride * 4, 0, ctx + (row0 * dim + h * depth) * 4, dim * 4, T, T, 0, depth >> 4, 0);
   }
@@ -139,49 +127,20 @@ export function workerMain(): void {
     }
   }
 
+  /** C = A x W (+ bias): A's rows quantized to int16 here, then the integer product in parallel. */
   function gemm(a: number, lda: number, d: any, c: number, ldc: number, m: number, flags: number): void {
-    parallel(OP_GEMM, [a, lda, d.w, 0, d.b, c, ldc, m, d.k, d.n >> 4, flags, 1], Math.ceil((d.n >> 4) / PANELS_PER_CHUNK));
+    const pairs = (d.k + 1) >> 1;
+    quantize(a, lda, L.aq, pairs * 4, L.aScales, m, d.k);
+    parallel(OP_GEMM, [L.aq, pairs * 4, L.aScales, d.w, d.scales, d.b, c, ldc, m, pairs, d.n >> 4, flags], Math.ceil((d.n >> 4) / PANELS_PER_CHUNK));
   }
 
   function layerNorm(src: number, dst: number, rows: number, p: any): void {
-    const dim = p.dim;
-    const sf = src >> 2;
-    const df = dst >> 2;
-    const scale = p.scale >> 2;
-    const bias = p.bias >> 2;
-    for (let r = 0; r < rows; r++) {
-      const x = sf + r * dim;
-      const y = df + r * dim;
-      let mean = 0;
-      for (let j = 0; j < dim; j++) mean += f32[x + j]!;
-      mean = Math.fround(mean / dim);
-      let variance = 0;
-      for (let j = 0; j < dim; j++) {
-        const v = Math.fround(f32[x + j]! - mean);
-        variance += v * v;
-      }
-      const inv = Math.fround(1 / Math.sqrt(Math.fround(variance / dim) + 1e-6));
-      for (let j = 0; j < dim; j++) {
-        f32[y + j] = Math.fround(f32[scale + j]! * inv) * Math.fround(f32[x + j]! - mean) + f32[bias + j]!;
-      }
-    }
+    layerNormKernel(src, dst, rows, p.dim, p.scale, p.bias);
   }
 
   /** Each sentence's mean of its rows of `src` (`width` floats each) into row n of `dst`; zeros for an empty one. */
   function meanRows(src: number, dst: number, width: number, lengths: Int32Array): void {
-    const sf = src >> 2;
-    const df = dst >> 2;
-    const acc = new Float64Array(width);
-    for (let n = 0, r = 0; n < lengths.length; n++) {
-      const T = lengths[n]!;
-      acc.fill(0);
-      for (let i = 0; i < T; i++, r++) {
-        const x = sf + r * width;
-        for (let j = 0; j < width; j++) acc[j]! += f32[x + j]!;
-      }
-      const div = Math.max(T, 1);
-      for (let j = 0; j < width; j++) f32[df + n * width + j] = acc[j]! / div;
-    }
+    for (let n = 0, r = 0; n < lengths.length; r += lengths[n]!, n++) meanRowsKernel(src + r * width * 4, lengths[n]!, width, dst + n * width * 4);
   }
 
   function forward(ids: Int32Array, lengths: Int32Array): Float32Array {
@@ -193,17 +152,19 @@ export function workerMain(): void {
       rows += lengths[n]!;
     }
     if (rows > L.maxRows || sentences > L.maxSentences) throw new Error("chunk too large");
-    // x0 = embedding + (embedding + timing signal), as the graph adds them
-    const emb = L.emb >> 2;
+    // x0 = embedding + (embedding + timing signal), as the graph adds them; an embedding row is
+    // int8 values times the row's scale
+    const embScales = L.embScales >> 2;
     const timing = L.timing >> 2;
     const x0 = L.x0 >> 2;
     for (let n = 0, r = 0; n < sentences; n++) {
       for (let pos = 0; pos < lengths[n]!; pos++, r++) {
-        const e = emb + ids[r]! * 256;
+        const e = L.emb + ids[r]! * 256;
+        const scale = f32[embScales + ids[r]!]!;
         const tm = timing + pos * 256;
         const x = x0 + r * 256;
         for (let j = 0; j < 256; j++) {
-          const v = f32[e + j]!;
+          const v = Math.fround(i8[e + j]! * scale);
           f32[x + j] = v + Math.fround(v + f32[tm + j]!);
         }
       }
@@ -276,8 +237,13 @@ export function workerMain(): void {
       C = L.ctrl >> 2;
       f32 = new Float32Array(msg.memory.buffer);
       i32 = new Int32Array(msg.memory.buffer);
+      i8 = new Int8Array(msg.memory.buffer);
       const instance = new WebAssembly.Instance(msg.module, { env: { mem: msg.memory } });
-      gemmPacked = instance.exports.gemm_packed as any;
+      quantize = instance.exports.quantize as any;
+      layerNormKernel = instance.exports.layer_norm as any;
+      meanRowsKernel = instance.exports.mean_rows as any;
+      softmaxKernel = instance.exports.softmax as any;
+      gemmQ = instance.exports.gemm_q as any;
       gemmStrided = instance.exports.gemm_strided as any;
       scope.postMessage({ type: "ready", thread });
       if (thread > 0) {
@@ -285,6 +251,10 @@ export function workerMain(): void {
         scope.close();
       }
     } else if (msg.type === "embed") {
+      if (!msg.query && Atomics.load(i32, C + DEFER_BACKGROUND) === 1) {
+        scope.postMessage({ type: "deferred", id: msg.id });
+        return;
+      }
       try {
         const vectors = forward(msg.ids, msg.lengths);
         scope.postMessage({ type: "vectors", id: msg.id, vectors }, [vectors.buffer]);
