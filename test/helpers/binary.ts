@@ -27,8 +27,8 @@ export interface Sandbox {
 
 
 /**
- * A fresh SIGNET_PATH and HOME, and a free port, so nothing touches the real ~/.agents. The data
- * directory is created only when `yaml` is given (written to agent.yaml).
+ * A fresh SIGNET_PATH and HOME (created, empty), and a free port, so nothing touches the real
+ * ~/.agents. The data directory is created only when `yaml` is given (written to agent.yaml).
  */
 export async function sandbox(yaml?: string): Promise<Sandbox> {
   // The daemons of a test are stopped by the test; their directories go when the test run ends.
@@ -36,6 +36,8 @@ export async function sandbox(yaml?: string): Promise<Sandbox> {
   const port = await freePort();
   const dataDir = join(root, "agents");
   const home = join(root, "home");
+  // A user's home exists: tests write harness files and tokens there before any command runs.
+  mkdirSync(home, { recursive: true });
   if (yaml !== undefined) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, "agent.yaml"), yaml);
