@@ -82,7 +82,21 @@ export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string
   for (const path of spec.writable) args.push("--bind", realOrSelf(path), realOrSelf(path));
   const hidden = new Set(spec.hide.flatMap((p) => [p, realOrSelf(p)]).filter((p) => existsSync(p)));
   for (const path of hidden) args.push("--tmpfs", path, "--remount-ro", path);
-  return [...args, "--chdir", spec.cwd, "--", ...command];
+  return [...args, "--chdir", cwdInside(spec, hidden), "--", ...command];
+}
+
+const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/**
+ * The command's directory inside the sandbox: a directory under what the sandbox replaces (its own
+ * empty /tmp, a hidden path) is not there, so the job starts in / instead (a HOME under /tmp, as in
+ * a throwaway account, would otherwise stop every job before it ran).
+ */
+function cwdInside(spec: SandboxSpec, hidden: Set<string>): string {
+  const cwd = realOrSelf(spec.cwd);
+  const bound = spec.writable.some((w) => within(cwd, realOrSelf(w)));
+  const replaced = within(cwd, "/tmp") || within(cwd, realOrSelf("/tmp")) || [...hidden].some((h) => within(cwd, h));
+  return replaced && !bound ? "/" : spec.cwd;
 }
 
 /**
