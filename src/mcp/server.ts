@@ -71,16 +71,16 @@ interface McpServerOptions {
 }
 
 /**
- * `ctx` carries what the transport knows of the caller (stdio: SIGNET_SESSION_KEY and the working
- * directory; /mcp: the session header and the token's role). The client must send `toolCallHeaders`.
- */
-/**
  * One JSON Schema validator for every server of the process: the SDK otherwise builds a new Ajv
  * (meta-schemas and formats) for each server, and /mcp makes a server per request: that was about
  * half of a tool call's cost over the HTTP API.
  */
 let schemaValidator: AjvJsonSchemaValidator | undefined;
 
+/**
+ * `ctx` carries what the transport knows of the caller (stdio: SIGNET_SESSION_KEY and the working
+ * directory; /mcp: the session header and the token's role). The client must send `toolCallHeaders`.
+ */
 export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, options: McpServerOptions = {}): McpServer {
   schemaValidator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(
