@@ -12,6 +12,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { isWithin } from "./path-within";
 
 export interface Sandbox {
   /** The bubblewrap executable. */
@@ -33,6 +34,8 @@ const NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unsha
 // bubblewrap's own init in between, that init outlives bubblewrap by a moment and is handed to the
 // nearest subreaper (the daemon) every time.
 const AS_INIT = "--as-pid-1";
+/** The sandbox's own /tmp, empty and private, over the host's. */
+const PRIVATE_TMP = "/tmp";
 /** The descriptor bubblewrap writes `{"child-pid": N}` to (sandboxArgv's `infoFd`). */
 export const INFO_FD = 3;
 
@@ -76,7 +79,7 @@ const realOrSelf = (path: string) => {
  * every account's `ps`. With `info`, bubblewrap writes its child's pid to INFO_FD (a pipe to open).
  */
 export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string[], info = false): string[] {
-  const args = [sandbox.bwrap, ...NAMESPACES, AS_INIT, ...(info ? ["--info-fd", String(INFO_FD)] : []), "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const args = [sandbox.bwrap, ...NAMESPACES, AS_INIT, ...(info ? ["--info-fd", String(INFO_FD)] : []), "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP];
   const uid = process.getuid?.();
   if (uid !== undefined && existsSync(`/run/user/${uid}`)) args.push("--tmpfs", `/run/user/${uid}`);
   for (const path of spec.writable) args.push("--bind", realOrSelf(path), realOrSelf(path));
@@ -85,8 +88,6 @@ export function sandboxArgv(sandbox: Sandbox, spec: SandboxSpec, command: string
   return [...args, "--chdir", cwdInside(spec, hidden), "--", ...command];
 }
 
-const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-
 /**
  * The command's directory inside the sandbox: a directory under what the sandbox replaces (its own
  * empty /tmp, a hidden path) is not there, so the job starts in / instead (a HOME under /tmp, as in
@@ -94,8 +95,8 @@ const within = (path: string, dir: string) => path === dir || path.startsWith(di
  */
 function cwdInside(spec: SandboxSpec, hidden: Set<string>): string {
   const cwd = realOrSelf(spec.cwd);
-  const bound = spec.writable.some((w) => within(cwd, realOrSelf(w)));
-  const replaced = within(cwd, "/tmp") || within(cwd, realOrSelf("/tmp")) || [...hidden].some((h) => within(cwd, h));
+  const bound = spec.writable.some((w) => isWithin(cwd, realOrSelf(w)));
+  const replaced = isWithin(cwd, PRIVATE_TMP) || isWithin(cwd, realOrSelf(PRIVATE_TMP)) || [...hidden].some((h) => isWithin(cwd, h));
   return replaced && !bound ? "/" : spec.cwd;
 }
 

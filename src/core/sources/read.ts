@@ -6,6 +6,7 @@
 // the walk saw, reached inside the source.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { NotADocument, sizeText } from "./extract";
+import { isWithin } from "../../os/path-within";
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -28,11 +29,6 @@ export function kindOf(st: Stats): string {
 
 /** An I/O error as messages name it: its code (ENOENT, EACCES), or its message when it has none. */
 export const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-
-/** `path` is `root` or below it; both absolute and without links. */
-function isWithin(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
-}
 
 /**
  * A directory entry that is not a directory, by its lstat: a regular file within `limit` bytes, or
