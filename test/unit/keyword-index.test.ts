@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { makeGenerator, makeQueryGenerator } from "../../scripts/lib/content";
-import { KeywordIndex, type KeywordDoc } from "../../src/core/search/keyword-index";
+import { KeywordIndex, loadInSteps, type KeywordDoc } from "../../src/core/search/keyword-index";
 import { keywordColumns, matchExpression, queryTerms } from "../../src/core/search/text";
 import { tokenize } from "../../src/core/search/fts5-tokenizer";
 
@@ -159,5 +159,81 @@ describe("KeywordIndex", () => {
     }
     expect(indexTop("zebra", 5)[0]!.seq).toBe(42);
     expect(index.size).toBe(2999);
+  });
+});
+
+describe("KeywordIndex upkeep", () => {
+  test("past 65,536 distinct frequencies every list's ids widen, and scores stay FTS5's", () => {
+    // A term's weighted frequency in a memory is a sum of column weights: with these weights each
+    // count per column (up to 16) gives another sum, 73,983 in all. The filler memories keep the
+    // term in under half of them, so its BM25 weight is not floored.
+    const weights = [1, 1 / 17, 1 / 289, 1 / 4913] as const;
+    const fts = new Database(":memory:");
+    fts.run("CREATE VIRTUAL TABLE fts USING fts5(content, tags, hints, terms, tokenize = 'porter unicode61 remove_diacritics 2')");
+    const insert = fts.query("INSERT INTO fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
+    const wide = new KeywordIndex(weights);
+    const add = (seq: number, columns: [string, string, string, string]) => {
+      wide.set({ seq, agentId: "default", project: null, columns });
+      insert.run(seq, ...columns);
+    };
+    const times = (n: number) => Array<string>(n).fill("quokka").join(" ");
+    let seq = 0;
+    fts.transaction(() => {
+      for (let a = 0; a < 17; a++) {
+        for (let b = 0; b < 17; b++) {
+          for (let c = 0; c < 16; c++) for (let d = 0; d < 16; d++) if (a + b + c + d > 0) add(++seq, [times(a), times(b), times(c), times(d)]);
+        }
+        // Memories indexed before the ids widen are searched after it too.
+        if (a === 0) add(++seq, ["quokka wombat", "", "", ""]);
+      }
+      for (let i = 0; i < 80_000; i++) add(++seq, ["wombat", "", "", ""]);
+    })();
+    const expected = fts
+      .query<{ seq: number; score: number }, []>(
+        `SELECT rowid AS seq, -bm25(fts, ${weights.join(", ")}) AS score FROM fts WHERE fts MATCH 'quokka' ORDER BY bm25(fts, ${weights.join(", ")}), rowid LIMIT 300`,
+      )
+      .all();
+    const got = wide.search(["quokka"], 300, { agentIds: ["default"] });
+    expect(got.map((h) => h.seq)).toEqual(expected.map((h) => h.seq));
+    got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 9));
+    // The memory indexed first, with its 16-bit id, scores as FTS5 scores it.
+    const early = fts.query<{ score: number }, []>(`SELECT -bm25(fts, ${weights.join(", ")}) AS score FROM fts WHERE fts MATCH 'quokka' AND rowid = 1`).get()!;
+    const all = wide.search(["quokka"], 80_000, { agentIds: ["default"] });
+    expect(all.find((h) => h.seq === 1)!.score).toBeCloseTo(early.score, 9);
+    fts.close();
+  });
+
+  test("memories replaced and removed in bulk keep their terms, and a load ranks as memory-by-memory indexing", async () => {
+    const gen = makeGenerator(17);
+    const bodies = Array.from({ length: 3000 }, () => (JSON.parse(gen()) as { content: string }).content);
+    const loaded = new KeywordIndex(WEIGHTS);
+    const rows = bodies.map((content, i) => doc(i + 1, content));
+    // In steps of 2,000, as the daemon loads its store, then compacted.
+    await loadInSteps(loaded, (after, n) => rows.filter((r) => r.seq > after).slice(0, n), (r) => r, () => false);
+    const direct = new KeywordIndex(WEIGHTS);
+    for (const r of rows) direct.set(r);
+    // Most memories replaced (their old terms are left unused, then compacted away), some removed.
+    const live = new Map(rows.map((r) => [r.seq, r]));
+    for (const i of [loaded, direct]) {
+      for (let seq = 1; seq <= 3000; seq++) {
+        if (seq % 10 === 0) i.remove(seq);
+        else if (seq % 3 !== 0) i.set(doc(seq, `${bodies[3000 - seq]} replaced`));
+      }
+    }
+    for (let seq = 1; seq <= 3000; seq++) {
+      if (seq % 10 === 0) live.delete(seq);
+      else if (seq % 3 !== 0) live.set(seq, doc(seq, `${bodies[3000 - seq]} replaced`));
+    }
+    for (const [seq, d] of live) {
+      const tokens = [...new Set(d.columns.flatMap((c) => tokenize(c)))].sort();
+      expect(loaded.termsOf(seq).map((t) => t.token).sort()).toEqual(tokens);
+    }
+    expect(loaded.termsOf(10)).toEqual([]);
+    const qgen = makeQueryGenerator(19);
+    for (let i = 0; i < 40; i++) {
+      const terms = queryTerms(qgen().query).flatMap((t) => tokenize(t));
+      expect(loaded.search(terms, 20, { agentIds: ["default"] })).toEqual(direct.search(terms, 20, { agentIds: ["default"] }));
+    }
+    expect(loaded.size).toBe(live.size);
   });
 });

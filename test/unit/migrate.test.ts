@@ -76,12 +76,12 @@ describe("openDatabase", () => {
     expect(db.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous).toBe(1);
   });
 
-  test("the page cache: SQLite's default unless asked, the memory store's 64 MiB when asked", () => {
+  test("the page cache: SQLite's default unless asked, the memory store's MEMORY_STORE_CACHE_MIB when asked", () => {
     const { db, path } = freshDb();
     expect(db.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size).toBe(-2000);
     const store = openDatabase(path, { cacheMiB: MEMORY_STORE_CACHE_MIB });
     open.push(store);
-    expect(store.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size).toBe(-64 * 1024);
+    expect(store.query<{ cache_size: number }, []>("PRAGMA cache_size").get()?.cache_size).toBe(-MEMORY_STORE_CACHE_MIB * 1024);
   });
 
   test("WAL persists for a second connection", () => {

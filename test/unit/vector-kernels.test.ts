@@ -4,6 +4,7 @@
 // re-scored, also after its memory has grown several times and when the 8-bit estimates cannot tell
 // the best apart.
 import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
 import { mulberry32 } from "../../scripts/lib/content";
 import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel } from "../../src/core/search/vector-kernels";
 import { VectorIndex } from "../../src/core/search/vector-index";
@@ -137,7 +138,7 @@ describe("VectorIndex over the kernels", () => {
         const n = Math.hypot(...v);
         return v.map((x) => x / n);
       };
-      const index = new VectorIndex(dims);
+      const index = new VectorIndex(dims, tmpdir());
       const vectors = new Map<number, Float32Array>();
       // 5,000 codes and vectors outgrow the first 64 KiB page several times; each growth hands slots
       // that held a search's scratch data to new vectors.
@@ -175,7 +176,7 @@ describe("VectorIndex over the kernels", () => {
       return v.map((x) => x / n);
     };
     const base = normalize(Float32Array.from({ length: dims }, () => next() * 2 - 1));
-    const index = new VectorIndex(dims);
+    const index = new VectorIndex(dims, tmpdir());
     const cosines = new Map<number, number>();
     for (let seq = 1; seq <= 400; seq++) {
       const tilt = 0.01 + 0.04 * next();

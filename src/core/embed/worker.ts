@@ -9,6 +9,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
 import { Holds } from "../holds";
+import { vectorFileDir } from "../search/vector-file";
 import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
@@ -76,13 +77,32 @@ export interface EmbeddingQueue {
   refused(batch: QueuedText[], err: EmbedRejectedError): void;
 }
 
+/** Vectors loaded between two garbage collections at start. */
+const LOAD_COLLECT_EVERY = 2000;
+
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
 
-function blobToVector(blob: Uint8Array): Float32Array {
-  const copy = new Uint8Array(blob.byteLength);
-  copy.set(blob);
-  return new Float32Array(copy.buffer);
+interface StoredVectorRow {
+  seq: number;
+  agent_id: string;
+  project: string | null;
+  who: string | null;
+  vector: Uint8Array;
+}
+
+/**
+ * A stored vector's floats, in one buffer used again for every row: an index keeps no reference to
+ * what it is given, and a copy per row would be 2 KB of garbage each, 200 MB to load 100,000.
+ */
+class VectorScratch {
+  private floats = new Float32Array(0);
+
+  of(blob: Uint8Array): Float32Array {
+    if (this.floats.byteLength !== blob.byteLength) this.floats = new Float32Array(blob.byteLength >> 2);
+    new Uint8Array(this.floats.buffer).set(blob.subarray(0, this.floats.byteLength));
+    return this.floats;
+  }
 }
 
 export class EmbeddingWorker {
@@ -123,6 +143,7 @@ export class EmbeddingWorker {
   private readonly queues: EmbeddingQueue[] = [];
   private readonly selectPending: Statement<{ seq: number }, [string, string]>;
   private readonly upsertVector: Statement;
+  private readonly scratch = new VectorScratch();
   private readonly vectorOf: Statement<{ agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [number, string]>;
 
   constructor(
@@ -175,6 +196,8 @@ export class EmbeddingWorker {
     await this.loop;
     await this.embedder?.close();
     await this.previous?.queries?.embedder.close();
+    this.index?.close();
+    this.previous?.index.close();
   }
 
   /**
@@ -337,7 +360,7 @@ export class EmbeddingWorker {
     if (!embedder) return false;
     const row = this.vectorOf.get(seq, embedder.model);
     if (!row) return false;
-    const vector = blobToVector(row.vector);
+    const vector = this.scratch.of(row.vector);
     this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
     return true;
   }
@@ -437,8 +460,24 @@ export class EmbeddingWorker {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    if (!this.index || this.index.dimensions !== dimensions) this.index = new VectorIndex(dimensions);
+    if (!this.index || this.index.dimensions !== dimensions) {
+      this.index?.close();
+      this.index = new VectorIndex(dimensions, vectorFileDir(this.db));
+    }
     return this.index;
+  }
+
+  /**
+   * Indexes stored vectors as they are read. Each row is a 2 KB blob, garbage once indexed: collected
+   * every LOAD_COLLECT_EVERY rows, they do not pile up (loading 100,000 otherwise peaks ~80 MB above
+   * what the index keeps).
+   */
+  private indexRows<R extends StoredVectorRow>(rows: Iterable<R>, indexOf: (row: R) => VectorIndex): void {
+    let loaded = 0;
+    for (const row of rows) {
+      indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who);
+      if (++loaded % LOAD_COLLECT_EVERY === 0) Bun.gc(true);
+    }
   }
 
   /** Queues every live memory without a valid vector of the current model (or one to redo). */
@@ -465,6 +504,7 @@ export class EmbeddingWorker {
     this.jobs.finish(this.job);
     const previous = this.previous;
     this.previous = null;
+    previous?.index.close();
     void previous?.queries?.embedder.close();
   }
 
@@ -488,14 +528,14 @@ export class EmbeddingWorker {
     if (this.job?.finishedAt !== null) return;
     const stale = this.staleModel(current.model);
     if (!stale) return;
-    const index = new VectorIndex(stale.dimensions);
+    const index = new VectorIndex(stale.dimensions, vectorFileDir(this.db));
     const rows = this.db
-      .query<{ seq: number; agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [string, number]>(
+      .query<StoredVectorRow, [string, number]>(
         `SELECT v.seq, m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
          WHERE v.model = ? AND v.dimensions = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
       )
       .iterate(stale.model, stale.dimensions);
-    for (const row of rows) index.upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project, row.who);
+    this.indexRows(rows, () => index);
     const previous: PreviousModel = { model: stale.model, index, queries: null, retryAt: 0 };
     this.previous = previous;
     const profile = this.models.profile(stale.model, stale.dimensions, current);
@@ -511,12 +551,12 @@ export class EmbeddingWorker {
 
   private loadIndex(embedder: Embedder): void {
     const rows = this.db
-      .query<{ seq: number; agent_id: string; project: string | null; who: string | null; dimensions: number; vector: Uint8Array }, [string]>(
+      .query<StoredVectorRow & { dimensions: number }, [string]>(
         `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
          WHERE v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL ORDER BY v.seq`,
       )
       .iterate(embedder.model);
-    for (const row of rows) this.ensureIndex(row.dimensions).upsert(row.seq, row.agent_id, blobToVector(row.vector), row.project, row.who);
+    this.indexRows(rows, (row) => this.ensureIndex(row.dimensions));
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */

@@ -28,20 +28,18 @@ export interface KeywordHit {
   score: number;
 }
 
+/** A term's postings: the memories (seqs) that hold it and how often, as ids of the index's frequencies. */
 class Postings {
   docs = new Int32Array(4);
-  freqs = new Float64Array(4);
+  freqs: Uint16Array | Uint32Array;
   length = 0;
 
+  constructor(wide: boolean) {
+    this.freqs = wide ? new Uint32Array(4) : new Uint16Array(4);
+  }
+
   push(doc: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Float64Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
+    if (this.length === this.docs.length) this.resize(this.length * 2);
     this.docs[this.length] = doc;
     this.freqs[this.length] = freq;
     this.length++;
@@ -57,7 +55,20 @@ class Postings {
       return;
     }
   }
+
+  /** Room for `capacity` postings (at least those held); shrinking drops the room a list grew for more. */
+  resize(capacity: number, wide = this.freqs instanceof Uint32Array): void {
+    const docs = new Int32Array(Math.max(capacity, this.length, 1));
+    docs.set(this.docs.subarray(0, this.length));
+    this.docs = docs;
+    const freqs = wide ? new Uint32Array(docs.length) : new Uint16Array(docs.length);
+    freqs.set(this.freqs.subarray(0, this.length));
+    this.freqs = freqs;
+  }
 }
+
+/** Frequency ids fit 16 bits until this many distinct frequencies, then every list takes 32-bit ones. */
+const NARROW_FREQUENCIES = 65536;
 
 export class KeywordIndex {
   private readonly termIds = new Map<string, number>();
@@ -65,10 +76,21 @@ export class KeywordIndex {
   private readonly tokensById: string[] = [];
   private readonly postings: Postings[] = [];
   /**
-   * Per seq, the memory's term ids, ascending. An array (a Map lookup costs recall more), filled as
-   * far as the typed arrays reach: written far past its end, a JS array turns sparse and slow.
+   * The distinct weighted frequencies a term has in a memory (sums of column weights, a handful of
+   * values), by id: a posting holds a 16-bit id where a float64 took 8 bytes.
    */
-  private readonly termsOfSeq: (Uint32Array | undefined)[] = new Array<undefined>(1024).fill(undefined);
+  private frequencies = new Float64Array(64);
+  private readonly frequencyIds = new Map<number, number>();
+  /**
+   * Every memory's term ids, ascending, back to back: a typed array per memory costs ~60 bytes more
+   * each and a GC cell. Memory `seq`'s ids begin at termsAt[seq] - 1 (0: not indexed), termCounts[seq]
+   * of them; a replaced or removed memory's stay behind as `termsUnused` until they are compacted.
+   */
+  private terms = new Uint32Array(1024);
+  private termsEnd = 0;
+  private termsUnused = 0;
+  private termsAt = new Int32Array(1024);
+  private termCounts = new Uint32Array(1024);
   private count = 0;
   private readonly owners = new Map<string, number>();
   private readonly projects = new Map<string, number>();
@@ -85,9 +107,9 @@ export class KeywordIndex {
   private readonly scopeSizes = new Map<number, Map<number, { docs: number; tokens: number }>>();
   /** Scratch space for one query's matching seqs, each once. */
   private touched = new Int32Array(1024);
-  /** Scratch space for one term's matches in scope (seq, frequency). */
+  /** Scratch space for one term's matches in scope (seq, frequency id). */
   private matchSeqs = new Int32Array(1024);
-  private matchFreqs = new Float64Array(1024);
+  private matchFreqs = new Uint32Array(1024);
 
   constructor(private readonly weights: readonly [number, number, number, number]) {}
 
@@ -111,13 +133,13 @@ export class KeywordIndex {
           id = this.postings.length;
           this.termIds.set(token, id);
           this.tokensById.push(token);
-          this.postings.push(new Postings());
+          this.postings.push(new Postings(this.frequencyIds.size >= NARROW_FREQUENCIES));
         }
         freq.set(id, (freq.get(id) ?? 0) + weight);
       }
     });
-    for (const [id, f] of freq) this.postings[id]!.push(doc.seq, f);
-    this.termsOfSeq[doc.seq] = Uint32Array.from(freq.keys()).sort();
+    for (const [id, f] of freq) this.postings[id]!.push(doc.seq, this.frequencyId(f));
+    this.storeTerms(doc.seq, Uint32Array.from(freq.keys()).sort());
     this.count++;
     this.tokens[doc.seq] = count;
     this.ownerOf[doc.seq] = code(this.owners, doc.agentId);
@@ -126,12 +148,63 @@ export class KeywordIndex {
   }
 
   remove(seq: number): void {
-    const terms = this.termsOfSeq[seq];
+    const terms = this.termsOfSeq(seq);
     if (!terms) return;
     for (const id of terms) this.postings[id]!.remove(seq);
     this.countInScope(seq, -1);
-    this.termsOfSeq[seq] = undefined;
+    this.termsAt[seq] = 0;
+    this.termsUnused += terms.length;
     this.count--;
+  }
+
+  /** Drops the room the posting lists and the term ids grew for more to come (after a load: a third of their memory). */
+  compact(): void {
+    for (const list of this.postings) if (list.docs.length > list.length) list.resize(list.length);
+    this.terms = this.terms.slice(0, Math.max(this.termsEnd, 1024));
+  }
+
+  /** The id of frequency `f`; past NARROW_FREQUENCIES of them, every list's ids become 32-bit. */
+  private frequencyId(f: number): number {
+    let id = this.frequencyIds.get(f);
+    if (id !== undefined) return id;
+    id = this.frequencyIds.size;
+    if (id === NARROW_FREQUENCIES) for (const list of this.postings) list.resize(list.docs.length, true);
+    if (id === this.frequencies.length) this.frequencies = grow(this.frequencies, new Float64Array(id * 2));
+    this.frequencies[id] = f;
+    this.frequencyIds.set(f, id);
+    return id;
+  }
+
+  /** Memory `seq`'s term ids (ascending), or undefined when it is not indexed; a view, valid until the next change. */
+  private termsOfSeq(seq: number): Uint32Array | undefined {
+    const at = this.termsAt[seq] ?? 0;
+    return at === 0 ? undefined : this.terms.subarray(at - 1, at - 1 + this.termCounts[seq]!);
+  }
+
+  /** Appends memory `seq`'s term ids; when over half of the array is unused, it is rewritten without them first. */
+  private storeTerms(seq: number, ids: Uint32Array): void {
+    if (this.termsUnused > this.termsEnd / 2 && this.termsUnused > 1024) {
+      const live = this.termsEnd - this.termsUnused;
+      const terms = new Uint32Array(Math.max(1024, live + ids.length) * 2);
+      let end = 0;
+      for (let s = 0; s < this.termsAt.length; s++) {
+        const at = this.termsAt[s]!;
+        if (at === 0) continue;
+        terms.set(this.terms.subarray(at - 1, at - 1 + this.termCounts[s]!), end);
+        this.termsAt[s] = end + 1;
+        end += this.termCounts[s]!;
+      }
+      this.terms = terms;
+      this.termsEnd = end;
+      this.termsUnused = 0;
+    }
+    if (this.termsEnd + ids.length > this.terms.length) {
+      this.terms = grow(this.terms, new Uint32Array(Math.max(this.terms.length * 2, this.termsEnd + ids.length)));
+    }
+    this.terms.set(ids, this.termsEnd);
+    this.termsAt[seq] = this.termsEnd + 1;
+    this.termCounts[seq] = ids.length;
+    this.termsEnd += ids.length;
   }
 
   /** Counts a memory in (+1) or out of (-1) its owner's and project's statistics. */
@@ -193,7 +266,7 @@ export class KeywordIndex {
     // a posting list is its own matches in scope, with no test per posting.
     const everything = project === 0 && ownerCodes.length === this.owners.size;
     // The arrays in locals: the loops below visit every posting of every term.
-    const { scores, tokens, ownerOf, projectOf } = this;
+    const { scores, tokens, ownerOf, projectOf, frequencies } = this;
     if (this.touched.length < scores.length) this.touched = new Int32Array(scores.length);
     const touched = this.touched;
     let touchedCount = 0;
@@ -210,7 +283,7 @@ export class KeywordIndex {
       if (!everything) {
         if (this.matchSeqs.length < list.length) {
           this.matchSeqs = new Int32Array(list.length * 2);
-          this.matchFreqs = new Float64Array(list.length * 2);
+          this.matchFreqs = new Uint32Array(list.length * 2);
         }
         const { docs, freqs } = list;
         seqs = this.matchSeqs;
@@ -229,7 +302,7 @@ export class KeywordIndex {
       const idf = Math.max(Math.log((searched.docs - m + 0.5) / (m + 0.5)), 1e-6) * (weights?.[t] ?? 1);
       for (let i = 0; i < m; i++) {
         const seq = seqs[i]!;
-        const f = fs[i]!;
+        const f = frequencies[fs[i]!]!;
         const s = (idf * (f * (K1 + 1))) / (f + K1 * (1 - B + (B * tokens[seq]!) / avgdl));
         const before = scores[seq]!;
         if (before === 0) touched[touchedCount++] = seq;
@@ -251,7 +324,7 @@ export class KeywordIndex {
 
   /** The distinct tokens a memory holds, with how many memories hold each. */
   termsOf(seq: number): { token: string; df: number }[] {
-    const ids = this.termsOfSeq[seq];
+    const ids = this.termsOfSeq(seq);
     if (!ids) return [];
     return Array.from(ids, (id) => ({ token: this.tokensById[id]!, df: this.postings[id]!.length }));
   }
@@ -261,7 +334,7 @@ export class KeywordIndex {
     const ids = terms.map((t) => this.termIds.get(t) ?? -1);
     const out = new Map<number, number[]>();
     for (const seq of seqs) {
-      const held = this.termsOfSeq[seq];
+      const held = this.termsOfSeq(seq);
       const matched: number[] = [];
       for (let i = 0; held && i < ids.length; i++) if (ids[i]! >= 0 && holds(held, ids[i]!)) matched.push(i);
       out.set(seq, matched);
@@ -276,8 +349,9 @@ export class KeywordIndex {
     this.tokens = grow(this.tokens, new Float32Array(size));
     this.ownerOf = grow(this.ownerOf, new Uint32Array(size));
     this.projectOf = grow(this.projectOf, new Uint32Array(size));
+    this.termsAt = grow(this.termsAt, new Int32Array(size));
+    this.termCounts = grow(this.termCounts, new Uint32Array(size));
     this.scores = new Float64Array(size);
-    while (this.termsOfSeq.length < size) this.termsOfSeq.push(undefined);
   }
 }
 
@@ -304,7 +378,7 @@ function code(codes: Map<string, number>, value: string): number {
   return c;
 }
 
-function grow<T extends Float32Array | Uint32Array>(from: T, to: T): T {
+function grow<T extends Float32Array | Float64Array | Int32Array | Uint32Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
@@ -376,11 +450,15 @@ export async function loadInSteps<R extends { seq: number }>(
 ): Promise<boolean> {
   let after = 0;
   while (!stopped()) {
+    // The last step's rows and the text made of them are garbage: collected before each step, they
+    // do not pile up (otherwise a load of 100,000 memories peaks ~100 MB above what the index keeps).
+    Bun.gc(true);
     const rows = page(after, LOAD_STEP);
     for (const row of rows) index.set(toDoc(row));
     if (rows.length < LOAD_STEP) break;
     after = rows[rows.length - 1]!.seq;
     await yieldToLoop();
   }
+  index.compact();
   return !stopped();
 }

@@ -3,14 +3,19 @@
 // than float dot products), estimates the best candidates' cosines from 8-bit copies of their
 // vectors, each with a bound on its error, and computes exactly, from the float vectors, only those
 // whose bound leaves them a chance to be among the best: the same hits as computing every
-// candidate exactly, for a fraction of the reads. The passes are WebAssembly kernels
-// (vector-kernels.ts) over memories the index keeps (docs/architecture.md#recalls-in-memory-indexes).
+// candidate exactly, for a fraction of the reads. The float vectors are in a file (vector-file.ts),
+// read back only for those few (about 60 of 1,000 candidates): in memory they would take 205 MB at
+// 100,000 memories of 512 dimensions. The passes are WebAssembly kernels (vector-kernels.ts) over
+// memories the index keeps (docs/architecture.md#recalls-in-memory-indexes).
+import { VectorFile } from "./vector-file";
 import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel, type ByteDotsKernel, type DotsKernel, type HammingKernel, type WithinKernel } from "./vector-kernels";
 
 const INITIAL_CAPACITY = 1024;
 const PAGE = 65536;
 /** An 8-bit vector's largest entry (in magnitude) is stored as ±127. */
 const BYTE_MAX = 127;
+/** Float vectors read and scored per step of the exact pass: the kernel's float memory holds this many. */
+const READ_BATCH = 256;
 
 export interface VectorHit {
   seq: number;
@@ -50,47 +55,65 @@ export class VectorIndex {
    */
   private readonly queryMax: number;
   /**
-   * The kernels' memories: the codes, the 8-bit vectors and the float vectors, each from byte 0
-   * (`capacity` of them), then scratch space for one search (scratch() says what), which they
-   * overwrite as they grow.
+   * The kernels' memories: the codes and the 8-bit vectors, each from byte 0 (`capacity` of them),
+   * then scratch space for one search (scratch() says what), which they overwrite as they grow; and
+   * the float kernel's, one batch of vectors read for the exact pass (floatScratch() says where).
    */
   private readonly codeMemory = new WebAssembly.Memory({ initial: 1 });
   private readonly byteMemory = new WebAssembly.Memory({ initial: 1 });
-  private readonly vectorMemory = new WebAssembly.Memory({ initial: 1 });
+  private readonly vectorMemory: WebAssembly.Memory;
   private readonly hamming: HammingKernel;
   private readonly within: WithinKernel;
   private readonly byteDots: ByteDotsKernel;
   private readonly dots: DotsKernel;
   private codes!: Uint32Array;
   private bytes!: Int8Array;
-  private vectors!: Float32Array;
   /** Per slot: the value of one step of its 8-bit vector (its largest entry / BYTE_MAX). */
   private steps: Float64Array;
-  /** Per slot: the sum of its float vector's magnitudes (for the 8-bit estimate's error bound). */
-  private magnitudes: Float64Array;
+  /**
+   * Per slot, for the 8-bit estimate's error bound: the length of what the 8-bit copy misses (the
+   * float vector minus the copy times its step) and the float vector's length.
+   */
+  private residuals: Float64Array;
+  private norms: Float64Array;
+  /** Per slot, 1 for a named author's memory during a search (scratch kept, not made per search). */
+  private byAuthor: Uint8Array;
   private seqs: Int32Array;
   private ownerOf: Int32Array;
   /** Project code per slot (0: none); projects never change, so scoping needs no SQL. */
   private projectOf: Int32Array;
   /** Author (`who`) code per slot (0: none); authors never change either. */
   private authorOf: Int32Array;
-  private readonly slotOf = new Map<number, number>();
+  /** Per seq, its slot + 1 (0: not indexed): seqs are row ids, dense, and a Map of 100,000 takes 7 MB. */
+  private slotOfSeq = new Int32Array(INITIAL_CAPACITY);
   private readonly ownerCodes = new Map<string, number>();
   private readonly projectCodes = new Map<string, number>();
   private readonly authorCodes = new Map<string, number>();
 
-  constructor(readonly dimensions: number) {
+  /** The float vectors, a record per slot. */
+  private readonly floats: VectorFile;
+
+  /** An empty index of vectors of `dimensions`, its float vectors' file in `dir` (vectorFileDir()). */
+  constructor(
+    readonly dimensions: number,
+    dir: string,
+  ) {
     this.words = Math.ceil(dimensions / 128) * 4;
     this.stride = Math.ceil(dimensions / 4) * 4;
     this.byteStride = Math.ceil(dimensions / 32) * 32;
     this.queryMax = Math.min(32767, Math.floor(0x7fffffff / (this.byteStride * BYTE_MAX)));
+    // Sized once: a batch's vectors never outgrow it, and a float's padding, written by nothing, stays 0.
+    this.vectorMemory = new WebAssembly.Memory({ initial: Math.ceil(this.floatScratch().end / PAGE) });
+    this.floats = new VectorFile(dir, dimensions * 4);
     this.hamming = hammingKernel(this.codeMemory, this.words / 4);
     this.within = withinKernel(this.codeMemory);
     this.byteDots = byteDotsKernel(this.byteMemory, this.byteStride / 32);
     this.dots = dotsKernel(this.vectorMemory, this.stride / 4);
     this.fitMemory();
     this.steps = new Float64Array(this.capacity);
-    this.magnitudes = new Float64Array(this.capacity);
+    this.residuals = new Float64Array(this.capacity);
+    this.norms = new Float64Array(this.capacity);
+    this.byAuthor = new Uint8Array(this.capacity);
     this.seqs = new Int32Array(this.capacity);
     this.ownerOf = new Int32Array(this.capacity);
     this.projectOf = new Int32Array(this.capacity);
@@ -102,7 +125,7 @@ export class VectorIndex {
   }
 
   has(seq: number): boolean {
-    return this.slotOf.has(seq);
+    return this.slotOf(seq) !== undefined;
   }
 
   /** A small integer per owner (agent), so searches filter by owner without string compares. */
@@ -132,75 +155,117 @@ export class VectorIndex {
     return code;
   }
 
+  /** Adds or replaces a memory's vector (the index keeps no reference to `vector`). */
   upsert(seq: number, owner: string, vector: Float32Array, project: string | null = null, author: string | null = null): void {
     if (vector.length !== this.dimensions) {
       throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
     }
-    let slot = this.slotOf.get(seq);
+    if (!Number.isSafeInteger(seq) || seq < 0) throw new Error(`seq ${seq} is not a row id`);
+    let slot = this.slotOf(seq);
+    // The file first: when it cannot be written, the index is as it was.
+    this.floats.write(slot ?? this.size, new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
     if (slot === undefined) {
       if (this.size === this.capacity) this.grow();
       slot = this.size++;
-      this.slotOf.set(seq, slot);
+      this.setSlot(seq, slot);
     }
     this.seqs[slot] = seq;
     this.ownerOf[slot] = this.ownerCode(owner);
     this.projectOf[slot] = project === null ? 0 : VectorIndex.code(this.projectCodes, project, true);
     this.authorOf[slot] = author === null ? 0 : VectorIndex.code(this.authorCodes, author, true);
-    this.vectors.set(vector, slot * this.stride);
-    // The padding may hold an earlier search's scratch data: 0, so it adds nothing to a dot product.
-    this.vectors.fill(0, slot * this.stride + this.dimensions, (slot + 1) * this.stride);
+    // A slot may hold an earlier search's scratch data: the code's and the 8-bit copy's padding are
+    // set to 0, so they add nothing to a distance or a dot product.
     const base = slot * this.words;
     this.codes.fill(0, base, base + this.words);
-    // The sign code, and the largest entry and the sum of magnitudes for the 8-bit copy.
+    // The sign code, and the largest entry for the 8-bit copy.
     let largest = 0;
-    let magnitude = 0;
     for (let d = 0; d < this.dimensions; d++) {
       if (vector[d]! > 0) this.codes[base + (d >>> 5)]! |= 1 << (d & 31);
-      const m = Math.abs(vector[d]!);
-      magnitude += m;
-      if (m > largest) largest = m;
+      largest = Math.max(largest, Math.abs(vector[d]!));
     }
     const step = largest / BYTE_MAX;
     this.steps[slot] = step;
-    this.magnitudes[slot] = magnitude;
     const at = slot * this.byteStride;
-    for (let d = 0; d < this.dimensions; d++) this.bytes[at + d] = step === 0 ? 0 : Math.round(vector[d]! / step);
+    let residual = 0;
+    let norm = 0;
+    for (let d = 0; d < this.dimensions; d++) {
+      const byte = step === 0 ? 0 : Math.round(vector[d]! / step);
+      this.bytes[at + d] = byte;
+      residual += (vector[d]! - byte * step) ** 2;
+      norm += vector[d]! ** 2;
+    }
+    this.residuals[slot] = Math.sqrt(residual);
+    this.norms[slot] = Math.sqrt(norm);
     this.bytes.fill(0, at + this.dimensions, at + this.byteStride);
   }
 
   remove(seq: number): void {
-    const slot = this.slotOf.get(seq);
+    const slot = this.slotOf(seq);
     if (slot === undefined) return;
-    this.slotOf.delete(seq);
-    const last = --this.size;
+    const last = this.size - 1;
+    // Move the last slot into the hole so the arrays stay dense; the file first: when it cannot be
+    // written, the index is as it was.
+    if (slot !== last) this.floats.move(last, slot);
+    this.slotOfSeq[seq] = 0;
+    this.size = last;
     if (slot !== last) {
-      // Move the last slot into the hole so the arrays stay dense.
       const lastSeq = this.seqs[last]!;
       this.seqs[slot] = lastSeq;
       this.ownerOf[slot] = this.ownerOf[last]!;
       this.projectOf[slot] = this.projectOf[last]!;
       this.authorOf[slot] = this.authorOf[last]!;
       this.steps[slot] = this.steps[last]!;
-      this.magnitudes[slot] = this.magnitudes[last]!;
-      this.vectors.copyWithin(slot * this.stride, last * this.stride, (last + 1) * this.stride);
+      this.residuals[slot] = this.residuals[last]!;
+      this.norms[slot] = this.norms[last]!;
       this.bytes.copyWithin(slot * this.byteStride, last * this.byteStride, (last + 1) * this.byteStride);
       this.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
-      this.slotOf.set(lastSeq, slot);
+      this.setSlot(lastSeq, slot);
     }
+  }
+
+  private slotOf(seq: number): number | undefined {
+    const slot = this.slotOfSeq[seq] ?? 0;
+    return slot === 0 ? undefined : slot - 1;
+  }
+
+  private setSlot(seq: number, slot: number): void {
+    if (seq >= this.slotOfSeq.length) {
+      let size = this.slotOfSeq.length;
+      while (size <= seq) size *= 2;
+      const wider = new Int32Array(size);
+      wider.set(this.slotOfSeq);
+      this.slotOfSeq = wider;
+    }
+    this.slotOfSeq[seq] = slot + 1;
+  }
+
+  /**
+   * Empties the index and closes its vector file: a search in flight or after finds nothing, an
+   * upsert fails.
+   */
+  close(): void {
+    this.size = 0;
+    this.slotOfSeq = new Int32Array(0);
+    this.floats.close();
   }
 
   /** The cosine between two indexed memories' vectors; null when either has none. */
   cosineBetween(a: number, b: number): number | null {
-    const sa = this.slotOf.get(a);
-    const sb = this.slotOf.get(b);
+    const sa = this.slotOf(a);
+    const sb = this.slotOf(b);
     if (sa === undefined || sb === undefined) return null;
+    const bytes = new Uint8Array(this.dimensions * 8);
+    this.floats.read(sa, bytes, 0);
+    this.floats.read(sb, bytes, this.dimensions * 4);
+    const va = new Float32Array(bytes.buffer, 0, this.dimensions);
+    const vb = new Float32Array(bytes.buffer, this.dimensions * 4, this.dimensions);
     let dot = 0;
     let na = 0;
     let nb = 0;
-    for (let d = 0, i = sa * this.stride, j = sb * this.stride; d < this.dimensions; d++, i++, j++) {
-      dot += this.vectors[i]! * this.vectors[j]!;
-      na += this.vectors[i]! * this.vectors[i]!;
-      nb += this.vectors[j]! * this.vectors[j]!;
+    for (let d = 0; d < this.dimensions; d++) {
+      dot += va[d]! * vb[d]!;
+      na += va[d]! * va[d]!;
+      nb += vb[d]! * vb[d]!;
     }
     return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
   }
@@ -231,7 +296,7 @@ export class VectorIndex {
       const code = VectorIndex.code(this.authorCodes, name, false);
       if (code !== undefined) authorMask[code] = 1;
     }
-    const { queryAt, distancesAt, histogramAt, selectedAt, queryBytesAt, candidatesAt, byteScoresAt, queryVectorAt, slotsAt, scoresAt } = this.scratch();
+    const { queryAt, distancesAt, histogramAt, selectedAt, queryBytesAt, candidatesAt, byteScoresAt } = this.scratch();
     const qcode = new Uint32Array(this.codeMemory.buffer, queryAt, this.words).fill(0);
     for (let d = 0; d < this.dimensions; d++) if (query[d]! > 0) qcode[d >>> 5]! |= 1 << (d & 31);
     const bins = this.dimensions + 2;
@@ -244,7 +309,8 @@ export class VectorIndex {
     // those (a project's share, say); 1 in `byAuthor` marks the named authors' among them.
     const rescoreFor = (k: number) => Math.max(options.rescore ?? Math.max(20 * k, 400), k);
     const size = this.size;
-    const byAuthor = new Uint8Array(authors ? size : 0);
+    const byAuthor = this.byAuthor;
+    if (authors) byAuthor.fill(0, 0, size);
     // The arrays in locals: these loops visit every slot, and a field read per slot costs there.
     const { ownerOf, projectOf, authorOf, seqs } = this;
     // Every slot eligible (one agent's store searched whole, the common recall): no list, no tests,
@@ -252,7 +318,8 @@ export class VectorIndex {
     const all = !allowed && !authors && project === 0 && ownerMask.every((m) => m === 1);
     const histogram = all ? counted : new Uint32Array(bins);
     const authorHistogram = new Uint32Array(authors ? bins : 0);
-    const eligible = new Int32Array(all ? 0 : size);
+    // The kernel's list of slots within the cut-off, which this search does not use when not `all`.
+    const eligible = new Int32Array(this.codeMemory.buffer, selectedAt, all ? 0 : size);
     let eligibleCount = 0;
     if (all) {
       eligibleCount = size;
@@ -300,30 +367,37 @@ export class VectorIndex {
       }
     }
 
-    // Pass 3: each candidate's cosine estimated from its 8-bit vector and a 16-bit query, with a
-    // bound on the error: |x·q - x'·q'| <= |x'-x|·|q'| + |x|·|q'-q| (sums of magnitudes), each
-    // rounding at most half a step, plus the float kernel's own rounding. A list's k-th best lower
+    // Pass 3: each candidate's cosine estimated from its 8-bit vector x' (times its step) and a
+    // 16-bit query q' (times the query's step), with a bound on the error from the lengths of what
+    // each copy misses (Cauchy-Schwarz): |x·q - x'·q'| <= |x - x'|·|q'| + |x|·|q - q'|, widened by a
+    // billionth for the float64 arithmetic of the bound itself, plus the float kernel's own rounding.
+    // Half a step per entry times the sums of magnitudes bounds it too, but about 40% more loosely,
+    // and each candidate a loose bound lets through is a float vector read. A list's k-th best lower
     // bound is a floor its best exact cosines reach; only a candidate whose upper bound reaches it
     // may be among them.
     let largest = 0;
     for (let d = 0; d < this.dimensions; d++) largest = Math.max(largest, Math.abs(query[d]!));
     const queryStep = largest / this.queryMax;
     const query16 = new Int16Array(this.byteMemory.buffer, queryBytesAt, this.byteStride).fill(0);
-    let queryMagnitude = 0;
+    let queryNorm = 0;
+    let queryResidual = 0;
     for (let d = 0; d < this.dimensions; d++) {
       query16[d] = queryStep === 0 ? 0 : Math.round(query[d]! / queryStep);
-      queryMagnitude += Math.abs(query16[d]!) * queryStep;
+      queryNorm += (query16[d]! * queryStep) ** 2;
+      queryResidual += (query[d]! - query16[d]! * queryStep) ** 2;
     }
+    queryNorm = Math.sqrt(queryNorm) * (1 + 1e-9);
+    queryResidual = Math.sqrt(queryResidual) * (1 + 1e-9);
     const rounding = 4 * this.dimensions * 2 ** -24;
     this.byteDots(0, queryBytesAt, candidatesAt, candidates, byteScoresAt);
     const byteScores = new Int32Array(this.byteMemory.buffer, byteScoresAt, candidates);
     const lower = new Float64Array(candidates);
     const upper = new Float64Array(candidates);
-    const { steps, magnitudes } = this;
+    const { steps, residuals, norms } = this;
     for (let c = 0; c < candidates; c++) {
       const slot = candidateSlots[c]!;
       const estimate = byteScores[c]! * steps[slot]! * queryStep;
-      const error = (steps[slot]! / 2) * queryMagnitude + (queryStep / 2) * magnitudes[slot]! + rounding;
+      const error = (residuals[slot]! * queryNorm + norms[slot]! * queryResidual) * (1 + 1e-9) + rounding;
       lower[c] = estimate - error;
       upper[c] = estimate + error;
     }
@@ -333,19 +407,32 @@ export class VectorIndex {
       for (let c = 0; c < candidates; c++) if (inList(candidateSlots[c]!)) bounds[n++] = lower[c]!;
       return kthLargest(bounds.subarray(0, n), k);
     };
-    const generalReach = floorOf(general, options.k);
-    const namedReach = authors ? floorOf(named, authors.k) : Infinity;
-
-    // Pass 4: exact cosines for those candidates, from the float vectors.
-    new Float32Array(this.vectorMemory.buffer, queryVectorAt, this.stride).fill(0).set(query);
-    const slots = new Int32Array(this.vectorMemory.buffer, slotsAt, candidates);
-    let exact = 0;
-    for (let c = 0; c < candidates; c++) {
-      const slot = candidateSlots[c]!;
-      if ((upper[c]! >= generalReach && general(slot)) || (upper[c]! >= namedReach && named(slot))) slots[exact++] = slot;
-    }
-    this.dots(0, queryVectorAt, slotsAt, exact, scoresAt);
-    const scores = new Float32Array(this.vectorMemory.buffer, scoresAt, exact);
+    // Pass 4: exact cosines from the float vectors read back from the file, in two rounds: first each
+    // list's k best lower bounds, the k-th best of whose exact cosines is a floor the list's best
+    // reach; then the candidates whose upper bound reaches that floor, a higher floor than the k-th
+    // best lower bound (about a fifth fewer reads).
+    const slots: number[] = [];
+    const scores: number[] = [];
+    const read = new Uint8Array(candidates);
+    const readWhere = (floors: { general: number; named: number }, bound: Float64Array) => {
+      const picked: number[] = [];
+      for (let c = 0; c < candidates; c++) {
+        const slot = candidateSlots[c]!;
+        if (read[c] === 0 && ((bound[c]! >= floors.general && general(slot)) || (bound[c]! >= floors.named && named(slot)))) {
+          read[c] = 1;
+          picked.push(slot);
+        }
+      }
+      const exact = this.scoreExactly(query, picked);
+      picked.forEach((slot, i) => {
+        slots.push(slot);
+        scores.push(exact[i]!);
+      });
+    };
+    readWhere({ general: floorOf(general, options.k), named: authors ? floorOf(named, authors.k) : Infinity }, lower);
+    const exactFloor = (inList: (slot: number) => boolean, k: number) => kthLargest(Float64Array.from(scores.filter((_, i) => inList(slots[i]!))), k);
+    readWhere({ general: exactFloor(general, options.k), named: authors ? exactFloor(named, authors.k) : Infinity }, upper);
+    const exact = slots.length;
     // Only the candidates at or above each list's k-th best score become hits (a numeric sort of the
     // scores costs less than making and sorting an object per candidate).
     const generalScores = new Float32Array(exact);
@@ -375,12 +462,32 @@ export class VectorIndex {
     return { hits: best(hits, options.k), authorHits: authors ? best(authorHits, authors.k) : [] };
   }
 
+  /** The exact cosines of `slots`' vectors with `query`, in their order, READ_BATCH vectors read at a time. */
+  private scoreExactly(query: Float32Array, slots: number[]): Float32Array {
+    const { queryAt, vectorsAt, batchAt, scoresAt } = this.floatScratch();
+    const buffer = this.vectorMemory.buffer;
+    const memory = new Uint8Array(buffer);
+    new Float32Array(buffer, queryAt, this.stride).set(query);
+    const batch = new Int32Array(buffer, batchAt, READ_BATCH);
+    const out = new Float32Array(slots.length);
+    for (let from = 0; from < slots.length; from += READ_BATCH) {
+      const n = Math.min(READ_BATCH, slots.length - from);
+      // Each vector in its own place of the batch; the padding after it is never written, so it stays 0.
+      for (let i = 0; i < n; i++) {
+        this.floats.read(slots[from + i]!, memory, vectorsAt + i * this.stride * 4);
+        batch[i] = i;
+      }
+      this.dots(vectorsAt, queryAt, batchAt, n, scoresAt);
+      out.set(new Float32Array(buffer, scoresAt, n), from);
+    }
+    return out;
+  }
+
   /**
-   * Where one search's scratch space starts in each memory, after `capacity` codes or vectors (byte
-   * offsets), and where it ends: the query's code, then a u16 distance per slot, the distances'
-   * histogram and an i32 per slot (those within the cut-off); the 16-bit query,
-   * then an i32 candidate slot and an i32 estimate per slot; the query vector, then an i32 slot and
-   * an f32 score per slot.
+   * Where one search's scratch space starts in the code and byte memories, after `capacity` codes or
+   * vectors (byte offsets), and where it ends: the query's code, then a u16 distance per slot, the
+   * distances' histogram and an i32 per slot (those within the cut-off); the 16-bit query, then an
+   * i32 candidate slot and an i32 estimate per slot.
    */
   private scratch() {
     const queryAt = this.capacity * this.words * 4;
@@ -390,9 +497,6 @@ export class VectorIndex {
     const queryBytesAt = this.capacity * this.byteStride;
     const candidatesAt = queryBytesAt + this.byteStride * 2;
     const byteScoresAt = candidatesAt + this.capacity * 4;
-    const queryVectorAt = this.capacity * this.stride * 4;
-    const slotsAt = queryVectorAt + this.stride * 4;
-    const scoresAt = slotsAt + this.capacity * 4;
     return {
       queryAt,
       distancesAt,
@@ -403,31 +507,39 @@ export class VectorIndex {
       candidatesAt,
       byteScoresAt,
       byteEnd: byteScoresAt + this.capacity * 4,
-      queryVectorAt,
-      slotsAt,
-      scoresAt,
-      vectorEnd: scoresAt + this.capacity * 4,
     };
   }
 
-  /** Memory for `capacity` codes and vectors and one search's scratch space; they stay where they are. */
+  /** The float kernel's memory: the query, a batch of vectors, their places (i32s) and scores (f32s). */
+  private floatScratch() {
+    const queryAt = 0;
+    const vectorsAt = queryAt + this.stride * 4;
+    const batchAt = vectorsAt + READ_BATCH * this.stride * 4;
+    const scoresAt = batchAt + READ_BATCH * 4;
+    return { queryAt, vectorsAt, batchAt, scoresAt, end: scoresAt + READ_BATCH * 4 };
+  }
+
+  /** Memory for `capacity` codes and 8-bit vectors and one search's scratch space; they stay where they are. */
   private fitMemory(): void {
     const fit = (memory: WebAssembly.Memory, bytes: number) => {
       const pages = Math.ceil(bytes / PAGE) - memory.buffer.byteLength / PAGE;
       if (pages > 0) memory.grow(pages);
     };
-    const { codeEnd, byteEnd, vectorEnd } = this.scratch();
+    const { codeEnd, byteEnd } = this.scratch();
     fit(this.codeMemory, codeEnd);
     fit(this.byteMemory, byteEnd);
-    fit(this.vectorMemory, vectorEnd);
     // Growing detaches the old views.
     this.codes = new Uint32Array(this.codeMemory.buffer, 0, this.capacity * this.words);
     this.bytes = new Int8Array(this.byteMemory.buffer, 0, this.capacity * this.byteStride);
-    this.vectors = new Float32Array(this.vectorMemory.buffer, 0, this.capacity * this.stride);
   }
 
+  /**
+   * Room for an eighth more slots. The kernels' memories grow in place, but the garbage collector
+   * counts a WebAssembly memory's whole size (twice) as memory in use and lets garbage grow with it:
+   * doubling would leave up to half of it empty.
+   */
   private grow(): void {
-    this.capacity *= 2;
+    this.capacity += Math.max(INITIAL_CAPACITY, this.capacity >> 3);
     this.fitMemory();
     const widen = <T extends Int32Array | Float64Array>(from: T): T => {
       const to = new (from.constructor as new (length: number) => T)(this.capacity);
@@ -439,12 +551,14 @@ export class VectorIndex {
     this.projectOf = widen(this.projectOf);
     this.authorOf = widen(this.authorOf);
     this.steps = widen(this.steps);
-    this.magnitudes = widen(this.magnitudes);
+    this.residuals = widen(this.residuals);
+    this.norms = widen(this.norms);
+    this.byAuthor = new Uint8Array(this.capacity);
   }
 }
 
-/** The k-th largest of `values`, or -Infinity when there are no more than k. */
+/** The k-th largest of `values`, or -Infinity when there are fewer than k. */
 function kthLargest(values: Float32Array | Float64Array, k: number): number {
-  if (values.length <= k) return -Infinity;
+  if (values.length < k) return -Infinity;
   return values.slice().sort()[values.length - k]!;
 }

@@ -7,6 +7,7 @@ import type { Logger } from "../../logger";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
 import { Holds } from "../holds";
+import { vectorFileDir } from "../search/vector-file";
 import { VectorIndex } from "../search/vector-index";
 import type { SourceStore } from "./store";
 
@@ -115,7 +116,10 @@ export class SourceVectors implements EmbeddingQueue {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    if (!this.index || this.index.dimensions !== dimensions) this.index = new VectorIndex(dimensions);
+    if (!this.index || this.index.dimensions !== dimensions) {
+      this.index?.close();
+      this.index = new VectorIndex(dimensions, vectorFileDir(this.store.db));
+    }
     return this.index;
   }
 }
