@@ -21,6 +21,7 @@ import { HARNESS_NAMES, MCP_COMMAND, type HarnessName } from "../harness/types";
 import { isCompiled } from "../self";
 import { VERSION } from "../version";
 import { clientArgs, configFromFlags } from "./context";
+import { MODEL_NOT_LOADED } from "./embed";
 import { note, ok, problem, type Check } from "./doctor-check";
 import { hookChecks, mcpCheck, pathProbe, tokenChecks } from "./doctor-path";
 import { EXIT, ExitError } from "./errors";
@@ -97,7 +98,8 @@ function embedderCheck(health: HealthResponse | undefined): Check {
     );
   }
   const rejected = e.rejected ? `, ${e.rejected} refused by the provider (keyword-only until changed)` : "";
-  return ok("embedder", `${name}: ok, ${e.pending} pending${rejected}`);
+  const loaded = e.loaded ? "" : `, ${MODEL_NOT_LOADED}`;
+  return ok("embedder", `${name}: ok${loaded}, ${e.pending} pending${rejected}`);
 }
 
 // ---- File modes (docs/security.md#files): directories 0700, files 0600, owned by us, no links ----

@@ -10,6 +10,8 @@ import { progressBar } from "./progress";
 import { textTable } from "./table";
 
 const POLL_MS = 500;
+/** How the CLI says the builtin model waits for its first text (doctor.ts too). */
+export const MODEL_NOT_LOADED = "model not loaded yet (it loads when there is first something to embed)";
 
 function reindexLine(r: ReindexStatus): string {
   const from = r.previousModel ? ` (recall also answers from ${r.previousModel} vectors until each is replaced)` : "";
@@ -21,7 +23,7 @@ function reindexLine(r: ReindexStatus): string {
 function statusText(s: EmbedStatusResponse): string {
   if (s.provider === "none") return "provider none: nothing is embedded, recall is keyword-only";
   const lines = [
-    `provider ${s.provider}${s.model ? `, model ${s.model}` : ""}: ${s.ok ? "ok" : `not ok${s.error ? ` (${s.error})` : ""}`}`,
+    `provider ${s.provider}${s.model ? `, model ${s.model}` : ""}: ${s.ok ? `ok${s.loaded ? "" : `, ${MODEL_NOT_LOADED}`}` : `not ok${s.error ? ` (${s.error})` : ""}`}`,
     `${s.pending} memories waiting to be embedded${s.rejected ? `, ${s.rejected} refused by the provider (keyword-only)` : ""}`,
   ];
   if (s.reindex) lines.push(reindexLine(s.reindex));

@@ -29,6 +29,7 @@ const embeddingState = {
   provider: z.string(),
   model: z.string().nullable(),
   ok: z.boolean(),
+  loaded: z.boolean().describe("Whether the model is loaded: the builtin model loads when there is first something to embed"),
   pending: z.number(),
   rejected: z.number().optional().describe("Memories the provider refused to embed (they stay keyword-only), when there are any"),
 };

@@ -236,7 +236,7 @@ describe("the builtin embedding model in the compiled binary", () => {
         if (health.embedding.ok && health.embedding.pending === 0) break;
         await Bun.sleep(50);
       }
-      expect(health.embedding).toEqual({ provider: "builtin", model: "use-lite-512", ok: true, pending: 0 });
+      expect(health.embedding).toEqual({ provider: "builtin", model: "use-lite-512", ok: true, loaded: true, pending: 0 });
       const r = json(await run(["recall", "a young cat"], { env: s.env }));
       expect(r.meta).toMatchObject({ method: "vector", embedding: "ok" });
       expect(r.results[0]).toMatchObject({ content: "The kitten is asleep on the sofa", matchedBy: "vector" });

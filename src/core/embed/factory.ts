@@ -1,6 +1,8 @@
 // Picks the embedding provider from configuration. `none` means keyword-only recall.
 import type { Config } from "../../config/schema";
+import { BUILTIN_DIMENSIONS, BUILTIN_MODEL } from "./builtin/embedder";
 import { OllamaEmbedder, OpenAiEmbedder } from "./http";
+import { LazyEmbedder } from "./lazy";
 import type { Embedder } from "./types";
 
 export async function createEmbedder(config: Config["embedding"], env = process.env): Promise<Embedder | null> {
@@ -11,10 +13,8 @@ export async function createEmbedder(config: Config["embedding"], env = process.
       return new OllamaEmbedder(config.model, config.baseUrl, config.dimensions);
     case "openai":
       return new OpenAiEmbedder(config.model, config.baseUrl, config.dimensions, config.apiKey ?? env.OPENAI_API_KEY);
-    case "builtin": {
-      // Loaded on demand: the model is large and only the daemon needs it.
-      const { createBuiltinEmbedder } = await import("./builtin");
-      return createBuiltinEmbedder();
-    }
+    case "builtin":
+      // Loaded at the first text to embed, and its code only then (lazy.ts).
+      return new LazyEmbedder("builtin", BUILTIN_MODEL, BUILTIN_DIMENSIONS, async () => (await import("./builtin")).createBuiltinEmbedder());
   }
 }

@@ -4,6 +4,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** Where an HTTP provider is reached; recorded with its model (models.ts) so its vectors stay usable. */
   readonly baseUrl?: string;
+  /** False while a model that runs on this machine waits for its first text to be loaded (lazy.ts). */
+  readonly loaded?: boolean;
   /** `query`: a recall waits for it, so it goes before background work where the provider can tell. */
   embed(texts: string[], options?: { priority?: "query" | "background" }): Promise<Float32Array[]>;
   /**

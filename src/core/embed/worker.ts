@@ -180,7 +180,10 @@ export class EmbeddingWorker {
     );
   }
 
-  /** Loads the provider and the stored vectors in the background, then embeds whatever is pending. */
+  /**
+   * Loads the provider and the stored vectors in the background, then embeds whatever is pending (the
+   * builtin model itself loads at the first text to embed, lazy.ts).
+   */
   start(): void {
     this.loop ??= this.run();
   }
@@ -234,6 +237,7 @@ export class EmbeddingWorker {
       provider: this.provider,
       model: this.embedder?.model ?? null,
       ok: this.ok,
+      loaded: this.embedder !== null && this.embedder.loaded !== false,
       pending: this.embedder ? this.pending.size : 0,
     };
     if (this.lastError && !this.ok) status.error = this.lastError;
@@ -290,8 +294,12 @@ export class EmbeddingWorker {
    */
   async search(text: string, q: VectorQuery): Promise<{ hits: VectorHit[]; authorHits: VectorHit[]; embedding: "ok" | "unavailable" | "disabled" }> {
     if (this.disabled) return { hits: [], authorHits: [], embedding: "disabled" };
-    const previous = this.previous;
-    const [current, old] = await Promise.all([this.embedQuery(text), previous ? this.previousQuery(previous, text) : null]);
+    // A query is embedded only for vectors it can be compared with: with none yet there is nothing
+    // to find, and embedding it would load a lazy model for nothing.
+    const currentIndex = this.index && this.index.count > 0 ? this.index : null;
+    const previous = this.previous?.queries && this.previous.index.count > 0 ? this.previous : null;
+    if (!currentIndex && !previous) return { hits: [], authorHits: [], embedding: this.embedder && this.ok ? "ok" : "unavailable" };
+    const [current, old] = await Promise.all([currentIndex ? this.embedQuery(text) : null, previous ? this.previousQuery(previous, text) : null]);
     if (!current && !old) return { hits: [], authorHits: [], embedding: "unavailable" };
     let allowed: Set<number> | undefined | null = null;
     const searchIn = (index: VectorIndex | null, vector: Float32Array | null) => {
@@ -301,7 +309,7 @@ export class EmbeddingWorker {
       const options = { k: q.k, owners, project: q.project, allowed };
       return q.authors ? index.searchWithAuthors(vector, options, q.authors) : { hits: index.search(vector, options), authorHits: [] };
     };
-    const [now, before] = [searchIn(this.index, current), searchIn(previous?.index ?? null, old)];
+    const [now, before] = [searchIn(currentIndex, current), searchIn(previous?.index ?? null, old)];
     const best = (hits: VectorHit[], k: number) => hits.sort((a, b) => b.score - a.score).slice(0, k);
     return {
       hits: best([...now.hits, ...before.hits], q.k),

@@ -24,7 +24,7 @@ export const overviewPage: Page = ({ root, refreshMs }) => {
           { class: "cards" },
           card("Daemon", health.status, `v${health.version}, up ${Math.round((health.uptimeS ?? 0) / 60)} min`),
           card("Memories", health.db?.memories ?? "?", health.dataDir ?? ""),
-          card("Embedding", e ? e.provider : "?", e ? `${e.model ?? "no model"} · ${e.ok ? "ok" : "not ok"} · ${e.pending} pending${e.rejected ? ` · ${e.rejected} rejected` : ""}${e.reindex ? ` · reindex ${e.reindex.state} ${e.reindex.done}/${e.reindex.total}` : ""}` : ""),
+          card("Embedding", e ? e.provider : "?", e ? `${e.model ?? "no model"} · ${e.ok ? "ok" : "not ok"}${e.loaded ? "" : " · not loaded yet"} · ${e.pending} pending${e.rejected ? ` · ${e.rejected} rejected` : ""}${e.reindex ? ` · reindex ${e.reindex.state} ${e.reindex.done}/${e.reindex.total}` : ""}` : ""),
           card("Sessions", sessions.count >= 1000 ? "1000+" : sessions.count, "this agent's"),
           card("MCP servers", servers.servers.length, "installed"),
         ),
