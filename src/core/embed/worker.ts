@@ -8,6 +8,7 @@
 // recalls first for both.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
+import { yieldToLoop } from "../event-loop";
 import { Holds } from "../holds";
 import { vectorFileDir } from "../search/vector-file";
 import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
@@ -77,14 +78,18 @@ export interface EmbeddingQueue {
   refused(batch: QueuedText[], err: EmbedRejectedError): void;
 }
 
-/** Vectors loaded between two garbage collections at start. */
-const LOAD_COLLECT_EVERY = 2000;
+/**
+ * Stored vectors read per step at start. Between steps the daemon answers requests (loading 100,000
+ * in one go held its event loop for ~10 s) and the last step's rows are collected.
+ */
+const LOAD_STEP = 2000;
 
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
 
 interface StoredVectorRow {
   seq: number;
+  dimensions: number;
   agent_id: string;
   project: string | null;
   who: string | null;
@@ -383,7 +388,10 @@ export class EmbeddingWorker {
           this.pending.clear();
           return;
         }
-        this.loadIndex(embedder);
+        if (!(await this.loadIndex(embedder))) {
+          await embedder.close();
+          return;
+        }
         this.resumeJob(embedder);
         this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
@@ -476,16 +484,33 @@ export class EmbeddingWorker {
   }
 
   /**
-   * Indexes stored vectors as they are read. Each row is a 2 KB blob, garbage once indexed: collected
-   * every LOAD_COLLECT_EVERY rows, they do not pile up (loading 100,000 otherwise peaks ~80 MB above
-   * what the index keeps).
+   * Indexes the stored vectors `select` finds (a query over memory_vectors `v` joined to memories
+   * `m`, its parameters `params`), LOAD_STEP at a time in seq order. Each row is a 2 KB blob, garbage
+   * once indexed: collected before each step, they do not pile up (loading 100,000 otherwise peaks
+   * ~80 MB above what the index keeps). A change meanwhile is safe: the query reads only current
+   * vectors of live memories, and onChange removes from the index what it already holds. False when
+   * `wanted()` turned false first (the worker stopped, or the index was let go).
    */
-  private indexRows<R extends StoredVectorRow>(rows: Iterable<R>, indexOf: (row: R) => VectorIndex): void {
-    let loaded = 0;
-    for (const row of rows) {
-      indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who);
-      if (++loaded % LOAD_COLLECT_EVERY === 0) Bun.gc(true);
+  private async indexStored(
+    select: string,
+    params: (string | number)[],
+    indexOf: (row: StoredVectorRow) => VectorIndex,
+    wanted: () => boolean,
+  ): Promise<boolean> {
+    const step = this.db.query<StoredVectorRow, (string | number)[]>(
+      `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+       WHERE ${select} AND v.content_key = m.content_key AND m.deleted_at IS NULL AND v.seq > ? ORDER BY v.seq LIMIT ${LOAD_STEP}`,
+    );
+    let after = 0;
+    while (wanted()) {
+      Bun.gc(true);
+      const rows = step.all(...params, after);
+      for (const row of rows) indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who);
+      if (rows.length < LOAD_STEP) return true;
+      after = rows[rows.length - 1]!.seq;
+      await yieldToLoop();
     }
+    return false;
   }
 
   /** Queues every live memory without a valid vector of the current model (or one to redo). */
@@ -536,16 +561,12 @@ export class EmbeddingWorker {
     if (this.job?.finishedAt !== null) return;
     const stale = this.staleModel(current.model);
     if (!stale) return;
-    const index = new VectorIndex(stale.dimensions, vectorFileDir(this.db));
-    const rows = this.db
-      .query<StoredVectorRow, [string, number]>(
-        `SELECT v.seq, m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-         WHERE v.model = ? AND v.dimensions = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
-      )
-      .iterate(stale.model, stale.dimensions);
-    this.indexRows(rows, () => index);
-    const previous: PreviousModel = { model: stale.model, index, queries: null, retryAt: 0 };
+    const previous: PreviousModel = { model: stale.model, index: new VectorIndex(stale.dimensions, vectorFileDir(this.db)), queries: null, retryAt: 0 };
+    // In place before it is filled, so a memory re-embedded meanwhile leaves it (store()); until it
+    // has a query model, recall does not search it.
     this.previous = previous;
+    const kept = () => !this.stopped && this.previous === previous;
+    if (!(await this.indexStored("v.model = ? AND v.dimensions = ?", [stale.model, stale.dimensions], () => previous.index, kept))) return;
     const profile = this.models.profile(stale.model, stale.dimensions, current);
     if (!profile) return;
     try {
@@ -557,14 +578,8 @@ export class EmbeddingWorker {
     }
   }
 
-  private loadIndex(embedder: Embedder): void {
-    const rows = this.db
-      .query<StoredVectorRow & { dimensions: number }, [string]>(
-        `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-         WHERE v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL ORDER BY v.seq`,
-      )
-      .iterate(embedder.model);
-    this.indexRows(rows, (row) => this.ensureIndex(row.dimensions));
+  private loadIndex(embedder: Embedder): Promise<boolean> {
+    return this.indexStored("v.model = ?", [embedder.model], (row) => this.ensureIndex(row.dimensions), () => !this.stopped);
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */
