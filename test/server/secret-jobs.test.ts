@@ -58,3 +58,22 @@ test("a full queue is 503 queue_full; a stop ends running jobs' groups and inter
     await second.daemon.stop();
   }
 });
+
+test("whether a sandbox works is found at the first job, not when the daemon starts, and once", async () => {
+  const lazy = tempDir("signet-secret-probe-");
+  const { daemon, lines, api } = startLoggedDaemon(lazy, 'secrets:\n  sandbox: "off"\n');
+  try {
+    const said = () => lines.filter((l) => l.includes("secret exec: jobs run"));
+    expect((await api("GET", "/health")).status).toBe(200);
+    expect(said()).toEqual([]);
+    for (let i = 0; i < 2; i++) {
+      const r = await api("POST", "/api/secrets/exec", { command: "true", secrets: {} });
+      expect(r.status).toBe(202);
+      expect((await finished(api, r.body.id)).status).toBe("completed");
+    }
+    expect(said()).toEqual(["warn secret exec: jobs run without a sandbox (secrets.sandbox is off); API tokens in team and hybrid modes may not run them"]);
+  } finally {
+    await daemon.stop();
+    rmSync(lazy, { recursive: true, force: true });
+  }
+});

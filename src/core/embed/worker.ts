@@ -486,7 +486,7 @@ export class EmbeddingWorker {
   /**
    * Indexes the stored vectors `select` finds (a query over memory_vectors `v` joined to memories
    * `m`, its parameters `params`), LOAD_STEP at a time in seq order. Each row is a 2 KB blob, garbage
-   * once indexed: collected before each step, they do not pile up (loading 100,000 otherwise peaks
+   * once indexed: collected before the next step, they do not pile up (loading 100,000 otherwise peaks
    * ~80 MB above what the index keeps). A change meanwhile is safe: the query reads only current
    * vectors of live memories, and onChange removes from the index what it already holds. False when
    * `wanted()` turned false first (the worker stopped, or the index was let go).
@@ -503,7 +503,7 @@ export class EmbeddingWorker {
     );
     let after = 0;
     while (wanted()) {
-      Bun.gc(true);
+      if (after > 0) Bun.gc(true);
       const rows = step.all(...params, after);
       for (const row of rows) indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who);
       if (rows.length < LOAD_STEP) return true;

@@ -41,8 +41,8 @@ export interface SecretExecOptions {
   log: Logger;
   ledger?: ProcessLedger;
   limits?: Partial<typeof EXEC_LIMITS>;
-  /** Null where no sandbox works here: jobs then run as the account, seeing what it sees. */
-  sandbox: Sandbox | null;
+  /** The sandbox jobs run in, asked for at each job; null where none works here: jobs then run as the account, seeing what it sees. */
+  sandbox: () => Sandbox | null;
   /** Kept out of a sandboxed job's sight (the data directory). */
   hide: string[];
   /** Directories a sandboxed job may write besides its private /tmp (`secrets.execWritable`). */
@@ -165,7 +165,7 @@ export class SecretExecService {
   /** Queues a job: stored before this returns. Malformed references are a 400; a full queue is 503 queue_full. */
   submit(req: ExecRequest, caller: ExecCaller): ExecAccepted {
     if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping; run the command again once it is back");
-    if (caller.needsSandbox && !this.options.sandbox && !this.options.allowUnsandboxed) {
+    if (caller.needsSandbox && !this.options.sandbox() && !this.options.allowUnsandboxed) {
       throw new SignetError(
         "forbidden",
         "secret exec from an API token runs only in a sandbox, and none works on this machine (signet doctor says why): install bubblewrap, or let the owner set secrets.execUnsandboxed: true",
@@ -269,7 +269,8 @@ export class SecretExecService {
     const stderr = new Capture(new Redactor(secretValues), max);
     const cwd = existsSync(base.HOME) ? base.HOME : "/";
     const shell = ["/bin/sh", "-c", job.command];
-    const { sandbox, hide, writable } = this.options;
+    const { hide, writable } = this.options;
+    const sandbox = this.options.sandbox();
     const [cmd, ...args] = sandbox ? sandboxArgv(sandbox, { hide, writable, cwd }, shell, true) : shell;
     const child = spawn(cmd!, args, { cwd, env, stdio: sandbox ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"], detached: true });
     const sandboxInfo = sandbox ? readAll(child.stdio[INFO_FD] as Readable) : Promise.resolve("");

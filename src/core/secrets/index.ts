@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../logger";
-import { probeSandbox } from "../../os/sandbox";
+import { probeSandbox, type Sandbox } from "../../os/sandbox";
 import { ChildLedger } from "../bridge/child-ledger";
 import { storeLookup, type SecretLookup } from "../bridge/secret-refs";
 import { SecretExecService, minimalEnv } from "./exec";
@@ -45,15 +45,23 @@ export function openSecrets(options: SecretsOptions): Secrets {
   if (swept > 0) log.warn(`ended ${swept} secret exec process(es) left by a daemon that did not stop cleanly`);
   const resolver = new ReferenceResolver({ store, provider: options.provider, baseEnv: minimalEnv() });
   const { jobs } = options;
-  const probe = jobs.sandbox === "off" ? { sandbox: null, reason: "secrets.sandbox is off" } : probeSandbox(process.env.PATH);
-  if (probe.sandbox) log.info(`secret exec: jobs run in a bubblewrap sandbox (${probe.sandbox.bwrap})`);
-  else log.warn(`secret exec: jobs run without a sandbox (${probe.reason})${jobs.execUnsandboxed ? "" : "; API tokens in team and hybrid modes may not run them"}`);
+  // Probed at the first job, not at every start: running bubblewrap once costs ~60 ms of a blocked
+  // event loop, and most daemons never run a job (signet doctor reports it on its own).
+  let probed: Sandbox | null | undefined;
+  const sandbox = (): Sandbox | null => {
+    if (probed !== undefined) return probed;
+    const probe = jobs.sandbox === "off" ? { sandbox: null, reason: "secrets.sandbox is off" } : probeSandbox(process.env.PATH);
+    if (probe.sandbox) log.info(`secret exec: jobs run in a bubblewrap sandbox (${probe.sandbox.bwrap})`);
+    else log.warn(`secret exec: jobs run without a sandbox (${probe.reason})${jobs.execUnsandboxed ? "" : "; API tokens in team and hybrid modes may not run them"}`);
+    probed = probe.sandbox;
+    return probed;
+  };
   const exec = new SecretExecService({
     db: options.db,
     resolver,
     log,
     ledger,
-    sandbox: probe.sandbox,
+    sandbox,
     hide: [options.dataDir],
     writable: jobs.execWritable,
     allowUnsandboxed: jobs.execUnsandboxed,
