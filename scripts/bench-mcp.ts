@@ -1,5 +1,6 @@
 // MCP benchmark: memory_search over /mcp (Streamable HTTP) and over stdio (signet-mcp) against the
-// same query on POST /api/memory/recall, and signet-mcp's spawn → initialize time. Uses the compiled
+// same query on POST /api/memory/recall, and signet-mcp's spawn → initialize time (beside Bun's own
+// start, \`bun -e 0\`, run before each spawn). Uses the compiled
 // binary (build it first: bun run build); a real daemon on a throwaway data directory.
 //
 //   bun scripts/bench-mcp.ts [--memories 2000] [--queries 300] [--spawns 20] [--provider none] [--json]
@@ -108,11 +109,24 @@ await stdioClient.connect(new StdioClientTransport({ command: MCP_BIN, args: [],
 const overStdio = await timed(queries, search(stdioClient));
 await stdioClient.close();
 
-progress(`spawn → initialize × ${opts.spawns}`);
+/** Bun's own start and exit (`bun -e 0`), the floor each spawn is paired with. */
+async function bareBun(): Promise<number> {
+  const t0 = performance.now();
+  await Bun.spawn([process.execPath, "-e", "0"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited;
+  return performance.now() - t0;
+}
+
+progress(`spawn → initialize × ${opts.spawns}, each after a \`bun -e 0\``);
 await spawnToInitialize(env); // warm the page cache
+await bareBun();
 const spawnTimes: number[] = [];
-for (let i = 0; i < opts.spawns; i++) spawnTimes.push(await spawnToInitialize(env));
+const floorTimes: number[] = [];
+for (let i = 0; i < opts.spawns; i++) {
+  floorTimes.push(await bareBun());
+  spawnTimes.push(await spawnToInitialize(env));
+}
 const spawn = stats(spawnTimes, spawnTimes.reduce((a, b) => a + b, 0), 0);
+const floor = stats(floorTimes, floorTimes.reduce((a, b) => a + b, 0), 0);
 await daemon.stop();
 
 const result = {
@@ -124,6 +138,8 @@ const result = {
   mcpStdio: overStdio,
   overheadP50Ms: { http: overHttp.p50Ms - api.p50Ms, stdio: overStdio.p50Ms - api.p50Ms },
   spawnToInitialize: spawn,
+  bareBunStart: floor,
+  spawnToInitializeRatio: spawn.p50Ms / floor.p50Ms,
 };
 
 if (opts.json) {
@@ -157,7 +173,7 @@ if (opts.json) {
         ["stdio overhead (p50)", ms(result.overheadP50Ms.stdio), `< ${TARGETS.overheadMs} ms`, verdict(result.overheadP50Ms.stdio < TARGETS.overheadMs)],
         [
           "signet-mcp spawn → initialize (p50 / p99)",
-          `${ms(spawn.p50Ms)} / ${ms(spawn.p99Ms)}`,
+          `${ms(spawn.p50Ms)} / ${ms(spawn.p99Ms)} (${result.spawnToInitializeRatio.toFixed(2)}× \`bun -e 0\`, ${ms(floor.p50Ms)})`,
           `< ${TARGETS.spawnInitMs} ms`,
           verdict(spawn.p50Ms < TARGETS.spawnInitMs),
         ],

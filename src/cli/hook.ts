@@ -8,8 +8,8 @@
 // mistake in the command itself (unknown event or harness) is a usage error.
 import type { CommandDef } from "citty";
 import { isTerminal } from "../os/terminal";
-import { ApiError, DaemonUnreachableError, SignetClient } from "../client/client";
-import { loopbackCandidates } from "../config/daemon-url";
+import { ApiError, CONNECTION_REFUSED, DaemonUnreachableError, SignetClient } from "../client/client";
+import { isLoopbackHost, loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
@@ -163,7 +163,9 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
     note(`${(err as Error).message}; nothing was done`);
     return;
   }
-  if (!(await daemonListening(config.daemon.url))) return;
+  // A loopback port nothing listens on refuses the request itself at once; a host elsewhere that is
+  // down may leave a connection hanging, so its port is probed with a short timeout first.
+  if (!isLoopbackHost(new URL(config.daemon.url).hostname) && !(await daemonListening(config.daemon.url))) return;
   const client = new SignetClient({
     baseUrl: config.daemon.url,
     agentId: config.agent.id,
@@ -178,6 +180,8 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
   try {
     answer = await client.hooks.fire(event, requestFor(event, harness, input, config), { timeoutMs: ANSWER_TIMEOUT_MS[event] });
   } catch (err) {
+    // No daemon is running: nothing to say (docs/hooks.md).
+    if (err instanceof DaemonUnreachableError && !err.explained && err.detail === CONNECTION_REFUSED) return;
     if (err instanceof ApiError) note(`the daemon refused ${event}: ${err.message}`);
     else if (err instanceof DaemonUnreachableError) note(err.message);
     else note(`${event} failed: ${(err as Error).message}`);

@@ -32,13 +32,16 @@ const BRIDGE_MARGIN_MS = 5_000;
  */
 const AGGREGATE_TIMEOUT_MS = 60_000;
 
+/** The detail of a DaemonUnreachableError when nothing listens at the daemon's address. */
+export const CONNECTION_REFUSED = "connection refused";
+
 export class DaemonUnreachableError extends Error {
   /** The message says more than "not running" (a daemon that hangs, or runs elsewhere): show it as it is. */
   readonly explained: boolean;
 
   constructor(
     readonly url: string,
-    detail: string,
+    readonly detail: string,
     message?: string,
   ) {
     super(message ?? `daemon not running at ${url} (${detail}): start it with \`signet daemon start\``);
@@ -231,7 +234,7 @@ export class SignetClient {
       headers: this.headers(hasBody, opts.credential, opts.accept),
       body: hasBody ? JSON.stringify(opts.body) : undefined,
     };
-    let lastError = "connection refused";
+    let lastError = CONNECTION_REFUSED;
     for (const origin of this.candidates) {
       let response: Response;
       try {
@@ -244,7 +247,7 @@ export class SignetClient {
         if (err instanceof DaemonIdentityError) throw err;
         const e = err as Error;
         if (e.name === "TimeoutError" || e.name === "AbortError") throw await this.unreachable(`no answer within ${timeoutMs} ms`, true);
-        lastError = (e as { code?: string }).code === "ECONNREFUSED" ? "connection refused" : e.message || String(err);
+        lastError = (e as { code?: string }).code === "ECONNREFUSED" ? CONNECTION_REFUSED : e.message || String(err);
         continue;
       }
       return response;

@@ -1,16 +1,17 @@
 // `signet-mcp`: the MCP server over stdio. Only protocol messages go to stdout; logs go to stderr.
 // On stdin EOF it finishes what is in flight, then exits.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
-import { explainNoAnswer } from "../control/daemon-process";
 import { projectOfDirectory } from "../harness/hook-io";
 import { createLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
+import { isTerminal } from "../os/terminal";
+import { VERSION } from "../version";
+import { initializeAnswer, initializeRequestId } from "./initialize-answer";
 import { localCallReporter } from "./invocation-reporter";
-import { MCP_PROVENANCE, createMcpServer, toolCallHeaders } from "./server";
+import { StdinFeed } from "./stdin-feed";
 
 const USAGE = `signet-mcp: Signet's MCP server over stdio.
 
@@ -36,7 +37,7 @@ Options: --help, --version
  */
 function explainedInstead(args: readonly string[]): boolean {
   const help = args.includes("--help") || args.includes("-h");
-  if (!help && !process.stdin.isTTY) return false;
+  if (!help && !isTerminal(0)) return false;
   // Help asked for is the output; unasked, stdout stays the protocol's.
   (help ? process.stdout : process.stderr).write(USAGE);
   return true;
@@ -53,6 +54,18 @@ export async function runStdioServer(): Promise<number> {
     log.error((err as Error).message);
     return 2;
   }
+  // A harness starts its MCP servers with the session and waits for their initialize answers: it is
+  // sent from here, before the SDK and the tool table (a few hundred zod schemas) load. The SDK's
+  // server handles the same request once it is up, and its answer (the same) is not sent again.
+  const stdin = new StdinFeed();
+  const first = await stdin.firstLine();
+  const answeredId = first === undefined ? undefined : initializeRequestId(first);
+  const earlyAnswer = answeredId === undefined ? undefined : initializeAnswer(first!, VERSION);
+  if (earlyAnswer !== undefined) await Bun.write(Bun.stdout, earlyAnswer);
+  const [{ StdioServerTransport }, { MCP_PROVENANCE, createMcpServer, toolCallHeaders }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("./server"),
+  ]);
   const start = autostarter(config, log);
   // A refusal goes to stderr too: the harness's MCP log is where a person looks for it.
   const autostart =
@@ -74,7 +87,7 @@ export async function runStdioServer(): Promise<number> {
     bridgeCallTimeoutMs: config.bridge.callTimeoutMs,
     autostart,
     // A tool error that says the daemon runs but hangs, not that it is not running.
-    explainNoAnswer: async (url, detail, silent) => explainNoAnswer(config, url, detail, silent),
+    explainNoAnswer: async (url, detail, silent) => (await import("../control/daemon-process")).explainNoAnswer(config, url, detail, silent),
     dataDir: config.dataDir,
     callHeaders: toolCallHeaders,
   });
@@ -91,7 +104,7 @@ export async function runStdioServer(): Promise<number> {
       onLocalCall: config.analytics.trackAgentCalls ? localCallReporter(client, log) : undefined,
     },
   );
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(stdin.asStdin(), process.stdout);
   let inFlight = 0;
   let idle: (() => void) | undefined;
   await server.connect(transport);
@@ -102,11 +115,18 @@ export async function runStdioServer(): Promise<number> {
     deliver?.(message);
   };
   const send = transport.send.bind(transport);
+  let unsent = answeredId;
   transport.send = async (message: JSONRPCMessage) => {
-    await send(message);
-    if ("id" in message && !("method" in message) && --inFlight === 0) idle?.();
+    const isAnswer = "id" in message && !("method" in message);
+    if (isAnswer && unsent !== undefined && message.id === unsent) {
+      // Sent already, before the SDK loaded. Were the SDK's own answer ever different (a request it
+      // refuses that looked well-formed), the log says so.
+      unsent = undefined;
+      if (`${JSON.stringify(message)}\n` !== earlyAnswer) log.warn(`the SDK's answer to initialize differs from the one sent: ${JSON.stringify(message)}`);
+    } else await send(message);
+    if (isAnswer && --inFlight === 0) idle?.();
   };
-  await new Promise<void>((resolve) => process.stdin.once("end", resolve));
+  await stdin.ended;
   if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
   await server.close();
   return 0;

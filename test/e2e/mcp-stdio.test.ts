@@ -235,6 +235,23 @@ describe("signet-mcp over stdio", () => {
     expect(replies[1].result.structuredContent.content).toBe("written just before EOF");
     expect(performance.now() - started).toBeLessThan(5000);
   });
+
+  test("initialize is answered once, whether or not it comes first; what comes before it is the SDK's to answer", async () => {
+    const init = (id: number) => ({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2024-11-05", clientInfo: { name: "order", version: "1" }, capabilities: {} } });
+    const lines = (...messages: object[]) => `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`;
+    const list = { jsonrpc: "2.0", id: 3, method: "tools/list" };
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    const first = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init(1), initialized, list) });
+    const second = await run([], { env: s.env, bin: MCP_BIN, stdin: lines({ jsonrpc: "2.0", id: 2, method: "ping" }, init(1), initialized, list) });
+    for (const r of [first, second]) expect(r.code).toBe(0);
+    const replies = (r: { stdout: string }) => r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(replies(first).map((m) => m.id)).toEqual([1, 3]);
+    expect(replies(second).map((m) => m.id)).toEqual([2, 1, 3]);
+    expect(replies(second)[0].result).toEqual({});
+    expect(replies(second)[1]).toEqual(replies(first)[0]);
+    expect(replies(first)[0].result.protocolVersion).toBe("2024-11-05");
+    expect(replies(first)[1].result.tools.length).toBe(Object.keys(EXPECTED_TOOLS).length);
+  });
 });
 
 describe("SIGNET_DAEMON_URL validation", () => {

@@ -52,3 +52,10 @@ test("the memory commands and `signet mcp` load no zod and no schemas when they 
   expect(modules.get("src/cli/memory.ts")).toContain("src/cli/flags.ts");
   for (const entry of entries.slice(0, 3)) expect({ entry, zod: zod(entry) }).toEqual({ entry, zod: [] });
 });
+
+test("signet-mcp answers initialize before it loads the MCP SDK, zod or the tool table", async () => {
+  const modules = (await staticModules(["src/mcp/stdio.ts"])).get("src/mcp/stdio.ts")!;
+  const heavy = modules.filter((m) => m.startsWith("node_modules/zod/") || m.startsWith("node_modules/@modelcontextprotocol/") || m === "src/mcp/tools.ts");
+  expect(modules).toContain("src/mcp/initialize-answer.ts");
+  expect(heavy).toEqual([]);
+});
