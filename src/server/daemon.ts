@@ -109,7 +109,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const usageBoost = new UsageBoost(() => analytics.features().servers);
     const sources = new SourceService(db, embeddings, log);
     recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order });
-    const writes = new GroupCommit(db, () => memory.flushChanges());
+    const writes = new GroupCommit(db, memory);
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,

@@ -1,5 +1,6 @@
 // The memory domain: scoping, dedupe, versions, soft delete and recovery. Every write is one
-// transaction covering the row, its tags, its history and its keyword index.
+// transaction covering the row, its tags, its history and its keyword index (in a group commit, the
+// group's transaction).
 import type { Database } from "bun:sqlite";
 import type {
   ForgetRequest,
@@ -16,11 +17,13 @@ import type {
 } from "../../contracts/memory";
 import type { ExportRecord } from "../../contracts/transfer";
 import { SignetError, invalidInput } from "../../contracts/errors";
+import { keywordColumns } from "../search/text";
 import { ignoredOnDedupe } from "./dedupe";
 import { memoryFilter } from "./filter";
 import { contentKey, normalizeContent } from "./normalize";
 import { findById } from "./short-ids";
-import { MemoryStore, rowOf, toMemory, type HistoryWrite, type MemoryRow } from "./store";
+import type { CommitHooks } from "./group-commit";
+import { MemoryStore, rowOf, toMemory, type HistoryWrite, type KeywordColumns, type KeywordWrite, type MemoryRow } from "./store";
 
 /** Who is calling: the agent whose memories are in scope, and provenance for the history. */
 export interface Caller {
@@ -33,12 +36,29 @@ export interface Caller {
 const RECOVER_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const NOTE_SOURCE = "codex-native-note";
 
-/** What changed, told after the transaction committed (the vector index and embedder follow it). */
+/** What changed, told after the transaction committed (the keyword and vector indexes and the embedder follow it). */
 export interface MemoryChange {
   kind: "created" | "modified" | "forgotten" | "recovered";
   seq: number;
   agentId: string;
+  project: string | null;
   contentChanged: boolean;
+  /** The memory's keyword columns as written, null once it is forgotten: what a keyword index holds for it. */
+  keywordColumns: KeywordColumns | null;
+}
+
+/** A change's keyword columns, from the row as written (null when it is forgotten). */
+function keywordsOf(row: Pick<MemoryRow, "content" | "tags" | "hints" | "deleted_at">): KeywordColumns | null {
+  return row.deleted_at === null ? keywordColumns(row.content, row.tags, row.hints) : null;
+}
+
+function changeOf(kind: MemoryChange["kind"], row: MemoryRow, contentChanged: boolean): MemoryChange {
+  return { kind, seq: row.seq, agentId: row.agent_id, project: row.project, contentChanged, keywordColumns: keywordsOf(row) };
+}
+
+/** What memories_fts must do for a change: a memory new to the store has no row there to replace. */
+function keywordWrite(change: MemoryChange): KeywordWrite {
+  return { seq: change.seq, columns: change.keywordColumns, replaces: change.kind !== "created" };
 }
 
 /** What became of one imported memory (docs/api.md#post-apiimport). */
@@ -55,12 +75,13 @@ export interface MemoryServiceOptions {
   onChange?: (change: MemoryChange) => void;
 }
 
-export class MemoryService {
+export class MemoryService implements CommitHooks {
   readonly store: MemoryStore;
   private readonly shared: Set<string>;
   private readonly now: () => Date;
   private readonly onChange: (change: MemoryChange) => void;
-  private uncommitted: MemoryChange[] = [];
+  /** The changes of the group commit under way, in order (begin() to end()). */
+  private grouped: MemoryChange[] | null = null;
 
   constructor(
     readonly db: Database,
@@ -73,23 +94,44 @@ export class MemoryService {
   }
 
   /**
-   * Runs `fn` as one immediate transaction, then tells onChange what it committed (if anything).
-   * Inside an enclosing transaction (a group commit) the news waits for that commit: flushChanges().
+   * Runs `fn` as one immediate transaction (a savepoint inside a group commit), then tells onChange
+   * what it committed, if anything. In a group commit the keyword index is written once for the
+   * group, before its commit (beforeCommit), and the news waits for that commit (end).
    */
   private write<T>(fn: () => [T, MemoryChange | null]): T {
-    const [result, change] = this.db.transaction(fn).immediate();
+    const group = this.grouped;
+    const [result, change] = this.db
+      .transaction((): [T, MemoryChange | null] => {
+        const written = fn();
+        if (!group && written[1]) this.store.writeKeywords([keywordWrite(written[1])]);
+        return written;
+      })
+      .immediate();
     if (change) {
-      if (this.db.inTransaction) this.uncommitted.push(change);
+      if (group) group.push(change);
       else this.onChange(change);
     }
     return result;
   }
 
-  /** Announces the changes of an enclosing transaction once it has committed. */
-  flushChanges(): void {
-    const changes = this.uncommitted;
-    this.uncommitted = [];
-    for (const change of changes) this.onChange(change);
+  /** A group commit's transaction begins: writes until end() are part of it. */
+  begin(): void {
+    this.grouped = [];
+  }
+
+  /**
+   * The group's keyword index rows, all at once before its commit: FTS5 makes what it holds at each
+   * savepoint (one per write) a segment of its own, to be merged later; one per commit costs less.
+   */
+  beforeCommit(): void {
+    this.store.writeKeywords((this.grouped ?? []).map(keywordWrite));
+  }
+
+  /** The group commit is over: its changes are announced once committed, dropped if rolled back. */
+  end(committed: boolean): void {
+    const changes = this.grouped ?? [];
+    this.grouped = null;
+    if (committed) for (const change of changes) this.onChange(change);
   }
 
   /** The agents whose memories this caller may read: its own, then every shared agent. */
@@ -133,7 +175,7 @@ export class MemoryService {
       const seq = this.store.insert(row);
       const full: MemoryRow = { ...row, seq, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null };
       this.store.recordHistory(full, this.historyWrite(caller, "create", null, nowIso));
-      return [{ ...toMemory(full), deduped: false }, { kind: "created", seq, agentId: caller.agentId, contentChanged: true }];
+      return [{ ...toMemory(full), deduped: false }, changeOf("created", full, true)];
     });
   }
 
@@ -192,7 +234,7 @@ export class MemoryService {
       next.version = row.version + 1;
       this.store.update(next);
       this.store.recordHistory(next, this.historyWrite(caller, "modify", req.reason, nowIso));
-      return [toMemory(next), { kind: "modified", seq: row.seq, agentId: row.agent_id, contentChanged: next.content !== row.content }];
+      return [toMemory(next), changeOf("modified", next, next.content !== row.content)];
     });
   }
 
@@ -210,7 +252,7 @@ export class MemoryService {
       this.store.markDeleted(row, nowIso, req.reason, nowIso);
       const next: MemoryRow = { ...row, deleted_at: nowIso, delete_reason: req.reason, updated_at: nowIso, version: row.version + 1 };
       this.store.recordHistory(next, this.historyWrite(caller, "forget", req.reason, nowIso));
-      return [toMemory(next), { kind: "forgotten", seq: row.seq, agentId: row.agent_id, contentChanged: false }];
+      return [toMemory(next), changeOf("forgotten", next, false)];
     });
   }
 
@@ -226,7 +268,7 @@ export class MemoryService {
       this.store.markDeleted(row, null, null, nowIso);
       const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
       this.store.recordHistory(next, this.historyWrite(caller, "recover", req.reason ?? null, nowIso));
-      return [toMemory(next), { kind: "recovered", seq: row.seq, agentId: row.agent_id, contentChanged: false }];
+      return [toMemory(next), changeOf("recovered", next, false)];
     });
   }
 
@@ -245,8 +287,9 @@ export class MemoryService {
       // Forgotten memories take no part in dedupe, here as in remember.
       const duplicate = live ? this.findDuplicate(record.agentId, record.project, key, record.content) : null;
       if (duplicate) return [{ outcome: "duplicate", existingId: duplicate.id }, null];
-      const seq = this.store.restore({ ...rowOf(record), content_key: key }, record.history);
-      return [{ outcome: "imported" }, { kind: live ? "created" : "forgotten", seq, agentId: record.agentId, contentChanged: true }];
+      const row = { ...rowOf(record), content_key: key };
+      const seq = this.store.restore(row, record.history);
+      return [{ outcome: "imported" }, changeOf(live ? "created" : "forgotten", { ...row, seq }, true)];
     });
   }
 

@@ -3,7 +3,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry, Memory } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
-import { keywordColumns } from "../search/text";
 import { filterSql, type MemoryFilter } from "./filter";
 
 export interface MemoryRow {
@@ -56,6 +55,18 @@ export interface HistoryWrite {
   runtimePath: string | null;
   reason: string | null;
   at: string;
+}
+
+/** A memory's keyword columns: content, tags, hints and extra terms (search/text.ts keywordColumns). */
+export type KeywordColumns = [string, string, string, string];
+
+/** What the keyword index (memories_fts) holds for a memory after a write: its columns, or nothing. */
+export interface KeywordWrite {
+  seq: number;
+  /** The memory's columns as written; null once it is forgotten (the index holds live memories only). */
+  columns: KeywordColumns | null;
+  /** False for a memory new to the store, which the index cannot hold yet. */
+  replaces: boolean;
 }
 
 /** A new memory's row: version 1, never read, not forgotten. */
@@ -207,13 +218,14 @@ export class MemoryStore {
     return this.restore({ ...row, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null }, []);
   }
 
-  /** Writes a memory as it was somewhere else (an import): its row in any state, and its history verbatim. */
+  /**
+   * Writes a memory as it was somewhere else (an import): its row in any state, and its history
+   * verbatim. Its keyword index row is the caller's to write (writeKeywords).
+   */
   restore(row: Omit<MemoryRow, "seq">, history: ExportHistoryEntry[]): number {
     const { lastInsertRowid } = this.insertRow.run(row as never);
     const seq = Number(lastInsertRowid);
     this.writeTags(seq, JSON.parse(row.tags) as string[]);
-    // The keyword index holds live memories only.
-    if (row.deleted_at === null) this.indexText(seq, row.content, row.tags, row.hints);
     for (const entry of history) this.writeHistory(row.id, entry);
     return seq;
   }
@@ -231,17 +243,19 @@ export class MemoryStore {
     } as never);
     this.deleteTags.run(row.seq);
     this.writeTags(row.seq, JSON.parse(row.tags) as string[]);
-    if (row.deleted_at === null) {
-      this.deleteFts.run(row.seq);
-      this.indexText(row.seq, row.content, row.tags, row.hints);
-    }
   }
 
-  /** Marks a row forgotten (or live again with `deletedAt` null) and keeps the keyword index in step. */
+  /** Marks a row forgotten (or live again with `deletedAt` null). */
   markDeleted(row: MemoryRow, deletedAt: string | null, reason: string | null, at: string): void {
     this.setDeleted.run({ seq: row.seq, deleted_at: deletedAt, delete_reason: reason, updated_at: at } as never);
-    this.deleteFts.run(row.seq);
-    if (deletedAt === null) this.indexText(row.seq, row.content, row.tags, row.hints);
+  }
+
+  /** Brings memories_fts in step with `writes`, in their order. */
+  writeKeywords(writes: Iterable<KeywordWrite>): void {
+    for (const { seq, columns, replaces } of writes) {
+      if (replaces) this.deleteFts.run(seq);
+      if (columns) this.insertFts.run(seq, ...columns);
+    }
   }
 
   recordHistory(row: MemoryRow, write: HistoryWrite): void {
@@ -319,9 +333,5 @@ export class MemoryStore {
 
   private writeTags(seq: number, tags: string[]): void {
     for (const tag of tags) this.insertTag.run(tag, seq);
-  }
-
-  private indexText(seq: number, content: string, tagsJson: string, hintsJson: string): void {
-    this.insertFts.run(seq, ...keywordColumns(content, tagsJson, hintsJson));
   }
 }

@@ -281,12 +281,15 @@ export class RecallService {
     return this.keywordsReady ? this.keywords.size : null;
   }
 
-  /** Follows committed memory changes: the keyword index, and the set of agents that own memories. */
+  /**
+   * Follows committed memory changes: the keyword index (with the columns the write computed, not
+   * read back), and the set of agents that own memories.
+   */
   onChange(change: MemoryChange): void {
     if (change.kind === "created") this.owners?.add(change.agentId);
-    const row = this.store.indexRow(change.seq);
-    if (row) this.keywords.set(indexDoc(row));
-    else this.keywords.remove(change.seq);
+    const { seq, agentId, project, keywordColumns: columns } = change;
+    if (columns) this.keywords.set({ seq, agentId, project, columns });
+    else this.keywords.remove(seq);
   }
 
   /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */

@@ -46,7 +46,6 @@ type Neighbour = Statement<CandidateRow, [string, string, string, number, number
 export class RecallStore {
   private readonly bm25: string;
   private readonly ftsTopStmt: Statement<FtsHit, [string, number]>;
-  private readonly indexRowStmt: Statement<IndexRow, [number]>;
   private readonly indexChunkStmt: Statement<IndexRow, [number, number]>;
   private readonly ownersStmt: Statement<{ agent_id: string }, []>;
   private readonly ftsRowsStmt: Statement<{ n: number }, []>;
@@ -64,7 +63,6 @@ export class RecallStore {
     this.ftsTopStmt = db.query(
       `SELECT rowid AS seq, ${this.bm25} AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
     );
-    this.indexRowStmt = db.query(`SELECT ${INDEX_COLUMNS} FROM memories WHERE seq = ? AND deleted_at IS NULL`);
     this.indexChunkStmt = db.query(
       `SELECT ${INDEX_COLUMNS} FROM memories WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
     );
@@ -127,11 +125,6 @@ export class RecallStore {
   /** The candidate rows among `seqs` that pass `filter`. */
   candidatesAmong(seqs: number[], filter: MemoryFilter): CandidateRow[] {
     return this.among<CandidateRow>(CANDIDATE_COLUMNS, seqs, filter);
-  }
-
-  /** A live memory's keyword index source, or null once it is forgotten or gone. */
-  indexRow(seq: number): IndexRow | null {
-    return this.indexRowStmt.get(seq);
   }
 
   /** The next `limit` live memories after `afterSeq`, in seq order, for loading the keyword index. */
