@@ -7,11 +7,12 @@ import { ensureOwnerOnlyFile, makeOwnerOnlyDir } from "../os/owner-only-files";
 /**
  * The memory store's page cache. SQLite's default is 2 MB: at 100k memories a recall's ~100 row
  * reads missed it and each paid read() calls (recall p50 12.4 → 11.0 ms in process with 64 MB;
- * docs/architecture.md#layout). 16 MiB answers as fast as 64 (8, 16, 32 and 64 alternated in one
- * sitting: within noise; 2 MB slower), and 64 are all taken at start by the vectors loaded through
- * it, 80 MB of the daemon's memory at 100k. Memory is only taken as pages are read.
+ * docs/architecture.md#layout). 8 MiB answers as fast as 64 (8, 16, 32 and 64 alternated in one
+ * sitting: within noise; 2 MB slower), and a large cache is all taken at start by the vectors loaded
+ * through it (64 MiB: 80 MB of the daemon's memory at 100k; 16 against 8: a peak 14–21 MiB higher).
+ * Memory is only taken as pages are read.
  */
-export const MEMORY_STORE_CACHE_MIB = 16;
+export const MEMORY_STORE_CACHE_MIB = 8;
 
 /** Opens (creating) a database with the shared pragmas; `cacheMiB` sets its page cache (SQLite's default 2 MB otherwise). */
 export function openDatabase(path: string, options: { cacheMiB?: number } = {}): Database {
