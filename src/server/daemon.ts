@@ -28,6 +28,7 @@ import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
 import { codeProjectsPath, daemonFiles, databasePath } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
+import { collectionPacer } from "./collect-pacer";
 import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
 import { ownerCredentials } from "./credentials";
@@ -95,7 +96,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
     checkpoints = startCheckpointer(db, databasePath(config.dataDir), (message) => log.error(message));
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
-    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+    const paceCollections = collectionPacer();
+    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
     const memory = new MemoryService(db, {
@@ -103,6 +105,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       onChange: (c) => {
         embeddings.onChange(c);
         recall?.onChange(c);
+        paceCollections(1);
       },
     });
     const analytics = new Analytics(db, config.analytics, log);

@@ -37,6 +37,8 @@ export interface EmbeddingWorkerOptions {
   queryTimeoutMs?: number;
   /** Loads the embedder of a previous model, for the queries its vectors are compared with. */
   loadModel?: (profile: ModelProfile) => Promise<Embedder | null>;
+  /** Told how many vectors a batch stored, once it committed (the daemon paces its collections by it). */
+  afterStore?: (vectors: number) => void;
 }
 
 /** The vectors of the model being replaced, and that model's embedder for queries once it has loaded. */
@@ -165,6 +167,7 @@ export class EmbeddingWorker {
       maxBackoffMs: 60_000,
       queryTimeoutMs: 2000,
       loadModel: (profile) => createEmbedder(configOf(profile)),
+      afterStore: () => {},
       ...options,
     };
     this.models = new EmbeddingModels(db);
@@ -659,5 +662,6 @@ export class EmbeddingWorker {
         this.pending.delete(row.seq);
       });
     })();
+    this.opts.afterStore(batch.length);
   }
 }
