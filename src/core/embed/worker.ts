@@ -8,7 +8,7 @@
 // recalls first for both.
 import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/service";
-import { yieldToLoop } from "../event-loop";
+import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { vectorFileDir } from "../search/vector-file";
 import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
@@ -79,12 +79,6 @@ export interface EmbeddingQueue {
   /** The provider refused `batch` as input: those texts go without a vector. */
   refused(batch: QueuedText[], err: EmbedRejectedError): void;
 }
-
-/**
- * Stored vectors read per step at start. Between steps the daemon answers requests (loading 100,000
- * in one go held its event loop for ~10 s) and the last step's rows are collected.
- */
-const LOAD_STEP = 2000;
 
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
@@ -490,13 +484,13 @@ export class EmbeddingWorker {
 
   /**
    * Indexes the stored vectors `select` finds (a query over memory_vectors `v` joined to memories
-   * `m`, its parameters `params`), LOAD_STEP at a time in seq order. Each row is a 2 KB blob, garbage
-   * once indexed: collected before the next step, they do not pile up (loading 100,000 otherwise peaks
-   * ~80 MB above what the index keeps). A change meanwhile is safe: the query reads only current
-   * vectors of live memories, and onChange removes from the index what it already holds. False when
-   * `wanted()` turned false first (the worker stopped, or the index was let go).
+   * `m`, its parameters `params`), a step at a time in seq order (event-loop.ts readInSteps: the
+   * daemon answers meanwhile; loading 100,000 in one go held its event loop for ~10 s). A change
+   * meanwhile is safe: the query reads only current vectors of live memories, and onChange removes
+   * from the index what it already holds. False when `wanted()` turned false first (the worker
+   * stopped, or the index was let go).
    */
-  private async indexStored(
+  private indexStored(
     select: string,
     params: (string | number)[],
     indexOf: (row: StoredVectorRow) => VectorIndex,
@@ -505,18 +499,13 @@ export class EmbeddingWorker {
     const step = this.db.query<StoredVectorRow, (string | number)[]>(
       // NOT INDEXED: a step is a range of seq (the rowid), never a scan of the model index and a sort.
       `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v NOT INDEXED JOIN memories m ON m.seq = v.seq
-       WHERE ${select} AND v.content_key = m.content_key AND m.deleted_at IS NULL AND v.seq > ? ORDER BY v.seq LIMIT ${LOAD_STEP}`,
+       WHERE ${select} AND v.content_key = m.content_key AND m.deleted_at IS NULL AND v.seq > ? ORDER BY v.seq LIMIT ?`,
     );
-    let after = 0;
-    while (wanted()) {
-      if (after > 0) Bun.gc(true);
-      const rows = step.all(...params, after);
-      for (const row of rows) indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who);
-      if (rows.length < LOAD_STEP) return true;
-      after = rows[rows.length - 1]!.seq;
-      await yieldToLoop();
-    }
-    return false;
+    return readInSteps(
+      (after, n) => step.all(...params, after, n),
+      (row) => indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who),
+      wanted,
+    );
   }
 
   /**

@@ -7,7 +7,7 @@
 // term) are those of the memories searched (docs/api.md#how-it-ranks): a word that half of
 // one project's memories hold says little about which of them answers, however rare it is elsewhere.
 // A search over everything in the store scores exactly as FTS5 does.
-import { yieldToLoop } from "../event-loop";
+import { readInSteps } from "../event-loop";
 import { tokenize } from "./fts5-tokenizer";
 
 /** FTS5's bm25() constants. */
@@ -434,13 +434,9 @@ function topK(candidates: Int32Array, scores: Float64Array, k: number): KeywordH
   return ranked(heap);
 }
 
-/** Rows per step when an index is loaded at start: small enough that requests keep being answered. */
-const LOAD_STEP = 2000;
-
 /**
- * Fills `index` from the rows `page(after, n)` returns (in `seq` order), a step at a time, yielding
- * to the event loop between steps so the daemon answers while a large store loads. False when
- * `stopped()` cut it short.
+ * Fills `index` from the rows `page(after, n)` returns (in `seq` order), a step at a time
+ * (event-loop.ts readInSteps), then drops the room its lists grew. False when `stopped()` cut it short.
  */
 export async function loadInSteps<R extends { seq: number }>(
   index: KeywordIndex,
@@ -448,18 +444,7 @@ export async function loadInSteps<R extends { seq: number }>(
   toDoc: (row: R) => KeywordDoc,
   stopped: () => boolean,
 ): Promise<boolean> {
-  let after = 0;
-  while (!stopped()) {
-    // The last step's rows and the text made of them are garbage: collected before the next step,
-    // they do not pile up (otherwise a load of 100,000 memories peaks ~100 MB above what the index
-    // keeps). A store of one step needs no collection.
-    if (after > 0) Bun.gc(true);
-    const rows = page(after, LOAD_STEP);
-    for (const row of rows) index.set(toDoc(row));
-    if (rows.length < LOAD_STEP) break;
-    after = rows[rows.length - 1]!.seq;
-    await yieldToLoop();
-  }
+  await readInSteps(page, (row) => index.set(toDoc(row)), () => !stopped());
   index.compact();
   return !stopped();
 }
