@@ -29,11 +29,12 @@ type Id = string | number;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The id of `line` when it is a well-formed initialize request (what the SDK's schema requires of
- * one: a protocol version, the client's capabilities, its name and version); undefined for anything
- * else, which the SDK's server then answers itself.
+ * The answer to `line` when it is a well-formed initialize request (what the SDK's schema requires of
+ * one: a protocol version, the client's capabilities, its name and version): the request's id and
+ * the answer line (JSON and a newline, as the SDK's stdio transport writes it). Undefined for
+ * anything else, which the SDK's server then answers itself.
  */
-export function initializeRequestId(line: string): Id | undefined {
+export function initializeAnswer(line: string, version: string): { id: Id; line: string } | undefined {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -46,14 +47,8 @@ export function initializeRequestId(line: string): Id | undefined {
   if (!isObject(params) || typeof params.protocolVersion !== "string" || !isObject(params.capabilities)) return undefined;
   const info = params.clientInfo;
   if (!isObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return undefined;
-  return id;
-}
-
-/** The answer line (JSON and a newline, as the SDK's stdio transport writes it) to the initialize request `line`. */
-export function initializeAnswer(line: string, version: string): string {
-  const request = JSON.parse(line) as { id: Id; params: { protocolVersion: string } };
-  const requested = request.params.protocolVersion;
+  const requested = params.protocolVersion;
   const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
   const result = { protocolVersion, capabilities: SERVER_CAPABILITIES, serverInfo: { name: "signet", version }, instructions: INSTRUCTIONS };
-  return `${JSON.stringify({ result, jsonrpc: "2.0", id: request.id })}\n`;
+  return { id, line: `${JSON.stringify({ result, jsonrpc: "2.0", id })}\n` };
 }

@@ -9,7 +9,7 @@ import { createLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
 import { isTerminal } from "../os/terminal";
 import { VERSION } from "../version";
-import { initializeAnswer, initializeRequestId } from "./initialize-answer";
+import { initializeAnswer } from "./initialize-answer";
 import { localCallReporter } from "./invocation-reporter";
 import { StdinFeed } from "./stdin-feed";
 
@@ -59,9 +59,8 @@ export async function runStdioServer(): Promise<number> {
   // server handles the same request once it is up, and its answer (the same) is not sent again.
   const stdin = new StdinFeed();
   const first = await stdin.firstLine();
-  const answeredId = first === undefined ? undefined : initializeRequestId(first);
-  const earlyAnswer = answeredId === undefined ? undefined : initializeAnswer(first!, VERSION);
-  if (earlyAnswer !== undefined) await Bun.write(Bun.stdout, earlyAnswer);
+  const early = first === undefined ? undefined : initializeAnswer(first, VERSION);
+  if (early !== undefined) await Bun.write(Bun.stdout, early.line);
   const [{ StdioServerTransport }, { MCP_PROVENANCE, createMcpServer, toolCallHeaders }] = await Promise.all([
     import("@modelcontextprotocol/sdk/server/stdio.js"),
     import("./server"),
@@ -115,14 +114,14 @@ export async function runStdioServer(): Promise<number> {
     deliver?.(message);
   };
   const send = transport.send.bind(transport);
-  let unsent = answeredId;
+  let unsent = early?.id;
   transport.send = async (message: JSONRPCMessage) => {
     const isAnswer = "id" in message && !("method" in message);
     if (isAnswer && unsent !== undefined && message.id === unsent) {
       // Sent already, before the SDK loaded. Were the SDK's own answer ever different (a request it
       // refuses that looked well-formed), the log says so.
       unsent = undefined;
-      if (`${JSON.stringify(message)}\n` !== earlyAnswer) log.warn(`the SDK's answer to initialize differs from the one sent: ${JSON.stringify(message)}`);
+      if (`${JSON.stringify(message)}\n` !== early?.line) log.warn(`the SDK's answer to initialize differs from the one sent: ${JSON.stringify(message)}`);
     } else await send(message);
     if (isAnswer && --inFlight === 0) idle?.();
   };

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SignetClient } from "../../src/client/client";
-import { initializeAnswer, initializeRequestId, SUPPORTED_PROTOCOL_VERSIONS as OURS } from "../../src/mcp/initialize-answer";
+import { initializeAnswer, SUPPORTED_PROTOCOL_VERSIONS as OURS } from "../../src/mcp/initialize-answer";
 import { createMcpServer } from "../../src/mcp/server";
 import { VERSION } from "../../src/version";
 
@@ -39,8 +39,7 @@ test("the answer is the SDK server's own for every version, an unknown one and a
   for (const [version, id] of [...SUPPORTED_PROTOCOL_VERSIONS.map((v) => [v, 1] as const), ["1999-01-01", 7], ["2025-03-26", "init-1"]] as const) {
     const request = initialize(version, id);
     const line = JSON.stringify(request);
-    expect(initializeRequestId(line)).toBe(id);
-    expect(initializeAnswer(line, VERSION)).toBe(await sdkAnswer(request));
+    expect(initializeAnswer(line, VERSION)).toEqual({ id, line: await sdkAnswer(request) });
   }
 });
 
@@ -56,6 +55,6 @@ test("anything but a well-formed initialize request is left to the SDK", () => {
     { ...good, params: { ...good.params, clientInfo: { name: "test" } } },
     [good],
   ];
-  for (const v of variants) expect(initializeRequestId(JSON.stringify(v))).toBeUndefined();
-  expect(initializeRequestId("{not json")).toBeUndefined();
+  for (const v of variants) expect(initializeAnswer(JSON.stringify(v), VERSION)).toBeUndefined();
+  expect(initializeAnswer("{not json", VERSION)).toBeUndefined();
 });
