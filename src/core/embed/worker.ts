@@ -11,7 +11,7 @@ import type { MemoryChange } from "../memory/service";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { vectorFileDir } from "../search/vector-file";
-import { VectorIndex, type AuthorSearch, type VectorHit } from "../search/vector-index";
+import { VectorIndex, indexOfDimensions, type AuthorSearch, type VectorHit } from "../search/vector-index";
 import { createEmbedder } from "./factory";
 import { configOf, EmbeddingModels, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
@@ -475,10 +475,7 @@ export class EmbeddingWorker {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    if (!this.index || this.index.dimensions !== dimensions) {
-      this.index?.close();
-      this.index = new VectorIndex(dimensions, vectorFileDir(this.db));
-    }
+    this.index = indexOfDimensions(this.index, dimensions, this.db);
     return this.index;
   }
 
@@ -516,10 +513,11 @@ export class EmbeddingWorker {
    */
   private queuePending(embedder: Embedder): void {
     const redoBefore = this.job?.finishedAt === null ? this.job.redoBefore : null;
-    const index = this.index;
-    const seqs = redoBefore === null && index ? this.selectLive.iterate() : this.selectPending.iterate(embedder.model, redoBefore ?? "");
+    // The index answers for every vector when none is to be redone.
+    const indexed = redoBefore === null ? this.index : null;
+    const seqs = indexed ? this.selectLive.iterate() : this.selectPending.iterate(embedder.model, redoBefore ?? "");
     for (const { seq } of seqs) {
-      if (!this.rejected.has(seq) && !(redoBefore === null && index?.has(seq))) this.pending.add(seq);
+      if (!this.rejected.has(seq) && !indexed?.has(seq)) this.pending.add(seq);
     }
   }
 

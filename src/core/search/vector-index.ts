@@ -7,7 +7,7 @@
 // read back only for those few (about 60 of 1,000 candidates): in memory they would take 205 MB at
 // 100,000 memories of 512 dimensions. The passes are WebAssembly kernels (vector-kernels.ts) over
 // memories the index keeps (docs/architecture.md#recalls-in-memory-indexes).
-import { VectorFile } from "./vector-file";
+import { VectorFile, vectorFileDir } from "./vector-file";
 import { byteDotsKernel, dotsKernel, hammingKernel, withinKernel, type ByteDotsKernel, type DotsKernel, type HammingKernel, type WithinKernel } from "./vector-kernels";
 
 const INITIAL_CAPACITY = 1024;
@@ -561,4 +561,14 @@ export class VectorIndex {
 function kthLargest(values: Float32Array | Float64Array, k: number): number {
   if (values.length < k) return -Infinity;
   return values.slice().sort()[values.length - k]!;
+}
+
+/**
+ * `index` when it holds vectors of `dimensions`; otherwise a new, empty index whose vector file is
+ * beside `db` (vectorFileDir), and `index` closed (a change of model with other dimensions).
+ */
+export function indexOfDimensions(index: VectorIndex | null, dimensions: number, db: { filename: string }): VectorIndex {
+  if (index?.dimensions === dimensions) return index;
+  index?.close();
+  return new VectorIndex(dimensions, vectorFileDir(db));
 }

@@ -7,8 +7,7 @@ import type { Logger } from "../../logger";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
 import { Holds } from "../holds";
-import { vectorFileDir } from "../search/vector-file";
-import { VectorIndex } from "../search/vector-index";
+import { indexOfDimensions, type VectorIndex } from "../search/vector-index";
 import type { SourceStore } from "./store";
 
 /** Every chunk vector has this owner in the index: sources belong to the owner, not to an agent. */
@@ -116,10 +115,7 @@ export class SourceVectors implements EmbeddingQueue {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    if (!this.index || this.index.dimensions !== dimensions) {
-      this.index?.close();
-      this.index = new VectorIndex(dimensions, vectorFileDir(this.store.db));
-    }
+    this.index = indexOfDimensions(this.index, dimensions, this.store.db);
     return this.index;
   }
 }
