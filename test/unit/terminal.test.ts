@@ -7,6 +7,8 @@ import { isTerminal } from "../../src/os/terminal";
 import { tempDir } from "../helpers/temp-cleanup";
 
 const SCRIPT = Bun.which("script");
+/** A Bun process that prints whether its stdout is a terminal, as `terminal=true|false`. */
+const PRINT_TERMINAL = `console.log("terminal=" + require(${JSON.stringify(join(import.meta.dir, "../../src/os/terminal"))}).isTerminal(1))`;
 
 describe("isTerminal", () => {
   test("/dev/null, /dev/zero, a regular file and a pipe are not terminals", () => {
@@ -20,15 +22,13 @@ describe("isTerminal", () => {
         closeSync(fd);
       }
     }
-    const piped = Bun.spawnSync([process.execPath, "-e", `console.log(require(${JSON.stringify(import.meta.dir + "/../../src/os/terminal")}).isTerminal(1))`]);
-    expect(piped.stdout.toString().trim()).toBe("false");
+    const piped = Bun.spawnSync([process.execPath, "-e", PRINT_TERMINAL]);
+    expect(piped.stdout.toString().trim()).toBe("terminal=false");
   });
 
   // util-linux's `script` runs the check on a pseudo-terminal (Debian's bsdutils, always installed).
   test.skipIf(SCRIPT === null)("a pseudo-terminal is one", () => {
-    const module = JSON.stringify(join(import.meta.dir, "../../src/os/terminal"));
-    const command = `${process.execPath} -e 'console.log("terminal=" + require(${module}).isTerminal(1))'`;
-    const run = Bun.spawnSync([SCRIPT!, "-qec", command, "/dev/null"]);
+    const run = Bun.spawnSync([SCRIPT!, "-qec", `${process.execPath} -e '${PRINT_TERMINAL}'`, "/dev/null"]);
     expect(run.stdout.toString()).toContain("terminal=true");
   });
 });
