@@ -18,10 +18,10 @@ module.exports = {
       to: { path: ours, pathNot: "^src/os/" },
     },
     {
-      name: "config-imports-only-contracts",
+      name: "config-imports-only-contracts-and-os",
       severity: "error",
       from: { path: "^src/config/" },
-      to: { path: ours, pathNot: "^src/(config|contracts)/" },
+      to: { path: ours, pathNot: "^src/(config|contracts|os)/" },
     },
     {
       name: "client-imports-only-contracts-and-config",

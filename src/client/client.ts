@@ -10,6 +10,7 @@ import {
   proofEndpoint,
   readOwnerFile,
 } from "../config/owner-files";
+import { recordVouchesFor } from "../config/daemon-record";
 import { daemonFiles } from "../config/paths";
 import { STATUS_OF, type ErrorBody, type ErrorCode } from "../contracts/errors";
 import type { API } from "../contracts/api";
@@ -268,11 +269,17 @@ export class SignetClient {
    * Before anything is sent: the daemon on `origin` answers a fresh nonce with its HMAC under the
    * instance key of our data directory, over the address it listens on. Another account that took
    * the port first, a daemon of another data directory, or a relay from this port to the daemon on
-   * another one cannot answer for `origin`, and is told nothing.
+   * another one cannot answer for `origin`, and is told nothing. On Linux the daemon's record in the
+   * data directory can show the same without the round trip (config/daemon-record.ts).
    */
   private async prove(origin: string, timeoutMs: number): Promise<void> {
     const owner = this.owner!;
     const dataDir = this.options.dataDir!;
+    // A round trip saved at every command: the daemon's own record can show it is the one listening.
+    if (recordVouchesFor(dataDir, origin)) {
+      this.proven.add(origin);
+      return;
+    }
     const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
     const response = await this.doFetch(`${origin}/health?${CHALLENGE_PARAM}=${nonce}`, {
       headers: { accept: "application/json" },

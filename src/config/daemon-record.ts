@@ -2,7 +2,8 @@
 // it once it listens, and takes it away when it stops), and how a client finds that daemon from it:
 // every CLI command, `signet hook` and signet-mcp look here before they fall back to the configured
 // port, so a daemon started on another port is still the one its data directory's clients reach.
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
+import { procInfo } from "../os/proc-stat";
 import { parseDaemonUrl } from "./daemon-url";
 import { daemonFiles } from "./paths";
 
@@ -12,6 +13,10 @@ export interface PidInfo {
   url: string;
   startedAt: string;
   version: string;
+  /** The process's start in clock ticks since boot (/proc/<pid>/stat), on Linux: with the pid, it names one process. */
+  processStart?: string;
+  /** Written as the daemon begins to stop: from then on its port may be closed. */
+  stopping?: boolean;
 }
 
 /** The record, or null when there is none or it cannot be read. */
@@ -50,5 +55,29 @@ export function runningDaemonUrl(dataDir: string): string | undefined {
     return parseDaemonUrl(`http://${host}:${info.port}`);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether the record alone shows that what listens at `origin` is this data directory's daemon, so
+ * a client need not have it answer a challenge first (src/client/client.ts). On Linux it does when
+ * the record, an owner-only file of this account, names a live process of this account (pid and
+ * start time, so not a reused pid) in this network namespace, listening on exactly `origin` and
+ * not stopping: while that process lives it holds the address, and no other process of another
+ * account can bind it. Anything else, or any doubt, answers false and the client asks.
+ */
+export function recordVouchesFor(dataDir: string, origin: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return false;
+  try {
+    const file = statSync(daemonFiles(dataDir).pid);
+    if (file.uid !== uid || (file.mode & 0o022) !== 0) return false;
+    const info = readPidFile(dataDir);
+    if (!info || info.stopping || info.processStart === undefined || parseDaemonUrl(info.url) !== origin) return false;
+    const proc = procInfo(info.pid);
+    if (!proc || proc.state === "Z" || proc.started !== info.processStart) return false;
+    return statSync(`/proc/${info.pid}`).uid === uid && readlinkSync(`/proc/${info.pid}/ns/net`) === readlinkSync("/proc/self/ns/net");
+  } catch {
+    return false;
   }
 }

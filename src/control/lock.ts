@@ -65,6 +65,12 @@ export class DaemonLock {
     writeOwnerOnlyFile(daemonFiles(this.dataDir).pid, `${JSON.stringify(info)}\n`);
   }
 
+  /** First thing in a stop: the record no longer vouches for the port (daemon-record.ts), which closes before the record goes. */
+  markStopping(): void {
+    const info = readPidFile(this.dataDir);
+    if (info?.pid === process.pid) this.writePid({ ...info, stopping: true });
+  }
+
   release(): void {
     const pidPath = daemonFiles(this.dataDir).pid;
     if (readPidFile(this.dataDir)?.pid === process.pid) rmSync(pidPath, { force: true });

@@ -22,6 +22,7 @@ import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
 import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
+import { procInfo } from "../os/proc-stat";
 import { migrate } from "../db/migrate";
 import { startCheckpointer, type Checkpointer } from "../db/checkpointer";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
@@ -208,7 +209,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
       (err) => log.error(`keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
     );
-    lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION });
+    const processStart = procInfo(process.pid)?.started;
+    lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION, ...(processStart ? { processStart } : {}) });
     let stopping: Promise<void> | undefined;
     const openDb = db;
     return {
@@ -217,6 +219,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       context,
       stop() {
         stopping ??= (async () => {
+          lock.markStopping();
           // Open /mcp notification streams never end on their own: end them so stop() can finish.
           await context.mcpStreams.closeAll();
           // So do message streams (GET /api/cross-agent/stream).

@@ -3,10 +3,11 @@
 // the admin token, and a second account on the same machine. Each attack gets its status code, no
 // process starts and no row is written.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { ApiError, DaemonIdentityError, SignetClient } from "../../src/client/client";
+import { daemonFiles } from "../../src/config/paths";
 import { credentialFor } from "../../src/server/guard";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 
@@ -286,6 +287,27 @@ describe("clients check who answers on the port", () => {
     const refused = await anonymous.bridge.install(attackServer()).catch((e) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused.status).toBe(401);
+  });
+
+  test("the daemon's own record vouches for it, so no challenge is sent; a record that does not hold brings the challenge back", async () => {
+    const asked: string[] = [];
+    const counting = ((input: string | URL | Request, init?: RequestInit) => {
+      asked.push(String(input));
+      return fetch(input, init);
+    }) as typeof fetch;
+    const client = () => new SignetClient({ baseUrl: d.url, dataDir: d.dataDir, fetch: counting });
+    expect((await client().memory.list({})).memories).toEqual([]);
+    expect(asked.filter((u) => u.includes("challenge="))).toEqual([]);
+    const pidFile = daemonFiles(d.dataDir).pid;
+    const record = readFileSync(pidFile, "utf8");
+    try {
+      // A pid reused by another process has another start time.
+      writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(record), processStart: "1" }));
+      expect((await client().memory.list({})).memories).toEqual([]);
+      expect(asked.filter((u) => u.includes("challenge="))).toHaveLength(1);
+    } finally {
+      writeFileSync(pidFile, record);
+    }
   });
 });
 
