@@ -10,9 +10,11 @@ declare const self: Worker;
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | undefined;
 
+/** Each checkpoint reports when it began (wall-clock ms, the clock every thread shares): see Checkpointer.next. */
 function checkpoint(): void {
+  const began = performance.timeOrigin + performance.now();
   db!.run("PRAGMA wal_checkpoint(PASSIVE)");
-  self.postMessage("checkpointed");
+  self.postMessage(began);
 }
 
 self.onmessage = (event: MessageEvent<CheckpointMessage>) => {

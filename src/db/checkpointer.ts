@@ -12,7 +12,10 @@ export type CheckpointMessage = { path: string; everyMs: number } | "stop";
 const AUTOCHECKPOINT_PAGES = 1000;
 
 export interface Checkpointer {
-  /** Resolves after the thread's next checkpoint. */
+  /**
+   * Resolves after a checkpoint that began after this call, so it saw every commit made before it.
+   * Reports of earlier checkpoints may still be queued while the event loop was busy.
+   */
   next(): Promise<void>;
   /** Ends the thread (its connection closed); the daemon's connection checkpoints on its own again. */
   stop(): Promise<void>;
@@ -23,16 +26,17 @@ export interface Checkpointer {
 /** Hands `db`'s checkpoints (the database at `path`) to a thread that runs one every `everyMs`. */
 export function startCheckpointer(db: Database, path: string, onError: (message: string) => void, everyMs = 250): Checkpointer {
   const worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url));
-  let waiting: (() => void)[] = [];
+  let waiting: { since: number; resolve: () => void }[] = [];
   let stopped: (() => void) | undefined;
   let failed = false;
   const takeOver = () => db.run(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
   db.run("PRAGMA wal_autocheckpoint = 0");
-  worker.onmessage = (event: MessageEvent<string>) => {
-    if (event.data === "stopped") return stopped?.();
-    const resolve = waiting;
-    waiting = [];
-    for (const r of resolve) r();
+  worker.onmessage = (event: MessageEvent<number | "stopped">) => {
+    const began = event.data;
+    if (began === "stopped") return stopped?.();
+    const done = waiting.filter((w) => w.since <= began);
+    waiting = waiting.filter((w) => w.since > began);
+    for (const w of done) w.resolve();
   };
   worker.onerror = (event) => {
     // Without the thread the WAL would grow without end: the daemon's connection takes over again.
@@ -45,7 +49,7 @@ export function startCheckpointer(db: Database, path: string, onError: (message:
   // The thread must not keep a daemon that is otherwise done alive.
   (worker as Worker & { unref(): void }).unref();
   return {
-    next: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    next: () => new Promise<void>((resolve) => waiting.push({ since: performance.timeOrigin + performance.now(), resolve })),
     async stop() {
       if (!failed) {
         await new Promise<void>((resolve) => {

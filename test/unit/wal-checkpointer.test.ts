@@ -48,8 +48,8 @@ test("the checkpoint thread copies the whole WAL into the database file", async 
   const errors: string[] = [];
   const checkpoints = startCheckpointer(db, path, (m) => errors.push(m), 50);
   try {
+    // Checkpoints that ran while the writes did (their reports queued meanwhile) do not count.
     writePages(db);
-    await checkpoints.next();
     await checkpoints.next();
     expect(statSync(path).size).toBeGreaterThan(7_000_000);
     expect(errors).toEqual([]);
