@@ -2,7 +2,7 @@
 // it once it listens, and takes it away when it stops), and how a client finds that daemon from it:
 // every CLI command, `signet hook` and signet-mcp look here before they fall back to the configured
 // port, so a daemon started on another port is still the one its data directory's clients reach.
-import { readFileSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { procInfo } from "../os/proc-stat";
 import { parseDaemonUrl } from "./daemon-url";
 import { daemonFiles } from "./paths";
@@ -70,8 +70,8 @@ export function recordVouchesFor(dataDir: string, origin: string): boolean {
   const uid = process.getuid?.();
   if (uid === undefined) return false;
   try {
-    const file = statSync(daemonFiles(dataDir).pid);
-    if (file.uid !== uid || (file.mode & 0o022) !== 0) return false;
+    const file = lstatSync(daemonFiles(dataDir).pid);
+    if (!file.isFile() || file.uid !== uid || (file.mode & 0o022) !== 0) return false;
     const info = readPidFile(dataDir);
     if (!info || info.stopping || info.processStart === undefined || parseDaemonUrl(info.url) !== origin) return false;
     const proc = procInfo(info.pid);

@@ -3,7 +3,7 @@
 // an owner-only record naming a live process of this account by pid and start time, on exactly that
 // address, not stopping. The records here name this test process, which is alive and ours.
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync } from "node:fs";
+import { chmodSync, renameSync, symlinkSync } from "node:fs";
 import { recordVouchesFor, readPidFile, type PidInfo } from "../../src/config/daemon-record";
 import { daemonFiles } from "../../src/config/paths";
 import { DaemonLock } from "../../src/control/lock";
@@ -61,9 +61,14 @@ describe("the daemon's record vouches for its address", () => {
     expect(recordVouchesFor(dataDir, ORIGIN)).toBe(false);
   });
 
-  test("not from a record others could have written, nor from none", () => {
+  test("not from a record others could have written, a link, or none", () => {
     const dataDir = recorded(self());
-    chmodSync(daemonFiles(dataDir).pid, 0o620);
+    const pidFile = daemonFiles(dataDir).pid;
+    chmodSync(pidFile, 0o620);
+    expect(recordVouchesFor(dataDir, ORIGIN)).toBe(false);
+    chmodSync(pidFile, 0o600);
+    renameSync(pidFile, `${pidFile}.real`);
+    symlinkSync(`${pidFile}.real`, pidFile);
     expect(recordVouchesFor(dataDir, ORIGIN)).toBe(false);
     expect(recordVouchesFor(tempDir(), ORIGIN)).toBe(false);
   });
