@@ -9,7 +9,7 @@ import { SourceRecallResponseSchema, type SourceRecallResponse } from "./sources
 
 const RECALL_DEFAULT_LIMIT = 10;
 const RECALL_MAX_LIMIT = 100;
-/** How sure a result is: strong at RECALL_STRONG_SCORE (scores.ts) or more, weak under it. */
+/** How sure a result is: strong from RECALL_STRONG_SCORE (scores.ts) with evidence of its own (core/recall/confidence.ts), weak otherwise. */
 type Confidence = "strong" | "weak";
 
 /** Aggregate recall's evidence bounds (docs/api.md#aggregate): at most this many memories and characters. */

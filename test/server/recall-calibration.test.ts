@@ -17,6 +17,7 @@ import { openDatabase } from "../../src/db/open";
 import { recallBrief } from "../../src/present/recall";
 import { makeGenerator } from "../../scripts/lib/content";
 import { NO_ANSWER_QUERIES } from "../../scripts/lib/no-answer";
+import { loadDevStore } from "../../scripts/lib/devstore";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { startFakeEmbedder } from "../helpers/fake-embedder";
 import { recordingLogger } from "../helpers/log";
@@ -189,6 +190,38 @@ describe("keyword scores (provider none)", () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toContain("minScore");
     }
+  });
+});
+
+describe("the builtin model: a store of one kind (a developer's memories, scripts/data/devstore.json)", () => {
+  let td: TestDaemon;
+  beforeAll(async () => {
+    td = await startTestDaemon({ yaml: "embedding:\n  provider: builtin\n" });
+    for (const m of loadDevStore().memories) {
+      await td.client().memory.remember({ content: m.content, type: m.type, tags: m.tags, createdAt: m.createdAt, ...(m.project ? { project: m.project } : {}) });
+    }
+    await drained(td);
+  }, 180_000);
+  afterAll(async () => {
+    await td.stop();
+  });
+
+  test("an unrelated question is no strong match for a memory that holds one common word of it and is no closer than the rest", async () => {
+    // Each of these once came back strong at 0.21-0.23: "rules", "language", "say", "plot".
+    for (const query of NO_ANSWER_QUERIES) {
+      const r = await td.client().memory.recall({ query });
+      expect({ query, strong: r.results.filter((x) => x.confidence === "strong").map((x) => `${x.score} ${x.content}`) }).toEqual({ query, strong: [] });
+    }
+  });
+
+  test("a question in the memory's own words is still a strong match", async () => {
+    const strongFirst = async (query: string, about: string) => {
+      const first = (await td.client().memory.recall({ query })).results[0];
+      expect({ query, first: first?.content.toLowerCase().includes(about), confidence: first?.confidence }).toEqual({ query, first: true, confidence: "strong" });
+    };
+    await strongFirst("which indentation do I like?", "indentation");
+    await strongFirst("polars or pandas for the new transformations?", "polars");
+    await strongFirst("where are the alert rules kept?", "grafana");
   });
 });
 

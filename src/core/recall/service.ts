@@ -5,14 +5,14 @@
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
 import type { Database } from "bun:sqlite";
-import { RECALL_STRONG_SCORE } from "../../contracts/scores";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryChange, MemoryService } from "../memory/service";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";
-import { keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
+import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
+import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
 import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "../search/text";
@@ -99,6 +99,8 @@ interface Scored {
   row: CandidateRow;
   score: number;
   matchedBy: MatchedBy;
+  /** Evidence of its own for the query (confidence.ts). */
+  ownEvidence: boolean;
 }
 
 export interface RecallCallOptions {
@@ -221,11 +223,11 @@ export class RecallService {
   }
 
   private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
-    const { ranked, candidates, embedding, method } = await this.rank(caller, req, excludeType);
+    const { ranked, candidates, cosines, embedding, method } = await this.rank(caller, req, excludeType);
     const minimum = req.minScore ?? 0;
-    const relevant = scoredDownTo(ranked, minimum);
+    const relevant = scoredDownTo(ranked, minimum, backgroundCosine(cosines, BACKGROUND_AT));
     const { scored, rerankMeta } = await this.limited(req, relevant, reorder);
-    const results = scored.map(({ row, score, matchedBy }) => toResult(row, score, matchedBy));
+    const results = scored.map(({ row, score, matchedBy, ownEvidence }) => toResult(row, score, matchedBy, ownEvidence));
     const supporting = this.supporting(scored, this.memory.readableAgents(caller));
     this.accessLog.record(
       caller.agentId,
@@ -468,7 +470,7 @@ export class RecallService {
         const n = this.store.neighbours(side, row.session_key, row)[0];
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
-        out.push({ ...toResult(n, score * 0.5, matchedBy), relation, supports: row.id });
+        out.push({ ...toResult(n, score * 0.5, matchedBy, false), relation, supports: row.id });
       }
     }
     return out;
@@ -518,13 +520,13 @@ function ftsLegHits(rows: FtsHit[]): LegHit[] {
  * list at one place. Without one nothing the ranking found is hidden: each result says how sure it
  * is (toResult's confidence).
  */
-function scoredDownTo(ranked: RankedCandidate[], minimum: number): Scored[] {
+function scoredDownTo(ranked: RankedCandidate[], minimum: number, background: number): Scored[] {
   let cap = 1;
   const relevant: Scored[] = [];
   for (const r of ranked) {
     cap = Math.min(cap, round4(r.relevance));
     if (cap < minimum) break;
-    relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy });
+    relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy, ownEvidence: hasOwnEvidence(r, background) });
   }
   return relevant;
 }
@@ -536,7 +538,7 @@ function indexDoc(row: IndexRow): KeywordDoc {
   return { seq: row.seq, agentId: row.agent_id, project: row.project, columns: keywordColumns(row.content, row.tags, row.hints) };
 }
 
-function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): RecallResult {
+function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy, ownEvidence: boolean): RecallResult {
   const rounded = round4(score);
   return {
     id: row.id,
@@ -550,6 +552,6 @@ function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy): Recal
     project: row.project,
     createdAt: row.created_at,
     matchedBy,
-    confidence: rounded >= RECALL_STRONG_SCORE ? "strong" : "weak",
+    confidence: confidenceOf(rounded, ownEvidence),
   };
 }

@@ -63,6 +63,19 @@ export function vectorRelevance(cosine: number, provider: string): number {
   return Math.min(1, Math.max(0, (cosine - ramp.unrelated) / (ramp.related - ramp.unrelated)));
 }
 
+/**
+ * The store's background closeness for one query: the median of the vector leg's cosines among the
+ * `at` best (all when fewer), best first. A memory's cosine above it says how far it stands out from
+ * what the store holds anyway; in a store of one kind (a developer's memories) every memory is
+ * about as close to an unrelated question as the next.
+ */
+export function backgroundCosine(cosines: readonly number[], at: number): number {
+  const near = cosines.slice(0, at);
+  if (near.length === 0) return 1;
+  const mid = near.length >> 1;
+  return near.length % 2 === 1 ? near[mid]! : (near[mid - 1]! + near[mid]!) / 2;
+}
+
 /** Both legs as independent evidence: either one alone can make a memory relevant, both add up. */
 export function fusedRelevance(keyword: number, vector: number): number {
   return 1 - (1 - keyword) * (1 - vector);

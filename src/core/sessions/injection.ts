@@ -6,6 +6,7 @@
 // does; of two memories on one subject, only the newer goes in.
 import { tokenize } from "../search/fts5-tokenizer";
 import { conceptsOf } from "../search/lexicon";
+import { backgroundCosine } from "../search/scoring";
 import type { RankedCandidate, Ranking } from "../recall/service";
 
 /** At most this many memories reach one prompt. */
@@ -37,14 +38,6 @@ export interface InjectionScope {
   similarity(a: RankedCandidate, b: RankedCandidate): number | null;
 }
 
-/** The median of the store's cosines for the prompt, counted among its `at` best (all when fewer). */
-function background(cosines: readonly number[], at: number): number {
-  const near = cosines.slice(0, at);
-  if (near.length === 0) return 1;
-  const mid = near.length >> 1;
-  return near.length % 2 === 1 ? near[mid]! : (near[mid - 1]! + near[mid]!) / 2;
-}
-
 /** A candidate's evidence for this prompt, 0 when it has none worth injecting. */
 function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): number {
   const keyword = c.keyword >= policy.keyword ? c.keyword : 0;
@@ -72,7 +65,7 @@ function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionSco
 
 /** The memories to inject for one prompt, best first. Of two on one subject only the newer. */
 export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy: InjectionPolicy = DEFAULT_INJECTION): RankedCandidate[] {
-  const base = background(ranking.cosines, policy.backgroundAt);
+  const base = backgroundCosine(ranking.cosines, policy.backgroundAt);
   const scored = ranking.ranked
     .filter((c) => !scope.given.has(c.row.id) && (scope.project === null || c.row.project === null || c.row.project === scope.project))
     .map((c) => ({ c, e: evidence(c, base, policy) }))
