@@ -225,7 +225,7 @@ export class RecallService {
   private async answer(caller: Caller, req: RecallRequest, started: number, { excludeType, rerank: reorder = true }: RecallCallOptions): Promise<RecallResponse> {
     const { ranked, candidates, cosines, embedding, method } = await this.rank(caller, req, excludeType);
     const minimum = req.minScore ?? 0;
-    const relevant = scoredDownTo(ranked, minimum, backgroundCosine(cosines, BACKGROUND_AT));
+    const relevant = scoredDownTo(ranked, minimum, cosines.length > 0 ? backgroundCosine(cosines, BACKGROUND_AT) : null);
     const { scored, rerankMeta } = await this.limited(req, relevant, reorder);
     const results = scored.map(({ row, score, matchedBy, ownEvidence }) => toResult(row, score, matchedBy, ownEvidence));
     const supporting = this.supporting(scored, this.memory.readableAgents(caller));
@@ -520,7 +520,7 @@ function ftsLegHits(rows: FtsHit[]): LegHit[] {
  * list at one place. Without one nothing the ranking found is hidden: each result says how sure it
  * is (toResult's confidence).
  */
-function scoredDownTo(ranked: RankedCandidate[], minimum: number, background: number): Scored[] {
+function scoredDownTo(ranked: RankedCandidate[], minimum: number, background: number | null): Scored[] {
   let cap = 1;
   const relevant: Scored[] = [];
   for (const r of ranked) {
