@@ -69,7 +69,7 @@ const searchShape = {
   score_min: z
     .number()
     .optional()
-    .describe("Minimum recall score (0-1). Without it every match is returned, labelled strong (score 0.2 or more) or weak"),
+    .describe("Minimum recall score (0-1). Without it every match is returned, labelled strong (score 0.2 or more, with evidence of its own for the query) or weak"),
   aggregate: z.boolean().optional().describe("Synthesize one aggregate answer from bounded recall evidence"),
   aggregate_budget: z.enum(["small", "medium", "large"]).optional().describe("Aggregate recall budget; defaults to small"),
   save_aggregate: z
