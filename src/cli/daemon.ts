@@ -71,8 +71,9 @@ const start = defineCommand({
       emit({ alreadyRunning: true, pid: s.pid, url: s.url, ...where }, args, (r) => `signet daemon already running at ${r.url ?? "?"} (pid ${r.pid ?? "?"})`);
       return;
     }
-    const info = await startBackground(config, args, log);
-    emit({ alreadyRunning: false, ...info, ...where }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
+    // The record's own bookkeeping (its process start time, for clients' identity check) is not the answer.
+    const { pid, port, url, startedAt, version } = await startBackground(config, args, log);
+    emit({ alreadyRunning: false, pid, port, url, startedAt, version, ...where }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
   },
 });
 

@@ -124,6 +124,8 @@ describe("daemon lifecycle", () => {
     expect(start.code).toBe(0);
     const info = json(start);
     expect(info.alreadyRunning).toBe(false);
+    // The answer, not the pid file's bookkeeping (its process start time is for clients' identity check).
+    expect(Object.keys(info).sort()).toEqual(["alreadyRunning", "dataDir", "log", "pid", "port", "startedAt", "url", "version"]);
     expect(info.url).toBe(`http://127.0.0.1:${s.port}`);
     expect(info.pid).toBeGreaterThan(0);
     const instanceKey = readFileSync(join(s.dataDir, ".daemon", "instance.key"), "utf8").trim();
