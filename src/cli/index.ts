@@ -26,6 +26,8 @@ const root: AnyCommand = defineCommand({
     backup: () => import("./transfer").then((m) => m.backup),
     source: () => import("./source").then((m) => m.default),
     embed: () => import("./embed").then((m) => m.default),
+    graph: () => import("./graph").then((m) => m.graph),
+    dream: () => import("./graph").then((m) => m.dream),
     migrate: () => import("./migrate").then((m) => m.migrate),
     secret: () => import("./secret").then((m) => m.secret),
     agents: () => import("./agents").then((m) => m.agents),

@@ -490,6 +490,9 @@ export class SignetClient {
   /** Re-embedding (docs/api.md#re-embedding): starting one rewrites every vector, so it needs the admin token. */
   readonly embed = this.bind(R.embed);
 
+  /** The knowledge graph (docs/api.md#knowledge-graph): a Dreaming pass rewrites it, so it needs the admin token. */
+  readonly graph = this.bind(R.graph);
+
   /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */
   readonly analytics = this.bind(R.analytics);
 

@@ -114,6 +114,15 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     hooks: z.object({ sessionStartBudgetTokens: z.number().int().min(0).default(2000) }).strict().prefault({}),
+    graph: z
+      .object({
+        /** A Dreaming pass runs for an agent once this many of its memories were extracted since its last. */
+        dreamAfterMemories: z.number().int().min(1).max(1_000_000).default(100),
+        /** ... or once extraction has been quiet this long with anything new. */
+        dreamIdleS: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

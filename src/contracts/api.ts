@@ -5,6 +5,7 @@ import { ANALYTICS_API } from "./analytics";
 import { BRIDGE_API } from "./bridge";
 import { CODE_API } from "./code";
 import { EMBED_API } from "./embed";
+import { GRAPH_API } from "./graph";
 import { HEALTH_API } from "./health";
 import { MEMORY_API } from "./memory";
 import type { Operation } from "./operation";
@@ -26,6 +27,7 @@ export const API = {
   sources: SOURCES_API,
   agents: AGENTS_API,
   analytics: ANALYTICS_API,
+  graph: GRAPH_API,
   tokens: TOKENS_API,
   transfer: TRANSFER_API,
   bridge: BRIDGE_API,

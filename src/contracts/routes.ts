@@ -115,6 +115,11 @@ export const ROUTES = {
     unused: { method: "GET", path: "/api/mcp/unused", need: "analytics-read", takes: "query" },
     sessionTools: { method: "GET", path: "/api/sessions/:key/tools", need: "sessions-read", takes: "query" },
   },
+  graph: {
+    entities: { method: "GET", path: "/api/graph/entities", need: "recall", takes: "query" },
+    entity: { method: "GET", path: "/api/graph/entities/:id", need: "recall", takes: "query" },
+    dream: { method: "POST", path: "/api/graph/dream", need: "modify", credential: "admin", takes: "body", timeoutMs: LONG_WRITE_MS },
+  },
   tokens: {
     list: { method: "GET", path: "/api/tokens", need: "tokens-manage", credential: "admin" },
     create: { method: "POST", path: "/api/tokens", need: "tokens-manage", credential: "admin", takes: "body" },

@@ -16,6 +16,7 @@ import { bridgeRoutes } from "./routes/bridge";
 import { codeRoutes } from "./routes/code";
 import { dashboardRoutes } from "./routes/dashboard";
 import { embedRoutes } from "./routes/embed";
+import { graphRoutes } from "./routes/graph";
 import { mcpRoutes } from "./routes/mcp";
 import { memoryRoutes } from "./routes/memory";
 import { recallRoutes } from "./routes/recall";
@@ -79,6 +80,7 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(codeRoutes(ctx))
       .use(sourceRoutes(ctx))
       .use(embedRoutes(ctx))
+      .use(graphRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
   return handle;

@@ -7,6 +7,7 @@ import type { BridgeService } from "../core/bridge/service";
 import type { CodeIndexService } from "../core/code/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { Secrets } from "../core/secrets";
+import type { GraphService } from "../core/graph/service";
 import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
@@ -29,6 +30,8 @@ export interface DaemonContext {
   /** Sessions the hooks report, transcripts, and memory feedback. */
   sessions: SessionService;
   embeddings: EmbeddingWorker;
+  /** The knowledge graph: extraction behind the writes, Dreaming, and its reads (docs/api.md#knowledge-graph). */
+  graph: GraphService;
   /** Document sources: files and directories the owner added, chunked and searchable (docs/api.md#sources). */
   sources: SourceService;
   /** Cross-agent presence, messages and their live streams (docs/api.md#cross-agent). */

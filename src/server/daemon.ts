@@ -12,6 +12,7 @@ import { TokenStore } from "../core/auth/tokens";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
+import { GraphService } from "../core/graph/service";
 import { GroupCommit } from "../core/memory/group-commit";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
@@ -101,11 +102,17 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(db, log);
     let recall: RecallService | undefined;
+    const graph = new GraphService(db, {
+      dreamAfterMemories: config.graph.dreamAfterMemories,
+      dreamIdleMs: config.graph.dreamIdleS * 1000,
+      onError: (message) => log.error(message),
+    });
     const memory = new MemoryService(db, {
       sharedAgents: sharedAgents(config),
       onChange: (c) => {
         embeddings.onChange(c);
         recall?.onChange(c);
+        graph.onChange(c);
         paceCollections(1);
       },
     });
@@ -154,6 +161,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       sessions,
       agents,
       embeddings,
+      graph,
       sources,
       startedAt: Date.now(),
       port: config.daemon.port,
@@ -202,6 +210,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
+    graph.start().catch((err) => log.error(`graph: reading what extraction has not read failed: ${(err as Error).message}`));
     sources.start().catch((err) => log.error(`sources: loading the keyword index failed, search stays on FTS5: ${(err as Error).message}`));
     analytics.start();
     const indexing = performance.now();
@@ -238,6 +247,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // Before the embedding worker, which closes the provider both use.
           await sources.stop();
           await embeddings.stop();
+          await graph.stop();
           accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.
           analytics.stop();

@@ -23,11 +23,12 @@ export interface TestDaemon {
 export { tempDir } from "./temp-cleanup";
 
 /** `yaml` is written to agent.yaml; without an `embedding:` section the provider is `none`. */
-export async function startTestDaemon(options: { yaml?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
-  const dataDir = tempDir();
+/** `dataDir`: start again on the data directory of a daemon that stopped (its agent.yaml as it was). */
+export async function startTestDaemon(options: { yaml?: string; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestDaemon> {
+  const dataDir = options.dataDir ?? tempDir();
   // Keyword-only unless a test asks for an embedding provider: loading the builtin model is slow.
   const yaml = options.yaml ?? "";
-  writeFileSync(join(dataDir, "agent.yaml"), /^embedding:/m.test(yaml) ? yaml : `${yaml}\nembedding:\n  provider: none\n`);
+  if (!options.dataDir) writeFileSync(join(dataDir, "agent.yaml"), /^embedding:/m.test(yaml) ? yaml : `${yaml}\nembedding:\n  provider: none\n`);
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, ...options.env } });
   // Port 0: the OS picks a free port; the daemon reports the real one.
   const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });

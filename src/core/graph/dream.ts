@@ -1,0 +1,307 @@
+// Dreaming: one agent's graph consolidated from the evidence extraction left, without a model.
+// It merges entities that are one (the same name; a lone first or last name that only one full
+// name in the graph can be, when the two share a neighbour), settles each slot on its newest
+// evidence (older values superseded, kept with their dates), relates entities mentioned together,
+// queues memories whose reviewAfter has passed, and drops entities no memory mentions any more.
+// It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
+// and writes each action to the audit table.
+import type { Database } from "bun:sqlite";
+
+type DreamActionKind = "merge" | "supersede" | "reinstate" | "relate" | "review" | "prune";
+
+interface DreamAction {
+  action: DreamActionKind;
+  detail: Record<string, unknown>;
+}
+
+export interface DreamReport {
+  id: number | null;
+  agentId: string;
+  dryRun: boolean;
+  trigger: string;
+  startedAt: string;
+  durationMs: number;
+  counts: Record<DreamActionKind, number>;
+  actions: DreamAction[];
+}
+
+/** How many actions a report lists; the counts and the audit table have them all. */
+const REPORT_ACTIONS = 200;
+
+interface Entity {
+  id: string;
+  name: string;
+  type: string;
+  keys: string[];
+  mentions: Set<number>;
+  claims: number;
+}
+
+interface Claim {
+  id: number;
+  entity_id: string;
+  aspect: string;
+  slot: string;
+  value: string;
+  status: "active" | "superseded";
+  valid_from: string;
+  valid_until: string | null;
+  superseded_by: number | null;
+}
+
+interface Plan {
+  merges: { from: Entity; into: Entity; why: string }[];
+  claims: { claim: Claim; status: Claim["status"]; validUntil: string | null; supersededBy: number | null }[];
+  relations: { a: string; b: string; evidence: number; strength: number; isNew: boolean }[];
+  /** Co-occurrences stored before whose entities no memory mentions together any more. */
+  staleRelations: [string, string][];
+  reviews: { seq: number; id: string; dueAt: string }[];
+  prunes: Entity[];
+}
+
+function load(db: Database, agentId: string): Map<string, Entity> {
+  const entities = new Map<string, Entity>();
+  for (const r of db
+    .query<{ id: string; name: string; type: string; claims: number }, [string]>(
+      `SELECT e.id, e.name, e.type, (SELECT count(*) FROM graph_claims c WHERE c.entity_id = e.id) AS claims
+       FROM graph_entities e WHERE e.agent_id = ? AND e.merged_into IS NULL ORDER BY e.created_at, e.id`,
+    )
+    .all(agentId)) {
+    entities.set(r.id, { ...r, keys: [], mentions: new Set() });
+  }
+  for (const r of db
+    .query<{ entity_id: string; key: string }, [string]>("SELECT entity_id, key FROM graph_aliases WHERE agent_id = ?")
+    .all(agentId)) {
+    entities.get(r.entity_id)?.keys.push(r.key);
+  }
+  for (const r of db
+    .query<{ entity_id: string; memory_seq: number }, [string]>(
+      `SELECT g.entity_id, g.memory_seq FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
+       WHERE e.agent_id = ? AND e.merged_into IS NULL`,
+    )
+    .all(agentId)) {
+    entities.get(r.entity_id)?.mentions.add(r.memory_seq);
+  }
+  return entities;
+}
+
+/** Each entity's co-mentioned entities, from the memories that mention them. */
+function neighbours(entities: Map<string, Entity>): Map<string, Set<string>> {
+  const byMemory = new Map<number, string[]>();
+  for (const e of entities.values()) for (const seq of e.mentions) (byMemory.get(seq) ?? byMemory.set(seq, []).get(seq)!).push(e.id);
+  const out = new Map<string, Set<string>>();
+  for (const ids of byMemory.values()) {
+    for (const a of ids) {
+      const set = out.get(a) ?? out.set(a, new Set()).get(a)!;
+      for (const b of ids) if (b !== a) set.add(b);
+    }
+  }
+  return out;
+}
+
+function planMerges(entities: Map<string, Entity>): Plan["merges"] {
+  const merges: Plan["merges"] = [];
+  const live = () => [...entities.values()];
+  const merge = (from: Entity, into: Entity, why: string) => {
+    merges.push({ from, into, why });
+    for (const seq of from.mentions) into.mentions.add(seq);
+    into.keys.push(...from.keys);
+    into.claims += from.claims;
+    if (into.type === "thing" && from.type !== "thing") into.type = from.type;
+    entities.delete(from.id);
+  };
+  // The same name on two entities (a structured payload's alias met a name already known).
+  const byKey = new Map<string, Entity[]>();
+  for (const e of live()) for (const k of new Set(e.keys)) (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(e);
+  for (const [key, group] of byKey) {
+    const present = group.filter((e) => entities.has(e.id));
+    if (present.length < 2) continue;
+    const into = present.reduce((best, e) => (e.mentions.size > best.mentions.size ? e : best));
+    for (const e of present) if (e !== into && entities.has(e.id)) merge(e, into, `both are called "${key}"`);
+  }
+  // A lone name ("Dana") that only one fuller name ("Dana Weber") can be, when both are seen with
+  // something in common (a project, a person, a thing): two Danas, or none in common, stay apart.
+  const near = neighbours(entities);
+  for (const short of live()) {
+    if (!entities.has(short.id)) continue;
+    const shortKeys = short.keys.filter((k) => !k.includes(" "));
+    if (shortKeys.length === 0 || short.type === "project") continue;
+    const fuller = live().filter(
+      (e) =>
+        e !== short &&
+        e.type !== "project" &&
+        e.keys.some((k) => {
+          const words = k.split(" ");
+          return words.length > 1 && shortKeys.some((s) => words[0] === s || words[words.length - 1] === s);
+        }),
+    );
+    if (fuller.length !== 1) continue;
+    const into = fuller[0]!;
+    const shared = [...(near.get(short.id) ?? [])].filter((n) => n !== into.id && near.get(into.id)?.has(n));
+    if (shared.length === 0) continue;
+    const names = shared.slice(0, 3).map((id) => entities.get(id)?.name ?? id);
+    merge(short, into, `"${short.name}" can only be "${into.name}" here, and both are seen with ${names.join(", ")}`);
+  }
+  return merges;
+}
+
+function planClaims(db: Database, agentId: string, redirect: Map<string, string>): Plan["claims"] {
+  const rows = db
+    .query<Claim, [string]>(
+      `SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
+       FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id WHERE e.agent_id = ?`,
+    )
+    .all(agentId);
+  const slots = new Map<string, Claim[]>();
+  for (const c of rows) {
+    const entity = redirect.get(c.entity_id) ?? c.entity_id;
+    const key = JSON.stringify([entity, c.aspect, c.slot]);
+    (slots.get(key) ?? slots.set(key, []).get(key)!).push(c);
+  }
+  const changes: Plan["claims"] = [];
+  for (const claims of slots.values()) {
+    claims.sort((a, b) => (a.valid_from < b.valid_from ? -1 : a.valid_from > b.valid_from ? 1 : a.id - b.id));
+    const current = claims[claims.length - 1]!.value;
+    claims.forEach((c, i) => {
+      // Superseded by the first later claim with another value; a claim of the current value stands.
+      const next = c.value === current ? undefined : claims.slice(i + 1).find((later) => later.value !== c.value);
+      const status = next ? "superseded" : "active";
+      const validUntil = next ? next.valid_from : null;
+      const supersededBy = next ? next.id : null;
+      if (status !== c.status || validUntil !== c.valid_until || supersededBy !== c.superseded_by) {
+        changes.push({ claim: c, status, validUntil, supersededBy });
+      }
+    });
+  }
+  return changes;
+}
+
+function planRelations(db: Database, entities: Map<string, Entity>): Pick<Plan, "relations" | "staleRelations"> {
+  const ids = [...entities.keys()];
+  const existing = new Set<string>();
+  for (const id of ids) {
+    for (const r of db.query<{ to_id: string }, [string]>("SELECT to_id FROM graph_relations WHERE from_id = ? AND type = 'co-occurs'").all(id)) {
+      existing.add(`${id} ${r.to_id}`);
+    }
+  }
+  const near = neighbours(entities);
+  const out: Plan["relations"] = [];
+  for (const [a, others] of near) {
+    const ea = entities.get(a)!;
+    for (const b of others) {
+      if (a >= b) continue;
+      const eb = entities.get(b)!;
+      let evidence = 0;
+      const [small, large] = ea.mentions.size <= eb.mentions.size ? [ea.mentions, eb.mentions] : [eb.mentions, ea.mentions];
+      for (const seq of small) if (large.has(seq)) evidence++;
+      const strength = evidence / Math.sqrt(ea.mentions.size * eb.mentions.size);
+      out.push({ a, b, evidence, strength: Math.round(strength * 1000) / 1000, isNew: !existing.has(`${a} ${b}`) });
+    }
+  }
+  const planned = new Set(out.map((r) => `${r.a} ${r.b}`));
+  const staleRelations = [...existing].filter((pair) => !planned.has(pair)).map((pair) => pair.split(" ") as [string, string]);
+  return { relations: out, staleRelations };
+}
+
+function planReviews(db: Database, agentId: string, now: string): Plan["reviews"] {
+  return db
+    .query<{ seq: number; id: string; dueAt: string }, [string, string]>(
+      `SELECT m.seq, m.id, m.review_after AS dueAt FROM memories m
+       WHERE m.agent_id = ? AND m.deleted_at IS NULL AND m.review_after IS NOT NULL AND m.review_after <= ?
+         AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
+    )
+    .all(agentId, now);
+}
+
+/** Plans one agent's pass; `apply` false only reports it. */
+export function dream(db: Database, agentId: string, options: { dryRun: boolean; trigger: string; now: Date }): DreamReport {
+  const started = performance.now();
+  const startedAt = options.now.toISOString();
+  const entities = load(db, agentId);
+  const merges = planMerges(entities);
+  const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
+  // A chain (a into b, b into c) lands on the last.
+  for (const [from, into] of redirect) {
+    let target = into;
+    while (redirect.has(target)) target = redirect.get(target)!;
+    redirect.set(from, target);
+  }
+  const plan: Plan = {
+    merges,
+    claims: planClaims(db, agentId, redirect),
+    ...planRelations(db, entities),
+    reviews: planReviews(db, agentId, startedAt),
+    prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
+  };
+  const actions: DreamAction[] = [
+    ...plan.merges.map((m) => ({ action: "merge" as const, detail: { from: m.from.id, fromName: m.from.name, into: m.into.id, intoName: m.into.name, why: m.why } })),
+    ...plan.claims.map((c) => ({
+      action: c.status === "superseded" ? ("supersede" as const) : ("reinstate" as const),
+      detail: { claim: c.claim.id, slot: `${c.claim.aspect}.${c.claim.slot}`, value: c.claim.value, validUntil: c.validUntil, supersededBy: c.supersededBy },
+    })),
+    ...plan.relations
+      .filter((r) => r.isNew)
+      .map((r) => ({ action: "relate" as const, detail: { from: r.a, to: r.b, type: "co-occurs", evidence: r.evidence, strength: r.strength } })),
+    ...plan.reviews.map((r) => ({ action: "review" as const, detail: { memory: r.id, dueAt: r.dueAt } })),
+    ...plan.prunes.map((e) => ({ action: "prune" as const, detail: { entity: e.id, name: e.name } })),
+  ];
+  const counts = { merge: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
+  for (const a of actions) counts[a.action]++;
+  let id: number | null = null;
+  if (!options.dryRun) id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
+  return {
+    id,
+    agentId,
+    dryRun: options.dryRun,
+    trigger: options.trigger,
+    startedAt,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    counts,
+    actions: actions.slice(0, REPORT_ACTIONS),
+  };
+}
+
+function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[], counts: Record<DreamActionKind, number>, trigger: string, now: string): number {
+  return db
+    .transaction(() => {
+      for (const { from, into } of plan.merges) {
+        db.run("UPDATE graph_entities SET merged_into = ?, updated_at = ? WHERE id = ?", [into.id, now, from.id]);
+        db.run("UPDATE graph_entities SET type = ?, updated_at = ? WHERE id = ?", [into.type, now, into.id]);
+        db.run("INSERT OR IGNORE INTO graph_aliases (agent_id, key, entity_id, alias) SELECT agent_id, key, ?, alias FROM graph_aliases WHERE entity_id = ?", [into.id, from.id]);
+        db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [from.id]);
+        db.run("INSERT OR IGNORE INTO graph_mentions (entity_id, memory_seq) SELECT ?, memory_seq FROM graph_mentions WHERE entity_id = ?", [into.id, from.id]);
+        db.run("DELETE FROM graph_mentions WHERE entity_id = ?", [from.id]);
+        db.run("UPDATE graph_claims SET entity_id = ? WHERE entity_id = ?", [into.id, from.id]);
+        db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name, weight) SELECT ?, name, weight FROM graph_aspects WHERE entity_id = ?", [into.id, from.id]);
+        db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [from.id]);
+        db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [from.id, from.id]);
+      }
+      const setClaim = db.query("UPDATE graph_claims SET status = ?, valid_until = ?, superseded_by = ? WHERE id = ?");
+      for (const c of plan.claims) setClaim.run(c.status, c.validUntil, c.supersededBy, c.claim.id);
+      const relate = db.query(
+        `INSERT INTO graph_relations (from_id, to_id, type, strength, evidence, updated_at) VALUES (?, ?, 'co-occurs', ?, ?, ?)
+         ON CONFLICT(from_id, to_id, type) DO UPDATE SET strength = excluded.strength, evidence = excluded.evidence, updated_at = excluded.updated_at
+         WHERE strength <> excluded.strength OR evidence <> excluded.evidence`,
+      );
+      for (const r of plan.relations) relate.run(r.a, r.b, r.strength, r.evidence, now);
+      const unrelate = db.query("DELETE FROM graph_relations WHERE from_id = ? AND to_id = ? AND type = 'co-occurs'");
+      for (const [a, b] of plan.staleRelations) unrelate.run(a, b);
+      const review = db.query("INSERT OR IGNORE INTO graph_reviews (memory_seq, agent_id, due_at, reason, queued_at) VALUES (?, ?, ?, ?, ?)");
+      for (const r of plan.reviews) review.run(r.seq, agentId, r.dueAt, `reviewAfter ${r.dueAt} has passed`, now);
+      for (const e of plan.prunes) {
+        db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [e.id, e.id]);
+        db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [e.id]);
+        db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [e.id]);
+        db.run("DELETE FROM graph_entities WHERE id = ?", [e.id]);
+      }
+      const id = Number(
+        db
+          .query("INSERT INTO graph_dreams (agent_id, trigger, started_at, finished_at, summary) VALUES (?, ?, ?, ?, ?)")
+          .run(agentId, trigger, now, new Date().toISOString(), JSON.stringify(counts)).lastInsertRowid,
+      );
+      const audit = db.query("INSERT INTO graph_audit (dream_id, action, detail) VALUES (?, ?, ?)");
+      for (const a of actions) audit.run(id, a.action, JSON.stringify(a.detail));
+      return id;
+    })
+    .immediate();
+}

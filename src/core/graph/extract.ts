@@ -1,0 +1,238 @@
+// Extraction: the entities a memory mentions and the claims it makes, from its content, its
+// `structured` payload and its project, offline and in microseconds (no model, no NLP library:
+// capitalized names, the names this agent's graph already knows, and a few claim patterns). What it
+// finds is evidence for Dreaming (dream.ts), which merges and supersedes; it never decides alone.
+
+type EntityType = "person" | "project" | "thing" | (string & {});
+
+interface ExtractedEntity {
+  name: string;
+  /** The normalized name: what identifies the entity among this agent's names (nameKey). */
+  key: string;
+  type: EntityType;
+  /** Other names the evidence gives it (a structured payload's `aliases`). */
+  aliases: string[];
+}
+
+interface ExtractedClaim {
+  /** The key of the entity the claim is about (one of the extraction's entities). */
+  entity: string;
+  aspect: string;
+  slot: string;
+  value: string;
+  confidence: number;
+}
+
+export interface Extraction {
+  entities: ExtractedEntity[];
+  claims: ExtractedClaim[];
+}
+
+export interface ExtractionInput {
+  content: string;
+  structured: Record<string, unknown> | null;
+  project: string | null;
+  /** Whether `key` is a name this agent's graph already knows (so a lower-case or sentence-initial mention counts). */
+  known?: (key: string) => boolean;
+}
+
+/** A name as the graph compares it: case, spacing, quotes, a leading article and a possessive set aside. */
+export function nameKey(name: string): string {
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[`"“”‘’]/g, "")
+    .replace(/'s$/, "")
+    .replace(/^(?:the|a|an|our|my)\s+/, "")
+    .replace(/[\s_]+/g, " ")
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}+#]+$/gu, "")
+    .trim();
+}
+
+/** The longest name, in words, the gazetteer looks for. */
+const MAX_NAME_WORDS = 4;
+/** Capitalized words that are not names: sentence openers, pronouns, days and months. */
+const NOT_NAMES = new Set(
+  (
+    "i we you he she they it its our my your their this that these those there here the a an and or but if when while " +
+    "always never use prefer don't do does not no yes ok todo note fixme also then so for to in on at by of with from " +
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august " +
+    "september october november december today tomorrow yesterday " +
+    // Acronyms too generic to be an entity of their own.
+    "db api ui ux ci cd pr prs id ids url urls cli os tbd wip fyi asap eod"
+  ).split(" "),
+);
+/** Verbs after a single capitalized word that make it a person ("Kenji approves ..."). */
+const PERSON_VERBS = new Set(
+  (
+    "said says asked asks told tells approves approved signs signed owns owned leads led prefers preferred wants wanted " +
+    "thinks thought reviews reviewed manages managed joined left wrote writes likes liked hates suggested suggests " +
+    "mentioned agreed decided"
+  ).split(" "),
+);
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#'.-]*[\p{L}\p{N}+#]|[\p{L}\p{N}]/gu;
+
+interface Token {
+  text: string;
+  start: number;
+  end: number;
+  /** First word of a sentence (or of a line, or after a colon). */
+  opens: boolean;
+}
+
+function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  let last = 0;
+  for (const m of text.matchAll(WORD)) {
+    const start = m.index!;
+    const gap = text.slice(last, start);
+    const opens = out.length === 0 || /[.!?:;]\s*$|\n/.test(gap);
+    out.push({ text: m[0], start, end: start + m[0].length, opens });
+    last = start + m[0].length;
+  }
+  return out;
+}
+
+/** A word written as a name: capitalized (Dana, PostgreSQL, GitHub), not an all-caps shout of one letter. */
+function capitalized(word: string): boolean {
+  return /^\p{Lu}/u.test(word) && /\p{L}/u.test(word.slice(1)) && !NOT_NAMES.has(word.toLowerCase());
+}
+
+/** A name with a capital inside it (PostgreSQL, GitHub, iOS): a name even at a sentence's start. */
+function innerCapital(word: string): boolean {
+  return /^\p{L}.*\p{Lu}/u.test(word) && /\p{Ll}/u.test(word);
+}
+
+function personish(words: string[], next: string | undefined): boolean {
+  const alpha = words.every((w) => /^\p{Lu}\p{Ll}+$/u.test(w));
+  if (!alpha) return false;
+  if (words.length >= 2 && words.length <= 3) return true;
+  return next !== undefined && PERSON_VERBS.has(next.toLowerCase());
+}
+
+/** Capitalized runs ("Dana Weber", "PostgreSQL") and the names the agent already knows, in order of appearance. */
+function namesIn(text: string, known: (key: string) => boolean): { name: string; type: EntityType }[] {
+  const toks = tokens(text);
+  const found: { name: string; type: EntityType; at: number }[] = [];
+  const covered = new Set<number>();
+  // Known names first, longest first, so "Dana Weber" wins over "Dana".
+  for (let i = 0; i < toks.length; i++) {
+    for (let n = Math.min(MAX_NAME_WORDS, toks.length - i); n >= 1; n--) {
+      const words = toks.slice(i, i + n);
+      const name = text.slice(words[0]!.start, words[n - 1]!.end);
+      const key = nameKey(name);
+      if (!key || NOT_NAMES.has(key) || !known(key)) continue;
+      found.push({ name, type: "thing", at: i });
+      for (let j = i; j < i + n; j++) covered.add(j);
+      i += n - 1;
+      break;
+    }
+  }
+  for (let i = 0; i < toks.length; i++) {
+    if (covered.has(i) || !capitalized(toks[i]!.text)) continue;
+    let j = i;
+    while (j + 1 < toks.length && !covered.has(j + 1) && !toks[j + 1]!.opens && capitalized(toks[j + 1]!.text) && j - i < MAX_NAME_WORDS - 1) j++;
+    const words = toks.slice(i, j + 1).map((t) => t.text);
+    // A lone capitalized word opening a sentence is usually just the sentence's first word, unless
+    // it is written as a name (PostgreSQL), owns something (Dana's) or acts as a person (Kenji approves).
+    const next = toks[j + 1]?.text;
+    const actsAsName = innerCapital(words[0]!) || /'s$/.test(words[0]!) || (next !== undefined && PERSON_VERBS.has(next.toLowerCase()));
+    if (toks[i]!.opens && words.length === 1 && !actsAsName) {
+      i = j;
+      continue;
+    }
+    const name = text.slice(toks[i]!.start, toks[j]!.end).replace(/'s$/, "");
+    found.push({ name, type: personish(words, next) ? "person" : "thing", at: i });
+    i = j;
+  }
+  return found.sort((a, b) => a.at - b.at);
+}
+
+// "the staging DB is heron-8", "our API port is now 8080", "the orders service is on `db-2`": a
+// subject phrase after an article or possessive, then a value that reads as an identifier (a digit in
+// it, quoted, or capitalized), so "the build is slow" claims nothing.
+const IS_CLAIM =
+  /(?:^|[^\p{L}\p{N}])(?:the|our|my)\s+((?:[\p{L}\p{N}][\p{L}\p{N}_-]*\s+){0,3}[\p{L}\p{N}][\p{L}\p{N}_-]*)\s+(?:is|are|was|=)\s+(?:now\s+|still\s+)?(?:called\s+|named\s+|on\s+|at\s+)?(`[^`\n]{1,80}`|"[^"\n]{1,80}"|[\p{L}\p{N}][\w./:@-]*\d[\w./:@-]*|\p{Lu}[\w.-]+)/giu;
+
+function textClaims(text: string): { subject: string; value: string }[] {
+  const out: { subject: string; value: string }[] = [];
+  for (const m of text.matchAll(IS_CLAIM)) {
+    const value = m[2]!.replace(/^[`"]|[`"]$/g, "").replace(/[.:]+$/, "");
+    if (value) out.push({ subject: m[1]!, value });
+  }
+  return out;
+}
+
+/** Keys of a structured payload that describe it rather than state an attribute. */
+const STRUCTURE_KEYS = new Set(["entity", "name", "entitytype", "type", "aspect", "aliases", "attributes", "aspects", "source"]);
+
+function scalar(value: unknown): string | null {
+  if (typeof value === "string") return value.trim() ? value.trim().slice(0, 500) : null;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return null;
+}
+
+/**
+ * A structured payload as evidence: `{entity, entityType?, aspect?, aliases?, attributes?: {slot:
+ * value}, aspects?: {aspect: {slot: value}}}`, and the payload's other scalar fields as attributes.
+ */
+function structuredEvidence(s: Record<string, unknown>): { entity: ExtractedEntity; claims: Omit<ExtractedClaim, "entity">[] } | null {
+  const name = scalar(s.entity) ?? scalar(s.name);
+  if (!name) return null;
+  const key = nameKey(name);
+  if (!key) return null;
+  const type = scalar(s.entityType) ?? scalar(s.type) ?? "thing";
+  const aliases = Array.isArray(s.aliases) ? s.aliases.map(scalar).filter((a): a is string => a !== null) : [];
+  const aspect = scalar(s.aspect) ?? "attributes";
+  const claims: Omit<ExtractedClaim, "entity">[] = [];
+  const add = (aspectName: string, fields: unknown) => {
+    if (!fields || typeof fields !== "object" || Array.isArray(fields)) return;
+    for (const [slot, raw] of Object.entries(fields as Record<string, unknown>)) {
+      const value = scalar(raw);
+      if (value !== null && slot.trim()) claims.push({ aspect: aspectName, slot: slot.trim(), value, confidence: 0.9 });
+    }
+  };
+  add(aspect, s.attributes);
+  if (s.aspects && typeof s.aspects === "object") for (const [a, fields] of Object.entries(s.aspects as Record<string, unknown>)) add(a, fields);
+  add(
+    aspect,
+    Object.fromEntries(Object.entries(s).filter(([k]) => !STRUCTURE_KEYS.has(k.toLowerCase()))),
+  );
+  return { entity: { name, key, type: type.toLowerCase(), aliases }, claims };
+}
+
+/** What one memory says: its entities (the project's first) and its claims. */
+export function extract(input: ExtractionInput): Extraction {
+  const known = input.known ?? (() => false);
+  const entities = new Map<string, ExtractedEntity>();
+  const add = (e: ExtractedEntity) => {
+    const had = entities.get(e.key);
+    if (!had) entities.set(e.key, e);
+    else {
+      // A structured or project type says more than a guess from capitals.
+      if (had.type === "thing" && e.type !== "thing") had.type = e.type;
+      for (const a of e.aliases) if (!had.aliases.includes(a)) had.aliases.push(a);
+    }
+  };
+  const claims: ExtractedClaim[] = [];
+  if (input.project) {
+    const key = nameKey(input.project);
+    if (key) add({ name: input.project, key, type: "project", aliases: [] });
+  }
+  const evidence = input.structured ? structuredEvidence(input.structured) : null;
+  if (evidence) {
+    add(evidence.entity);
+    for (const c of evidence.claims) claims.push({ entity: evidence.entity.key, ...c });
+  }
+  for (const { name, type } of namesIn(input.content, known)) {
+    const key = nameKey(name);
+    if (key && !NOT_NAMES.has(key)) add({ name, key, type, aliases: [] });
+  }
+  for (const { subject, value } of textClaims(input.content)) {
+    const key = nameKey(subject);
+    if (!key) continue;
+    add({ name: subject, key, type: "thing", aliases: [] });
+    claims.push({ entity: key, aspect: "general", slot: "is", value, confidence: 0.6 });
+  }
+  return { entities: [...entities.values()], claims };
+}

@@ -1,0 +1,251 @@
+// The knowledge graph's service: extraction follows memory changes off the write's path (queued
+// like embedding: what waits is what graph_extracted has not read, so it survives kill -9),
+// Dreaming runs after enough new evidence or a quiet spell, and on demand, and the API reads here.
+import type { Database } from "bun:sqlite";
+import { SignetError } from "../../contracts/errors";
+import { readInSteps, yieldToLoop } from "../event-loop";
+import type { MemoryChange } from "../memory/service";
+import { dream, type DreamReport } from "./dream";
+import { extract } from "./extract";
+import { GraphStore, type ClaimRow, type EntityRow, type MentionedMemoryRow, type RelationRow } from "./store";
+
+export interface GraphOptions {
+  /** A pass runs for an agent once this many of its memories were extracted since its last one. */
+  dreamAfterMemories: number;
+  /** ... or once extraction has been quiet this long with anything new since its last one. */
+  dreamIdleMs: number;
+  now?: () => Date;
+  onError?: (message: string) => void;
+}
+
+export interface GraphEntity {
+  id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  mentions: number;
+}
+
+export interface GraphEntityDetail {
+  entity: GraphEntity & { pinned: boolean };
+  aspects: { name: string; weight: number }[];
+  claims: {
+    id: number;
+    aspect: string;
+    slot: string;
+    value: string;
+    confidence: number;
+    status: "active" | "superseded";
+    validFrom: string;
+    validUntil: string | null;
+    supersededBy: number | null;
+    memoryId: string;
+    recordedAt: string;
+  }[];
+  relations: { entity: { id: string; name: string; type: string }; type: string; strength: number; evidence: number }[];
+  memories: { id: string; content: string; createdAt: string }[];
+}
+
+/** Memories extracted per transaction: each batch is one commit and then a turn of the event loop. */
+const BATCH = 100;
+const DETAIL_RELATIONS = 50;
+const DETAIL_MEMORIES = 20;
+
+const entityOf = (r: EntityRow & { aliases: string[] }): GraphEntity => ({ id: r.id, name: r.name, type: r.type, aliases: r.aliases, mentions: r.mentions });
+const claimOf = (c: ClaimRow): GraphEntityDetail["claims"][number] => ({
+  id: c.id,
+  aspect: c.aspect,
+  slot: c.slot,
+  value: c.value,
+  confidence: c.confidence,
+  status: c.status,
+  validFrom: c.valid_from,
+  validUntil: c.valid_until,
+  supersededBy: c.superseded_by,
+  memoryId: c.memory_id,
+  recordedAt: c.recorded_at,
+});
+const relationOf = (r: RelationRow): GraphEntityDetail["relations"][number] => ({
+  entity: { id: r.id, name: r.name, type: r.type },
+  type: r.relation,
+  strength: r.strength,
+  evidence: r.evidence,
+});
+const memoryOf = (m: MentionedMemoryRow) => ({ id: m.id, content: m.content, createdAt: m.created_at });
+
+export class GraphService {
+  private readonly store: GraphStore;
+  private readonly pending = new Set<number>();
+  /** Per agent, memories extracted since its last pass. */
+  private readonly fresh = new Map<string, number>();
+  private running = false;
+  private stopped = false;
+  private draining: Promise<void> | null = null;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly now: () => Date;
+  private readonly onError: (message: string) => void;
+  /** Time spent extracting and how many memories, for the extraction cost figure. */
+  readonly cost = { memories: 0, ms: 0 };
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: GraphOptions,
+  ) {
+    this.store = new GraphStore(db);
+    this.now = options.now ?? (() => new Date());
+    this.onError = options.onError ?? (() => {});
+  }
+
+  /** Queues what extraction has not read: new memories, changed ones, forgotten ones it still holds. */
+  async start(): Promise<void> {
+    this.running = true;
+    const page = this.db.query<{ seq: number }, [number, number]>(
+      `SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
+       WHERE m.seq > ? AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
+                            OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
+       ORDER BY m.seq LIMIT ?`,
+    );
+    await readInSteps(
+      (after, n) => page.all(after, n),
+      (row) => this.pending.add(row.seq),
+      () => this.running,
+    );
+    this.kick();
+  }
+
+  onChange(change: MemoryChange): void {
+    this.pending.add(change.seq);
+    if (this.running) this.kick();
+  }
+
+  /** Extraction has caught up with every change told so far (tests and benchmarks wait on it). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0 || this.draining) await (this.draining ?? yieldToLoop());
+  }
+
+  get backlog(): number {
+    return this.pending.size;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopped = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    await this.draining;
+  }
+
+  private kick(): void {
+    if (this.draining || this.stopped) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      if (this.pending.size > 0 && !this.stopped) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    // Let the writes that told us answer first: extraction is never on their path.
+    await yieldToLoop();
+    while (this.pending.size > 0 && this.running) {
+      const batch = [...this.pending].slice(0, BATCH);
+      for (const seq of batch) this.pending.delete(seq);
+      try {
+        this.extractBatch(batch);
+      } catch (err) {
+        this.onError(`graph: extraction failed, ${batch.length} memories will be read again at the next start: ${(err as Error).message}`);
+      }
+      await yieldToLoop();
+    }
+    await this.dreamWhereDue();
+    this.armIdle();
+  }
+
+  private extractBatch(seqs: number[]): void {
+    const t0 = performance.now();
+    const now = this.now().toISOString();
+    let extracted = 0;
+    this.db
+      .transaction(() => {
+        for (const seq of seqs) {
+          const memory = this.store.memory(seq);
+          if (!memory || memory.deleted_at !== null) {
+            this.store.remove(seq);
+            if (memory) this.bump(memory.agent_id);
+            continue;
+          }
+          if (this.store.extractedVersion(seq) === memory.version) continue;
+          const names = this.store.gazetteer(memory.agent_id);
+          let structured: Record<string, unknown> | null = null;
+          try {
+            structured = memory.structured ? (JSON.parse(memory.structured) as Record<string, unknown>) : null;
+          } catch {
+            structured = null;
+          }
+          const found = extract({ content: memory.content, structured, project: memory.project, known: (k) => names.has(k) });
+          this.store.write(memory, found, now);
+          this.bump(memory.agent_id);
+          extracted++;
+        }
+      })
+      .immediate();
+    this.cost.memories += extracted;
+    this.cost.ms += performance.now() - t0;
+  }
+
+  private bump(agentId: string): void {
+    this.fresh.set(agentId, (this.fresh.get(agentId) ?? 0) + 1);
+  }
+
+  private async dreamWhereDue(): Promise<void> {
+    for (const [agentId, n] of this.fresh) {
+      if (!this.running || n < this.options.dreamAfterMemories) continue;
+      this.runDream(agentId, "evidence");
+      await yieldToLoop();
+    }
+  }
+
+  /** After a quiet spell, a pass for every agent with anything new since its last. */
+  private armIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.stopped || this.fresh.size === 0) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      for (const agentId of [...this.fresh.keys()]) if (this.running) this.runDream(agentId, "idle");
+    }, this.options.dreamIdleMs);
+    this.idleTimer.unref?.();
+  }
+
+  private runDream(agentId: string, trigger: string): DreamReport | null {
+    try {
+      return this.dream(agentId, { dryRun: false, trigger });
+    } catch (err) {
+      this.onError(`graph: Dreaming for ${agentId} failed: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** One pass over `agentId`'s graph; a dry run reports what it would do and writes nothing. */
+  dream(agentId: string, options: { dryRun: boolean; trigger: string }): DreamReport {
+    const report = dream(this.db, agentId, { ...options, now: this.now() });
+    if (!options.dryRun) {
+      this.fresh.delete(agentId);
+      this.store.forgetGazetteer(agentId);
+    }
+    return report;
+  }
+
+  entities(agentId: string, query: string | undefined, limit: number): GraphEntity[] {
+    return this.store.entities(agentId, query?.trim() || undefined, limit).map(entityOf);
+  }
+
+  entity(agentId: string, ref: string): GraphEntityDetail {
+    const found = this.store.find(agentId, ref);
+    if (!found) throw new SignetError("not_found", `no entity ${JSON.stringify(ref)} in this agent's graph`);
+    return {
+      entity: { ...entityOf(found), pinned: found.pinned === 1 },
+      aspects: this.store.aspects(found.id),
+      claims: this.store.claims(found.id).map(claimOf),
+      relations: this.store.relations(found.id, DETAIL_RELATIONS).map(relationOf),
+      memories: this.store.memories(found.id, DETAIL_MEMORIES).map(memoryOf),
+    };
+  }
+}

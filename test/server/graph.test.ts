@@ -1,0 +1,214 @@
+// The knowledge graph through the real daemon: extraction behind the writes, a Dreaming pass that
+// merges, supersedes, relates and queues reviews, the reads, and who may do what.
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { databasePath } from "../../src/config/paths";
+import { GRAPH_API } from "../../src/contracts/graph";
+import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { call, expectError, useTestDaemon } from "../helpers/memory-api";
+import { bearer, exactly, roleTokens } from "../helpers/operations";
+
+async function remember(td: TestDaemon, agent: string, body: Record<string, unknown>): Promise<string> {
+  const res = await call(td, "POST", "/api/memory/remember", { agent, body: { type: "fact", ...body } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+async function dream(td: TestDaemon, body: Record<string, unknown> = {}) {
+  const res = await call(td, "POST", "/api/graph/dream", { body, headers: td.ownerHeaders });
+  expect(res.status).toBe(200);
+  exactly(GRAPH_API.dream.response, res.body);
+  return res.body.dream;
+}
+
+async function entities(td: TestDaemon, agent: string, query = "") {
+  const res = await call(td, "GET", `/api/graph/entities?query=${encodeURIComponent(query)}&limit=50`, { agent });
+  expect(res.status).toBe(200);
+  exactly(GRAPH_API.entities.response, res.body);
+  return res.body.entities as { id: string; name: string; type: string; aliases: string[]; mentions: number }[];
+}
+
+async function entity(td: TestDaemon, agent: string, ref: string) {
+  const res = await call(td, "GET", `/api/graph/entities/${encodeURIComponent(ref)}`, { agent });
+  expect(res.status).toBe(200);
+  exactly(GRAPH_API.entity.response, res.body);
+  return res.body;
+}
+
+describe("extraction and Dreaming", () => {
+  const daemon = useTestDaemon();
+
+  test("a lone name merges into the one full name it can be when the evidence ties them; two candidates stay apart", async () => {
+    const td = daemon();
+    await remember(td, "merge", { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
+    await remember(td, "merge", { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
+    await remember(td, "merge", { content: "Priya Raman owns the search service.", project: "search" });
+    await remember(td, "merge", { content: "Priya Shah runs the design reviews.", project: "design" });
+    await remember(td, "merge", { content: "Priya asked for the search latency numbers.", project: "search" });
+    await td.daemon.context.graph.settled();
+    const before = await entities(td, "merge", "dana");
+    expect(before.map((e) => e.name).sort()).toEqual(["Dana", "Dana Weber"]);
+
+    const dry = await dream(td, { agentId: "merge", dryRun: true });
+    expect(dry.id).toBeNull();
+    expect(dry.counts.merge).toBe(1);
+    expect(await entities(td, "merge", "dana")).toHaveLength(2);
+
+    const pass = await dream(td, { agentId: "merge" });
+    expect(pass.id).toBeGreaterThan(0);
+    expect(pass.actions.filter((a: { action: string }) => a.action === "merge").map((a: { detail: { fromName: string; intoName: string } }) => [a.detail.fromName, a.detail.intoName])).toEqual([
+      ["Dana", "Dana Weber"],
+    ]);
+    const dana = await entities(td, "merge", "dana");
+    expect(dana).toHaveLength(1);
+    expect(dana[0]).toMatchObject({ name: "Dana Weber", type: "person", aliases: ["Dana"], mentions: 2 });
+    // Two Priyas: "Priya" could be either, so it stays on its own.
+    expect((await entities(td, "merge", "priya")).map((e) => e.name).sort()).toEqual(["Priya", "Priya Raman", "Priya Shah"]);
+    // The merged name finds the entity it went into.
+    expect((await entity(td, "merge", "Dana")).entity.name).toBe("Dana Weber");
+    // The audit table holds what the pass did.
+    const db = new Database(databasePath(td.dataDir), { readonly: true });
+    try {
+      const audit = db.query<{ action: string }, [number]>("SELECT action FROM graph_audit WHERE dream_id = ?").all(pass.id);
+      expect(audit.filter((a) => a.action === "merge")).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("newer evidence for the same slot supersedes the older claim, which stays with its dates", async () => {
+    const td = daemon();
+    const old = await remember(td, "slots", { content: "The staging DB is heron-7.", project: "orders" });
+    const newer = await remember(td, "slots", { content: "Heads up: the staging DB is now heron-8 after the migration.", project: "orders" });
+    await td.daemon.context.graph.settled();
+    const pass = await dream(td, { agentId: "slots" });
+    expect(pass.counts.supersede).toBe(1);
+    const detail = await entity(td, "slots", "staging DB");
+    const claims = detail.claims.filter((c: { slot: string }) => c.slot === "is");
+    expect(claims.map((c: { value: string; status: string; memoryId: string }) => [c.value, c.status, c.memoryId])).toEqual([
+      ["heron-8", "active", newer],
+      ["heron-7", "superseded", old],
+    ]);
+    expect(claims[1].validUntil).toBe(claims[0].validFrom);
+    expect(claims[1].supersededBy).toBe(claims[0].id);
+    // A second pass has nothing left to do with them.
+    expect((await dream(td, { agentId: "slots" })).counts.supersede).toBe(0);
+    // Forgetting the newer memory gives the slot back to the older value at the next pass.
+    expect((await call(td, "DELETE", `/api/memory/${newer}`, { agent: "slots", body: { reason: "wrong" } })).status).toBe(200);
+    await td.daemon.context.graph.settled();
+    expect((await dream(td, { agentId: "slots" })).counts.reinstate).toBe(1);
+    const after = (await entity(td, "slots", "staging DB")).claims.filter((c: { slot: string }) => c.slot === "is");
+    expect(after.map((c: { value: string; status: string }) => [c.value, c.status])).toEqual([["heron-7", "active"]]);
+  });
+
+  test("a structured payload's attributes are claims of its entity; co-mentioned entities are related", async () => {
+    const td = daemon();
+    await remember(td, "structured", {
+      content: "Kenji Sato runs on-call for the billing service.",
+      project: "billing",
+      structured: { entity: "Kenji Sato", entityType: "person", aliases: ["ksato"], attributes: { role: "on-call lead", timezone: "JST" } },
+    });
+    await td.daemon.context.graph.settled();
+    await dream(td, { agentId: "structured" });
+    const detail = await entity(td, "structured", "ksato");
+    expect(detail.entity).toMatchObject({ name: "Kenji Sato", type: "person", aliases: ["ksato"] });
+    expect(detail.aspects).toEqual([{ name: "attributes", weight: 1 }]);
+    const attrs = Object.fromEntries(detail.claims.map((c: { slot: string; value: string }) => [c.slot, c.value]));
+    expect(attrs).toEqual({ role: "on-call lead", timezone: "JST" });
+    expect(detail.relations.map((r: { entity: { name: string }; type: string }) => [r.entity.name, r.type])).toEqual([["billing", "co-occurs"]]);
+    expect(detail.memories).toHaveLength(1);
+  });
+
+  test("a memory whose reviewAfter has passed is queued for review once", async () => {
+    const td = daemon();
+    await remember(td, "review", { content: "Rotate the deploy key", reviewAfter: "2020-01-01T00:00:00.000Z" });
+    await remember(td, "review", { content: "Renew the TLS cert", reviewAfter: "2999-01-01T00:00:00.000Z" });
+    await td.daemon.context.graph.settled();
+    const pass = await dream(td, { agentId: "review" });
+    expect(pass.counts.review).toBe(1);
+    expect(pass.actions.find((a: { action: string }) => a.action === "review").detail.dueAt).toBe("2020-01-01T00:00:00.000Z");
+    expect((await dream(td, { agentId: "review" })).counts.review).toBe(0);
+  });
+
+  test("another agent sees none of an agent's graph", async () => {
+    const td = daemon();
+    await remember(td, "owner-a", { content: "Marta Lind maintains the ingest pipeline.", project: "ingest" });
+    await td.daemon.context.graph.settled();
+    expect((await entities(td, "owner-a", "marta")).map((e) => e.name)).toEqual(["Marta Lind"]);
+    expect(await entities(td, "owner-b", "marta")).toEqual([]);
+    expectError(await call(td, "GET", `/api/graph/entities/${encodeURIComponent("Marta Lind")}`, { agent: "owner-b" }), 404, "not_found");
+    const { entities: [marta] } = (await call(td, "GET", "/api/graph/entities?query=marta", { agent: "owner-a" })).body;
+    expectError(await call(td, "GET", `/api/graph/entities/${marta.id}`, { agent: "owner-b" }), 404, "not_found");
+    // A pass for owner-b touches nothing of owner-a's.
+    const pass = await dream(td, { agentId: "owner-b" });
+    expect(Object.values(pass.counts).every((n) => n === 0)).toBe(true);
+  });
+
+  test("bad input is refused and changes nothing", async () => {
+    const td = daemon();
+    expectError(await call(td, "GET", "/api/graph/entities?limit=0"), 400, "invalid_input", "limit");
+    expectError(await call(td, "GET", "/api/graph/entities?bogus=1"), 400, "invalid_input");
+    expectError(await call(td, "POST", "/api/graph/dream", { body: { dryRun: "yes" }, headers: td.ownerHeaders }), 400, "invalid_input", "dryRun");
+    expectError(await call(td, "GET", "/api/graph/entities/nothing-here"), 404, "not_found");
+  });
+});
+
+describe("who may do what", () => {
+  test("a pass needs the owner's admin token; an agent's token reads only its own agent's graph", async () => {
+    const td = await startTestDaemon({ yaml: "auth:\n  mode: team\n" });
+    try {
+      const tokens = await roleTokens(td, "team-agent");
+      await call(td, "POST", "/api/memory/remember", { body: { content: "Noor Haddad reviews the schema changes.", type: "fact" }, headers: bearer(tokens.agent) });
+      await td.daemon.context.graph.settled();
+      // No credential, an agent's token, even an admin-role token: no pass.
+      expectError(await call(td, "POST", "/api/graph/dream", { body: {} }), 401, "unauthorized");
+      for (const token of [tokens.agent, tokens.admin]) {
+        const res = await call(td, "POST", "/api/graph/dream", { body: { agentId: "team-agent" }, headers: bearer(token) });
+        expect([401, 403]).toContain(res.status);
+      }
+      const own = await call(td, "GET", "/api/graph/entities?query=noor", { headers: bearer(tokens.agent) });
+      expect(own.body.entities.map((e: { name: string }) => e.name)).toEqual(["Noor Haddad"]);
+      // The agent's token is bound to its agent: asking for another agent's graph gives its own.
+      const forged = await call(td, "GET", "/api/graph/entities?query=noor&agent_id=someone-else", { headers: bearer(tokens.agent) });
+      expect(forged.body.entities.map((e: { name: string }) => e.name)).toEqual(["Noor Haddad"]);
+      const other = await roleTokens(td, "other-agent");
+      expect((await call(td, "GET", "/api/graph/entities?query=noor", { headers: bearer(other.agent) })).body.entities).toEqual([]);
+      // The owner's pass runs.
+      expect((await call(td, "POST", "/api/graph/dream", { body: { agentId: "team-agent" }, headers: td.ownerHeaders })).status).toBe(200);
+    } finally {
+      await td.stop();
+    }
+  });
+});
+
+describe("what extraction has not read survives a restart", () => {
+  test("a store whose extraction record was lost is read again at start", async () => {
+    const td = await startTestDaemon();
+    try {
+      await remember(td, "default", { content: "Ines Duarte owns the release calendar.", project: "release" });
+      await td.daemon.context.graph.settled();
+      expect((await entities(td, "default", "ines")).map((e) => e.name)).toEqual(["Ines Duarte"]);
+    } finally {
+      await td.daemon.stop();
+    }
+    // As if the daemon died between the write's commit and extraction's: nothing of it in the graph.
+    const db = new Database(databasePath(td.dataDir));
+    db.run("DELETE FROM graph_mentions");
+    db.run("DELETE FROM graph_extracted");
+    db.close();
+    const again = await startTestDaemon({ dataDir: td.dataDir });
+    try {
+      const deadline = Date.now() + 10_000;
+      let names: string[] = [];
+      while (Date.now() < deadline) {
+        await again.daemon.context.graph.settled();
+        names = (await entities(again, "default", "ines")).filter((e) => e.mentions > 0).map((e) => e.name);
+        if (names.length > 0) break;
+        await Bun.sleep(20);
+      }
+      expect(names).toEqual(["Ines Duarte"]);
+    } finally {
+      await again.stop();
+    }
+  });
+});
