@@ -77,6 +77,9 @@ CREATE TABLE graph_extracted (
   extracted_at TEXT NOT NULL
 );
 
+-- Which memories have a reviewAfter: Dreaming looks for those due without reading every memory.
+CREATE INDEX idx_memories_review_after ON memories(review_after) WHERE review_after IS NOT NULL AND deleted_at IS NULL;
+
 -- Memories whose reviewAfter has passed, queued by Dreaming; surfaced_at once a session start listed one.
 CREATE TABLE graph_reviews (
   memory_seq INTEGER PRIMARY KEY,

@@ -60,7 +60,10 @@ const recallResult = {
   matchedBy: MatchedBySchema,
   confidence: z.enum(["strong", "weak"] satisfies Confidence[]).describe("strong: a real match; weak: loosely similar, may be unrelated"),
 };
-const RecallResultSchema = answer(recallResult);
+const RecallResultSchema = answer({
+  ...recallResult,
+  entities: z.array(z.string()).optional().describe("The knowledge graph's entities the memory is about, by name, when it is about any"),
+});
 export type RecallResult = z.infer<typeof RecallResultSchema>;
 
 const SupportingResultSchema = answer({

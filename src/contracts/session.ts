@@ -167,7 +167,7 @@ const FeedbackResponseSchema = answer({
   accepted: z.number().describe("Ratings of memories that were injected or surfaced in that session, so were kept"),
   rejected: z.number().describe("The other ratings, ignored"),
   rejectedIds: z.array(z.string()),
-  propagated: z.number().describe("Accepted ratings that changed a memory's stored ranking signal"),
+  propagated: z.number().describe("Accepted ratings that also moved the knowledge graph: aspect weights on the memory's entity paths"),
 });
 export type FeedbackResponse = z.infer<typeof FeedbackResponseSchema>;
 

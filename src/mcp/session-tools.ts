@@ -60,7 +60,7 @@ function searchTool(name: string): Tool {
 
 function feedbackText(r: FeedbackResponse): string {
   const parts = [`Recorded ${r.accepted} of ${r.recorded} rating${r.recorded === 1 ? "" : "s"}`];
-  if (r.propagated > 0) parts.push(`${r.propagated} changed how ${r.propagated === 1 ? "that memory ranks" : "those memories rank"}`);
+  if (r.propagated > 0) parts.push(`${r.propagated} also moved the knowledge graph (the weights of what ${r.propagated === 1 ? "that memory is" : "those memories are"} about)`);
   let text = `${parts.join("; ")}.`;
   if (r.rejected > 0) {
     text += ` Ignored ${r.rejected} (not injected or recalled in this session): ${r.rejectedIds.join(", ")}.`;

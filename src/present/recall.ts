@@ -8,7 +8,8 @@ const isWeak = (r: RecallResult) => (r.confidence ?? (r.score >= RECALL_STRONG_S
 
 function row(r: RecallResult): string {
   const meta = [r.score.toFixed(2), isWeak(r) ? "weak" : null, r.id, r.type, r.createdAt.slice(0, 10), r.who ? `by ${r.who}` : null].filter(Boolean).join(" · ");
-  return `[${meta}]\n  ${r.content.replace(/\n/g, "\n  ")}`;
+  const about = "entities" in r && r.entities?.length ? `\n  (about: ${r.entities.join(", ")})` : "";
+  return `[${meta}]\n  ${r.content.replace(/\n/g, "\n  ")}${about}`;
 }
 
 function supportingRow(r: SupportingResult): string {

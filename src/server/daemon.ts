@@ -119,13 +119,14 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const analytics = new Analytics(db, config.analytics, log);
     const usageBoost = new UsageBoost(() => analytics.features().servers);
     const sources = new SourceService(db, embeddings, log);
-    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order });
+    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
     const writes = new GroupCommit(db, memory);
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
       llm: createChatModel(config.llm),
       log,
+      graph,
     });
     const agents = new AgentsService(db, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
     const mcpStreams = new McpStreamHub();

@@ -28,7 +28,7 @@ describe("feedback right after a search", () => {
     expect(ids).toEqual([shown]);
     const rated = await feedback(agent, "ft-1", { [shown]: 1, [never]: 1, [elsewhere]: -1 });
     expect(rated.status).toBe(200);
-    expect(rated.body).toEqual({ ok: true, recorded: 3, accepted: 1, rejected: 2, rejectedIds: [never, elsewhere], propagated: 1 });
+    expect(rated.body).toEqual({ ok: true, recorded: 3, accepted: 1, rejected: 2, rejectedIds: [never, elsewhere], propagated: 0 });
     // The rating is on the session's record of the memory.
     const row = daemon().daemon.context.db.query("SELECT via, relevance_score FROM session_memories WHERE session_key = 'ft-1' AND memory_id = ?").get(shown);
     expect(row).toEqual({ via: "recall", relevance_score: 1 });
@@ -43,7 +43,7 @@ describe("feedback right after a search", () => {
     expect(found.structured.results.map((r: { id: string }) => r.id)).toEqual([shown]);
     const r = await callTool(client, "memory_feedback", { session_key: "ft-mcp-session", ratings: { [shown]: 0.5, [never]: 1 } });
     expect(r.isError).toBe(false);
-    expect(r.structured).toEqual({ ok: true, recorded: 2, accepted: 1, rejected: 1, rejectedIds: [never], propagated: 1 });
+    expect(r.structured).toEqual({ ok: true, recorded: 2, accepted: 1, rejected: 1, rejectedIds: [never], propagated: 0 });
     // A connection of another session cannot rate what this one was shown.
     const other = await mcp.connect(agent, "ft-mcp-elsewhere");
     const refused = await callTool(other, "memory_feedback", { session_key: "ft-mcp-elsewhere", ratings: { [shown]: 1 } });

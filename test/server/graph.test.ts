@@ -91,6 +91,10 @@ describe("extraction and Dreaming", () => {
     ]);
     expect(claims[1].validUntil).toBe(claims[0].validFrom);
     expect(claims[1].supersededBy).toBe(claims[0].id);
+    // In recall the superseded memory ranks below the one that superseded it, and each says what it is about.
+    const recalled = await call(td, "POST", "/api/memory/recall", { agent: "slots", body: { query: "staging DB", minScore: 0 } });
+    expect(recalled.body.results.map((r: { id: string }) => r.id)).toEqual([newer, old]);
+    expect(recalled.body.results[0].entities).toEqual(["staging DB", "orders"]);
     // A second pass has nothing left to do with them.
     expect((await dream(td, { agentId: "slots" })).counts.supersede).toBe(0);
     // Forgetting the newer memory gives the slot back to the older value at the next pass.
@@ -128,6 +132,37 @@ describe("extraction and Dreaming", () => {
     expect(pass.counts.review).toBe(1);
     expect(pass.actions.find((a: { action: string }) => a.action === "review").detail.dueAt).toBe("2020-01-01T00:00:00.000Z");
     expect((await dream(td, { agentId: "review" })).counts.review).toBe(0);
+  });
+
+  test("a due review is listed at one session start, with why, and not at the next", async () => {
+    const td = daemon();
+    const due = await remember(td, "reviews-at-start", { content: "The VPN certificate expires this month", reviewAfter: "2021-06-01T00:00:00.000Z" });
+    await td.daemon.context.graph.settled();
+    await dream(td, { agentId: "reviews-at-start" });
+    const start = async (sessionKey: string) =>
+      (await call(td, "POST", "/api/hooks/session-start", { agent: "reviews-at-start", body: { sessionKey, harness: "claude-code" } })).body;
+    const first = await start("review-1");
+    expect(first.context).toContain("## Due for review");
+    expect(first.context).toContain(`- ${due} (fact) [reviewAfter 2021-06-01T00:00:00.000Z has passed] The VPN certificate expires this month`);
+    expect((await start("review-2")).context ?? "").not.toContain("Due for review");
+  });
+
+  test("feedback moves the aspect weights on the rated memory's entity paths, and says so", async () => {
+    const td = daemon();
+    const agent = "propagation";
+    const id = await remember(td, agent, {
+      content: "Ravi Kumar is the payments on-call this week",
+      structured: { entity: "Ravi Kumar", entityType: "person", aspect: "rota", attributes: { oncall: "payments" } },
+      pinned: true,
+    });
+    await call(td, "POST", "/api/hooks/session-start", { agent, body: { sessionKey: "prop-1", harness: "claude-code" } });
+    const rated = await call(td, "POST", "/api/memory/feedback", { agent, body: { sessionKey: "prop-1", ratings: { [id]: 1 } } });
+    expect(rated.body).toMatchObject({ accepted: 1, propagated: 1 });
+    const weights = (await entity(td, agent, "Ravi Kumar")).aspects;
+    expect(weights).toEqual([{ name: "rota", weight: expect.closeTo(Math.exp(0.2), 6) }]);
+    // The same rating again moves neither the memory's signal nor the graph.
+    expect((await call(td, "POST", "/api/memory/feedback", { agent, body: { sessionKey: "prop-1", ratings: { [id]: 1 } } })).body).toMatchObject({ accepted: 1, propagated: 0 });
+    expect((await entity(td, agent, "Ravi Kumar")).aspects[0].weight).toBeCloseTo(Math.exp(0.2), 6);
   });
 
   test("another agent sees none of an agent's graph", async () => {

@@ -17,13 +17,13 @@ const hook = (event: string, body: Record<string, unknown>, agent: string) => ca
 describe("session tools over MCP", () => {
   test("memory_feedback rates what the session saw and names what it ignored", async () => {
     const agent = "mcp-fb";
-    const id = (await daemon().client(agent).memory.remember({ content: "MCP feedback canary: the office plant is a fern", pinned: true })).id;
+    const id = (await daemon().client(agent).memory.remember({ content: "MCP feedback canary: Dana Weber waters the office fern", pinned: true })).id;
     await hook("session-start", { sessionKey: "mcp-s1", harness: "claude-code" }, agent);
     const client = await connect(agent, "mcp-s1");
     const r = await tool(client, "memory_feedback", { session_key: "mcp-s1", ratings: { [id]: 0.9, "never-seen": -1 } });
     expect(r.isError).toBe(false);
     expect(r.structured).toEqual({ ok: true, recorded: 2, accepted: 1, rejected: 1, rejectedIds: ["never-seen"], propagated: 1 });
-    expect(r.text).toBe("Recorded 1 of 2 ratings; 1 changed how that memory ranks. Ignored 1 (not injected or recalled in this session): never-seen.");
+    expect(r.text).toBe("Recorded 1 of 2 ratings; 1 also moved the knowledge graph (the weights of what that memory is about). Ignored 1 (not injected or recalled in this session): never-seen.");
     const bad = await tool(client, "memory_feedback", { session_key: "mcp-s1", ratings: { [id]: 7 } });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain("ratings");

@@ -33,8 +33,9 @@ async function surfacedIn(session: string, ids: string[]): Promise<void> {
 
 describe("memory feedback", () => {
   test("accepts ratings only for memories injected or surfaced in that session, for that agent", async () => {
-    const injected = await remember({ content: "Feedback probe: the build uses ninja", pinned: true });
-    const surfaced = await remember({ content: "Feedback probe: deployments happen on Tuesdays" });
+    // Each is about its project, so a rating that moves its signal also moves the knowledge graph (propagated).
+    const injected = await remember({ content: "Feedback probe: the build uses ninja", pinned: true, project: "forge" });
+    const surfaced = await remember({ content: "Feedback probe: deployments happen on Tuesdays", project: "forge" });
     const stranger = await remember({ content: "Feedback probe: never shown anywhere" });
     await hook("session-start", { sessionKey: "fb-1", harness: "claude-code" });
     // Strong matches only: a recall without a minimum would surface the stranger too, as a weak match.
@@ -84,7 +85,8 @@ describe("feedback moves recall's order, within bounds", () => {
     expect(order(before).slice(1)).toEqual([c, b, a]);
     await td.client(agent).memory.recall({ ...query, sessionKey: "rank-1" });
     await surfacedIn("rank-1", [a, c]);
-    expect(await td.client(agent).sessions.feedback({ sessionKey: "rank-1", ratings: { [c]: -1, [a]: 1 } })).toMatchObject({ accepted: 2, propagated: 2 });
+    // They are about no entity, so nothing of the knowledge graph moves.
+    expect(await td.client(agent).sessions.feedback({ sessionKey: "rank-1", ratings: { [c]: -1, [a]: 1 } })).toMatchObject({ accepted: 2, propagated: 0 });
 
     const after = await td.client(agent).memory.recall(query);
     expect(order(after)).toEqual([best, a, b, c]);

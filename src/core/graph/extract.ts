@@ -56,7 +56,8 @@ const NOT_NAMES = new Set(
   (
     "i we you he she they it its our my your their this that these those there here the a an and or but if when while " +
     "always never use prefer don't do does not no yes ok todo note fixme also then so for to in on at by of with from " +
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august " +
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays " +
+    "january february march april may june july august " +
     "september october november december today tomorrow yesterday " +
     // Acronyms too generic to be an entity of their own.
     "db api ui ux ci cd pr prs id ids url urls cli os tbd wip fyi asap eod"
@@ -110,23 +111,42 @@ function personish(words: string[], next: string | undefined): boolean {
   return next !== undefined && PERSON_VERBS.has(next.toLowerCase());
 }
 
+interface KnownSpan {
+  at: number;
+  words: number;
+  name: string;
+  key: string;
+}
+
+/** The names in `toks` that the agent's graph knows, longest match first ("Dana Weber" over "Dana"). */
+function knownSpans(text: string, toks: Token[], known: (key: string) => boolean): KnownSpan[] {
+  const spans: KnownSpan[] = [];
+  for (let i = 0; i < toks.length; i++) {
+    for (let n = Math.min(MAX_NAME_WORDS, toks.length - i); n >= 1; n--) {
+      const name = text.slice(toks[i]!.start, toks[i + n - 1]!.end);
+      const key = nameKey(name);
+      if (!key || NOT_NAMES.has(key) || !known(key)) continue;
+      spans.push({ at: i, words: n, name, key });
+      i += n - 1;
+      break;
+    }
+  }
+  return spans;
+}
+
+/** The keys of the names in `text` that the agent's graph knows (a query's, for recall). */
+export function knownKeysIn(text: string, known: (key: string) => boolean): string[] {
+  return knownSpans(text, tokens(text), known).map((s) => s.key);
+}
+
 /** Capitalized runs ("Dana Weber", "PostgreSQL") and the names the agent already knows, in order of appearance. */
 function namesIn(text: string, known: (key: string) => boolean): { name: string; type: EntityType }[] {
   const toks = tokens(text);
   const found: { name: string; type: EntityType; at: number }[] = [];
   const covered = new Set<number>();
-  // Known names first, longest first, so "Dana Weber" wins over "Dana".
-  for (let i = 0; i < toks.length; i++) {
-    for (let n = Math.min(MAX_NAME_WORDS, toks.length - i); n >= 1; n--) {
-      const words = toks.slice(i, i + n);
-      const name = text.slice(words[0]!.start, words[n - 1]!.end);
-      const key = nameKey(name);
-      if (!key || NOT_NAMES.has(key) || !known(key)) continue;
-      found.push({ name, type: "thing", at: i });
-      for (let j = i; j < i + n; j++) covered.add(j);
-      i += n - 1;
-      break;
-    }
+  for (const span of knownSpans(text, toks, known)) {
+    found.push({ name: span.name, type: "thing", at: span.at });
+    for (let j = span.at; j < span.at + span.words; j++) covered.add(j);
   }
   for (let i = 0; i < toks.length; i++) {
     if (covered.has(i) || !capitalized(toks[i]!.text)) continue;

@@ -6,7 +6,7 @@ import { SignetError } from "../../contracts/errors";
 import { readInSteps, yieldToLoop } from "../event-loop";
 import type { MemoryChange } from "../memory/service";
 import { dream, type DreamReport } from "./dream";
-import { extract } from "./extract";
+import { extract, knownKeysIn } from "./extract";
 import { GraphStore, type ClaimRow, type EntityRow, type MentionedMemoryRow, type RelationRow } from "./store";
 
 export interface GraphOptions {
@@ -48,7 +48,13 @@ export interface GraphEntityDetail {
 
 /** Memories extracted per transaction: each batch is one commit and then a turn of the event loop. */
 const BATCH = 100;
+/** The order factor of a memory about an entity the query names (recall, docs/api.md#how-it-ranks). */
+const NAMED_ORDER = 1.2;
+/** ... of one about an entity related to one the query names, times the relation's strength. */
+const NEIGHBOUR_ORDER = 0.1;
 const DETAIL_RELATIONS = 50;
+/** How often the daemon looks for memories whose reviewAfter has passed since. */
+const REVIEW_CHECK_MS = 15 * 60_000;
 const DETAIL_MEMORIES = 20;
 
 const entityOf = (r: EntityRow & { aliases: string[] }): GraphEntity => ({ id: r.id, name: r.name, type: r.type, aliases: r.aliases, mentions: r.mentions });
@@ -84,6 +90,7 @@ export class GraphService {
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly now: () => Date;
   private readonly onError: (message: string) => void;
+  private reviewTimer: ReturnType<typeof setInterval> | null = null;
   /** Time spent extracting and how many memories, for the extraction cost figure. */
   readonly cost = { memories: 0, ms: 0 };
 
@@ -111,6 +118,19 @@ export class GraphService {
       () => this.running,
     );
     this.kick();
+    this.checkReviews();
+    this.reviewTimer = setInterval(() => this.checkReviews(), REVIEW_CHECK_MS);
+    this.reviewTimer.unref?.();
+  }
+
+  /** A reviewAfter passes with time, not with a write: a pass for each agent with one due and not queued. */
+  private checkReviews(): void {
+    if (!this.running) return;
+    try {
+      for (const agentId of this.store.agentsWithDueReviews(this.now().toISOString())) this.runDream(agentId, "review");
+    } catch (err) {
+      this.onError(`graph: looking for memories due for review failed: ${(err as Error).message}`);
+    }
   }
 
   onChange(change: MemoryChange): void {
@@ -131,6 +151,7 @@ export class GraphService {
     this.running = false;
     this.stopped = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.reviewTimer) clearInterval(this.reviewTimer);
     await this.draining;
   }
 
@@ -231,6 +252,70 @@ export class GraphService {
       this.store.forgetGazetteer(agentId);
     }
     return report;
+  }
+
+  /** Extracts those of `seqs` still waiting, now: what recall and feedback read is never behind the store. */
+  private catchUp(seqs: number[]): void {
+    const due = seqs.filter((seq) => this.pending.has(seq));
+    if (due.length === 0) return;
+    for (const seq of due) this.pending.delete(seq);
+    this.extractBatch(due);
+  }
+
+  /**
+   * Recall's order factors for its candidates: memories about an entity the query names rank higher,
+   * those about a related entity a little.
+   */
+  orderFactors(agentId: string, query: string, seqs: number[]): Map<number, number> {
+    this.catchUp(seqs);
+    const factors = new Map<number, number>();
+    const names = this.store.gazetteer(agentId);
+    const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
+    if (named.size === 0) return factors;
+    const near = this.store.neighbours([...named]);
+    for (const m of this.store.mentionsOf(seqs)) {
+      const lift = named.has(m.entity_id) ? NAMED_ORDER : 1 + NEIGHBOUR_ORDER * (near.get(m.entity_id) ?? 0);
+      factors.set(m.memory_seq, Math.max(factors.get(m.memory_seq) ?? 1, lift));
+    }
+    return factors;
+  }
+
+  /** For each of `seqs` with a superseded claim, the memories whose newer evidence superseded it. */
+  supersededBy(seqs: number[]): Map<number, Set<number>> {
+    this.catchUp(seqs);
+    return this.store.supersededBy(seqs);
+  }
+
+  /** The names of the entities each of `seqs` is about (its project last). */
+  entityNames(seqs: number[]): Map<number, string[]> {
+    this.catchUp(seqs);
+    const out = new Map<number, string[]>();
+    for (const m of this.store.mentionsOf(seqs)) (out.get(m.memory_seq) ?? out.set(m.memory_seq, []).get(m.memory_seq)!).push(m.name);
+    return out;
+  }
+
+  /**
+   * Feedback along the graph: a move of a memory's feedback signal moves the aspect weights on its
+   * entity paths (store.ts rateAspects). How many of the moves moved any.
+   */
+  propagate(agentId: string, moves: [memoryId: string, move: number][]): number {
+    const seqOf = this.db.query<{ seq: number }, [string, string]>("SELECT seq FROM memories WHERE id = ? AND agent_id = ?");
+    const rated = moves.flatMap(([id, move]) => {
+      const seq = seqOf.get(id, agentId)?.seq;
+      return seq === undefined ? [] : [{ seq, move }];
+    });
+    this.catchUp(rated.map((r) => r.seq));
+    return this.db.transaction(() => rated.filter((r) => this.store.rateAspects(r.seq, r.move) > 0).length).immediate();
+  }
+
+  /** The agent's memories due for review that no session start has listed, with why. */
+  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[] {
+    return this.store.dueReviews(agentId, limit);
+  }
+
+  /** A session start listed these reviews: they are not listed again. */
+  reviewsListed(seqs: number[]): void {
+    if (seqs.length > 0) this.store.markSurfaced(seqs, this.now().toISOString());
   }
 
   entities(agentId: string, query: string | undefined, limit: number): GraphEntity[] {

@@ -219,6 +219,96 @@ export class GraphStore {
     return null;
   }
 
+  /** Each of `seqs`' entities (live ones, by id and name). */
+  mentionsOf(seqs: number[]): { memory_seq: number; entity_id: string; name: string }[] {
+    if (seqs.length === 0) return [];
+    return this.db
+      .query<{ memory_seq: number; entity_id: string; name: string }, [string]>(
+        `SELECT g.memory_seq, g.entity_id, e.name FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
+         WHERE g.memory_seq IN (SELECT value FROM json_each(?)) AND e.merged_into IS NULL ORDER BY e.type = 'project', e.name`,
+      )
+      .all(JSON.stringify(seqs));
+  }
+
+  /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
+  supersededBy(seqs: number[]): Map<number, Set<number>> {
+    const out = new Map<number, Set<number>>();
+    if (seqs.length === 0) return out;
+    const rows = this.db
+      .query<{ old: number; newer: number }, [string]>(
+        `SELECT c.memory_seq AS old, n.memory_seq AS newer FROM graph_claims c JOIN graph_claims n ON n.id = c.superseded_by
+         WHERE c.memory_seq IN (SELECT value FROM json_each(?)) AND c.status = 'superseded'`,
+      )
+      .all(JSON.stringify(seqs));
+    for (const r of rows) (out.get(r.old) ?? out.set(r.old, new Set()).get(r.old)!).add(r.newer);
+    return out;
+  }
+
+  /** The entities related to `ids`, each with its strongest relation's strength. */
+  neighbours(ids: string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const rows = this.db
+      .query<{ other: string; strength: number }, [string, string]>(
+        `SELECT to_id AS other, strength FROM graph_relations WHERE from_id IN (SELECT value FROM json_each(?1))
+         UNION ALL SELECT from_id AS other, strength FROM graph_relations WHERE to_id IN (SELECT value FROM json_each(?2))`,
+      )
+      .all(JSON.stringify(ids), JSON.stringify(ids));
+    for (const r of rows) out.set(r.other, Math.max(out.get(r.other) ?? 0, r.strength));
+    return out;
+  }
+
+  /**
+   * A move of memory `seq`'s feedback signal moves the weight of each aspect on its entity paths: for each entity it
+   * mentions, the aspects of the claims it makes about it, or the entity's `mentions` aspect when it
+   * makes none. Weights move by e^(0.2·move), within [0.25, 4]. How many weights moved.
+   */
+  rateAspects(seq: number, move: number): number {
+    if (move === 0) return 0;
+    const paths = this.db
+      .query<{ entity_id: string; aspect: string }, [number, number]>(
+        `SELECT g.entity_id, COALESCE(c.aspect, 'mentions') AS aspect FROM graph_mentions g
+         LEFT JOIN (SELECT DISTINCT entity_id, aspect FROM graph_claims WHERE memory_seq = ?1) c ON c.entity_id = g.entity_id
+         WHERE g.memory_seq = ?2`,
+      )
+      .all(seq, seq);
+    const ensure = this.db.query("INSERT OR IGNORE INTO graph_aspects (entity_id, name) VALUES (?, ?)");
+    const shift = this.db.query("UPDATE graph_aspects SET weight = MIN(4, MAX(0.25, weight * ?)) WHERE entity_id = ? AND name = ?");
+    let moved = 0;
+    for (const p of paths) {
+      ensure.run(p.entity_id, p.aspect);
+      moved += shift.run(Math.exp(0.2 * move), p.entity_id, p.aspect).changes;
+    }
+    return moved;
+  }
+
+  /** The agent's queued reviews no session start has listed yet, oldest due first. */
+  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[] {
+    return this.db
+      .query<{ seq: number; id: string; content: string; type: string; reason: string }, [string, number]>(
+        `SELECT m.seq, m.id, m.content, m.type, r.reason FROM graph_reviews r JOIN memories m ON m.seq = r.memory_seq
+         WHERE r.agent_id = ? AND r.surfaced_at IS NULL AND m.deleted_at IS NULL ORDER BY r.due_at, m.seq LIMIT ?`,
+      )
+      .all(agentId, limit);
+  }
+
+  markSurfaced(seqs: number[], at: string): void {
+    const mark = this.db.query("UPDATE graph_reviews SET surfaced_at = ? WHERE memory_seq = ?");
+    for (const seq of seqs) mark.run(at, seq);
+  }
+
+  /** Agents with a memory whose reviewAfter has passed and that no pass has queued yet. */
+  agentsWithDueReviews(now: string): string[] {
+    return this.db
+      .query<{ agent_id: string }, [string]>(
+        `SELECT DISTINCT m.agent_id FROM memories m
+         WHERE m.review_after IS NOT NULL AND m.deleted_at IS NULL AND m.review_after <= ?
+           AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
+      )
+      .all(now)
+      .map((r) => r.agent_id);
+  }
+
   aspects(entityId: string): { name: string; weight: number }[] {
     return this.db.query<{ name: string; weight: number }, [string]>("SELECT name, weight FROM graph_aspects WHERE entity_id = ? ORDER BY name").all(entityId);
   }

@@ -59,6 +59,18 @@ export interface RecallServiceOptions {
   llm?: ChatModel;
   /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
   usageOrder?: (row: CandidateRow) => number;
+  /** The knowledge graph, for its order factors and the entities a result is about. */
+  graph?: RecallGraph;
+}
+
+/** What recall asks of the knowledge graph (core/graph/service.ts). */
+interface RecallGraph {
+  /** Factors ≥ 1 on candidates' ranks (never their scores), by seq: memories about entities the query names. */
+  orderFactors(agentId: string, query: string, seqs: number[]): Map<number, number>;
+  /** For each memory with a superseded claim, the memories whose newer evidence superseded it. */
+  supersededBy(seqs: number[]): Map<number, Set<number>>;
+  /** The names of the entities each memory is about. */
+  entityNames(seqs: number[]): Map<number, string[]>;
 }
 
 /** A candidate in the ranked order, with its evidence (RecallService.rank). */
@@ -112,6 +124,7 @@ export class RecallService {
   private readonly store: RecallStore;
   private readonly llm: ChatModel | undefined;
   private readonly usageOrder: (row: CandidateRow) => number;
+  private readonly graph: RecallGraph | undefined;
   /** Each author's name as tokens (tokensOf). */
   private readonly authorTokens = new Map<string, string[]>();
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
@@ -130,6 +143,7 @@ export class RecallService {
   ) {
     this.llm = options.llm;
     this.usageOrder = options.usageOrder ?? (() => 1);
+    this.graph = options.graph;
     this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
 
@@ -160,7 +174,8 @@ export class RecallService {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
     const queryTokens = new Set(tokenize(req.query));
     const found = await this.candidates(req, filter, queryTokens, excludeType);
-    const orderLift = this.orderLift(queryTokens);
+    const graphOrder = this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
+    const orderLift = this.orderLift(queryTokens, graphOrder);
     const ranked = withNeighbours(
       this.fused(found, orderLift),
       NEIGHBOURS,
@@ -169,6 +184,7 @@ export class RecallService {
       (item) => round4(item.relevance) >= (req.minScore ?? 0),
       orderLift,
     );
+    if (this.graph) belowNewerEvidence(ranked, this.graph.supersededBy(ranked.map((r) => r.row.seq)));
     const { keyword, vector } = found;
     const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
     const candidates = new Set([...keyword, ...vector].map((h) => h.seq)).size;
@@ -198,11 +214,15 @@ export class RecallService {
   }
 
   /**
-   * A row's factor ≥ 1 on the order, never its score (adjustment.ts): positive feedback, MCP usage and
-   * an author the query names.
+   * A row's factor ≥ 1 on the order, never its score (adjustment.ts): positive feedback, MCP usage, an
+   * author the query names, and an entity of the knowledge graph the query names.
    */
-  private orderLift(queryTokens: ReadonlySet<string>): (row: CandidateRow) => number {
-    return (row) => Math.max(1, feedbackOrder(row)) * this.usageOrder(row) * (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens));
+  private orderLift(queryTokens: ReadonlySet<string>, graphOrder: Map<number, number> | undefined): (row: CandidateRow) => number {
+    return (row) =>
+      Math.max(1, feedbackOrder(row)) *
+      this.usageOrder(row) *
+      (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
+      (graphOrder?.get(row.seq) ?? 1);
   }
 
   /**
@@ -227,7 +247,12 @@ export class RecallService {
     const minimum = req.minScore ?? 0;
     const relevant = scoredDownTo(ranked, minimum, cosines.length > 0 ? backgroundCosine(cosines, BACKGROUND_AT) : null);
     const { scored, rerankMeta } = await this.limited(req, relevant, reorder);
-    const results = scored.map(({ row, score, matchedBy, ownEvidence }) => toResult(row, score, matchedBy, ownEvidence));
+    const about = this.graph?.entityNames(scored.map((s) => s.row.seq));
+    const results = scored.map(({ row, score, matchedBy, ownEvidence }) => {
+      const result = toResult(row, score, matchedBy, ownEvidence);
+      const entities = about?.get(row.seq);
+      return entities ? { ...result, entities } : result;
+    });
     const supporting = this.supporting(scored, this.memory.readableAgents(caller));
     this.accessLog.record(
       caller.agentId,
@@ -529,6 +554,23 @@ function scoredDownTo(ranked: RankedCandidate[], minimum: number, background: nu
     relevant.push({ row: r.row, score: cap, matchedBy: r.matchedBy, ownEvidence: hasOwnEvidence(r, background) });
   }
   return relevant;
+}
+
+/**
+ * Moves each memory whose claim newer evidence superseded (knowledge graph) to just below the last
+ * of the memories that superseded it, when they are in the list: the current value answers first.
+ */
+function belowNewerEvidence(ranked: RankedCandidate[], supersededBy: Map<number, Set<number>>): void {
+  for (const [old, newer] of supersededBy) {
+    const from = ranked.findIndex((r) => r.row.seq === old);
+    let last = -1;
+    ranked.forEach((r, i) => {
+      if (newer.has(r.row.seq)) last = i;
+    });
+    if (from < 0 || last < from) continue;
+    const [moved] = ranked.splice(from, 1);
+    ranked.splice(last, 0, moved!);
+  }
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

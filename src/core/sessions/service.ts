@@ -54,7 +54,20 @@ export interface SessionServiceOptions {
   llm: ChatModel | undefined;
   log: Pick<Logger, "info" | "warn" | "error">;
   now?: () => Date;
+  /** The knowledge graph: feedback propagates along it, and session start lists its reviews. */
+  graph?: SessionGraph;
 }
+
+/** What sessions ask of the knowledge graph (core/graph/service.ts). */
+interface SessionGraph {
+  /** How many of the memories' signal moves also moved aspect weights on their entity paths. */
+  propagate(agentId: string, moves: [string, number][]): number;
+  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[];
+  reviewsListed(seqs: number[]): void;
+}
+
+/** How many memories due for review one session start lists. */
+const REVIEW_LIMIT = 5;
 
 export class SessionService {
   private readonly store: SessionStore;
@@ -148,9 +161,21 @@ export class SessionService {
     if (parent) block.text(`Parent session ${parent.key}`, this.parentSummary(parent), PARENT_SHARE);
     const agents = this.memory.readableAgents(caller);
     block.memories("Pinned memories", this.store.pinned(agents, PINNED_LIMIT));
+    this.listReviews(block, caller.agentId);
     if (session.project) block.memories(`Memories for ${session.project}`, this.store.ofProject(agents, session.project, PROJECT_LIMIT));
     block.memories("Preferences and decisions for every project", this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
     return this.inject(session, "session-start", block.build(), block.ids);
+  }
+
+  /** Memories whose reviewAfter has passed, each with why, listed at one session start only. */
+  private listReviews(block: ContextBuilder, agentId: string): void {
+    const due = this.options.graph?.dueReviews(agentId, REVIEW_LIMIT) ?? [];
+    if (due.length === 0) return;
+    block.memories(
+      "Due for review (still true? modify or forget them)",
+      due.map((r) => ({ id: r.id, type: r.type, content: `[${r.reason}] ${r.content}` })),
+    );
+    this.options.graph!.reviewsListed(due.filter((r) => block.ids.includes(r.id)).map((r) => r.seq));
   }
 
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
@@ -378,8 +403,9 @@ export class SessionService {
   feedback(caller: Caller, req: FeedbackRequest): FeedbackResponse {
     const key = normalizeSessionKey(req.sessionKey);
     const ratings = Object.entries(req.ratings);
-    const { accepted, propagated } = this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
+    const { accepted, moves } = this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
     const rejectedIds = ratings.map(([id]) => id).filter((id) => !accepted.has(id));
+    const propagated = this.options.graph?.propagate(caller.agentId, moves) ?? 0;
     return { ok: true, recorded: ratings.length, accepted: accepted.size, rejected: rejectedIds.length, rejectedIds, propagated };
   }
 }

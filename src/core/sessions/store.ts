@@ -320,9 +320,10 @@ export class SessionStore {
 
   /**
    * Records the session's ratings of memories that reached it, and recomputes each rated memory's
-   * signal (the mean over sessions). Returns which ids were accepted and how many signals changed.
+   * signal (the mean over sessions). Returns which ids were accepted, and how each accepted memory's
+   * signal moved (the knowledge graph follows the move, so rating again with the same value moves nothing).
    */
-  rate(key: string, agentId: string, ratings: [string, number][], at: string): { accepted: Set<string>; propagated: number } {
+  rate(key: string, agentId: string, ratings: [string, number][], at: string): { accepted: Set<string>; moves: [string, number][] } {
     const rate = this.db.query(
       "UPDATE session_memories SET relevance_score = ?, updated_at = ? WHERE session_key = ? AND agent_id = ? AND memory_id = ?",
     );
@@ -339,16 +340,16 @@ export class SessionStore {
     return this.db
       .transaction(() => {
         const accepted = new Set<string>();
-        let propagated = 0;
+        const moves: [string, number][] = [];
         for (const [id, rating] of ratings) {
           if (rate.run(rating, at, key, agentId, id).changes === 0) continue;
           accepted.add(id);
           const { signal, n } = mean.get(id)!;
-          const before = current.get(id)?.signal;
+          const move = (signal ?? 0) - (current.get(id)?.signal ?? 0);
           store.run(id, signal ?? 0, n, at);
-          if (before === undefined || Math.abs(before - (signal ?? 0)) > 1e-9) propagated++;
+          if (Math.abs(move) > 1e-9) moves.push([id, move]);
         }
-        return { accepted, propagated };
+        return { accepted, moves };
       })
       .immediate();
   }
