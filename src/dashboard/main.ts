@@ -1,6 +1,7 @@
 // The dashboard's entry: hash routes to pages, the agent selector, and the token prompt.
 import { agentId, hasToken, setAgentId, setToken, whenUnauthorized } from "./api";
 import { agentsPage } from "./pages/agents";
+import { graphPage } from "./pages/graph";
 import { memoriesPage } from "./pages/memories";
 import { overviewPage } from "./pages/overview";
 import { serversPage } from "./pages/servers";
@@ -12,6 +13,7 @@ import type { Page } from "./page";
 const PAGES: Record<string, Page> = {
   overview: overviewPage,
   memories: memoriesPage,
+  graph: graphPage,
   sessions: sessionsPage,
   agents: agentsPage,
   servers: serversPage,

@@ -74,3 +74,61 @@ export function bar(label: string, value: number, max: number, text: string, kin
   fill.style.width = `${pct.toFixed(1)}%`;
   return h("div", { class: "bar" }, h("span", {}, label), h("span", { class: "track", role: "img", "aria-label": `${label} ${text}` }, fill), h("span", {}, text));
 }
+
+interface Satellite {
+  label: string;
+  /** 0..1: the stronger, the nearer the centre and the thicker its line. */
+  weight: number;
+  href: string;
+}
+
+/**
+ * A star of related items around a centre, as an inline SVG. It is a picture for the eye only
+ * (hidden from assistive technology, its links out of the tab order): the page lists the same
+ * items, with the same links, as text next to it.
+ */
+export function star(centre: string, satellites: Satellite[]): SVGSVGElement {
+  const [width, height] = [480, 300];
+  const [cx, cy] = [width / 2, height / 2];
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("class", "star");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("aria-hidden", "true");
+  /** A dot with its label below it, or above it (`above`) where the label would sit on its line. */
+  const node = (x: number, y: number, label: string, title: string, above = false): SVGElement[] => {
+    const circle = document.createElementNS(SVG, "circle");
+    circle.setAttribute("cx", x.toFixed(1));
+    circle.setAttribute("cy", y.toFixed(1));
+    circle.setAttribute("r", "7");
+    const text = document.createElementNS(SVG, "text");
+    text.setAttribute("x", x.toFixed(1));
+    text.setAttribute("y", (above ? y - 12 : y + 20).toFixed(1));
+    text.textContent = excerpt(label, 18);
+    const tip = document.createElementNS(SVG, "title");
+    tip.textContent = title;
+    return [tip, circle, text];
+  };
+  const lines = document.createElementNS(SVG, "g");
+  const nodes = document.createElementNS(SVG, "g");
+  satellites.forEach((s, i) => {
+    const weight = Math.min(1, Math.max(0, s.weight));
+    const angle = (2 * Math.PI * i) / satellites.length - Math.PI / 2;
+    // On an ellipse that fits the labels: the weakest at its rim, the strongest at about half of it.
+    const reach = 1 - 0.45 * weight;
+    const [x, y] = [cx + Math.cos(angle) * (cx - 70) * reach, cy + Math.sin(angle) * (cy - 40) * reach];
+    const line = document.createElementNS(SVG, "line");
+    for (const [k, v] of [["x1", cx], ["y1", cy], ["x2", x], ["y2", y]] as const) line.setAttribute(k, v.toFixed(1));
+    line.setAttribute("stroke-width", (1 + 5 * weight).toFixed(1));
+    lines.append(line);
+    const link = document.createElementNS(SVG, "a");
+    link.setAttribute("href", s.href);
+    link.setAttribute("tabindex", "-1");
+    link.append(...node(x, y, s.label, `${s.label} (${weight.toFixed(2)})`, Math.sin(angle) < -0.3));
+    nodes.append(link);
+  });
+  const middle = document.createElementNS(SVG, "g");
+  middle.setAttribute("class", "centre");
+  middle.append(...node(cx, cy, centre, centre));
+  svg.append(lines, nodes, middle);
+  return svg;
+}

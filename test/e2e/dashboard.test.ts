@@ -12,7 +12,7 @@ import { hasSystemTool } from "../helpers/system-tool";
 import { eventually } from "../helpers/wait";
 
 const FAKE_SERVER = resolve(import.meta.dir, "../helpers/fake-mcp-server.mjs");
-const PAGES = ["overview", "memories", "sessions", "agents", "servers", "usage"];
+const PAGES = ["overview", "memories", "sessions", "agents", "servers", "usage", "graph"];
 
 let s: Sandbox;
 let base: string;
