@@ -76,6 +76,7 @@ CREATE TABLE graph_extracted (
   agent_id TEXT NOT NULL,
   extracted_at TEXT NOT NULL
 );
+CREATE INDEX idx_graph_extracted_agent ON graph_extracted(agent_id);
 
 -- Which memories have a reviewAfter: Dreaming looks for those due without reading every memory.
 CREATE INDEX idx_memories_review_after ON memories(review_after) WHERE review_after IS NOT NULL AND deleted_at IS NULL;

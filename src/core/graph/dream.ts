@@ -6,6 +6,7 @@
 // It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
 // and writes each action to the audit table.
 import type { Database } from "bun:sqlite";
+import { yieldToLoop } from "../event-loop";
 
 type DreamActionKind = "merge" | "supersede" | "reinstate" | "relate" | "review" | "prune";
 
@@ -213,11 +214,16 @@ function planReviews(db: Database, agentId: string, now: string): Plan["reviews"
     .all(agentId, now);
 }
 
-/** Plans one agent's pass; `apply` false only reports it. */
-export function dream(db: Database, agentId: string, options: { dryRun: boolean; trigger: string; now: Date }): DreamReport {
+/**
+ * One pass over `agentId`'s graph; a dry run only reports it. Planning yields to the event loop
+ * between its steps (at 100,000 memories a pass reads for about half a second), so the daemon
+ * answers meanwhile; what extraction writes in between is for the next pass.
+ */
+export async function dream(db: Database, agentId: string, options: { dryRun: boolean; trigger: string; now: Date }): Promise<DreamReport> {
   const started = performance.now();
   const startedAt = options.now.toISOString();
   const entities = load(db, agentId);
+  await yieldToLoop();
   const merges = planMerges(entities);
   const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
   // A chain (a into b, b into c) lands on the last.
@@ -226,10 +232,15 @@ export function dream(db: Database, agentId: string, options: { dryRun: boolean;
     while (redirect.has(target)) target = redirect.get(target)!;
     redirect.set(from, target);
   }
+  await yieldToLoop();
+  const claims = planClaims(db, agentId, redirect);
+  await yieldToLoop();
+  const relations = planRelations(db, entities);
+  await yieldToLoop();
   const plan: Plan = {
     merges,
-    claims: planClaims(db, agentId, redirect),
-    ...planRelations(db, entities),
+    claims,
+    ...relations,
     reviews: planReviews(db, agentId, startedAt),
     prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
   };

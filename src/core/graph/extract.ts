@@ -174,11 +174,18 @@ function namesIn(text: string, known: (key: string) => boolean): { name: string;
 const IS_CLAIM =
   /(?:^|[^\p{L}\p{N}])(?:the|our|my)\s+((?:[\p{L}\p{N}][\p{L}\p{N}_-]*\s+){0,3}[\p{L}\p{N}][\p{L}\p{N}_-]*)\s+(?:is|are|was|=)\s+(?:now\s+|still\s+)?(?:called\s+|named\s+|on\s+|at\s+)?(`[^`\n]{1,80}`|"[^"\n]{1,80}"|[\p{L}\p{N}][\w./:@-]*\d[\w./:@-]*|\p{Lu}[\w.-]+)/giu;
 
+/**
+ * A claim's subject becomes an entity, and the gazetteer then finds it wherever it is named: a
+ * single plain word ("the linter is v3") would turn every later "linter" into a mention, so the
+ * subject must be a phrase ("staging DB") or read as a name (a capital or a digit in it).
+ */
+const specificSubject = (subject: string) => /\s/.test(subject.trim()) || /[\p{Lu}\p{N}]/u.test(subject);
+
 function textClaims(text: string): { subject: string; value: string }[] {
   const out: { subject: string; value: string }[] = [];
   for (const m of text.matchAll(IS_CLAIM)) {
     const value = m[2]!.replace(/^[`"]|[`"]$/g, "").replace(/[.:]+$/, "");
-    if (value) out.push({ subject: m[1]!, value });
+    if (value && specificSubject(m[1]!)) out.push({ subject: m[1]!, value });
   }
   return out;
 }

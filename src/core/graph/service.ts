@@ -91,6 +91,10 @@ export class GraphService {
   private readonly now: () => Date;
   private readonly onError: (message: string) => void;
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
+  /** The passes, one after another (dream()). */
+  private passes: Promise<unknown> = Promise.resolve();
+  /** Whether any claim is superseded (read once, then set by the passes that write). */
+  private anySuperseded: boolean | null = null;
   /** Time spent extracting and how many memories, for the extraction cost figure. */
   readonly cost = { memories: 0, ms: 0 };
 
@@ -127,7 +131,7 @@ export class GraphService {
   private checkReviews(): void {
     if (!this.running) return;
     try {
-      for (const agentId of this.store.agentsWithDueReviews(this.now().toISOString())) this.runDream(agentId, "review");
+      for (const agentId of this.store.agentsWithDueReviews(this.now().toISOString())) void this.runDream(agentId, "review");
     } catch (err) {
       this.onError(`graph: looking for memories due for review failed: ${(err as Error).message}`);
     }
@@ -153,6 +157,7 @@ export class GraphService {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
     await this.draining;
+    await this.passes;
   }
 
   private kick(): void {
@@ -216,11 +221,14 @@ export class GraphService {
     this.fresh.set(agentId, (this.fresh.get(agentId) ?? 0) + 1);
   }
 
+  /**
+   * A pass reads the agent's whole graph, so it waits for new evidence in proportion: the configured
+   * number of memories, or a tenth of what the agent's graph has read, whichever is more.
+   */
   private async dreamWhereDue(): Promise<void> {
     for (const [agentId, n] of this.fresh) {
-      if (!this.running || n < this.options.dreamAfterMemories) continue;
-      this.runDream(agentId, "evidence");
-      await yieldToLoop();
+      if (!this.running || n < Math.max(this.options.dreamAfterMemories, this.store.extractedCount(agentId) / 10)) continue;
+      await this.runDream(agentId, "evidence");
     }
   }
 
@@ -230,24 +238,33 @@ export class GraphService {
     if (this.stopped || this.fresh.size === 0) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
-      for (const agentId of [...this.fresh.keys()]) if (this.running) this.runDream(agentId, "idle");
+      for (const agentId of [...this.fresh.keys()]) if (this.running) void this.runDream(agentId, "idle");
     }, this.options.dreamIdleMs);
     this.idleTimer.unref?.();
   }
 
-  private runDream(agentId: string, trigger: string): DreamReport | null {
+  private async runDream(agentId: string, trigger: string): Promise<void> {
     try {
-      return this.dream(agentId, { dryRun: false, trigger });
+      await this.dream(agentId, { dryRun: false, trigger });
     } catch (err) {
       this.onError(`graph: Dreaming for ${agentId} failed: ${(err as Error).message}`);
-      return null;
     }
   }
 
-  /** One pass over `agentId`'s graph; a dry run reports what it would do and writes nothing. */
-  dream(agentId: string, options: { dryRun: boolean; trigger: string }): DreamReport {
-    const report = dream(this.db, agentId, { ...options, now: this.now() });
+  /**
+   * One pass over `agentId`'s graph; a dry run reports what it would do and writes nothing. Passes run
+   * one at a time: one planned while another applies would act on what that one changed.
+   */
+  dream(agentId: string, options: { dryRun: boolean; trigger: string }): Promise<DreamReport> {
+    const pass = this.passes.then(() => this.dreamNow(agentId, options));
+    this.passes = pass.catch(() => {});
+    return pass;
+  }
+
+  private async dreamNow(agentId: string, options: { dryRun: boolean; trigger: string }): Promise<DreamReport> {
+    const report = await dream(this.db, agentId, { ...options, now: this.now() });
     if (!options.dryRun) {
+      if (report.counts.supersede > 0 || report.counts.reinstate > 0) this.anySuperseded = null;
       this.fresh.delete(agentId);
       this.store.forgetGazetteer(agentId);
     }
@@ -272,8 +289,9 @@ export class GraphService {
     const names = this.store.gazetteer(agentId);
     const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
     if (named.size === 0) return factors;
-    const near = this.store.neighbours([...named]);
-    for (const m of this.store.mentionsOf(seqs)) {
+    const mentions = this.store.mentionPairs(seqs);
+    const near = this.store.relatedAmong([...named], [...new Set(mentions.map((m) => m.entity_id))].filter((id) => !named.has(id)));
+    for (const m of mentions) {
       const lift = named.has(m.entity_id) ? NAMED_ORDER : 1 + NEIGHBOUR_ORDER * (near.get(m.entity_id) ?? 0);
       factors.set(m.memory_seq, Math.max(factors.get(m.memory_seq) ?? 1, lift));
     }
@@ -282,8 +300,9 @@ export class GraphService {
 
   /** For each of `seqs` with a superseded claim, the memories whose newer evidence superseded it. */
   supersededBy(seqs: number[]): Map<number, Set<number>> {
-    this.catchUp(seqs);
-    return this.store.supersededBy(seqs);
+    // Only a pass supersedes: until one has, no recall needs to ask.
+    this.anySuperseded ??= this.store.anySuperseded();
+    return this.anySuperseded ? this.store.supersededBy(seqs) : new Map();
   }
 
   /** The names of the entities each of `seqs` is about (its project last). */

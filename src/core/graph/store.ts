@@ -230,6 +230,15 @@ export class GraphStore {
       .all(JSON.stringify(seqs));
   }
 
+  /** How many of the agent's memories extraction has read. */
+  extractedCount(agentId: string): number {
+    return this.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM graph_extracted WHERE agent_id = ?").get(agentId)!.n;
+  }
+
+  anySuperseded(): boolean {
+    return this.db.query("SELECT 1 FROM graph_claims WHERE status = 'superseded' LIMIT 1").get() !== null;
+  }
+
   /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
   supersededBy(seqs: number[]): Map<number, Set<number>> {
     const out = new Map<number, Set<number>>();
@@ -244,16 +253,29 @@ export class GraphStore {
     return out;
   }
 
-  /** The entities related to `ids`, each with its strongest relation's strength. */
-  neighbours(ids: string[]): Map<string, number> {
-    const out = new Map<string, number>();
-    if (ids.length === 0) return out;
-    const rows = this.db
-      .query<{ other: string; strength: number }, [string, string]>(
-        `SELECT to_id AS other, strength FROM graph_relations WHERE from_id IN (SELECT value FROM json_each(?1))
-         UNION ALL SELECT from_id AS other, strength FROM graph_relations WHERE to_id IN (SELECT value FROM json_each(?2))`,
+  /** Which live entities each of `seqs` mentions, as (memory, entity) pairs. */
+  mentionPairs(seqs: number[]): { memory_seq: number; entity_id: string }[] {
+    if (seqs.length === 0) return [];
+    return this.db
+      .query<{ memory_seq: number; entity_id: string }, [string]>(
+        "SELECT memory_seq, entity_id FROM graph_mentions WHERE memory_seq IN (SELECT value FROM json_each(?))",
       )
-      .all(JSON.stringify(ids), JSON.stringify(ids));
+      .all(JSON.stringify(seqs));
+  }
+
+  /** Of `others`, those related to one of `ids`, each with its strongest such relation's strength. */
+  relatedAmong(ids: string[], others: string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (ids.length === 0 || others.length === 0) return out;
+    const [a, b] = [JSON.stringify(ids), JSON.stringify(others)];
+    const rows = this.db
+      .query<{ other: string; strength: number }, [string, string, string, string]>(
+        `SELECT to_id AS other, strength FROM graph_relations
+         WHERE from_id IN (SELECT value FROM json_each(?1)) AND to_id IN (SELECT value FROM json_each(?2))
+         UNION ALL SELECT from_id AS other, strength FROM graph_relations
+         WHERE to_id IN (SELECT value FROM json_each(?3)) AND from_id IN (SELECT value FROM json_each(?4))`,
+      )
+      .all(a, b, a, b);
     for (const r of rows) out.set(r.other, Math.max(out.get(r.other) ?? 0, r.strength));
     return out;
   }

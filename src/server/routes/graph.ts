@@ -13,8 +13,8 @@ export function graphRoutes(ctx: DaemonContext) {
       entities: graph.entities(callerFrom(request, query.agent_id).agentId, query.query, query.limit),
     })),
     serve(GRAPH_API.entity, ({ params, query, request }) => graph.entity(callerFrom(request, query.agent_id).agentId, params.id ?? "")),
-    serve(GRAPH_API.dream, ({ body, request }) => ({
-      dream: graph.dream(callerFrom(request, body.agentId).agentId, { dryRun: body.dryRun ?? false, trigger: "request" }),
+    serve(GRAPH_API.dream, async ({ body, request }) => ({
+      dream: await graph.dream(callerFrom(request, body.agentId).agentId, { dryRun: body.dryRun ?? false, trigger: "request" }),
     })),
   );
 }
