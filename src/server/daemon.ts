@@ -106,6 +106,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       dreamAfterMemories: config.graph.dreamAfterMemories,
       dreamIdleMs: config.graph.dreamIdleS * 1000,
       onError: (message) => log.error(message),
+      afterWork: paceCollections,
     });
     const memory = new MemoryService(db, {
       sharedAgents: sharedAgents(config),

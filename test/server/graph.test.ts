@@ -216,6 +216,23 @@ describe("who may do what", () => {
   });
 });
 
+describe("a web page cannot reach the graph", () => {
+  const daemon = useTestDaemon();
+
+  test("a foreign Origin, a simple text/plain POST and a rebound Host are refused before the route, and no pass runs", async () => {
+    const td = daemon();
+    const raw = (path: string, init: RequestInit) => fetch(`${td.url}${path}`, init);
+    const body = JSON.stringify({});
+    const withOwner = { ...td.ownerHeaders, "content-type": "application/json" };
+    expect((await raw("/api/graph/dream", { method: "POST", body, headers: { ...withOwner, origin: "http://evil.example" } })).status).toBe(403);
+    expect((await raw("/api/graph/dream", { method: "POST", body, headers: { ...td.ownerHeaders, "content-type": "text/plain" } })).status).toBe(415);
+    expect((await raw("/api/graph/entities", { headers: { host: "evil.example" } })).status).toBe(403);
+    expect((await raw("/api/graph/entities", { headers: { origin: "http://evil.example" } })).status).toBe(403);
+    const passes = td.daemon.context.db.query<{ n: number }, []>("SELECT count(*) AS n FROM graph_dreams").get()!.n;
+    expect(passes).toBe(0);
+  });
+});
+
 describe("what extraction has not read survives a restart", () => {
   test("a store whose extraction record was lost is read again at start", async () => {
     const td = await startTestDaemon();

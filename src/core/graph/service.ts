@@ -16,6 +16,11 @@ export interface GraphOptions {
   dreamIdleMs: number;
   now?: () => Date;
   onError?: (message: string) => void;
+  /**
+   * Told how many memories a batch extracted, and after a pass how many the agent's graph holds (what
+   * it read): the daemon paces its garbage collections by it, as it does for writes.
+   */
+  afterWork?: (memories: number) => void;
 }
 
 export interface GraphEntity {
@@ -50,8 +55,6 @@ export interface GraphEntityDetail {
 const BATCH = 100;
 /** The order factor of a memory about an entity the query names (recall, docs/api.md#how-it-ranks). */
 const NAMED_ORDER = 1.2;
-/** ... of one about an entity related to one the query names, times the relation's strength. */
-const NEIGHBOUR_ORDER = 0.1;
 const DETAIL_RELATIONS = 50;
 /** How often the daemon looks for memories whose reviewAfter has passed since. */
 const REVIEW_CHECK_MS = 15 * 60_000;
@@ -215,6 +218,7 @@ export class GraphService {
       .immediate();
     this.cost.memories += extracted;
     this.cost.ms += performance.now() - t0;
+    this.options.afterWork?.(extracted);
   }
 
   private bump(agentId: string): void {
@@ -263,6 +267,7 @@ export class GraphService {
 
   private async dreamNow(agentId: string, options: { dryRun: boolean; trigger: string }): Promise<DreamReport> {
     const report = await dream(this.db, agentId, { ...options, now: this.now() });
+    this.options.afterWork?.(this.store.extractedCount(agentId));
     if (!options.dryRun) {
       if (report.counts.supersede > 0 || report.counts.reinstate > 0) this.anySuperseded = null;
       this.fresh.delete(agentId);
@@ -280,21 +285,17 @@ export class GraphService {
   }
 
   /**
-   * Recall's order factors for its candidates: memories about an entity the query names rank higher,
-   * those about a related entity a little.
+   * Recall's order factors for its candidates: memories about an entity the query names rank higher.
+   * (Lifting those about the named entities' neighbours too changed nothing on LoCoMo:
+   * docs/benchmarks.md#tried-and-not-kept.)
    */
   orderFactors(agentId: string, query: string, seqs: number[]): Map<number, number> {
-    this.catchUp(seqs);
     const factors = new Map<number, number>();
     const names = this.store.gazetteer(agentId);
     const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
     if (named.size === 0) return factors;
-    const mentions = this.store.mentionPairs(seqs);
-    const near = this.store.relatedAmong([...named], [...new Set(mentions.map((m) => m.entity_id))].filter((id) => !named.has(id)));
-    for (const m of mentions) {
-      const lift = named.has(m.entity_id) ? NAMED_ORDER : 1 + NEIGHBOUR_ORDER * (near.get(m.entity_id) ?? 0);
-      factors.set(m.memory_seq, Math.max(factors.get(m.memory_seq) ?? 1, lift));
-    }
+    this.catchUp(seqs);
+    for (const m of this.store.mentionPairs(seqs)) if (named.has(m.entity_id)) factors.set(m.memory_seq, NAMED_ORDER);
     return factors;
   }
 

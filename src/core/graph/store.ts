@@ -263,23 +263,6 @@ export class GraphStore {
       .all(JSON.stringify(seqs));
   }
 
-  /** Of `others`, those related to one of `ids`, each with its strongest such relation's strength. */
-  relatedAmong(ids: string[], others: string[]): Map<string, number> {
-    const out = new Map<string, number>();
-    if (ids.length === 0 || others.length === 0) return out;
-    const [a, b] = [JSON.stringify(ids), JSON.stringify(others)];
-    const rows = this.db
-      .query<{ other: string; strength: number }, [string, string, string, string]>(
-        `SELECT to_id AS other, strength FROM graph_relations
-         WHERE from_id IN (SELECT value FROM json_each(?1)) AND to_id IN (SELECT value FROM json_each(?2))
-         UNION ALL SELECT from_id AS other, strength FROM graph_relations
-         WHERE to_id IN (SELECT value FROM json_each(?3)) AND from_id IN (SELECT value FROM json_each(?4))`,
-      )
-      .all(a, b, a, b);
-    for (const r of rows) out.set(r.other, Math.max(out.get(r.other) ?? 0, r.strength));
-    return out;
-  }
-
   /**
    * A move of memory `seq`'s feedback signal moves the weight of each aspect on its entity paths: for each entity it
    * mentions, the aspects of the claims it makes about it, or the entity's `mentions` aspect when it
