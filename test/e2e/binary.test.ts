@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
-import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { acrossKill9, json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 import { eventually } from "../helpers/wait";
 
 const BIN = requireBinary();
@@ -311,55 +311,30 @@ describe("self-install", () => {
 
 describe("durability", () => {
   test("500 acknowledged remembers survive kill -9", async () => {
-    const s = await newSandbox();
-    const url = `http://127.0.0.1:${s.port}`;
-    const spawnDaemon = () =>
-      Bun.spawn([BIN, "daemon", "run"], { env: s.env, stdout: "ignore", stderr: "ignore" });
-    const waitHealthy = async () => {
-      for (let i = 0; i < 200; i++) {
-        try {
-          if ((await fetch(`${url}/health`)).ok) return;
-        } catch {}
-        await Bun.sleep(25);
-      }
-      throw new Error("daemon did not come up");
-    };
-    const first = spawnDaemon();
-    try {
-      await waitHealthy();
-      const ids: string[] = [];
-      // 8 writers in parallel; an id counts only once its 201 arrived.
-      await Promise.all(
-        Array.from({ length: 8 }, async (_, w) => {
-          for (let i = w; i < 500; i += 8) {
-            const res = await fetch(`${url}/api/memory/remember`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify({ content: `durable fact number ${i}`, tags: ["durability"] }),
-            });
-            expect(res.status).toBe(201);
-            ids.push(((await res.json()) as { id: string }).id);
-          }
-        }),
-      );
-      expect(ids.length).toBe(500);
-      first.kill("SIGKILL");
-      await first.exited;
-
-      const second = spawnDaemon();
-      try {
-        await waitHealthy();
-        const listed = (await (await fetch(`${url}/api/memories?limit=1000&tags=durability`)).json()) as {
-          memories: { id: string }[];
-        };
+    const ids: string[] = [];
+    await acrossKill9(
+      await newSandbox(),
+      async (url) => {
+        // 8 writers in parallel; an id counts only once its 201 arrived.
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, w) => {
+            for (let i = w; i < 500; i += 8) {
+              const res = await fetch(`${url}/api/memory/remember`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ content: `durable fact number ${i}`, tags: ["durability"] }),
+              });
+              expect(res.status).toBe(201);
+              ids.push(((await res.json()) as { id: string }).id);
+            }
+          }),
+        );
+        expect(ids.length).toBe(500);
+      },
+      async (url) => {
+        const listed = (await (await fetch(`${url}/api/memories?limit=1000&tags=durability`)).json()) as { memories: { id: string }[] };
         expect(new Set(listed.memories.map((m) => m.id))).toEqual(new Set(ids));
-      } finally {
-        second.kill("SIGTERM");
-        await second.exited;
-      }
-    } finally {
-      first.kill("SIGKILL");
-      await first.exited;
-    }
+      },
+    );
   });
 });

@@ -1,7 +1,7 @@
 // The knowledge graph through the compiled CLI against a real daemon: `signet graph`, `signet
 // dream`, their output and exit codes, and extraction that a kill -9 does not lose.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { acrossKill9, json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { eventually } from "../helpers/wait";
 
 let s: Sandbox;
@@ -60,42 +60,30 @@ describe("signet graph and signet dream", () => {
 
 describe("extraction across kill -9", () => {
   test("memories acknowledged just before a kill -9 are in the graph after the restart", async () => {
-    const box = await sandbox("embedding:\n  provider: none\n");
-    const url = `http://127.0.0.1:${box.port}`;
-    const spawnDaemon = () => Bun.spawn([BIN, "daemon", "run"], { env: box.env, stdout: "ignore", stderr: "ignore" });
-    const healthy = () => eventually(async () => (await fetch(`${url}/health`).catch(() => null))?.ok === true);
-    const first = spawnDaemon();
-    try {
-      expect(await healthy()).toBe(true);
-      const names = Array.from({ length: 40 }, (_, i) => `Person${String.fromCharCode(65 + (i % 26))}${i} Example`);
-      await Promise.all(
-        names.map(async (name) => {
-          const res = await fetch(`${url}/api/memory/remember`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ content: `${name} reviews the schema changes.` }),
-          });
+    const names = Array.from({ length: 40 }, (_, i) => `Person${String.fromCharCode(65 + (i % 26))}${i} Example`);
+    await acrossKill9(
+      await sandbox("embedding:\n  provider: none\n"),
+      async (url) => {
+        for (const res of await Promise.all(
+          names.map((name) =>
+            fetch(`${url}/api/memory/remember`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ content: `${name} reviews the schema changes.` }),
+            }),
+          ),
+        )) {
           expect(res.status).toBe(201);
-        }),
-      );
-      first.kill("SIGKILL");
-      await first.exited;
-      const second = spawnDaemon();
-      try {
-        expect(await healthy()).toBe(true);
+        }
+      },
+      async (url) => {
         const found = async () => {
           const body = (await (await fetch(`${url}/api/graph/entities?query=example&limit=200`)).json()) as { entities: { name: string }[] };
           return body.entities.map((e) => e.name).sort();
         };
         expect(await eventually(async () => (await found()).length === names.length)).toBe(true);
         expect(await found()).toEqual([...names].sort());
-      } finally {
-        second.kill("SIGTERM");
-        await second.exited;
-      }
-    } finally {
-      first.kill("SIGKILL");
-      await first.exited;
-    }
+      },
+    );
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { BIN, acrossKill9, json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { tinyPdf } from "../helpers/pdf";
 
 let s: Sandbox;
@@ -116,35 +116,18 @@ describe("durability", () => {
     const dir = join(d.home, "kept");
     mkdirSync(dir, { recursive: true });
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `k${i}.md`), `# Kept ${i}\n\nThe numbat number ${i} digs for termites.\n`);
-    const daemon = () => Bun.spawn([BIN, "daemon", "run"], { env: d.env, stdout: "ignore", stderr: "ignore" });
     const on = (args: string[]) => run(args, { env: { ...d.env, SIGNET_AUTOSTART: "0" } });
-    const healthy = async () => {
-      for (let i = 0; i < 400; i++) {
-        if ((await on(["daemon", "status"])).code === 0) return;
-        await Bun.sleep(25);
-      }
-      throw new Error("daemon did not come up");
-    };
-    const first = daemon();
-    try {
-      await healthy();
-      expect(json(await on(["source", "add", dir])).parsed).toBe(20);
-      first.kill("SIGKILL");
-      await first.exited;
-      const second = daemon();
-      try {
-        await healthy();
+    await acrossKill9(
+      d,
+      async () => {
+        expect(json(await on(["source", "add", dir])).parsed).toBe(20);
+      },
+      async () => {
         expect(json(await on(["source", "list"])).sources[0]).toMatchObject({ path: dir, files: 20, chunks: 20 });
         const hit = json(await on(["source", "search", "numbat termites", "--limit", "20"]));
         expect(hit.results).toHaveLength(20);
         expect(json(await on(["source", "sync"])).reports[0]).toMatchObject({ parsed: 0, unchanged: 20 });
-      } finally {
-        second.kill("SIGTERM");
-        await second.exited;
-      }
-    } finally {
-      first.kill("SIGKILL");
-      await first.exited;
-    }
+      },
+    );
   });
 });

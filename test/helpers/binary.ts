@@ -84,3 +84,34 @@ export function json<T = any>(r: RunResult): T {
   }
 }
 
+
+/**
+ * `before` against a foreground daemon of the sandbox (`signet daemon run`), which is then killed with
+ * SIGKILL; `after` against a second one started on the same data. Both are stopped whatever happens.
+ */
+export async function acrossKill9(s: Sandbox, before: (url: string) => Promise<void>, after: (url: string) => Promise<void>): Promise<void> {
+  const url = `http://127.0.0.1:${s.port}`;
+  const start = async () => {
+    const proc = Bun.spawn([requireBinary(), "daemon", "run"], { env: s.env, stdout: "ignore", stderr: "ignore" });
+    for (let i = 0; i < 400; i++) {
+      if ((await fetch(`${url}/health`).catch(() => null))?.ok) return proc;
+      await Bun.sleep(25);
+    }
+    proc.kill("SIGKILL");
+    throw new Error("daemon did not come up");
+  };
+  const first = await start();
+  try {
+    await before(url);
+  } finally {
+    first.kill("SIGKILL");
+    await first.exited;
+  }
+  const second = await start();
+  try {
+    await after(url);
+  } finally {
+    second.kill("SIGTERM");
+    await second.exited;
+  }
+}
