@@ -92,6 +92,15 @@ CREATE TABLE graph_reviews (
 );
 CREATE INDEX idx_graph_reviews_agent ON graph_reviews(agent_id, surfaced_at);
 
+-- Importance decayed by Dreaming: the importance it decays from (the memory's own at that version;
+-- a change of the memory starts again from its new importance).
+CREATE TABLE graph_decay (
+  memory_seq INTEGER PRIMARY KEY,
+  version INTEGER NOT NULL,
+  base REAL NOT NULL,
+  decayed_at TEXT NOT NULL
+);
+
 -- Each Dreaming pass and what it did.
 CREATE TABLE graph_dreams (
   id INTEGER PRIMARY KEY,

@@ -421,7 +421,7 @@ function output(results: SizeResult[]): string {
   const us = (v: number) => `${v.toFixed(1)} µs`;
   /** Per-memory costs are fractions of a millisecond. */
   const ms3 = (v: number) => `${v.toFixed(3)} ms`;
-  const actions = (c: DreamReport["counts"]) => `${int(c.merge)} / ${int(c.supersede)} / ${int(c.reinstate)} / ${int(c.relate)} / ${int(c.review)} / ${int(c.prune)}`;
+  const actions = (c: DreamReport["counts"]) => `${int(c.merge)} / ${int(c.supersede)} / ${int(c.reinstate)} / ${int(c.relate)} / ${int(c.review)} / ${int(c.decay)} / ${int(c.prune)}`;
   const rss = (p: PassResult) => `${kbMib(p.rssBeforeKb)} / ${kbMib(p.rssPeakKb)}`;
   const rows = [
     row("memories (structured / claim sentences / reviewAfter)", (r) => `${int(r.load.memories)} (${int(r.load.structured)} / ${int(r.load.claimSentences)} / ${int(r.load.reviewAfter)})`),
@@ -439,10 +439,10 @@ function output(results: SizeResult[]): string {
       return `${int(c.entities)} / ${int(c.aliases)} / ${int(c.mentions)} / ${int(c.claims)}`;
     }),
     row("**Dreaming, first pass** (CPU time; longest hold of the event loop)", (r) => `${ms(r.dream.first.ms)} (${ms(r.dream.first.cpuMs)}; ${ms(r.dream.first.maxGapMs)})`),
-    row("  merge / supersede / reinstate / relate / review / prune", (r) => actions(r.dream.first.counts)),
+    row("  merge / supersede / reinstate / relate / review / decay / prune", (r) => actions(r.dream.first.counts)),
     row("  RSS before / peak during the pass", (r) => rss(r.dream.first)),
     row("**Dreaming, second pass right after** (CPU time; longest hold)", (r) => `${ms(r.dream.second.ms)} (${ms(r.dream.second.cpuMs)}; ${ms(r.dream.second.maxGapMs)})`),
-    row("  merge / supersede / reinstate / relate / review / prune", (r) => actions(r.dream.second.counts)),
+    row("  merge / supersede / reinstate / relate / review / decay / prune", (r) => actions(r.dream.second.counts)),
     row("  RSS before / peak during the pass", (r) => rss(r.dream.second)),
     row("graph after: live entities (of) / claims active, superseded", (r) => {
       const c = r.afterDream;

@@ -66,7 +66,7 @@ const DreamRequestSchema = z
   .strict()
   .default({});
 
-const DREAM_ACTIONS = ["merge", "supersede", "reinstate", "relate", "review", "prune"] as const;
+const DREAM_ACTIONS = ["merge", "supersede", "reinstate", "relate", "review", "decay", "prune"] as const;
 
 const DreamResponseSchema = answer({
   dream: answer({

@@ -75,7 +75,7 @@ describe("signet completion", () => {
         ["signet", "mcp", "add", "x", "--", "da"],
       ]),
     ).toEqual([
-      ["daemon", "doctor"],
+      ["daemon", "doctor", "dream"],
       ["start", "status", "stop"],
       ["--follow"],
       ["--importance"],
@@ -145,7 +145,11 @@ for line in 'signet d' 'signet daemon st' 'signet setup --harness ' 'signet mcp 
 end`,
     );
     const blocks = out.split("@@\n").map((b) => b.trimEnd().split("\n").sort());
-    expect(blocks[0]).toEqual(["daemon\tRun, start, stop and inspect the Signet daemon", expect.stringMatching(/^doctor\tCheck the installation/)]);
+    expect(blocks[0]).toEqual([
+      "daemon\tRun, start, stop and inspect the Signet daemon",
+      expect.stringMatching(/^doctor\tCheck the installation/),
+      expect.stringMatching(/^dream\tConsolidate the agent's graph now/),
+    ]);
     expect(blocks[1]!.map((l) => l.split("\t")[0])).toEqual(["start", "status", "stop"]);
     expect(blocks[2]!.map((l) => l.split("\t")[0])).toEqual(["claude-code", "codex", "opencode"]);
     expect(blocks[3]).toEqual(["demo-server\tinstalled MCP server", "disable\tDisable an installed MCP server (calls are refused; its process is stopped)"]);

@@ -7,6 +7,7 @@ import { GRAPH_API } from "../../src/contracts/graph";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { call, expectError, useTestDaemon } from "../helpers/memory-api";
 import { bearer, exactly, roleTokens } from "../helpers/operations";
+import { eventually } from "../helpers/wait";
 
 async function remember(td: TestDaemon, agent: string, body: Record<string, unknown>): Promise<string> {
   const res = await call(td, "POST", "/api/memory/remember", { agent, body: { type: "fact", ...body } });
@@ -163,6 +164,35 @@ describe("extraction and Dreaming", () => {
     // The same rating again moves neither the memory's signal nor the graph.
     expect((await call(td, "POST", "/api/memory/feedback", { agent, body: { sessionKey: "prop-1", ratings: { [id]: 1 } } })).body).toMatchObject({ accepted: 1, propagated: 0 });
     expect((await entity(td, agent, "Ravi Kumar")).aspects[0].weight).toBeCloseTo(Math.exp(0.2), 6);
+  });
+
+  test("importance decays with time since last use, never a pinned memory's, and comes back with use or a change", async () => {
+    const td = daemon();
+    const agent = "decay";
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+    const stale = await remember(td, agent, { content: "old note about the quarterly audit", importance: 0.8, createdAt: daysAgo(390) });
+    const pinned = await remember(td, agent, { content: "old pinned note about the audit", importance: 0.8, createdAt: daysAgo(390), pinned: true });
+    const fresh = await remember(td, agent, { content: "new note about the audit", importance: 0.8 });
+    const importance = async (id: string) => (await call(td, "GET", `/api/memory/${id}`, { agent })).body.importance;
+    const version = async (id: string) => (await call(td, "GET", `/api/memory/${id}`, { agent })).body.version;
+    const dry = await dream(td, { agentId: agent, dryRun: true });
+    expect(dry.counts.decay).toBe(1);
+    expect(await importance(stale)).toBe(0.8);
+    const pass = await dream(td, { agentId: agent });
+    // 360 days past the 30 unused ones: two half-lives, 0.8 → 0.2; the decay is upkeep, not an edit.
+    expect(pass.actions.find((a: { action: string }) => a.action === "decay").detail).toEqual({ memory: stale, from: 0.8, to: 0.2 });
+    expect([await importance(stale), await importance(pinned), await importance(fresh)]).toEqual([0.2, 0.8, 0.8]);
+    expect(await version(stale)).toBe(1);
+    expect((await dream(td, { agentId: agent })).counts.decay).toBe(0);
+    // Used again (a recall returned it): the next pass gives its importance back.
+    const used = await call(td, "POST", "/api/memory/recall", { agent, body: { query: "quarterly audit", minScore: 0 } });
+    expect(used.body.results.map((r: { id: string }) => r.id)).toContain(stale);
+    expect(
+      await eventually(async () => {
+        await dream(td, { agentId: agent });
+        return (await importance(stale)) === 0.8;
+      }),
+    ).toBe(true);
   });
 
   test("another agent sees none of an agent's graph", async () => {

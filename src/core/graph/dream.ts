@@ -2,13 +2,14 @@
 // It merges entities that are one (the same name; a lone first or last name that only one full
 // name in the graph can be, when the two share a neighbour), settles each slot on its newest
 // evidence (older values superseded, kept with their dates), relates entities mentioned together,
-// queues memories whose reviewAfter has passed, and drops entities no memory mentions any more.
+// queues memories whose reviewAfter has passed, decays the importance of memories long unused
+// (never a pinned one's), and drops entities no memory mentions any more.
 // It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
 // and writes each action to the audit table.
 import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
 
-type DreamActionKind = "merge" | "supersede" | "reinstate" | "relate" | "review" | "prune";
+type DreamActionKind = "merge" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
 
 interface DreamAction {
   action: DreamActionKind;
@@ -57,6 +58,7 @@ interface Plan {
   /** Co-occurrences stored before whose entities no memory mentions together any more. */
   staleRelations: [string, string][];
   reviews: { seq: number; id: string; dueAt: string }[];
+  decays: { seq: number; id: string; version: number; base: number; from: number; to: number }[];
   prunes: Entity[];
 }
 
@@ -204,6 +206,40 @@ function planRelations(db: Database, entities: Map<string, Entity>): Pick<Plan, 
   return { relations: out, staleRelations };
 }
 
+/** Unused this long, an unpinned memory's importance starts to decay... */
+const DECAY_AFTER_DAYS = 30;
+/** ... halving every this many days more, ... */
+const DECAY_HALF_LIFE_DAYS = 180;
+/** ... down to this share of what it was; a change smaller than DECAY_STEP is not written. */
+const DECAY_FLOOR = 0.25;
+const DECAY_STEP = 0.01;
+/** At most this many per pass, the largest changes first: an old store's first pass spreads over several. */
+const DECAYS_PER_PASS = 10_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Importance decays with time since last use (an access by recall, else creation); pinned memories
+ * never decay, and a memory used again gets its importance back. The importance decayed from is the
+ * memory's own at its current version: a change of the memory starts again from its new importance.
+ */
+function planDecays(db: Database, agentId: string, now: Date): Plan["decays"] {
+  const rows = db
+    .query<{ seq: number; id: string; version: number; importance: number; used: string; base: number | null; base_version: number | null }, [string]>(
+      `SELECT m.seq, m.id, m.version, m.importance, COALESCE(m.last_accessed_at, m.created_at) AS used, d.base, d.version AS base_version
+       FROM memories m LEFT JOIN graph_decay d ON d.memory_seq = m.seq
+       WHERE m.agent_id = ? AND m.deleted_at IS NULL AND m.pinned = 0`,
+    )
+    .all(agentId);
+  const out: Plan["decays"] = [];
+  for (const r of rows) {
+    const base = r.base !== null && r.base_version === r.version ? r.base : r.importance;
+    const idleDays = (now.getTime() - Date.parse(r.used)) / DAY_MS - DECAY_AFTER_DAYS;
+    const to = Math.round(base * Math.max(DECAY_FLOOR, idleDays > 0 ? 0.5 ** (idleDays / DECAY_HALF_LIFE_DAYS) : 1) * 1000) / 1000;
+    if (Math.abs(to - r.importance) >= DECAY_STEP) out.push({ seq: r.seq, id: r.id, version: r.version, base, from: r.importance, to });
+  }
+  return out.sort((a, b) => Math.abs(b.to - b.from) - Math.abs(a.to - a.from) || a.seq - b.seq).slice(0, DECAYS_PER_PASS);
+}
+
 function planReviews(db: Database, agentId: string, now: string): Plan["reviews"] {
   return db
     .query<{ seq: number; id: string; dueAt: string }, [string, string]>(
@@ -237,11 +273,14 @@ export async function dream(db: Database, agentId: string, options: { dryRun: bo
   await yieldToLoop();
   const relations = planRelations(db, entities);
   await yieldToLoop();
+  const decays = planDecays(db, agentId, options.now);
+  await yieldToLoop();
   const plan: Plan = {
     merges,
     claims,
     ...relations,
     reviews: planReviews(db, agentId, startedAt),
+    decays,
     prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
   };
   const actions: DreamAction[] = [
@@ -254,9 +293,10 @@ export async function dream(db: Database, agentId: string, options: { dryRun: bo
       .filter((r) => r.isNew)
       .map((r) => ({ action: "relate" as const, detail: { from: r.a, to: r.b, type: "co-occurs", evidence: r.evidence, strength: r.strength } })),
     ...plan.reviews.map((r) => ({ action: "review" as const, detail: { memory: r.id, dueAt: r.dueAt } })),
+    ...plan.decays.map((d) => ({ action: "decay" as const, detail: { memory: d.id, from: d.from, to: d.to } })),
     ...plan.prunes.map((e) => ({ action: "prune" as const, detail: { entity: e.id, name: e.name } })),
   ];
-  const counts = { merge: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
+  const counts = { merge: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
   for (const a of actions) counts[a.action]++;
   let id: number | null = null;
   if (!options.dryRun) id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
@@ -299,6 +339,13 @@ function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[]
       for (const [a, b] of plan.staleRelations) unrelate.run(a, b);
       const review = db.query("INSERT OR IGNORE INTO graph_reviews (memory_seq, agent_id, due_at, reason, queued_at) VALUES (?, ?, ?, ?, ?)");
       for (const r of plan.reviews) review.run(r.seq, agentId, r.dueAt, `reviewAfter ${r.dueAt} has passed`, now);
+      // Derived upkeep, not an edit: the memory's version and history stay as they are.
+      const decay = db.query("UPDATE memories SET importance = ? WHERE seq = ? AND version = ?");
+      const base = db.query(
+        `INSERT INTO graph_decay (memory_seq, version, base, decayed_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(memory_seq) DO UPDATE SET version = excluded.version, base = excluded.base, decayed_at = excluded.decayed_at`,
+      );
+      for (const d of plan.decays) if (decay.run(d.to, d.seq, d.version).changes > 0) base.run(d.seq, d.version, d.base, now);
       for (const e of plan.prunes) {
         db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [e.id, e.id]);
         db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [e.id]);
