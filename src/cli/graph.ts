@@ -83,8 +83,9 @@ function dreamText(d: Dream): string {
     .map(([k, n]) => `${n} ${k}`)
     .join(", ");
   const head = `${d.dryRun ? "would do (dry run, nothing written)" : `dream ${d.id} did`}: ${counts} in ${d.durationMs} ms`;
+  const llm = d.llm ? [`the llm (${d.llm.model}): ${d.llm.status}${d.llm.reason ? ` (${d.llm.reason})` : ""}`] : [];
   const lines = d.actions.map((a) => `  ${a.action} ${JSON.stringify(a.detail)}`);
-  return [head, ...lines].join("\n");
+  return [head, ...llm, ...lines].join("\n");
 }
 
 export const dream = defineCommand({
@@ -95,10 +96,11 @@ export const dream = defineCommand({
   },
   args: {
     "dry-run": { type: "boolean", description: "Show what a pass would do without writing anything" },
+    apply: { type: "boolean", description: "With an llm configured: apply the merges it proposes (otherwise they are only shown, unless graph.llmApply is set)" },
     ...clientArgs,
   },
   async run({ args }) {
-    const result = await clientFor(configFromFlags(args)).graph.dream({ dryRun: args["dry-run"] === true });
+    const result = await clientFor(configFromFlags(args)).graph.dream({ dryRun: args["dry-run"] === true, ...(args.apply === true ? { apply: true } : {}) });
     emit(result.dream, args, dreamText);
   },
 });

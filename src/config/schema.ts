@@ -120,6 +120,8 @@ export const ConfigSchema = z
         dreamAfterMemories: z.number().int().min(1).max(1_000_000).default(100),
         /** ... or once extraction has been quiet this long with anything new. */
         dreamIdleS: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+        /** With an llm: apply the merges it proposes (and ask it in background passes too). */
+        llmApply: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

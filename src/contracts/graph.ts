@@ -61,12 +61,14 @@ const EntityDetailSchema = answer({
 const DreamRequestSchema = z
   .object({
     dryRun: z.boolean().optional(),
+    /** With an llm configured: apply the merges it proposes (by default as graph.llmApply says). */
+    apply: z.boolean().optional(),
     agentId: AgentIdSchema.optional(),
   })
   .strict()
   .default({});
 
-const DREAM_ACTIONS = ["merge", "supersede", "reinstate", "relate", "review", "decay", "prune"] as const;
+const DREAM_ACTIONS = ["merge", "propose", "supersede", "reinstate", "relate", "review", "decay", "prune"] as const;
 
 const DreamResponseSchema = answer({
   dream: answer({
@@ -78,6 +80,13 @@ const DreamResponseSchema = answer({
     durationMs: z.number(),
     counts: answer(Object.fromEntries(DREAM_ACTIONS.map((a) => [a, z.number()])) as Record<(typeof DREAM_ACTIONS)[number], z.ZodNumber>),
     actions: z.array(answer({ action: z.enum(DREAM_ACTIONS), detail: z.record(z.string(), z.unknown()) })).describe("The first 200 actions"),
+    llm: answer({
+      model: z.string(),
+      status: z.enum(["applied", "proposed", "failed"]),
+      reason: z.string().optional(),
+    })
+      .optional()
+      .describe("The model step, when an llm is configured: its merges applied, only proposed, or why it failed"),
   }),
 });
 

@@ -107,6 +107,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       dreamIdleMs: config.graph.dreamIdleS * 1000,
       onError: (message) => log.error(message),
       afterWork: paceCollections,
+      llm: createChatModel(config.llm),
+      llmApply: config.graph.llmApply,
     });
     const memory = new MemoryService(db, {
       sharedAgents: sharedAgents(config),

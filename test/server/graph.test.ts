@@ -1,7 +1,7 @@
 // The knowledge graph through the real daemon: extraction behind the writes, a Dreaming pass that
 // merges, supersedes, relates and queues reviews, the reads, and who may do what.
 import { Database } from "bun:sqlite";
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { databasePath } from "../../src/config/paths";
 import { GRAPH_API } from "../../src/contracts/graph";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
@@ -291,6 +291,64 @@ describe("what extraction has not read survives a restart", () => {
       expect(names).toEqual(["Ines Duarte"]);
     } finally {
       await again.stop();
+    }
+  });
+});
+
+describe("the model step, with an llm configured", () => {
+  // A local fake speaking the OpenAI wire format: a real model cannot run here. It names the two
+  // numbers the prompt gives "Postgres" and "PostgreSQL", or fails when told to.
+  let failing = false;
+  const prompts: string[] = [];
+  const llm = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { messages: { content: string }[] };
+      const prompt = body.messages.map((m) => m.content).join("\n");
+      prompts.push(prompt);
+      if (failing) return new Response("overloaded", { status: 500 });
+      const number = (name: string) => new RegExp(`\\[(\\d+)\\] ${name} \\(`).exec(prompt)?.[1];
+      return Response.json({ choices: [{ message: { content: `${number("Postgres")}=${number("PostgreSQL")}` } }] });
+    },
+  });
+  afterAll(() => llm.stop(true));
+  const daemon = useTestDaemon({ yaml: `llm:\n  provider: openai\n  model: fake\n  baseUrl: http://127.0.0.1:${llm.port}\n` });
+
+  test("it proposes what the rules leave apart; the pass applies it only when told to", async () => {
+    const td = daemon();
+    await remember(td, "default", { content: "We run Postgres 15 for the orders service.", project: "orders" });
+    await remember(td, "default", { content: "PostgreSQL backs the billing ledger.", project: "billing" });
+    await td.daemon.context.graph.settled();
+    const proposed = await dream(td);
+    expect(proposed.llm).toEqual({ model: "openai/fake", status: "proposed" });
+    expect(proposed.counts).toMatchObject({ merge: 0, propose: 1 });
+    expect(proposed.actions[0]).toMatchObject({ action: "propose", detail: { fromName: "Postgres", intoName: "PostgreSQL", why: "proposed by openai/fake" } });
+    expect(prompts.at(-1)).toContain("PostgreSQL (thing, 1 mentions)");
+    expect((await entities(td, "default", "postgres")).map((e) => e.name).sort()).toEqual(["PostgreSQL", "Postgres"]);
+
+    const applied = await dream(td, { apply: true });
+    expect(applied.llm).toEqual({ model: "openai/fake", status: "applied" });
+    expect(applied.actions.find((a: { action: string }) => a.action === "merge").detail).toMatchObject({ fromName: "Postgres", intoName: "PostgreSQL", why: "proposed by openai/fake" });
+    expect(await entities(td, "default", "postgres")).toEqual([expect.objectContaining({ name: "PostgreSQL", aliases: ["Postgres"], mentions: 2 })]);
+  });
+
+  test("a failing model is reported and the rest of the pass runs", async () => {
+    const td = daemon();
+    failing = true;
+    try {
+      await remember(td, "llm-fails", { content: "We moved Postgres to version 16.", reviewAfter: "2020-01-01T00:00:00.000Z" });
+      await remember(td, "llm-fails", { content: "PostgreSQL runs on the database host." });
+      await td.daemon.context.graph.settled();
+      const pass = await dream(td, { agentId: "llm-fails" });
+      expect(pass.llm).toMatchObject({ model: "openai/fake", status: "failed" });
+      expect(pass.llm.reason).toStartWith("refused");
+      expect(pass.counts.review).toBe(1);
+      // Without two look-alike names the model is not asked at all.
+      const quiet = await dream(td, { agentId: "llm-quiet" });
+      expect(quiet.llm).toBeUndefined();
+    } finally {
+      failing = false;
     }
   });
 });

@@ -8,8 +8,10 @@
 // and writes each action to the audit table.
 import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
+import type { ChatModel } from "../llm/chat";
+import { lookAlikes, proposeMerges } from "./proposals";
 
-type DreamActionKind = "merge" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
+type DreamActionKind = "merge" | "propose" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
 
 interface DreamAction {
   action: DreamActionKind;
@@ -25,6 +27,18 @@ export interface DreamReport {
   durationMs: number;
   counts: Record<DreamActionKind, number>;
   actions: DreamAction[];
+  /** The model step, when an llm was asked: its proposals applied, only reported, or why it failed. */
+  llm?: { model: string; status: "applied" | "proposed" | "failed"; reason?: string };
+}
+
+export interface DreamOptions {
+  dryRun: boolean;
+  trigger: string;
+  now: Date;
+  /** The configured llm, to propose merges the rules leave apart (proposals.ts). */
+  llm?: ChatModel;
+  /** Apply what the llm proposes; otherwise it is only reported. */
+  applyLlm?: boolean;
 }
 
 /** How many actions a report lists; the counts and the audit table have them all. */
@@ -102,17 +116,20 @@ function neighbours(entities: Map<string, Entity>): Map<string, Set<string>> {
   return out;
 }
 
+/** Plans `from`'s merge into `into`: the rest of the plan sees them as one. */
+function mergeInPlan(entities: Map<string, Entity>, merges: Plan["merges"], from: Entity, into: Entity, why: string): void {
+  merges.push({ from, into, why });
+  for (const seq of from.mentions) into.mentions.add(seq);
+  into.keys.push(...from.keys);
+  into.claims += from.claims;
+  if (into.type === "thing" && from.type !== "thing") into.type = from.type;
+  entities.delete(from.id);
+}
+
 function planMerges(entities: Map<string, Entity>): Plan["merges"] {
   const merges: Plan["merges"] = [];
   const live = () => [...entities.values()];
-  const merge = (from: Entity, into: Entity, why: string) => {
-    merges.push({ from, into, why });
-    for (const seq of from.mentions) into.mentions.add(seq);
-    into.keys.push(...from.keys);
-    into.claims += from.claims;
-    if (into.type === "thing" && from.type !== "thing") into.type = from.type;
-    entities.delete(from.id);
-  };
+  const merge = (from: Entity, into: Entity, why: string) => mergeInPlan(entities, merges, from, into, why);
   // The same name on two entities (a structured payload's alias met a name already known).
   const byKey = new Map<string, Entity[]>();
   for (const e of live()) for (const k of new Set(e.keys)) (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(e);
@@ -255,12 +272,13 @@ function planReviews(db: Database, agentId: string, now: string): Plan["reviews"
  * between its steps (at 100,000 memories a pass reads for about half a second), so the daemon
  * answers meanwhile; what extraction writes in between is for the next pass.
  */
-export async function dream(db: Database, agentId: string, options: { dryRun: boolean; trigger: string; now: Date }): Promise<DreamReport> {
+export async function dream(db: Database, agentId: string, options: DreamOptions): Promise<DreamReport> {
   const started = performance.now();
   const startedAt = options.now.toISOString();
   const entities = load(db, agentId);
   await yieldToLoop();
   const merges = planMerges(entities);
+  const asked = options.llm ? await askModel(options.llm, entities, merges, options.applyLlm === true) : null;
   const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
   // A chain (a into b, b into c) lands on the last.
   for (const [from, into] of redirect) {
@@ -284,6 +302,7 @@ export async function dream(db: Database, agentId: string, options: { dryRun: bo
     prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
   };
   const actions: DreamAction[] = [
+    ...(asked?.proposed ?? []),
     ...plan.merges.map((m) => ({ action: "merge" as const, detail: { from: m.from.id, fromName: m.from.name, into: m.into.id, intoName: m.into.name, why: m.why } })),
     ...plan.claims.map((c) => ({
       action: c.status === "superseded" ? ("supersede" as const) : ("reinstate" as const),
@@ -296,7 +315,7 @@ export async function dream(db: Database, agentId: string, options: { dryRun: bo
     ...plan.decays.map((d) => ({ action: "decay" as const, detail: { memory: d.id, from: d.from, to: d.to } })),
     ...plan.prunes.map((e) => ({ action: "prune" as const, detail: { entity: e.id, name: e.name } })),
   ];
-  const counts = { merge: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
+  const counts = { merge: 0, propose: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
   for (const a of actions) counts[a.action]++;
   let id: number | null = null;
   if (!options.dryRun) id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
@@ -309,7 +328,37 @@ export async function dream(db: Database, agentId: string, options: { dryRun: bo
     durationMs: Math.round((performance.now() - started) * 10) / 10,
     counts,
     actions: actions.slice(0, REPORT_ACTIONS),
+    ...(asked ? { llm: asked.meta } : {}),
   };
+}
+
+/**
+ * The model step: the look-alike names the rules left apart, shown to the model; what it proposes is
+ * merged in the plan when `apply`, or reported as `propose` actions. Null when no two names look alike.
+ */
+async function askModel(
+  llm: ChatModel,
+  entities: Map<string, Entity>,
+  merges: Plan["merges"],
+  apply: boolean,
+): Promise<{ proposed: DreamAction[]; meta: NonNullable<DreamReport["llm"]> } | null> {
+  const shown = lookAlikes([...entities.values()].map((e) => ({ id: e.id, name: e.name, type: e.type, keys: [...new Set(e.keys)], mentions: e.mentions.size })));
+  if (shown.length < 2) return null;
+  const { proposals, error } = await proposeMerges(llm, shown);
+  if (error) return { proposed: [], meta: { model: llm.label, status: "failed", reason: error } };
+  const why = `proposed by ${llm.label}`;
+  if (apply) {
+    for (const p of proposals) {
+      const [from, into] = [entities.get(p.from.id), entities.get(p.into.id)];
+      if (from && into) mergeInPlan(entities, merges, from, into, why);
+    }
+    return { proposed: [], meta: { model: llm.label, status: "applied" } };
+  }
+  const proposed = proposals.map((p) => ({
+    action: "propose" as const,
+    detail: { merge: p.from.id, fromName: p.from.name, into: p.into.id, intoName: p.into.name, why, apply: "signet dream --apply, or graph.llmApply: true" },
+  }));
+  return { proposed, meta: { model: llm.label, status: "proposed" } };
 }
 
 function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[], counts: Record<DreamActionKind, number>, trigger: string, now: string): number {

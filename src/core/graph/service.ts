@@ -5,6 +5,7 @@ import type { Database } from "bun:sqlite";
 import { SignetError } from "../../contracts/errors";
 import { readInSteps, yieldToLoop } from "../event-loop";
 import type { MemoryChange } from "../memory/service";
+import type { ChatModel } from "../llm/chat";
 import { dream, type DreamReport } from "./dream";
 import { extract, knownKeysIn } from "./extract";
 import { GraphStore, type ClaimRow, type EntityRow, type MentionedMemoryRow, type RelationRow } from "./store";
@@ -21,6 +22,19 @@ export interface GraphOptions {
    * it read): the daemon paces its garbage collections by it, as it does for writes.
    */
   afterWork?: (memories: number) => void;
+  /** The configured llm: a pass asked for proposes merges with it (dream.ts askModel). */
+  llm?: ChatModel;
+  /** `graph.llmApply`: what the llm proposes is applied, and background passes ask it too. */
+  llmApply?: boolean;
+}
+
+interface PassOptions {
+  dryRun: boolean;
+  trigger: string;
+  /** Ask the configured llm for merges (the default for a pass on demand). */
+  askLlm?: boolean;
+  /** Apply what it proposes; by default as `graph.llmApply` says. */
+  apply?: boolean;
 }
 
 export interface GraphEntity {
@@ -249,7 +263,8 @@ export class GraphService {
 
   private async runDream(agentId: string, trigger: string): Promise<void> {
     try {
-      await this.dream(agentId, { dryRun: false, trigger });
+      // In the background the model is asked only when the owner lets it act (graph.llmApply).
+      await this.dream(agentId, { dryRun: false, trigger, askLlm: this.options.llmApply === true });
     } catch (err) {
       this.onError(`graph: Dreaming for ${agentId} failed: ${(err as Error).message}`);
     }
@@ -259,14 +274,15 @@ export class GraphService {
    * One pass over `agentId`'s graph; a dry run reports what it would do and writes nothing. Passes run
    * one at a time: one planned while another applies would act on what that one changed.
    */
-  dream(agentId: string, options: { dryRun: boolean; trigger: string }): Promise<DreamReport> {
+  dream(agentId: string, options: PassOptions): Promise<DreamReport> {
     const pass = this.passes.then(() => this.dreamNow(agentId, options));
     this.passes = pass.catch(() => {});
     return pass;
   }
 
-  private async dreamNow(agentId: string, options: { dryRun: boolean; trigger: string }): Promise<DreamReport> {
-    const report = await dream(this.db, agentId, { ...options, now: this.now() });
+  private async dreamNow(agentId: string, { askLlm = true, apply, ...options }: PassOptions): Promise<DreamReport> {
+    const llm = askLlm ? this.options.llm : undefined;
+    const report = await dream(this.db, agentId, { ...options, now: this.now(), llm, applyLlm: apply ?? this.options.llmApply === true });
     this.options.afterWork?.(this.store.extractedCount(agentId));
     if (!options.dryRun) {
       if (report.counts.supersede > 0 || report.counts.reinstate > 0) this.anySuperseded = null;

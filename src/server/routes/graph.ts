@@ -14,7 +14,7 @@ export function graphRoutes(ctx: DaemonContext) {
     })),
     serve(GRAPH_API.entity, ({ params, query, request }) => graph.entity(callerFrom(request, query.agent_id).agentId, params.id ?? "")),
     serve(GRAPH_API.dream, async ({ body, request }) => ({
-      dream: await graph.dream(callerFrom(request, body.agentId).agentId, { dryRun: body.dryRun ?? false, trigger: "request" }),
+      dream: await graph.dream(callerFrom(request, body.agentId).agentId, { dryRun: body.dryRun ?? false, trigger: "request", apply: body.apply }),
     })),
   );
 }
