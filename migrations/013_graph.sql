@@ -101,6 +101,12 @@ CREATE TABLE graph_decay (
   decayed_at TEXT NOT NULL
 );
 
+-- Per agent: when Dreaming last looked at all of its memories for decay (once a day).
+CREATE TABLE graph_agents (
+  agent_id TEXT PRIMARY KEY,
+  decayed_at TEXT NOT NULL
+);
+
 -- Each Dreaming pass and what it did.
 CREATE TABLE graph_dreams (
   id INTEGER PRIMARY KEY,

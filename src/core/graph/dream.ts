@@ -73,6 +73,8 @@ interface Plan {
   staleRelations: [string, string][];
   reviews: { seq: number; id: string; dueAt: string }[];
   decays: { seq: number; id: string; version: number; base: number; from: number; to: number }[];
+  /** Whether the decays come from the day's whole scan (recorded, so the next is a day later). */
+  decayScanned: boolean;
   prunes: Entity[];
 }
 
@@ -230,37 +232,52 @@ const DECAY_HALF_LIFE_DAYS = 180;
 /** ... down to this share of what it was; a change smaller than DECAY_STEP is not written. */
 const DECAY_FLOOR = 0.25;
 const DECAY_STEP = 0.01;
-/** At most this many per pass, the largest changes first: an old store's first pass spreads over several. */
+/** At most this many per pass, the largest changes first: an old store's first decay spreads over several days. */
 const DECAYS_PER_PASS = 10_000;
-const DAY_MS = 86_400_000;
+const DECAY_SCAN_MS = 86_400_000;
+/** Memories (by seq) a step of the scan looks at. */
+const DECAY_SCAN_STEP = 20_000;
 
 /**
  * Importance decays with time since last use (an access by recall, else creation); pinned memories
  * never decay, and a memory used again gets its importance back. The importance decayed from is the
  * memory's own at its current version: a change of the memory starts again from its new importance.
  */
-function planDecays(db: Database, agentId: string, now: Date): Plan["decays"] {
-  const rows = db
-    .query<{ seq: number; id: string; version: number; importance: number; used: string; base: number | null; base_version: number | null }, [string]>(
-      `SELECT m.seq, m.id, m.version, m.importance, COALESCE(m.last_accessed_at, m.created_at) AS used, d.base, d.version AS base_version
-       FROM memories m LEFT JOIN graph_decay d ON d.memory_seq = m.seq
-       WHERE m.agent_id = ? AND m.deleted_at IS NULL AND m.pinned = 0`,
-    )
-    .all(agentId);
-  const out: Plan["decays"] = [];
-  for (const r of rows) {
-    const base = r.base !== null && r.base_version === r.version ? r.base : r.importance;
-    const idleDays = (now.getTime() - Date.parse(r.used)) / DAY_MS - DECAY_AFTER_DAYS;
-    const to = Math.round(base * Math.max(DECAY_FLOOR, idleDays > 0 ? 0.5 ** (idleDays / DECAY_HALF_LIFE_DAYS) : 1) * 1000) / 1000;
-    if (Math.abs(to - r.importance) >= DECAY_STEP) out.push({ seq: r.seq, id: r.id, version: r.version, base, from: r.importance, to });
+/**
+ * Importance moves slowly (half-lives of months), so a whole scan of the agent's memories for decay
+ * runs once a day, a range of them at a time with a turn of the event loop between; every pass gives
+ * importance back to the decayed memories used again since.
+ */
+async function planDecays(db: Database, agentId: string, now: Date): Promise<{ decays: Plan["decays"]; scanned: boolean }> {
+  const last = db.query<{ decayed_at: string }, [string]>("SELECT decayed_at FROM graph_agents WHERE agent_id = ?").get(agentId)?.decayed_at;
+  const scan = last === undefined || now.getTime() - Date.parse(last) >= DECAY_SCAN_MS;
+  // Computed in SQL: only the memories whose importance moves come back to JavaScript. CROSS JOIN
+  // keeps the decayed memories as the outer loop when only they are looked at.
+  const query = db.query<Plan["decays"][number], [number, number, number, number, string, string, number, number]>(
+    `SELECT seq, id, version, base, importance AS "from", "to" FROM (
+       SELECT seq, id, version, importance, base,
+              round(base * max(?1, CASE WHEN idle > 0 THEN pow(0.5, idle / ?2) ELSE 1 END), 3) AS "to"
+       FROM (SELECT m.seq, m.id, m.version, m.importance,
+                    CASE WHEN d.version = m.version THEN d.base ELSE m.importance END AS base,
+                    julianday(?5) - julianday(COALESCE(m.last_accessed_at, m.created_at)) - ?3 AS idle
+             FROM ${scan ? "memories m LEFT JOIN graph_decay d ON d.memory_seq = m.seq" : "graph_decay d CROSS JOIN memories m ON m.seq = d.memory_seq"}
+             WHERE m.agent_id = ?6 AND m.deleted_at IS NULL AND m.pinned = 0 AND m.seq > ?7 AND m.seq <= ?8))
+     WHERE abs("to" - importance) >= ?4 ${scan ? "" : 'AND "to" > importance'}`,
+  );
+  const top = db.query<{ top: number | null }, []>("SELECT max(seq) AS top FROM memories").get()!.top ?? 0;
+  const decays: Plan["decays"] = [];
+  for (let after = 0; after < top; after += DECAY_SCAN_STEP) {
+    if (after > 0) await yieldToLoop();
+    decays.push(...query.all(DECAY_FLOOR, DECAY_HALF_LIFE_DAYS, DECAY_AFTER_DAYS, DECAY_STEP - 1e-9, now.toISOString(), agentId, after, after + DECAY_SCAN_STEP));
   }
-  return out.sort((a, b) => Math.abs(b.to - b.from) - Math.abs(a.to - a.from) || a.seq - b.seq).slice(0, DECAYS_PER_PASS);
+  decays.sort((a, b) => Math.abs(b.to - b.from) - Math.abs(a.to - a.from) || a.seq - b.seq);
+  return { decays: decays.slice(0, DECAYS_PER_PASS), scanned: scan };
 }
 
 function planReviews(db: Database, agentId: string, now: string): Plan["reviews"] {
   return db
     .query<{ seq: number; id: string; dueAt: string }, [string, string]>(
-      `SELECT m.seq, m.id, m.review_after AS dueAt FROM memories m
+      `SELECT m.seq, m.id, m.review_after AS dueAt FROM memories m INDEXED BY idx_memories_review_after
        WHERE m.agent_id = ? AND m.deleted_at IS NULL AND m.review_after IS NOT NULL AND m.review_after <= ?
          AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
     )
@@ -291,7 +308,7 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   await yieldToLoop();
   const relations = planRelations(db, entities);
   await yieldToLoop();
-  const decays = planDecays(db, agentId, options.now);
+  const { decays, scanned: decayScanned } = await planDecays(db, agentId, options.now);
   await yieldToLoop();
   const plan: Plan = {
     merges,
@@ -299,6 +316,7 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
     ...relations,
     reviews: planReviews(db, agentId, startedAt),
     decays,
+    decayScanned,
     prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
   };
   const actions: DreamAction[] = [
@@ -318,7 +336,11 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   const counts = { merge: 0, propose: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
   for (const a of actions) counts[a.action]++;
   let id: number | null = null;
-  if (!options.dryRun) id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
+  if (!options.dryRun) {
+    await yieldToLoop();
+    id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
+    await writeAudit(db, id, actions);
+  }
   return {
     id,
     agentId,
@@ -361,6 +383,20 @@ async function askModel(
   return { proposed, meta: { model: llm.label, status: "proposed" } };
 }
 
+/** Audit rows per transaction, with a turn of the event loop between: a large pass writes tens of thousands. */
+const AUDIT_STEP = 2_000;
+
+/** Every action of pass `id`, after the pass itself committed (the pass's row in graph_dreams has its counts). */
+async function writeAudit(db: Database, id: number, actions: DreamAction[]): Promise<void> {
+  const audit = db.query("INSERT INTO graph_audit (dream_id, action, detail) VALUES (?, ?, ?)");
+  for (let i = 0; i < actions.length; i += AUDIT_STEP) {
+    if (i > 0) await yieldToLoop();
+    db.transaction(() => {
+      for (const a of actions.slice(i, i + AUDIT_STEP)) audit.run(id, a.action, JSON.stringify(a.detail));
+    })();
+  }
+}
+
 function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[], counts: Record<DreamActionKind, number>, trigger: string, now: string): number {
   return db
     .transaction(() => {
@@ -395,6 +431,12 @@ function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[]
          ON CONFLICT(memory_seq) DO UPDATE SET version = excluded.version, base = excluded.base, decayed_at = excluded.decayed_at`,
       );
       for (const d of plan.decays) if (decay.run(d.to, d.seq, d.version).changes > 0) base.run(d.seq, d.version, d.base, now);
+      if (plan.decayScanned) {
+        db.run(
+          "INSERT INTO graph_agents (agent_id, decayed_at) VALUES (?, ?) ON CONFLICT(agent_id) DO UPDATE SET decayed_at = excluded.decayed_at",
+          [agentId, now],
+        );
+      }
       for (const e of plan.prunes) {
         db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [e.id, e.id]);
         db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [e.id]);
@@ -406,8 +448,6 @@ function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[]
           .query("INSERT INTO graph_dreams (agent_id, trigger, started_at, finished_at, summary) VALUES (?, ?, ?, ?, ?)")
           .run(agentId, trigger, now, new Date().toISOString(), JSON.stringify(counts)).lastInsertRowid,
       );
-      const audit = db.query("INSERT INTO graph_audit (dream_id, action, detail) VALUES (?, ?, ?)");
-      for (const a of actions) audit.run(id, a.action, JSON.stringify(a.detail));
       return id;
     })
     .immediate();

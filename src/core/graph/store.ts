@@ -306,7 +306,7 @@ export class GraphStore {
   agentsWithDueReviews(now: string): string[] {
     return this.db
       .query<{ agent_id: string }, [string]>(
-        `SELECT DISTINCT m.agent_id FROM memories m
+        `SELECT DISTINCT m.agent_id FROM memories m INDEXED BY idx_memories_review_after
          WHERE m.review_after IS NOT NULL AND m.deleted_at IS NULL AND m.review_after <= ?
            AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
       )
