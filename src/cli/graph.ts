@@ -96,7 +96,7 @@ export const dream = defineCommand({
   },
   args: {
     "dry-run": { type: "boolean", description: "Show what a pass would do without writing anything" },
-    apply: { type: "boolean", description: "With an llm configured: apply the merges it proposes (otherwise they are only shown, unless graph.llmApply is set)" },
+    apply: { type: "boolean", description: "With an llm configured: apply the merges and same-attribute slots it proposes (otherwise they are only shown, unless graph.llmApply is set)" },
     ...clientArgs,
   },
   async run({ args }) {

@@ -297,7 +297,8 @@ describe("what extraction has not read survives a restart", () => {
 
 describe("the model step, with an llm configured", () => {
   // A local fake speaking the OpenAI wire format: a real model cannot run here. It names the two
-  // numbers the prompt gives "Postgres" and "PostgreSQL", or fails when told to.
+  // numbers the prompt gives "Postgres" and "PostgreSQL", or the staging DB's `is` and `host`
+  // attributes, or fails when told to.
   let failing = false;
   const prompts: string[] = [];
   const llm = Bun.serve({
@@ -308,8 +309,11 @@ describe("the model step, with an llm configured", () => {
       const prompt = body.messages.map((m) => m.content).join("\n");
       prompts.push(prompt);
       if (failing) return new Response("overloaded", { status: 500 });
-      const number = (name: string) => new RegExp(`\\[(\\d+)\\] ${name} \\(`).exec(prompt)?.[1];
-      return Response.json({ choices: [{ message: { content: `${number("Postgres")}=${number("PostgreSQL")}` } }] });
+      const number = (name: string) => new RegExp(`\\[(\\d+)\\] ${name}`).exec(prompt)?.[1];
+      const answer = prompt.includes("Attributes:")
+        ? `${number("staging DB: general.is")}=${number("staging DB: attributes.host")}`
+        : `${number("Postgres \\(")}=${number("PostgreSQL \\(")}`;
+      return Response.json({ choices: [{ message: { content: answer } }] });
     },
   });
   afterAll(() => llm.stop(true));
@@ -331,6 +335,25 @@ describe("the model step, with an llm configured", () => {
     expect(applied.llm).toEqual({ model: "openai/fake", status: "applied" });
     expect(applied.actions.find((a: { action: string }) => a.action === "merge").detail).toMatchObject({ fromName: "Postgres", intoName: "PostgreSQL", why: "proposed by openai/fake" });
     expect(await entities(td, "default", "postgres")).toEqual([expect.objectContaining({ name: "PostgreSQL", aliases: ["Postgres"], mentions: 2 })]);
+  });
+
+  test("it says which of an entity's slots hold one attribute; applied, the newer value supersedes the older", async () => {
+    const td = daemon();
+    const agent = "slots-llm";
+    const old = await remember(td, agent, { content: "The staging DB is heron-7." });
+    await Bun.sleep(5);
+    const newer = await remember(td, agent, { content: "Moved the staging database.", structured: { entity: "staging DB", attributes: { host: "heron-8" } } });
+    await td.daemon.context.graph.settled();
+    const proposed = await dream(td, { agentId: agent });
+    expect(proposed.llm).toEqual({ model: "openai/fake", status: "proposed" });
+    expect(proposed.actions.find((a: { action: string }) => a.action === "propose").detail).toMatchObject({ sameSlot: "staging DB", from: "general.is", into: "attributes.host" });
+    const applied = await dream(td, { agentId: agent, apply: true });
+    expect(applied.counts).toMatchObject({ rename: 1, supersede: 1 });
+    const claims = (await entity(td, agent, "staging DB")).claims;
+    expect(claims.map((c: { aspect: string; slot: string; value: string; status: string; memoryId: string }) => [`${c.aspect}.${c.slot}`, c.value, c.status, c.memoryId])).toEqual([
+      ["attributes.host", "heron-8", "active", newer],
+      ["attributes.host", "heron-7", "superseded", old],
+    ]);
   });
 
   test("a failing model is reported and the rest of the pass runs", async () => {

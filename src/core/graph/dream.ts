@@ -9,9 +9,9 @@
 import type { Database } from "bun:sqlite";
 import { yieldToLoop } from "../event-loop";
 import type { ChatModel } from "../llm/chat";
-import { lookAlikes, proposeMerges } from "./proposals";
+import { lookAlikes, proposeMerges, proposeSameSlots, type SlotCandidate } from "./proposals";
 
-type DreamActionKind = "merge" | "propose" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
+type DreamActionKind = "merge" | "propose" | "rename" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
 
 interface DreamAction {
   action: DreamActionKind;
@@ -65,8 +65,15 @@ interface Claim {
   superseded_by: number | null;
 }
 
+interface SlotName {
+  aspect: string;
+  slot: string;
+}
+
 interface Plan {
   merges: { from: Entity; into: Entity; why: string }[];
+  /** One entity's slots the llm said hold one attribute: `from`'s claims move to `into` (then the newest value stands). */
+  renames: { entity: string; from: SlotName; into: SlotName }[];
   claims: { claim: Claim; status: Claim["status"]; validUntil: string | null; supersededBy: number | null }[];
   relations: { a: string; b: string; evidence: number; strength: number; isNew: boolean }[];
   /** Co-occurrences stored before whose entities no memory mentions together any more. */
@@ -167,17 +174,28 @@ function planMerges(entities: Map<string, Entity>): Plan["merges"] {
   return merges;
 }
 
-function planClaims(db: Database, agentId: string, redirect: Map<string, string>): Plan["claims"] {
-  const rows = db
+function loadClaims(db: Database, agentId: string): Claim[] {
+  return db
     .query<Claim, [string]>(
       `SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
        FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id WHERE e.agent_id = ?`,
     )
     .all(agentId);
+}
+
+const slotKey = (entity: string, aspect: string, slot: string) => JSON.stringify([entity, aspect, slot]);
+
+/** Each claim's slot as the plan sees it: its entity after the merges, its slot after the renames. */
+function slotOf(c: Claim, redirect: Map<string, string>, renames: Plan["renames"]): string {
+  const entity = redirect.get(c.entity_id) ?? c.entity_id;
+  const renamed = renames.find((r) => r.entity === entity && r.from.aspect === c.aspect && r.from.slot === c.slot);
+  return renamed ? slotKey(entity, renamed.into.aspect, renamed.into.slot) : slotKey(entity, c.aspect, c.slot);
+}
+
+function planClaims(rows: Claim[], redirect: Map<string, string>, renames: Plan["renames"]): Plan["claims"] {
   const slots = new Map<string, Claim[]>();
   for (const c of rows) {
-    const entity = redirect.get(c.entity_id) ?? c.entity_id;
-    const key = JSON.stringify([entity, c.aspect, c.slot]);
+    const key = slotOf(c, redirect, renames);
     (slots.get(key) ?? slots.set(key, []).get(key)!).push(c);
   }
   const changes: Plan["claims"] = [];
@@ -223,6 +241,17 @@ function planRelations(db: Database, entities: Map<string, Entity>): Pick<Plan, 
   const planned = new Set(out.map((r) => `${r.a} ${r.b}`));
   const staleRelations = [...existing].filter((pair) => !planned.has(pair)).map((pair) => pair.split(" ") as [string, string]);
   return { relations: out, staleRelations };
+}
+
+/** Where each merged entity's evidence goes: a chain (a into b, b into c) lands on the last. */
+function redirectOf(merges: Plan["merges"]): Map<string, string> {
+  const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
+  for (const [from, into] of redirect) {
+    let target = into;
+    while (redirect.has(target)) target = redirect.get(target)!;
+    redirect.set(from, target);
+  }
+  return redirect;
 }
 
 /** Unused this long, an unpinned memory's importance starts to decay... */
@@ -295,16 +324,12 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   const entities = load(db, agentId);
   await yieldToLoop();
   const merges = planMerges(entities);
-  const asked = options.llm ? await askModel(options.llm, entities, merges, options.applyLlm === true) : null;
-  const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
-  // A chain (a into b, b into c) lands on the last.
-  for (const [from, into] of redirect) {
-    let target = into;
-    while (redirect.has(target)) target = redirect.get(target)!;
-    redirect.set(from, target);
-  }
+  const claimRows = loadClaims(db, agentId);
+  const asked = options.llm ? await askModel(options.llm, entities, merges, claimRows, options.applyLlm === true) : null;
+  const redirect = redirectOf(merges);
+  const renames = asked?.renames ?? [];
   await yieldToLoop();
-  const claims = planClaims(db, agentId, redirect);
+  const claims = planClaims(claimRows, redirect, renames);
   await yieldToLoop();
   const relations = planRelations(db, entities);
   await yieldToLoop();
@@ -312,6 +337,7 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   await yieldToLoop();
   const plan: Plan = {
     merges,
+    renames,
     claims,
     ...relations,
     reviews: planReviews(db, agentId, startedAt),
@@ -321,6 +347,10 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   };
   const actions: DreamAction[] = [
     ...(asked?.proposed ?? []),
+    ...plan.renames.map((r) => ({
+      action: "rename" as const,
+      detail: { entity: r.entity, from: `${r.from.aspect}.${r.from.slot}`, into: `${r.into.aspect}.${r.into.slot}`, why: `proposed by ${options.llm?.label}` },
+    })),
     ...plan.merges.map((m) => ({ action: "merge" as const, detail: { from: m.from.id, fromName: m.from.name, into: m.into.id, intoName: m.into.name, why: m.why } })),
     ...plan.claims.map((c) => ({
       action: c.status === "superseded" ? ("supersede" as const) : ("reinstate" as const),
@@ -333,7 +363,7 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
     ...plan.decays.map((d) => ({ action: "decay" as const, detail: { memory: d.id, from: d.from, to: d.to } })),
     ...plan.prunes.map((e) => ({ action: "prune" as const, detail: { entity: e.id, name: e.name } })),
   ];
-  const counts = { merge: 0, propose: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
+  const counts = { merge: 0, propose: 0, rename: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
   for (const a of actions) counts[a.action]++;
   let id: number | null = null;
   if (!options.dryRun) {
@@ -354,33 +384,72 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   };
 }
 
+/** Slots shown to the model at most. */
+const MAX_SLOTS = 40;
+
+/** The current value of each slot of the entities with more than one, the most mentioned entities first. */
+function slotCandidates(entities: Map<string, Entity>, claims: Claim[], redirect: Map<string, string>): SlotCandidate[] {
+  const latest = new Map<string, Claim & { entity: string }>();
+  for (const c of claims) {
+    const entity = redirect.get(c.entity_id) ?? c.entity_id;
+    const key = slotKey(entity, c.aspect, c.slot);
+    const had = latest.get(key);
+    if (!had || had.valid_from < c.valid_from || (had.valid_from === c.valid_from && had.id < c.id)) latest.set(key, { ...c, entity });
+  }
+  const byEntity = new Map<string, (Claim & { entity: string })[]>();
+  for (const c of latest.values()) (byEntity.get(c.entity) ?? byEntity.set(c.entity, []).get(c.entity)!).push(c);
+  return [...byEntity.entries()]
+    .filter(([id, slots]) => slots.length > 1 && entities.has(id))
+    .sort(([a], [b]) => entities.get(b)!.mentions.size - entities.get(a)!.mentions.size)
+    .flatMap(([id, slots]) => slots.map((c) => ({ entityId: id, entityName: entities.get(id)!.name, aspect: c.aspect, slot: c.slot, value: c.value })))
+    .slice(0, MAX_SLOTS);
+}
+
+interface Asked {
+  proposed: DreamAction[];
+  renames: Plan["renames"];
+  meta: NonNullable<DreamReport["llm"]>;
+}
+
 /**
- * The model step: the look-alike names the rules left apart, shown to the model; what it proposes is
- * merged in the plan when `apply`, or reported as `propose` actions. Null when no two names look alike.
+ * The model step (proposals.ts): the look-alike names the rules left apart, and the slots of entities
+ * with several. What it proposes is planned (merges, renames) when `apply`, or reported as `propose`
+ * actions. Null when there was nothing to ask.
  */
-async function askModel(
-  llm: ChatModel,
-  entities: Map<string, Entity>,
-  merges: Plan["merges"],
-  apply: boolean,
-): Promise<{ proposed: DreamAction[]; meta: NonNullable<DreamReport["llm"]> } | null> {
-  const shown = lookAlikes([...entities.values()].map((e) => ({ id: e.id, name: e.name, type: e.type, keys: [...new Set(e.keys)], mentions: e.mentions.size })));
-  if (shown.length < 2) return null;
-  const { proposals, error } = await proposeMerges(llm, shown);
-  if (error) return { proposed: [], meta: { model: llm.label, status: "failed", reason: error } };
+async function askModel(llm: ChatModel, entities: Map<string, Entity>, merges: Plan["merges"], claims: Claim[], apply: boolean): Promise<Asked | null> {
+  const asked: Asked = { proposed: [], renames: [], meta: { model: llm.label, status: apply ? "applied" : "proposed" } };
+  const failures: string[] = [];
   const why = `proposed by ${llm.label}`;
-  if (apply) {
+  const howToApply = "signet dream --apply, or graph.llmApply: true";
+  const names = lookAlikes([...entities.values()].map((e) => ({ id: e.id, name: e.name, type: e.type, keys: [...new Set(e.keys)], mentions: e.mentions.size })));
+  if (names.length >= 2) {
+    const { proposals, error } = await proposeMerges(llm, names);
+    if (error) failures.push(error);
     for (const p of proposals) {
       const [from, into] = [entities.get(p.from.id), entities.get(p.into.id)];
-      if (from && into) mergeInPlan(entities, merges, from, into, why);
+      if (!from || !into) continue;
+      if (apply) mergeInPlan(entities, merges, from, into, why);
+      else asked.proposed.push({ action: "propose", detail: { merge: from.id, fromName: from.name, into: into.id, intoName: into.name, why, apply: howToApply } });
     }
-    return { proposed: [], meta: { model: llm.label, status: "applied" } };
   }
-  const proposed = proposals.map((p) => ({
-    action: "propose" as const,
-    detail: { merge: p.from.id, fromName: p.from.name, into: p.into.id, intoName: p.into.name, why, apply: "signet dream --apply, or graph.llmApply: true" },
-  }));
-  return { proposed, meta: { model: llm.label, status: "proposed" } };
+  const slots = slotCandidates(entities, claims, redirectOf(merges));
+  if (slots.length >= 2) {
+    const { proposals, error } = await proposeSameSlots(llm, slots);
+    if (error) failures.push(error);
+    for (const p of proposals) {
+      const rename = { entity: p.from.entityId, from: { aspect: p.from.aspect, slot: p.from.slot }, into: { aspect: p.into.aspect, slot: p.into.slot } };
+      if (apply) asked.renames.push(rename);
+      else {
+        asked.proposed.push({
+          action: "propose",
+          detail: { sameSlot: p.from.entityName, entity: rename.entity, from: `${p.from.aspect}.${p.from.slot}`, into: `${p.into.aspect}.${p.into.slot}`, why, apply: howToApply },
+        });
+      }
+    }
+  }
+  if (names.length < 2 && slots.length < 2) return null;
+  if (failures.length > 0) asked.meta = { model: llm.label, status: "failed", reason: failures.join("; ") };
+  return asked;
 }
 
 /** Audit rows per transaction, with a turn of the event loop between: a large pass writes tens of thousands. */
@@ -411,6 +480,10 @@ function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[]
         db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name, weight) SELECT ?, name, weight FROM graph_aspects WHERE entity_id = ?", [into.id, from.id]);
         db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [from.id]);
         db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [from.id, from.id]);
+      }
+      for (const r of plan.renames) {
+        db.run("UPDATE graph_claims SET aspect = ?, slot = ? WHERE entity_id = ? AND aspect = ? AND slot = ?", [r.into.aspect, r.into.slot, r.entity, r.from.aspect, r.from.slot]);
+        db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name) VALUES (?, ?)", [r.entity, r.into.aspect]);
       }
       const setClaim = db.query("UPDATE graph_claims SET status = ?, valid_until = ?, superseded_by = ? WHERE id = ?");
       for (const c of plan.claims) setClaim.run(c.status, c.validUntil, c.supersededBy, c.claim.id);

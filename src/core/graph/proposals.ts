@@ -1,8 +1,10 @@
 // Dreaming's optional model step: with an `llm` configured, the model reads the agent's entities
 // whose names look alike (a word, or a prefix of four letters or more, in common) and says which
-// name one thing ("Postgres" and "PostgreSQL"). The pass applies what it proposes only when the
-// owner says so (`graph.llmApply`, or `signet dream --apply`); otherwise it reports the proposals.
-// The rules' merges come first; the model only sees what they left apart.
+// name one thing ("Postgres" and "PostgreSQL"), and reads the slots of entities with several and
+// says which hold one attribute written two ways (`host` and `is`), so that the newer value
+// supersedes the older. The pass applies what it proposes only when the owner says so
+// (`graph.llmApply`, or `signet dream --apply`); otherwise it reports the proposals. The rules'
+// merges come first; the model only sees what they left apart.
 import { LlmError, type ChatModel } from "../llm/chat";
 
 export interface Candidate {
@@ -55,30 +57,74 @@ export function lookAlikes(entities: Candidate[]): Candidate[] {
   return [...shown].sort((a, b) => b.mentions - a.mentions || a.name.localeCompare(b.name)).slice(0, MAX_SHOWN);
 }
 
-/** What the model proposes to merge among `shown`, or why it could not say. */
-export async function proposeMerges(llm: ChatModel, shown: Candidate[]): Promise<{ proposals: MergeProposal[]; error?: string }> {
-  const list = shown.map((e, i) => `[${i + 1}] ${e.name} (${e.type}, ${e.mentions} mentions)`).join("\n");
-  let answer: string;
+async function ask(llm: ChatModel, system: string, user: string): Promise<{ answer: string } | { error: string }> {
   try {
-    answer = await llm.complete(
+    const answer = await llm.complete(
       [
-        { role: "system", content: SYSTEM },
-        { role: "user", content: `Names:\n${list}` },
+        { role: "system", content: system },
+        { role: "user", content: user },
       ],
       { timeoutMs: TIMEOUT_MS, maxTokens: 400 },
     );
+    return { answer };
   } catch (err) {
-    return { proposals: [], error: err instanceof LlmError ? `${err.reason}: ${err.message}` : (err as Error).message };
+    return { error: err instanceof LlmError ? `${err.reason}: ${err.message}` : (err as Error).message };
   }
-  const proposals: MergeProposal[] = [];
+}
+
+/** The `a=b` pairs of an answer, as indexes below `n`; each index in one pair at most (a chain waits for the next pass). */
+function pairsIn(answer: string, n: number): [number, number][] {
+  const pairs: [number, number][] = [];
   const used = new Set<number>();
   for (const m of answer.matchAll(/\[?(\d+)\]?\s*=\s*\[?(\d+)\]?/g)) {
     const [a, b] = [Number(m[1]) - 1, Number(m[2]) - 1];
-    // One merge per name a pass: a chain the model draws (1=2, 2=3) waits for the next pass.
-    if (a === b || !shown[a] || !shown[b] || used.has(a) || used.has(b)) continue;
+    if (a === b || a < 0 || b < 0 || a >= n || b >= n || used.has(a) || used.has(b)) continue;
     used.add(a).add(b);
-    proposals.push({ from: shown[a], into: shown[b] });
+    pairs.push([a, b]);
   }
-  if (proposals.length === 0 && !/^\s*0\s*$/.test(answer)) return { proposals, error: "bad_answer: the llm named no pair of numbers" };
+  return pairs;
+}
+
+/** What the model proposes to merge among `shown`, or why it could not say. */
+export async function proposeMerges(llm: ChatModel, shown: Candidate[]): Promise<{ proposals: MergeProposal[]; error?: string }> {
+  const list = shown.map((e, i) => `[${i + 1}] ${e.name} (${e.type}, ${e.mentions} mentions)`).join("\n");
+  const asked = await ask(llm, SYSTEM, `Names:\n${list}`);
+  if ("error" in asked) return { proposals: [], error: asked.error };
+  const proposals = pairsIn(asked.answer, shown.length).map(([a, b]) => ({ from: shown[a]!, into: shown[b]! }));
+  if (proposals.length === 0 && !/^\s*0\s*$/.test(asked.answer)) return { proposals, error: "bad_answer: the llm named no pair of numbers" };
+  return { proposals };
+}
+
+/** One slot of an entity, with its current value: what the model compares for the same attribute. */
+export interface SlotCandidate {
+  entityId: string;
+  entityName: string;
+  aspect: string;
+  slot: string;
+  value: string;
+}
+
+export interface SlotProposal {
+  from: SlotCandidate;
+  into: SlotCandidate;
+}
+
+const SLOTS_SYSTEM = [
+  "Each line is an attribute of an entity of a knowledge graph, with its current value.",
+  "Find the lines that are the same attribute of the same entity written two ways (a `host` and an `is`, a `db` and a `database`).",
+  "Reply with one line per such pair, `a=b`, where a and b are the line numbers and b is the one to keep.",
+  "Leave out different attributes. Reply 0 when none are the same.",
+].join(" ");
+
+/** What the model proposes to hold as one slot among `shown` (pairs of one entity's slots only). */
+export async function proposeSameSlots(llm: ChatModel, shown: SlotCandidate[]): Promise<{ proposals: SlotProposal[]; error?: string }> {
+  const list = shown.map((s, i) => `[${i + 1}] ${s.entityName}: ${s.aspect}.${s.slot} = ${s.value.slice(0, 120)}`).join("\n");
+  const asked = await ask(llm, SLOTS_SYSTEM, `Attributes:\n${list}`);
+  if ("error" in asked) return { proposals: [], error: asked.error };
+  const proposals: SlotProposal[] = [];
+  for (const [a, b] of pairsIn(asked.answer, shown.length)) {
+    if (shown[a]!.entityId === shown[b]!.entityId) proposals.push({ from: shown[a]!, into: shown[b]! });
+  }
+  if (proposals.length === 0 && !/^\s*0\s*$/.test(asked.answer)) return { proposals, error: "bad_answer: the llm named no pair of one entity's attributes" };
   return { proposals };
 }
