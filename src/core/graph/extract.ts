@@ -121,12 +121,14 @@ interface KnownSpan {
 /** The names in `toks` that the agent's graph knows, longest match first ("Dana Weber" over "Dana"). */
 function knownSpans(text: string, toks: Token[], known: (key: string) => boolean): KnownSpan[] {
   const spans: KnownSpan[] = [];
+  // A span's key is its words' keys joined, as nameKey makes a name's: each word normalized once, not
+  // every span of up to MAX_NAME_WORDS words again (extraction's main cost, and its garbage).
+  const keys = toks.map((t) => nameKey(t.text));
   for (let i = 0; i < toks.length; i++) {
     for (let n = Math.min(MAX_NAME_WORDS, toks.length - i); n >= 1; n--) {
-      const name = text.slice(toks[i]!.start, toks[i + n - 1]!.end);
-      const key = nameKey(name);
+      const key = n === 1 ? keys[i]! : keys.slice(i, i + n).join(" ");
       if (!key || NOT_NAMES.has(key) || !known(key)) continue;
-      spans.push({ at: i, words: n, name, key });
+      spans.push({ at: i, words: n, name: text.slice(toks[i]!.start, toks[i + n - 1]!.end), key });
       i += n - 1;
       break;
     }
