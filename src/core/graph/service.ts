@@ -18,10 +18,11 @@ export interface GraphOptions {
   now?: () => Date;
   onError?: (message: string) => void;
   /**
-   * Told how many memories a batch extracted, and after a pass how many the agent's graph holds (what
-   * it read): the daemon paces its garbage collections by it, as it does for writes.
+   * Told the work done, in memory changes' worth: the daemon paces its garbage collections by it, as
+   * it does for writes. An extracted memory leaves several times a write's garbage (EXTRACTION_WEIGHT);
+   * a pass, about a memory's worth for each memory its graph holds.
    */
-  afterWork?: (memories: number) => void;
+  afterWork?: (changes: number) => void;
   /** The configured llm: a pass asked for proposes merges with it (dream.ts askModel). */
   llm?: ChatModel;
   /** `graph.llmApply`: what the llm proposes is applied, and background passes ask it too. */
@@ -67,6 +68,11 @@ export interface GraphEntityDetail {
 
 /** Memories extracted per transaction: each batch is one commit and then a turn of the event loop. */
 const BATCH = 100;
+/**
+ * An extracted memory's garbage, in writes' worth: reading 100,000 memories at an upgrade's first
+ * start with each counted as one write peaked ~95 MiB above where the daemon settles.
+ */
+const EXTRACTION_WEIGHT = 5;
 /** The order factor of a memory about an entity the query names (recall, docs/api.md#how-it-ranks). */
 const NAMED_ORDER = 1.2;
 const DETAIL_RELATIONS = 50;
@@ -232,7 +238,7 @@ export class GraphService {
       .immediate();
     this.cost.memories += extracted;
     this.cost.ms += performance.now() - t0;
-    this.options.afterWork?.(extracted);
+    this.options.afterWork?.(extracted * EXTRACTION_WEIGHT);
   }
 
   private bump(agentId: string): void {
