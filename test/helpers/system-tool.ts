@@ -1,10 +1,12 @@
 // Programs some tests need that npm does not install: Chromium (the dashboard in a browser), zsh and
-// fish (completion scripts in the real shells), bubblewrap (secret exec's sandbox). Where one is
+// fish (completion scripts in the real shells), bubblewrap (secret exec's sandbox), PostgreSQL's
+// server (the PostgreSQL store). Where one is
 // missing, the tests that need it are skipped with one line saying what to install, so `npm install
 // && npm test` passes on a machine with only Node.js and npm. With SIGNET_REQUIRE_SYSTEM_TOOLS=1
 // (.ci/run sets it) a missing one fails the test file instead, so CI never skips them.
 import { existsSync } from "node:fs";
 import { probeSandbox } from "../../src/os/sandbox";
+import { findPostgresBin } from "./postgres";
 
 interface SystemTool {
   /** The tests that need it, as the skip line names them. */
@@ -33,6 +35,7 @@ const TOOLS = {
     install: "bubblewrap (apt-get install bubblewrap) where user namespaces are allowed",
     find: () => probeSandbox(process.env.PATH).sandbox?.bwrap ?? null,
   },
+  postgres: { tests: "PostgreSQL store tests", install: "postgresql (apt-get install postgresql)", find: findPostgresBin },
 } satisfies Record<string, SystemTool>;
 
 type ToolName = keyof typeof TOOLS;

@@ -1,0 +1,7 @@
+// The PostgreSQL store's migrations, embedded in the binary. The first is the SQLite schema as its
+// migrations leave it, in PostgreSQL's types; later ones follow the SQLite migrations they mirror.
+// Append new files here in order; never edit a shipped one.
+import p001 from "../../migrations/postgres/001_schema.sql" with { type: "text" };
+import type { Migration } from "./migrations";
+
+export const POSTGRES_MIGRATIONS: Migration[] = [{ version: 1, name: "001_schema", sql: p001 }];

@@ -1,0 +1,46 @@
+// The PostgreSQL store's connection and migrations. Several daemons share one database, and any of
+// them may start first or at the same moment: each migration runs in one transaction holding a
+// transaction-level advisory lock, and reads the schema version again under it, so two daemons
+// starting together migrate once and the second finds the work done.
+import { type MigrateResult, SchemaTooNewError } from "./migrate";
+import type { Migration } from "./migrations";
+import { POSTGRES_MIGRATIONS } from "./postgres-migrations";
+
+/** The advisory lock every Signet daemon takes to migrate a database ("signet" as an integer). */
+const MIGRATION_LOCK = 0x7369676e;
+
+/** A pooled client of the database at `url` (`postgres://` or `postgresql://`). */
+export function openPostgres(url: string, options: { max?: number } = {}): Bun.SQL {
+  return new Bun.SQL(url, { max: options.max ?? 10, connectionTimeout: 10 });
+}
+
+async function versionOf(sql: Bun.SQL): Promise<number> {
+  const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
+  if (!table.present) return 0;
+  const [row] = await sql`SELECT COALESCE(MAX(version), 0)::int AS v FROM schema_migrations`;
+  return row.v as number;
+}
+
+/** Applies the migrations the database lacks, each under the migration lock; refuses a newer schema. */
+export async function migratePostgres(sql: Bun.SQL, migrations: Migration[] = POSTGRES_MIGRATIONS): Promise<MigrateResult> {
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const applied: string[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    const ran = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`;
+      const current = await versionOf(tx);
+      if (current > known) throw new SchemaTooNewError(current, known);
+      if (m.version <= current) return false;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${new Date().toISOString()})`;
+      return true;
+    });
+    if (ran) applied.push(m.name);
+  }
+  if (migrations.length === 0) {
+    const current = await versionOf(sql);
+    if (current > known) throw new SchemaTooNewError(current, known);
+  }
+  return { applied, version: Math.max(await versionOf(sql), known) };
+}
