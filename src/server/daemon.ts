@@ -19,6 +19,7 @@ import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
 import { AgentsService } from "../core/agents/service";
+import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
 import { takeFromEnvironment } from "../os/environ";
@@ -131,7 +132,8 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       log,
       graph,
     });
-    const agents = new AgentsService(db, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
+    const agents = new AgentsService(new SqliteAgentStore(db), { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
+    void agents.start();
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
     const swept = ledger.sweep();
@@ -236,7 +238,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // Open /mcp notification streams never end on their own: end them so stop() can finish.
           await context.mcpStreams.closeAll();
           // So do message streams (GET /api/cross-agent/stream).
-          agents.closeAll();
+          await agents.closeAll();
           // Bridged servers go first: calls in flight fail at once instead of holding the HTTP
           // server's stop, and every child exits before the daemon does.
           await bridge.stop();

@@ -1,7 +1,6 @@
 // Cross-agent presence and messages (docs/api.md#cross-agent): who is present, messages to an agent,
 // a session or everyone, acknowledgements, the ACP relay, and listeners for the live stream. An
 // agent acts only as itself: naming another agent as the reader or the sender is refused.
-import type { Database } from "bun:sqlite";
 import type {
   AckResponse,
   AgentMessage,
@@ -17,9 +16,9 @@ import type {
 } from "../../contracts/agents";
 import { normalizeSessionKey } from "../../contracts/session";
 import { SignetError, notFound } from "../../contracts/errors";
-import { heldByAnother, sessionHolder, sessionOfAnotherAgent } from "../sessions/holder";
+import { sessionOfAnotherAgent } from "../sessions/holder";
 import { allowedOrigin, relayToAcp } from "./acp";
-import { AgentStore, type MessageScope } from "./store";
+import type { AgentStore, MessageScope } from "./store";
 
 export interface AgentsOptions {
   presenceTtlS: number;
@@ -41,29 +40,32 @@ export function ownAgent(callerAgentId: string, named: string | undefined, field
 }
 
 export class AgentsService {
-  private readonly store: AgentStore;
   private readonly listeners = new Set<Listener>();
   private closing = false;
+  private unwatch: (() => Promise<void>) | null = null;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: AgentStore,
     private readonly options: AgentsOptions,
-  ) {
-    this.store = new AgentStore(db);
+  ) {}
+
+  /** Streams also hear the messages other daemons sharing the store keep (none on SQLite). */
+  async start(): Promise<void> {
+    this.unwatch = await this.store.watchOthers(() => this.notifyAll());
   }
 
   // ---- presence ----
 
-  private expire(): void {
-    this.store.expirePresence(new Date(Date.now() - this.options.presenceTtlS * 1000).toISOString());
+  private expire(): Promise<void> {
+    return this.store.expirePresence(new Date(Date.now() - this.options.presenceTtlS * 1000).toISOString());
   }
 
-  presence(agentId: string, q: PresenceQuery): PresenceListResponse {
+  async presence(agentId: string, q: PresenceQuery): Promise<PresenceListResponse> {
     ownAgent(agentId, q.agent_id, "agent_id");
-    this.expire();
+    await this.expire();
     // The caller's own session is never its peer, include_self or not: include_self adds the
     // agent's other sessions.
-    const sessions = this.store.listPresence({
+    const sessions = await this.store.listPresence({
       excludeAgentId: q.include_self ? undefined : agentId,
       excludeSessionKey: q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
       project: q.project,
@@ -73,17 +75,17 @@ export class AgentsService {
   }
 
   /** Registers the caller's session or refreshes it; a session another agent holds is refused. */
-  heartbeat(agentId: string, req: PresenceRequest): PresenceEntry {
+  async heartbeat(agentId: string, req: PresenceRequest): Promise<PresenceEntry> {
     ownAgent(agentId, req.agentId, "agentId");
     const key = normalizeSessionKey(req.sessionKey);
-    if (heldByAnother(this.db, key, agentId)) throw sessionOfAnotherAgent(key);
+    if (await this.store.heldByAnother(key, agentId)) throw sessionOfAnotherAgent(key);
     return this.store.upsertPresence({ sessionKey: key, agentId, harness: req.harness, project: req.project ?? null, at: new Date().toISOString() });
   }
 
-  leave(agentId: string, sessionKey: string, named?: string): PresenceDeleteResponse {
+  async leave(agentId: string, sessionKey: string, named?: string): Promise<PresenceDeleteResponse> {
     ownAgent(agentId, named, "agent_id");
     const key = normalizeSessionKey(sessionKey);
-    return { sessionKey: key, removed: this.store.removePresence(key, agentId) };
+    return { sessionKey: key, removed: await this.store.removePresence(key, agentId) };
   }
 
   // ---- messages ----
@@ -98,7 +100,7 @@ export class AgentsService {
     let toAgentId = req.toAgentId ?? null;
     const toSessionKey = req.toSessionKey === undefined ? null : normalizeSessionKey(req.toSessionKey);
     if (toSessionKey !== null) {
-      toAgentId = sessionHolder(this.db, toSessionKey);
+      toAgentId = await this.store.sessionHolder(toSessionKey);
       if (toAgentId === null) throw notFound(`toSessionKey: session ${toSessionKey}`);
     }
     if (req.via === "acp" && !allowedOrigin(req.acpBaseUrl!, this.options.acpAllowedOrigins)) {
@@ -107,8 +109,8 @@ export class AgentsService {
         `acpBaseUrl: ${new URL(req.acpBaseUrl!).origin} is not in acp.allowedOrigins (or SIGNET_ACP_ALLOWED_ORIGINS); add it there to relay to it`,
       );
     }
-    const unknownRecipient = req.toAgentId !== undefined && !this.store.knownAgent(req.toAgentId);
-    const id = this.store.insertMessage({
+    const unknownRecipient = req.toAgentId !== undefined && !(await this.store.knownAgent(req.toAgentId));
+    const id = await this.store.insertMessage({
       at: new Date().toISOString(),
       type: req.type,
       content: req.content,
@@ -125,14 +127,14 @@ export class AgentsService {
     this.notifyAll();
     if (req.via === "acp") {
       const outcome = await relayToAcp({ baseUrl: req.acpBaseUrl!, agentName: req.acpTargetAgentName!, content: req.content, timeoutMs: req.acpTimeoutMs! });
-      this.store.setDelivery(id, outcome.status, outcome.error, outcome.runId);
+      await this.store.setDelivery(id, outcome.status, outcome.error, outcome.runId);
     }
-    return { ...this.store.sent(id), meta: { unknownRecipient } };
+    return { ...(await this.store.sent(id)), meta: { unknownRecipient } };
   }
 
-  inbox(agentId: string, q: InboxQuery): InboxResponse {
+  async inbox(agentId: string, q: InboxQuery): Promise<InboxResponse> {
     ownAgent(agentId, q.agent_id, "agent_id");
-    const items = this.store.read({
+    const items = await this.store.read({
       agentId,
       sessionKey: q.session_key === undefined ? undefined : normalizeSessionKey(q.session_key),
       includeBroadcast: q.include_broadcast,
@@ -145,20 +147,20 @@ export class AgentsService {
     return { items, count: items.length };
   }
 
-  ack(agentId: string, ids: number[]): AckResponse {
-    const acked = this.store.ack(agentId, ids, new Date().toISOString());
+  async ack(agentId: string, ids: number[]): Promise<AckResponse> {
+    const acked = await this.store.ack(agentId, ids, new Date().toISOString());
     const done = new Set(acked);
     return { acked, unknown: [...new Set(ids)].filter((id) => !done.has(id)) };
   }
 
   /** What a stream shows after `afterId`: messages to the agent (and its session), and broadcasts if asked. */
-  missed(scope: Omit<MessageScope, "includeSent" | "limit">, limit = 500): AgentMessage[] {
+  missed(scope: Omit<MessageScope, "includeSent" | "limit">, limit = 500): Promise<AgentMessage[]> {
     return this.store.read({ ...scope, includeSent: false, limit });
   }
 
   // ---- live stream ----
 
-  latestId(): number {
+  latestId(): Promise<number> {
     return this.store.latestId();
   }
 
@@ -178,10 +180,12 @@ export class AgentsService {
     for (const l of this.listeners) l.notify();
   }
 
-  /** Ends every open stream: the daemon is stopping. */
-  closeAll(): void {
+  /** Ends every open stream and stops hearing other daemons: the daemon is stopping. */
+  async closeAll(): Promise<void> {
     this.closing = true;
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();
+    await this.unwatch?.();
+    this.unwatch = null;
   }
 }

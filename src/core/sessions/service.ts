@@ -18,7 +18,8 @@ import { extractFromTranscript } from "./extraction";
 import { chooseInjections } from "./injection";
 import { heldByAnother, sessionOfAnotherAgent } from "./holder";
 import { messagesBlock, PENDING_LIMIT, unreadNote } from "./messages";
-import { AgentStore } from "../agents/store";
+import { SqliteAgentStore } from "../agents/sqlite-store";
+import type { AgentStore } from "../agents/store";
 import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
 import type { Database } from "bun:sqlite";
 
@@ -86,7 +87,7 @@ export class SessionService {
     private readonly options: SessionServiceOptions,
   ) {
     this.store = new SessionStore(db);
-    this.messages = new AgentStore(db);
+    this.messages = new SqliteAgentStore(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -133,14 +134,19 @@ export class SessionService {
     return this.messages.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
   }
 
-  /** The block of messages for this prompt, marked delivered to the session as it is made. */
-  private deliverMessages(session: SessionRow): { context: string; ids: number[] } {
-    const block = messagesBlock(this.pendingMessages(session));
-    if (block.ids.length > 0) this.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString());
-    return block;
+  /**
+   * The block of messages for this prompt, marked delivered to the session as it is made. Two
+   * prompts at once may both find a message pending: only the one whose mark stored it shows it.
+   */
+  private async deliverMessages(session: SessionRow): Promise<{ context: string; ids: number[] }> {
+    const pending = await this.pendingMessages(session);
+    const block = messagesBlock(pending);
+    if (block.ids.length === 0) return block;
+    const claimed = new Set(await this.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString()));
+    return claimed.size === block.ids.length ? block : messagesBlock(pending.filter((m) => claimed.has(m.id)));
   }
 
-  private sessionStart(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+  private async sessionStart(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
     const session = this.open(caller, key, req, true);
     this.store.registerPresence({
       key,
@@ -151,7 +157,7 @@ export class SessionService {
     });
     const block = new ContextBuilder(this.options.sessionStartBudgetTokens, `# Signet memory (session ${key})`);
     // First, so the budget never squeezes it out: a line, and the messages themselves come with the next prompt.
-    const unread = this.pendingMessages(session).length;
+    const unread = (await this.pendingMessages(session)).length;
     if (unread > 0) block.text("Messages", unreadNote(unread));
     for (const file of IDENTITY_FILES) {
       const text = this.readIdentityFile(file);
@@ -182,8 +188,7 @@ export class SessionService {
     const session = this.open(caller, key, req);
     // Each prompt is a presence heartbeat (crossAgent.presenceTtlS, docs/api.md#presence).
     this.store.touchPresence(key, session.agent_id, this.now().toISOString());
-    // Taken and marked before anything is awaited, so two prompts at once never both get a message.
-    const messages = this.deliverMessages(session);
+    const messages = await this.deliverMessages(session);
     const memories = await this.promptMemories(caller, session, req.prompt?.trim() ?? "");
     return {
       context: [messages.context, memories.context].filter((c) => c !== "").join("\n\n"),

@@ -50,14 +50,32 @@ function messageStream(
           stop();
         }
       };
-      const pump = () => {
-        for (let batch = BATCH; batch === BATCH && !closed; ) {
-          const missed = agents.missed({ ...scope, afterId: cursor }, BATCH);
-          for (const m of missed) {
-            write(event(m));
-            cursor = m.id;
-          }
-          batch = missed.length;
+      // One read at a time: a notice during a read makes one more read after it, from the cursor.
+      let reading = false;
+      let again = false;
+      const pump = async () => {
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            again = false;
+            for (let batch = BATCH; batch === BATCH && !closed; ) {
+              const missed = await agents.missed({ ...scope, afterId: cursor }, BATCH);
+              for (const m of missed) {
+                write(event(m));
+                cursor = m.id;
+              }
+              batch = missed.length;
+            }
+          } while (again && !closed);
+        } catch {
+          // The store is unreachable: the stream ends, and the client reconnects from its last event.
+          stop();
+        } finally {
+          reading = false;
         }
       };
       const keepAlive = setInterval(() => write(": keep-alive\n\n"), keepAliveS * 1000);
@@ -76,12 +94,12 @@ function messageStream(
         }
       };
       signal.addEventListener("abort", stop);
-      unlisten = agents.listen({ notify: pump, close: stop });
+      unlisten = agents.listen({ notify: () => void pump(), close: stop });
       if (unlisten === null) return stop();
       slot.bind(stop);
       // Bun sends the headers with the first byte: a comment at once tells the client it is open.
       write(": connected\n\n");
-      pump();
+      void pump();
     },
     cancel() {
       stop();
@@ -106,10 +124,10 @@ export function agentRoutes(ctx: DaemonContext) {
     }),
     serve(AGENTS_API.inbox, ({ query, request }) => agents.inbox(callerFrom(request).agentId, query)),
     serve(AGENTS_API.ack, ({ body, request }) => agents.ack(callerFrom(request).agentId, body.ids)),
-    serve(AGENTS_API.watch, ({ query, request }) => {
+    serve(AGENTS_API.watch, async ({ query, request }) => {
       const { agentId } = callerFrom(request);
       ownAgent(agentId, query.agent_id, "agent_id");
-      const cursor = lastEventId(request, query.last_event_id) ?? agents.latestId();
+      const cursor = lastEventId(request, query.last_event_id) ?? (await agents.latestId());
       if (!agents.accepting) return errorResponse("unavailable", "the daemon is stopping");
       const admission = streams.admit(agentId, tokenIdOf(principalOf(request)));
       if (!admission.ok) {
