@@ -190,6 +190,24 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
     }
   });
 
+  test("a daemon stopped while it sets up its listening leaves no listening connection behind", async () => {
+    const connect = await postgresDatabase();
+    const observer = await connect();
+    const service = new AgentsService(new PostgresAgentStore(await connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
+    const listening = async () =>
+      Number((await observer`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)[0].n);
+    const starting = service.start();
+    await service.closeAll();
+    await starting;
+    expect(await eventually(async () => (await listening()) === 0, 2_000)).toBe(true);
+    // And a daemon that started and stopped in order: listening while it runs, not after.
+    const other = new AgentsService(new PostgresAgentStore(await connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
+    await other.start();
+    expect(await listening()).toBe(1);
+    await other.closeAll();
+    expect(await eventually(async () => (await listening()) === 0, 2_000)).toBe(true);
+  });
+
   test("two prompts on two daemons racing for the same messages: each message is marked for the session once", async () => {
     const connect = await postgresDatabase();
     const first = new PostgresAgentStore(await connect());

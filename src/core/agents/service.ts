@@ -51,7 +51,10 @@ export class AgentsService {
 
   /** Streams also hear the messages other daemons sharing the store keep (none on SQLite). */
   async start(): Promise<void> {
-    this.unwatch = await this.store.watchOthers(() => this.notifyAll());
+    const unwatch = await this.store.watchOthers(() => this.notifyAll());
+    // A stop that came while the listening was set up has nothing left to end it.
+    if (this.closing) await unwatch();
+    else this.unwatch = unwatch;
   }
 
   // ---- presence ----
