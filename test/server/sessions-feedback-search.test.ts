@@ -71,10 +71,12 @@ describe("memory feedback", () => {
 describe("feedback moves recall's order, within bounds", () => {
   test("for one query, a memory rated -1 drops, one rated +1 rises, and neither passes a clearly better match", async () => {
     const agent = "ranker";
-    // Three equally matching memories (same words, same length), and one that matches the query far better.
-    const a = await remember({ content: "orchid watering schedule alpha" }, agent);
-    const b = await remember({ content: "orchid watering schedule bravo" }, agent);
-    const c = await remember({ content: "orchid watering schedule charlie" }, agent);
+    // Three equally matching memories (same words, same length), and one that matches the query far
+    // better. The three are a second apart: stored in one millisecond, their order would be a tie.
+    const secondsAgo = (n: number) => new Date(Date.now() - n * 1000).toISOString();
+    const a = await remember({ content: "orchid watering schedule alpha", createdAt: secondsAgo(3) }, agent);
+    const b = await remember({ content: "orchid watering schedule bravo", createdAt: secondsAgo(2) }, agent);
+    const c = await remember({ content: "orchid watering schedule charlie", createdAt: secondsAgo(1) }, agent);
     const best = await remember({ content: "orchid greenhouse humidity watering schedule misting" }, agent);
     const query = { query: "orchid greenhouse humidity misting watering schedule", limit: 10, minScore: 0 };
     const before = await td.client(agent).memory.recall(query);
