@@ -271,8 +271,6 @@ const DECAY_SCAN_STEP = 20_000;
  * Importance decays with time since last use (an access by recall, else creation); pinned memories
  * never decay, and a memory used again gets its importance back. The importance decayed from is the
  * memory's own at its current version: a change of the memory starts again from its new importance.
- */
-/**
  * Importance moves slowly (half-lives of months), so a whole scan of the agent's memories for decay
  * runs once a day, a range of them at a time with a turn of the event loop between; every pass gives
  * importance back to the decayed memories used again since.
@@ -368,7 +366,7 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   let id: number | null = null;
   if (!options.dryRun) {
     await yieldToLoop();
-    id = apply(db, agentId, plan, actions, counts, options.trigger, startedAt);
+    id = apply(db, agentId, plan, counts, options.trigger, startedAt);
     await writeAudit(db, id, actions);
   }
   return {
@@ -466,7 +464,7 @@ async function writeAudit(db: Database, id: number, actions: DreamAction[]): Pro
   }
 }
 
-function apply(db: Database, agentId: string, plan: Plan, actions: DreamAction[], counts: Record<DreamActionKind, number>, trigger: string, now: string): number {
+function apply(db: Database, agentId: string, plan: Plan, counts: Record<DreamActionKind, number>, trigger: string, now: string): number {
   return db
     .transaction(() => {
       for (const { from, into } of plan.merges) {
