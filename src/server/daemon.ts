@@ -125,14 +125,17 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const sources = new SourceService(db, embeddings, log);
     recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
     const writes = new GroupCommit(db, memory);
+    // Presence and messages: the agents' routes and the prompt hook's deliveries share one store.
+    const agentStore = new SqliteAgentStore(db);
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
       llm: createChatModel(config.llm),
       log,
       graph,
+      messages: agentStore,
     });
-    const agents = new AgentsService(new SqliteAgentStore(db), { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
+    const agents = new AgentsService(agentStore, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
     void agents.start();
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);

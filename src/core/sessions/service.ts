@@ -18,7 +18,6 @@ import { extractFromTranscript } from "./extraction";
 import { chooseInjections } from "./injection";
 import { heldByAnother, sessionOfAnotherAgent } from "./holder";
 import { messagesBlock, PENDING_LIMIT, unreadNote } from "./messages";
-import { SqliteAgentStore } from "../agents/sqlite-store";
 import type { AgentStore } from "../agents/store";
 import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
 import type { Database } from "bun:sqlite";
@@ -57,6 +56,8 @@ export interface SessionServiceOptions {
   now?: () => Date;
   /** The knowledge graph: feedback propagates along it, and session start lists its reviews. */
   graph?: SessionGraph;
+  /** Other agents' messages, which the prompt hook delivers to the session: the daemon's one agent store. */
+  messages: AgentStore;
 }
 
 /** What sessions ask of the knowledge graph (core/graph/service.ts). */
@@ -72,8 +73,6 @@ const REVIEW_LIMIT = 5;
 
 export class SessionService {
   private readonly store: SessionStore;
-  /** Other agents' messages, which the prompt hook delivers to the session. */
-  private readonly messages: AgentStore;
   private readonly now: () => Date;
   /** Background extractions in flight, so stop() can end them and tests can wait for them. */
   private readonly extractions = new Set<Promise<void>>();
@@ -87,7 +86,6 @@ export class SessionService {
     private readonly options: SessionServiceOptions,
   ) {
     this.store = new SessionStore(db);
-    this.messages = new SqliteAgentStore(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -131,7 +129,7 @@ export class SessionService {
 
   /** The messages this session has not been given yet. */
   private pendingMessages(session: SessionRow) {
-    return this.messages.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
+    return this.options.messages.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
   }
 
   /**
@@ -142,7 +140,7 @@ export class SessionService {
     const pending = await this.pendingMessages(session);
     const block = messagesBlock(pending);
     if (block.ids.length === 0) return block;
-    const claimed = new Set(await this.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString()));
+    const claimed = new Set(await this.options.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString()));
     return claimed.size === block.ids.length ? block : messagesBlock(pending.filter((m) => claimed.has(m.id)));
   }
 
