@@ -30,22 +30,16 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-/** A fresh, migrated PostgreSQL database; returns a client factory for it (one client per "daemon"). */
-async function postgresDatabase(): Promise<() => Promise<SQL>> {
+/** A fresh, migrated PostgreSQL database; returns how to open a client of it (one per "daemon"). */
+async function postgresDatabase(): Promise<() => SQL> {
   const url = await pg!.createDatabase();
-  const first = openPostgres(url);
-  clients.push(first);
-  await migratePostgres(first);
-  let used = false;
-  return async () => {
-    if (!used) {
-      used = true;
-      return first;
-    }
-    const next = openPostgres(url);
-    clients.push(next);
-    return next;
+  const connect = () => {
+    const client = openPostgres(url);
+    clients.push(client);
+    return client;
   };
+  await migratePostgres(connect());
+  return connect;
 }
 
 const STORES: { name: string; available: boolean; open(): Promise<AgentStore> }[] = [
@@ -62,7 +56,7 @@ const STORES: { name: string; available: boolean; open(): Promise<AgentStore> }[
     name: "PostgreSQL",
     available: withPostgres,
     async open() {
-      return new PostgresAgentStore(await (await postgresDatabase())());
+      return new PostgresAgentStore((await postgresDatabase())());
     },
   },
 ];
@@ -169,8 +163,8 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
   test("a message sent through one daemon reaches a stream held on the other, within a second", async () => {
     const connect = await postgresDatabase();
     const options = { presenceTtlS: 600, acpAllowedOrigins: [] };
-    const one = new AgentsService(new PostgresAgentStore(await connect()), options);
-    const two = new AgentsService(new PostgresAgentStore(await connect()), options);
+    const one = new AgentsService(new PostgresAgentStore(connect()), options);
+    const two = new AgentsService(new PostgresAgentStore(connect()), options);
     await one.start();
     await two.start();
     try {
@@ -192,8 +186,8 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
 
   test("a daemon stopped while it sets up its listening leaves no listening connection behind", async () => {
     const connect = await postgresDatabase();
-    const observer = await connect();
-    const service = new AgentsService(new PostgresAgentStore(await connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
+    const observer = connect();
+    const service = new AgentsService(new PostgresAgentStore(connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
     const listening = async () =>
       Number((await observer`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)[0].n);
     const starting = service.start();
@@ -201,7 +195,7 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
     await starting;
     expect(await eventually(async () => (await listening()) === 0, 2_000)).toBe(true);
     // And a daemon that started and stopped in order: listening while it runs, not after.
-    const other = new AgentsService(new PostgresAgentStore(await connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
+    const other = new AgentsService(new PostgresAgentStore(connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
     await other.start();
     expect(await listening()).toBe(1);
     await other.closeAll();
@@ -210,8 +204,8 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
 
   test("two prompts on two daemons racing for the same messages: each message is marked for the session once", async () => {
     const connect = await postgresDatabase();
-    const first = new PostgresAgentStore(await connect());
-    const second = new PostgresAgentStore(await connect());
+    const first = new PostgresAgentStore(connect());
+    const second = new PostgresAgentStore(connect());
     const ids: number[] = [];
     for (let i = 0; i < 20; i++) ids.push(await first.insertMessage(message({ content: `m${i}`, toAgentId: "bob" })));
     const [a, b] = await Promise.all([first.markDelivered("bob", "s1", ids, at(1)), second.markDelivered("bob", "s1", ids, at(1))]);
