@@ -125,7 +125,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const sources = new SourceService(db, embeddings, log);
     recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
     const writes = new GroupCommit(db, memory);
-    // Presence and messages: the agents' routes and the prompt hook's deliveries share one store.
+    // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
     const sessions = new SessionService(db, memory, writes, recall, {
       dataDir: config.dataDir,
@@ -133,7 +133,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       llm: createChatModel(config.llm),
       log,
       graph,
-      messages: agentStore,
+      agents: agentStore,
     });
     const agents = new AgentsService(agentStore, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
     void agents.start();

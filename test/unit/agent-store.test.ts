@@ -99,6 +99,12 @@ for (const kind of STORES) {
       expect(await store.heldByAnother("s-bob", "ada")).toBe(true);
       expect(await store.heldByAnother("s-bob", "bob")).toBe(false);
       expect(await store.removePresence("s-bob", "ada")).toBe(false);
+      // Another agent's key is neither taken nor refreshed; a heartbeat moves only its own entry.
+      expect(await store.upsertPresence({ sessionKey: "s-bob", agentId: "ada", harness: "codex", project: null, at: at(4) })).toBeNull();
+      await store.touchPresence("s-bob", "ada", at(4));
+      expect(await store.sessionHolder("s-bob")).toBe("bob");
+      await store.touchPresence("s-ada", "ada", at(4));
+      expect((await store.listPresence({ limit: 10 })).map((p) => [p.sessionKey, p.lastSeenAt])).toEqual([["s-ada", at(4)], ["s-bob", at(2)]]);
       await store.expirePresence(at(3));
       expect((await store.listPresence({ limit: 10 })).map((p) => p.sessionKey)).toEqual(["s-ada"]);
       expect(await store.removePresence("s-ada", "ada")).toBe(true);

@@ -16,14 +16,19 @@ function parameters(): { values: unknown[]; p: (value: unknown) => string } {
 export class PostgresAgentStore implements AgentStore {
   constructor(private readonly sql: Bun.SQL) {}
 
-  async upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry> {
+  async upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry | null> {
     const [row] = await this.sql<PresenceRow[]>`
       INSERT INTO agent_presence (session_key, agent_id, harness, project, started_at, last_seen_at)
       VALUES (${e.sessionKey}, ${e.agentId}, ${e.harness}, ${e.project}, ${e.at}, ${e.at})
       ON CONFLICT (session_key) DO UPDATE SET harness = excluded.harness, project = COALESCE(excluded.project, agent_presence.project),
         last_seen_at = excluded.last_seen_at
+      WHERE agent_presence.agent_id = excluded.agent_id
       RETURNING *`;
-    return toPresence(row!);
+    return row ? toPresence(row) : null;
+  }
+
+  async touchPresence(sessionKey: string, agentId: string, at: string): Promise<void> {
+    await this.sql`UPDATE agent_presence SET last_seen_at = ${at} WHERE session_key = ${sessionKey} AND agent_id = ${agentId}`;
   }
 
   async removePresence(sessionKey: string, agentId: string): Promise<boolean> {

@@ -82,7 +82,10 @@ export class AgentsService {
     ownAgent(agentId, req.agentId, "agentId");
     const key = normalizeSessionKey(req.sessionKey);
     if (await this.store.heldByAnother(key, agentId)) throw sessionOfAnotherAgent(key);
-    return this.store.upsertPresence({ sessionKey: key, agentId, harness: req.harness, project: req.project ?? null, at: new Date().toISOString() });
+    const entry = await this.store.upsertPresence({ sessionKey: key, agentId, harness: req.harness, project: req.project ?? null, at: new Date().toISOString() });
+    // Another agent took the key between the check and the write.
+    if (!entry) throw sessionOfAnotherAgent(key);
+    return entry;
   }
 
   async leave(agentId: string, sessionKey: string, named?: string): Promise<PresenceDeleteResponse> {

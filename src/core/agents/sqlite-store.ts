@@ -8,15 +8,21 @@ import { type AgentStore, type MessageRow, type MessageScope, type NewMessage, t
 export class SqliteAgentStore implements AgentStore {
   constructor(private readonly db: Database) {}
 
-  async upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry> {
-    this.db
-      .query(
+  async upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry | null> {
+    const row = this.db
+      .query<PresenceRow, [string, string, string, string | null, string]>(
         `INSERT INTO agent_presence (session_key, agent_id, harness, project, started_at, last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
          ON CONFLICT(session_key) DO UPDATE SET harness = excluded.harness, project = COALESCE(excluded.project, project),
-           last_seen_at = excluded.last_seen_at`,
+           last_seen_at = excluded.last_seen_at
+         WHERE agent_presence.agent_id = excluded.agent_id
+         RETURNING *`,
       )
-      .run(e.sessionKey, e.agentId, e.harness, e.project, e.at);
-    return toPresence(this.db.query<PresenceRow, [string]>("SELECT * FROM agent_presence WHERE session_key = ?").get(e.sessionKey)!);
+      .get(e.sessionKey, e.agentId, e.harness, e.project, e.at);
+    return row ? toPresence(row) : null;
+  }
+
+  async touchPresence(sessionKey: string, agentId: string, at: string): Promise<void> {
+    this.db.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = ? AND agent_id = ?").run(at, sessionKey, agentId);
   }
 
   async removePresence(sessionKey: string, agentId: string): Promise<boolean> {

@@ -86,7 +86,13 @@ export function toMessage(r: MessageRow): AgentMessage {
 
 /** Presence and messages, in whichever store the daemon runs on. */
 export interface AgentStore {
-  upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry>;
+  /**
+   * Registers session `sessionKey` of `agentId`, or refreshes its entry; null when another agent's
+   * entry holds the key (which is left as it was).
+   */
+  upsertPresence(e: { sessionKey: string; agentId: string; harness: string; project: string | null; at: string }): Promise<PresenceEntry | null>;
+  /** A heartbeat: a present session's last sighting moves to `at`. */
+  touchPresence(sessionKey: string, agentId: string, at: string): Promise<void>;
   removePresence(sessionKey: string, agentId: string): Promise<boolean>;
   /** Forgets entries not seen since `cutoff`. */
   expirePresence(cutoff: string): Promise<void>;

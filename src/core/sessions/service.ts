@@ -56,8 +56,11 @@ export interface SessionServiceOptions {
   now?: () => Date;
   /** The knowledge graph: feedback propagates along it, and session start lists its reviews. */
   graph?: SessionGraph;
-  /** Other agents' messages, which the prompt hook delivers to the session: the daemon's one agent store. */
-  messages: AgentStore;
+  /**
+   * The daemon's one agent store: sessions' presence, and other agents' messages, which the prompt
+   * hook delivers to the session.
+   */
+  agents: AgentStore;
 }
 
 /** What sessions ask of the knowledge graph (core/graph/service.ts). */
@@ -94,7 +97,7 @@ export class SessionService {
   /** Every hook acts on the caller's own session: one another agent holds is refused before anything is read. */
   async hook(event: HookEvent, caller: Caller, req: HookRequest): Promise<HookResponse> {
     const key = normalizeSessionKey(req.sessionKey);
-    if (heldByAnother(this.db, key, caller.agentId)) throw sessionOfAnotherAgent(key);
+    if (await this.options.agents.heldByAnother(key, caller.agentId)) throw sessionOfAnotherAgent(key);
     if (this.store.get(key, caller.agentId)?.bypassed === 1) return { bypassed: true };
     switch (event) {
       case "session-start":
@@ -129,7 +132,7 @@ export class SessionService {
 
   /** The messages this session has not been given yet. */
   private pendingMessages(session: SessionRow) {
-    return this.options.messages.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
+    return this.options.agents.undelivered({ agentId: session.agent_id, sessionKey: session.key, sessionStartedAt: session.started_at }, PENDING_LIMIT);
   }
 
   /**
@@ -140,19 +143,13 @@ export class SessionService {
     const pending = await this.pendingMessages(session);
     const block = messagesBlock(pending);
     if (block.ids.length === 0) return block;
-    const claimed = new Set(await this.options.messages.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString()));
+    const claimed = new Set(await this.options.agents.markDelivered(session.agent_id, session.key, block.ids, this.now().toISOString()));
     return claimed.size === block.ids.length ? block : messagesBlock(pending.filter((m) => claimed.has(m.id)));
   }
 
   private async sessionStart(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
     const session = this.open(caller, key, req, true);
-    this.store.registerPresence({
-      key,
-      agentId: caller.agentId,
-      harness: req.harness,
-      project: session.project,
-      at: this.now().toISOString(),
-    });
+    await this.options.agents.upsertPresence({ sessionKey: key, agentId: caller.agentId, harness: req.harness, project: session.project, at: this.now().toISOString() });
     const block = new ContextBuilder(this.options.sessionStartBudgetTokens, `# Signet memory (session ${key})`);
     // First, so the budget never squeezes it out: a line, and the messages themselves come with the next prompt.
     const unread = (await this.pendingMessages(session)).length;
@@ -185,7 +182,7 @@ export class SessionService {
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
     const session = this.open(caller, key, req);
     // Each prompt is a presence heartbeat (crossAgent.presenceTtlS, docs/api.md#presence).
-    this.store.touchPresence(key, session.agent_id, this.now().toISOString());
+    await this.options.agents.touchPresence(key, session.agent_id, this.now().toISOString());
     const messages = await this.deliverMessages(session);
     const memories = await this.promptMemories(caller, session, req.prompt?.trim() ?? "");
     return {
@@ -244,12 +241,12 @@ export class SessionService {
     return this.inject(session, "compaction-complete", context, carried.map((m) => m.id));
   }
 
-  private sessionEnd(caller: Caller, key: string, req: HookRequest): HookContextResponse {
+  private async sessionEnd(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
     const session = this.open(caller, key, req);
     const transcript = req.transcript?.trim() ? req.transcript : null;
     if (transcript) this.store.setTranscript(session.seq, transcript);
     this.store.end(key, session.agent_id, this.now().toISOString());
-    this.store.removePresence(key, session.agent_id);
+    await this.options.agents.removePresence(key, session.agent_id);
     const base = { context: "", memoryIds: [], window: session.injection_window, transcriptStored: transcript !== null };
     if (!transcript) {
       return { ...base, extraction: "skipped", note: "no transcript was given, so nothing was stored or extracted" };

@@ -1,5 +1,5 @@
 // SQL for sessions (migrations/005_sessions.sql, 011): the sessions table, what reached each session
-// (session_memories), transcripts (FTS5), agent presence and memory feedback signals.
+// (session_memories), transcripts (FTS5) and memory feedback signals.
 import type { Database } from "bun:sqlite";
 import type { SessionMemory, SessionSummary } from "../../contracts/session";
 
@@ -291,29 +291,6 @@ export class SessionStore {
          WHERE ${where.join(" AND ")} ORDER BY bm25(session_transcripts_fts) LIMIT ?`,
       )
       .all(...params);
-  }
-
-  // ---- presence ----
-
-  /** Registers the session's presence; an entry of another agent under the key is left as it was. */
-  registerPresence(o: Omit<Opening, "parentKey">): void {
-    this.db
-      .query(
-        `INSERT INTO agent_presence (session_key, agent_id, harness, project, started_at, last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-         ON CONFLICT(session_key) DO UPDATE SET harness = excluded.harness,
-           project = excluded.project, last_seen_at = excluded.last_seen_at
-         WHERE agent_presence.agent_id = excluded.agent_id`,
-      )
-      .run(o.key, o.agentId, o.harness, o.project, o.at);
-  }
-
-  /** A heartbeat: a present session's last sighting moves to `at`. */
-  touchPresence(key: string, agentId: string, at: string): void {
-    this.db.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = ? AND agent_id = ?").run(at, key, agentId);
-  }
-
-  removePresence(key: string, agentId: string): void {
-    this.db.query("DELETE FROM agent_presence WHERE session_key = ? AND agent_id = ?").run(key, agentId);
   }
 
   // ---- feedback ----
