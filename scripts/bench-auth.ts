@@ -9,7 +9,8 @@
 // Percentiles are nearest-rank over every request; times come from performance.now().
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { TokenStore } from "../src/core/auth/tokens";
+import { TokenService } from "../src/core/auth/tokens";
+import { SqliteTokenStore } from "../src/core/auth/sqlite-token-store";
 import { RateLimiter } from "../src/core/auth/rate-limit";
 import { migrate } from "../src/db/migrate";
 import { openDatabase } from "../src/db/open";
@@ -30,11 +31,11 @@ const PORT = 3850;
 const dir = makeTempDir("signet-bench-auth-");
 const db = openDatabase(join(dir, "memories.db"));
 migrate(db);
-const tokens = new TokenStore(db);
+const tokens = new TokenService(new SqliteTokenStore(db));
 let live = "";
-db.transaction(() => {
-  for (let i = 0; i < opts.tokens; i++) live = tokens.create({ role: "operator" }).token;
-})();
+db.run("BEGIN");
+for (let i = 0; i < opts.tokens; i++) live = (await tokens.create({ role: "operator" })).token;
+db.run("COMMIT");
 const credentials = { adminToken: "owner-credential-for-the-benchmark-0123456789", instanceKey: "instance" };
 
 function guardFor(mode: AuthMode) {

@@ -1,7 +1,12 @@
 // The PostgreSQL store's migrations, embedded in the binary. The first is the SQLite schema as its
-// migrations leave it, in PostgreSQL's types; later ones follow the SQLite migrations they mirror.
+// migrations leave it, in PostgreSQL's types; later ones follow the SQLite migrations they mirror,
+// or add what only a shared store needs.
 // Append new files here in order; never edit a shipped one.
 import p001 from "../../migrations/postgres/001_schema.sql" with { type: "text" };
+import p002 from "../../migrations/postgres/002_rate_buckets.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
-export const POSTGRES_MIGRATIONS: Migration[] = [{ version: 1, name: "001_schema", sql: p001 }];
+export const POSTGRES_MIGRATIONS: Migration[] = [
+  { version: 1, name: "001_schema", sql: p001 },
+  { version: 2, name: "002_rate_buckets", sql: p002 },
+];

@@ -4,7 +4,6 @@ import { Elysia } from "elysia";
 import { SignetError } from "../contracts/errors";
 import { readJsonBody, routable, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
-import { RateLimiter } from "../core/auth/rate-limit";
 import { createGuard, type Handler } from "./guard";
 import { carryPrincipal } from "./principal";
 import { recordingOwnToolCalls } from "./own-tool-calls";
@@ -40,7 +39,7 @@ export function createHandler(ctx: DaemonContext): Handler {
     mode: ctx.config.auth.mode,
     peerAddress: (request) => ctx.peerAddress?.(request) ?? null,
     checkToken: (token) => ctx.tokens.check(token),
-    rateLimiter: new RateLimiter(ctx.config.auth.rateLimit),
+    rateLimiter: ctx.rateLimits,
   });
   // MCP tool handlers call the API in process, through the guard like any other caller, acting for
   // the principal of the /mcp request that runs them (src/server/principal.ts).

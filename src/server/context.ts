@@ -15,7 +15,8 @@ import type { SessionService } from "../core/sessions/service";
 import type { SourceService } from "../core/sources/service";
 import type { Logger } from "../logger";
 import type { McpStreamHub } from "../mcp/http";
-import type { TokenStore } from "../core/auth/tokens";
+import type { TokenService } from "../core/auth/tokens";
+import type { RateLimits } from "../core/auth/rate-limit";
 import type { OwnerCredentials } from "./credentials";
 
 export interface DaemonContext {
@@ -52,7 +53,9 @@ export interface DaemonContext {
   /** The daemon's one logger: everything it logs goes through here. */
   log: Logger;
   /** API tokens for team and hybrid modes (docs/security.md#tokens). */
-  tokens: TokenStore;
+  tokens: TokenService;
+  /** Per-token budgets of mutations (docs/security.md#rate-limits). */
+  rateLimits: RateLimits;
   /** The TCP peer address of a request the server received (null for one built in process); set once listening. */
   peerAddress?: (request: Request) => string | null;
   /** Sets one request's idle timeout in seconds (0: none), for long answers and streams; set once listening. */

@@ -8,7 +8,9 @@ import { BridgeService } from "../core/bridge/service";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
 import { UsageBoost } from "../core/recall/usage-boost";
-import { TokenStore } from "../core/auth/tokens";
+import { TokenService } from "../core/auth/tokens";
+import { SqliteTokenStore } from "../core/auth/sqlite-token-store";
+import { RateLimiter } from "../core/auth/rate-limit";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
@@ -159,10 +161,13 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       onServersChanged: () => void mcpStreams.toolsChanged(),
       onToolsChanged: () => void mcpStreams.toolsChanged(),
     });
+    const tokens = new TokenService(new SqliteTokenStore(db));
+    void tokens.start();
     const context: DaemonContext = {
       config,
       credentials: ownerCredentials(config.dataDir),
-      tokens: new TokenStore(db),
+      tokens,
+      rateLimits: new RateLimiter(config.auth.rateLimit),
       db,
       memory,
       writes,
@@ -242,6 +247,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           await context.mcpStreams.closeAll();
           // So do message streams (GET /api/cross-agent/stream).
           await agents.closeAll();
+          await tokens.stop();
           // Bridged servers go first: calls in flight fail at once instead of holding the HTTP
           // server's stop, and every child exits before the daemon does.
           await bridge.stop();

@@ -20,7 +20,7 @@ import {
 import { isLoopbackHost } from "../config/daemon-url";
 import { READ_PERMISSIONS, ROLE_PERMISSIONS, type Role } from "../contracts/auth";
 import type { ErrorCode } from "../contracts/errors";
-import type { RateLimiter } from "../core/auth/rate-limit";
+import type { RateLimits } from "../core/auth/rate-limit";
 import type { TokenCheck } from "../core/auth/tokens";
 import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
 import { VERSION } from "../version";
@@ -44,9 +44,9 @@ export interface GuardSettings {
   /** The TCP peer's address of a request the server received; null for any other (built in process). */
   peerAddress(request: Request): string | null;
   /** Looks a presented API token up (src/core/auth/tokens.ts). */
-  checkToken(token: string): TokenCheck;
+  checkToken(token: string): Promise<TokenCheck>;
   /** Spends one unit of a token's mutation budget: 0, or the seconds to wait. */
-  rateLimiter: RateLimiter;
+  rateLimiter: RateLimits;
 }
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -157,12 +157,12 @@ export function createGuard(settings: GuardSettings) {
    * otherwise the Bearer token, then the mode and the TCP peer address. A Bearer value that is neither
    * the owner's credential nor a live token is a string saying why.
    */
-  function identify(request: Request, token: string | null): Principal | string {
+  async function identify(request: Request, token: string | null): Promise<Principal | string> {
     const inherited = principalOf(request);
     if (inherited) return inherited;
     if (token !== null) {
       if (sameSecret(token, settings.credentials.adminToken)) return { kind: "trusted", via: "owner" };
-      const check = settings.checkToken(token);
+      const check = await settings.checkToken(token);
       if (!check.ok) return `the Bearer token ${TOKEN_PROBLEM[check.problem]}`;
       const { id, role, agentId } = check.token;
       return { kind: "token", tokenId: id, role, agentId };
@@ -175,7 +175,7 @@ export function createGuard(settings: GuardSettings) {
   }
 
   /** A refusal when the principal may not call the route, or may not right now (rate limit). */
-  function permissionProblem(principal: Principal, method: string, path: string, loose: string): Response | null {
+  async function permissionProblem(principal: Principal, method: string, path: string, loose: string): Promise<Response | null> {
     const need = permissionFor(method, loose);
     if (need === "public" || principal.kind === "trusted") return null;
     if (principal.kind === "anonymous") {
@@ -193,7 +193,7 @@ export function createGuard(settings: GuardSettings) {
     }
     // A GET changes nothing: polling a job's status or an inbox is not a burst of changes.
     if (need === "signed-in" || READ_PERMISSIONS.has(need) || method === "GET") return null;
-    const wait = settings.rateLimiter.take(principal.tokenId);
+    const wait = await settings.rateLimiter.take(principal.tokenId);
     if (wait === 0) return null;
     return refuse(path, 429, "rate_limited", `too many changes with this token: retry in ${wait} s (auth.rateLimit)`, {
       "Retry-After": String(wait),
@@ -247,7 +247,7 @@ export function createGuard(settings: GuardSettings) {
 
       const token = bearer(request);
       const needs = credentialFor(method, path);
-      const principal = identify(request, token);
+      const principal = await identify(request, token);
       if (typeof principal === "string") {
         if (health) return publicHealth();
         // A wrong owner credential keeps its own answer below; any other route hears what is wrong with the token.
@@ -255,7 +255,7 @@ export function createGuard(settings: GuardSettings) {
       } else {
         // /health stays public: unauthenticated remote callers learn the status and version, nothing more.
         if (health && principal.kind === "anonymous" && !principal.loopback) return publicHealth();
-        const refused = permissionProblem(principal, method, path, looseForm(path));
+        const refused = await permissionProblem(principal, method, path, looseForm(path));
         if (refused) return refused;
         setPrincipal(request, principal);
       }

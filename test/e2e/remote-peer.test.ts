@@ -130,8 +130,8 @@ async function stop(s: Served | undefined): Promise<void> {
   rmSync(s.dataDir, { recursive: true, force: true });
 }
 
-function token(s: Served, body: Record<string, unknown>): string {
-  return s.daemon.context.tokens.create({ role: "readonly", ...body } as never).token;
+async function token(s: Served, body: Record<string, unknown>): Promise<string> {
+  return (await s.daemon.context.tokens.create({ role: "readonly", ...body } as never)).token;
 }
 
 const MEMORY = (content: string) => ({ content, type: "fact" });
@@ -160,7 +160,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       expect((await remote(`${remoteUrl}/api/memory/remember`, { method: "POST", body: MEMORY("remote without token") })).status).toBe(401);
       expect((await local(`${loopbackUrl}/api/memory/remember`, { method: "POST", body: MEMORY("loopback without token") })).status).toBe(201);
 
-      const readonly = token(s, { role: "readonly" });
+      const readonly = await token(s, { role: "readonly" });
       const listed = await remote(`${remoteUrl}/api/memories`, { headers: { authorization: `Bearer ${readonly}` } });
       expect(listed.status).toBe(200);
       expect(listed.body.memories.map((m: any) => m.content)).toContain("loopback without token");
@@ -170,7 +170,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
 
     test("/health tells an unauthenticated remote peer only status and version", async () => {
       expect(Object.keys((await remote(`${remoteUrl}/health`)).body).sort()).toEqual(["status", "version"]);
-      const full = await remote(`${remoteUrl}/health`, { headers: { authorization: `Bearer ${token(s, { role: "readonly" })}` } });
+      const full = await remote(`${remoteUrl}/health`, { headers: { authorization: `Bearer ${await token(s, { role: "readonly" })}` } });
       expect(full.body.dataDir).toBe(s.dataDir);
       // A trusted loopback peer without a credential still learns neither port nor data directory.
       expect((await local(`${loopbackUrl}/health`)).body.dataDir).toBeUndefined();
@@ -195,7 +195,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
 
     test("/mcp from the remote peer: 401 without a token; with an agent token its tools act as that agent, not as loopback", async () => {
       expect((await remote(`${remoteUrl}/mcp`, { method: "POST", headers: MCP_HEADERS, body: STORE_CALL("remote mcp without token") })).status).toBe(401);
-      const agent = token(s, { role: "agent", agentId: "remote-agent" });
+      const agent = await token(s, { role: "agent", agentId: "remote-agent" });
       const stored = await remote(`${remoteUrl}/mcp?agent_id=forged`, {
         method: "POST",
         headers: { ...MCP_HEADERS, authorization: `Bearer ${agent}`, "x-signet-agent-id": "forged" },
@@ -205,7 +205,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       expect(stored.body.result.isError).toBeFalsy();
       expect(stored.body.result.structuredContent.agentId).toBe("remote-agent");
       // A readonly token's tool calls stay readonly although they run inside the daemon.
-      const readonly = token(s, { role: "readonly" });
+      const readonly = await token(s, { role: "readonly" });
       const refused = await remote(`${remoteUrl}/mcp`, {
         method: "POST",
         headers: { ...MCP_HEADERS, authorization: `Bearer ${readonly}` },
@@ -228,7 +228,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       expect((await remote(`${url}/api/memories`)).status).toBe(401);
       expect((await local(`${url}/api/memories`)).status).toBe(401);
       expect(Object.keys((await remote(`${url}/health`)).body).sort()).toEqual(["status", "version"]);
-      const operator = token(s, { role: "operator" });
+      const operator = await token(s, { role: "operator" });
       const stored = await remote(`${url}/api/memory/remember`, { method: "POST", body: MEMORY("remote operator"), headers: { authorization: `Bearer ${operator}` } });
       expect(stored.status).toBe(201);
       expect((await remote(`${url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: STORE_CALL("no token") })).status).toBe(401);

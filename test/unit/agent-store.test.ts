@@ -3,7 +3,7 @@
 // cannot drift. On PostgreSQL also what only a shared store has: two daemons (two clients, each with
 // its own AgentsService) on one database, where a message sent through one reaches a stream held on
 // the other, and a message is given to a session once when two prompts race for it.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { SQL } from "bun";
 import { PostgresAgentStore } from "../../src/core/agents/postgres-store";
@@ -12,35 +12,13 @@ import { SqliteAgentStore } from "../../src/core/agents/sqlite-store";
 import type { AgentStore, NewMessage } from "../../src/core/agents/store";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
-import { migratePostgres, openPostgres } from "../../src/db/postgres";
-import { startTestPostgres, type TestPostgres } from "../helpers/postgres";
-import { hasSystemTool } from "../helpers/system-tool";
+import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
 import { eventually } from "../helpers/wait";
 
-const withPostgres = hasSystemTool("postgres");
-let pg: TestPostgres | undefined;
-const clients: SQL[] = [];
-
-beforeAll(async () => {
-  if (withPostgres) pg = await startTestPostgres();
-});
-afterAll(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await pg?.stop();
-});
-
-/** A fresh, migrated PostgreSQL database; returns how to open a client of it (one per "daemon"). */
-async function postgresDatabase(): Promise<() => SQL> {
-  const url = await pg!.createDatabase();
-  const connect = () => {
-    const client = openPostgres(url);
-    clients.push(client);
-    return client;
-  };
-  await migratePostgres(connect());
-  return connect;
-}
+const postgres = postgresDatabases();
+const withPostgres = postgres.available;
+const postgresDatabase = () => postgres.database({ max: 2 });
 
 const STORES: { name: string; available: boolean; open(): Promise<AgentStore> }[] = [
   {

@@ -1,9 +1,9 @@
 // Long-lived streams (GET /api/cross-agent/stream, GET /mcp): how many one agent and the daemon hold
 // open, and their end with the token that opened them. A stream takes a slot before it is set up
 // and frees it when it ends, however it ends; one opened with an API token is closed when that
-// token is revoked or expires (TokenStore.watch), since the guard checked the token only once, when
+// token is revoked or expires (TokenService.watch), since the guard checked the token only once, when
 // the stream opened. The routes say a refusal in their own shapes.
-import type { TokenStore } from "./tokens";
+import type { TokenService } from "./tokens";
 
 export interface StreamCaps {
   /** Streams open at once, every agent's together. */
@@ -38,7 +38,7 @@ export class OpenStreams {
   constructor(
     private readonly what: string,
     private readonly caps: StreamCaps,
-    private readonly tokens: Pick<TokenStore, "watch">,
+    private readonly tokens: Pick<TokenService, "watch">,
   ) {}
 
   /** A slot for a stream of `agentId`, opened with API token `tokenId` (null: no token), or why not. */

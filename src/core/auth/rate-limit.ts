@@ -1,10 +1,17 @@
-// Per-token rate limits on mutations (docs/security.md#rate-limits): a token bucket per key, in
-// memory. `burst` requests may come at once; after that one more each 60000/perMinute ms.
+// Per-token rate limits on mutations (docs/security.md#rate-limits): a token bucket per key.
+// `burst` requests may come at once; after that one more each 60000/perMinute ms. A daemon on its
+// own keeps the buckets in memory (RateLimiter); daemons sharing a PostgreSQL store share them
+// (postgres-rate-limit.ts), so a token's budget is one however its requests are spread.
 export interface RateLimitSettings {
   /** Sustained mutations per minute per token; 0 turns the limit off. */
   mutationsPerMinute: number;
   /** How many may come at once before the rate applies. */
   burst: number;
+}
+
+/** Spends one unit of `key`'s budget: 0 when it may go ahead now, otherwise the seconds until it may. */
+export interface RateLimits {
+  take(key: string, now?: number): number | Promise<number>;
 }
 
 interface Bucket {
@@ -15,7 +22,7 @@ interface Bucket {
 /** Buckets idle this long are full again and can be forgotten. */
 const SWEEP_EVERY = 1024;
 
-export class RateLimiter {
+export class RateLimiter implements RateLimits {
   private readonly buckets = new Map<string, Bucket>();
   private readonly perMs: number;
   private takes = 0;

@@ -5,23 +5,13 @@
 // guessing, and a slow password hash (bcrypt, argon2) would only add tens of milliseconds to every
 // request without making a high-entropy secret any safer. Looking the hash up by index reveals
 // nothing usable through timing: learning a prefix of a SHA-256 tells nothing about the token.
-import type { Database } from "bun:sqlite";
 import { createHash, randomBytes } from "node:crypto";
 import { notFound } from "../../contracts/errors";
-import { parseLifetime, type Role, type TokenCreateRequest, type TokenCreateResponse, type TokenInfo } from "../../contracts/auth";
+import { parseLifetime, type TokenCreateRequest, type TokenCreateResponse, type TokenInfo } from "../../contracts/auth";
+import { toTokenInfo, type TokenRow, type TokenStore } from "./token-store";
 
 /** What every token starts with, so a leaked one is recognisable (secret scanners, logs). */
 const TOKEN_PREFIX = "sgt_";
-
-interface TokenRow {
-  id: string;
-  role: Role;
-  agent_id: string | null;
-  name: string | null;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
 
 /** Why a presented token is refused, in words the caller can act on. */
 type TokenProblem = "unknown" | "expired" | "revoked";
@@ -32,20 +22,6 @@ function hashOf(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-function info(row: TokenRow): TokenInfo {
-  return {
-    id: row.id,
-    role: row.role,
-    agentId: row.agent_id,
-    name: row.name,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-const COLUMNS = "id, role, agent_id, name, created_at, expires_at, revoked_at";
-
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days; a longer one fires after 1 ms): a later expiry is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -55,59 +31,67 @@ interface Watch {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-export class TokenStore {
-  private readonly byHash;
-  private readonly byId;
-  private readonly all;
-  private readonly insert;
-  private readonly markRevoked;
+export class TokenService {
   /** Tokens something open depends on (streams), by id. */
   private readonly watches = new Map<string, Watch>();
+  private unwatch: (() => Promise<void>) | null = null;
+  private stopped = false;
 
-  constructor(db: Database) {
-    this.byHash = db.query<TokenRow, [string]>(`SELECT ${COLUMNS} FROM api_tokens WHERE hash = ?`);
-    this.byId = db.query<TokenRow, [string]>(`SELECT ${COLUMNS} FROM api_tokens WHERE id = ?`);
-    this.all = db.query<TokenRow, []>(`SELECT ${COLUMNS} FROM api_tokens ORDER BY created_at DESC, id`);
-    this.insert = db.query(
-      "INSERT INTO api_tokens (id, hash, role, agent_id, name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.markRevoked = db.query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
+  constructor(private readonly store: TokenStore) {}
+
+  /** Streams also end when a daemon sharing the store revokes their token (none on SQLite). */
+  async start(): Promise<void> {
+    const unwatch = await this.store.watchRevocations((id) => this.ended(id));
+    // A stop that came while the listening was set up has nothing left to end it.
+    if (this.stopped) await unwatch();
+    else this.unwatch = unwatch;
   }
 
-  create(req: TokenCreateRequest, now = new Date()): TokenCreateResponse {
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.unwatch?.();
+    this.unwatch = null;
+    for (const watch of this.watches.values()) clearTimeout(watch.timer);
+    this.watches.clear();
+  }
+
+  async create(req: TokenCreateRequest, now = new Date()): Promise<TokenCreateResponse> {
     const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-    const id = `tok_${randomBytes(8).toString("hex")}`;
     const lifetime = req.expires === undefined ? null : parseLifetime(req.expires);
-    const expiresAt = lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString();
-    this.insert.run(id, hashOf(token), req.role, req.agentId ?? null, req.name ?? null, now.toISOString(), expiresAt);
-    return { token, ...info(this.byId.get(id)!) };
+    const row = await this.store.insert(
+      {
+        id: `tok_${randomBytes(8).toString("hex")}`,
+        role: req.role,
+        agent_id: req.agentId ?? null,
+        name: req.name ?? null,
+        created_at: now.toISOString(),
+        expires_at: lifetime === null ? null : new Date(now.getTime() + lifetime).toISOString(),
+      },
+      hashOf(token),
+    );
+    return { token, ...toTokenInfo(row) };
   }
 
-  list(): TokenInfo[] {
-    return this.all.all().map(info);
+  async list(): Promise<TokenInfo[]> {
+    return (await this.store.list()).map(toTokenInfo);
   }
 
   /** Refused from the next request on, and what watches it is told now; revoking twice keeps the first time. */
-  revoke(id: string, now = new Date()): TokenInfo {
-    this.markRevoked.run(now.toISOString(), id);
-    const row = this.byId.get(id);
+  async revoke(id: string, now = new Date()): Promise<TokenInfo> {
+    const row = await this.store.revoke(id, now.toISOString());
     if (!row) throw notFound(`token ${id}`);
     this.ended(id);
-    return info(row);
+    return toTokenInfo(row);
   }
 
   /**
-   * Calls `onEnd` once when token `id` is revoked or reaches its expiry (at once when it is not live
-   * now): what outlives the request that checked the token (a stream) ends with it. One timer per
-   * watched token, set for its expiry. Returns the unwatch, which clears the timer with the last one.
+   * Calls `onEnd` once when token `id` is revoked or reaches its expiry (as soon as its record is
+   * read, when it is not live then): what outlives the request that checked the token (a stream)
+   * ends with it. One timer per watched token, set for its expiry. Returns the unwatch, which clears
+   * the timer with the last one.
    */
   watch(id: string, onEnd: () => void): () => void {
-    const row = this.byId.get(id);
-    if (!row || !live(row, Date.now())) {
-      onEnd();
-      return () => {};
-    }
-    const watch = this.watches.get(id) ?? this.newWatch(id, row.expires_at);
+    const watch = this.watches.get(id) ?? this.newWatch(id);
     watch.ends.add(onEnd);
     return () => {
       watch.ends.delete(onEnd);
@@ -118,10 +102,18 @@ export class TokenStore {
     };
   }
 
-  private newWatch(id: string, expiresAt: string | null): Watch {
+  /** A watch of token `id`, which reads its record to learn when it expires; one that cannot be read ends. */
+  private newWatch(id: string): Watch {
     const watch: Watch = { ends: new Set() };
     this.watches.set(id, watch);
-    if (expiresAt !== null) this.expireAt(id, watch, Date.parse(expiresAt));
+    this.store.byId(id).then(
+      (row) => {
+        if (this.watches.get(id) !== watch) return;
+        if (!row || !live(row, Date.now())) this.ended(id);
+        else if (row.expires_at !== null) this.expireAt(id, watch, Date.parse(row.expires_at));
+      },
+      () => this.ended(id),
+    );
     return watch;
   }
 
@@ -141,12 +133,12 @@ export class TokenStore {
   }
 
   /** The token's record when it is live; why not otherwise. */
-  check(token: string, now = Date.now()): TokenCheck {
-    const row = this.byHash.get(hashOf(token));
+  async check(token: string, now = Date.now()): Promise<TokenCheck> {
+    const row = await this.store.byHash(hashOf(token));
     if (!row) return { ok: false, problem: "unknown" };
     if (row.revoked_at !== null) return { ok: false, problem: "revoked" };
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return { ok: false, problem: "expired" };
-    return { ok: true, token: info(row) };
+    return { ok: true, token: toTokenInfo(row) };
   }
 }
 

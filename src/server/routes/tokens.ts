@@ -9,7 +9,7 @@ import { routes, serve } from "../serve";
 export function tokenRoutes(ctx: DaemonContext) {
   const { tokens } = ctx;
   return routes(
-    serve(TOKENS_API.list, () => ({ tokens: tokens.list() })),
+    serve(TOKENS_API.list, async () => ({ tokens: await tokens.list() })),
     serve(TOKENS_API.create, ({ body, set }) => {
       set.status = 201;
       return tokens.create(body);
