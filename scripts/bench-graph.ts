@@ -40,7 +40,7 @@ import { dream, type DreamReport } from "../src/core/graph/dream";
 import { extract } from "../src/core/graph/extract";
 import { GraphService } from "../src/core/graph/service";
 import { GraphStore } from "../src/core/graph/store";
-import { GroupCommit } from "../src/core/memory/group-commit";
+import { SqliteMemoryStore } from "../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../src/core/memory/service";
 import { migrate } from "../src/db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../src/db/open";
@@ -166,14 +166,13 @@ function buildMix(size: number, seed: number, now: number): Mix {
 }
 
 async function load(db: Database, size: number, mix: Mix): Promise<{ ms: number; memories: number; deduped: number }> {
-  const memory = new MemoryService(db);
-  const writes = new GroupCommit(db, memory);
+  const memory = new MemoryService(new SqliteMemoryStore(db));
   const t0 = performance.now();
   let deduped = 0;
   const step = Math.max(GROUP, Math.round(size / 10 / GROUP) * GROUP);
   for (let i = 0; i < size; i += GROUP) {
     const group = mix.bodies.slice(i, i + GROUP) as Parameters<MemoryService["remember"]>[1][];
-    const answers = await Promise.all(group.map((req) => writes.run(() => memory.remember(CALLER, req))));
+    const answers = await Promise.all(group.map((req) => memory.remember(CALLER, req)));
     deduped += answers.filter((a) => a.deduped).length;
     const done = Math.min(size, i + GROUP);
     if (done % step === 0 || done === size) {

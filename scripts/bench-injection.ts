@@ -267,7 +267,7 @@ async function paraphrase(): Promise<ParaphraseFigures> {
   const scratch = makeTempDir("signet-injection-paraphrase-");
   const dbFile = join(scratch, "paraphrase-dev.db");
   progress(`paraphrase set: building its store (${PARAPHRASE_BACKGROUND} background memories)`);
-  buildDevStore(dbFile, PARAPHRASE_BACKGROUND);
+  await buildDevStore(dbFile, PARAPHRASE_BACKGROUND);
   const keyOf = devKeys(dbFile);
   const set = JSON.parse(readFileSync(DEV_SET_PATH, "utf8")) as ParaphraseSet;
   return withInProcessRecall(

@@ -669,7 +669,7 @@ async function runVariants(snapshot: string, scratch: string, questions: Questio
   if (!devDb) {
     devDb = join(scratch, "paraphrase-dev.db");
     progress(`paraphrase set: building its store (${opts["dev-background"]} background memories)`);
-    buildDevStore(devDb, opts["dev-background"]);
+    await buildDevStore(devDb, opts["dev-background"]);
     // Embedded once here; each variant then reads a copy with its vectors.
     await withInProcessRecall(devDb, scratch, opts.provider, async () => undefined, {
       drainTimeoutMs: opts["drain-timeout"] * 1000,

@@ -4,6 +4,7 @@
 import { loadConfig } from "../../src/config/load";
 import { createEmbedder } from "../../src/core/embed/factory";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -34,7 +35,7 @@ export async function withInProcessRecall<T>(
   const db = openDatabase(dbFile, { cacheMiB: MEMORY_STORE_CACHE_MIB });
   migrate(db);
   const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
-  const memory = new MemoryService(db, { onChange: (c) => embeddings.onChange(c) });
+  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => embeddings.onChange(c) });
   const accessLog = new AccessLog(db, createLogger("daemon"));
   const recall = new RecallService(db, memory, embeddings, accessLog);
   embeddings.start();

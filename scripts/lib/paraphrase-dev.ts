@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { RememberRequestSchema } from "../../src/contracts/memory";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import type { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
@@ -29,14 +30,16 @@ function loadDevSet(): DevSet {
 const caller: Caller = { agentId: "default", actor: "bench", actorType: "script", runtimePath: null };
 
 /** Writes the set's memories and `background` synthetic ones into a new database. */
-export function buildDevStore(dbFile: string, background: number): void {
+export async function buildDevStore(dbFile: string, background: number): Promise<void> {
   const set = loadDevSet();
   const db = openDatabase(dbFile);
   migrate(db);
-  const memory = new MemoryService(db);
+  const memory = new MemoryService(new SqliteMemoryStore(db));
   const gen = makeGenerator(7);
-  for (let i = 0; i < background; i++) memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
-  for (const m of set.memories) memory.remember(caller, RememberRequestSchema.parse({ content: m.content, tags: m.tags ?? [] }));
+  const requests = Array.from({ length: background }, () => RememberRequestSchema.parse(JSON.parse(gen())));
+  for (const m of set.memories) requests.push(RememberRequestSchema.parse({ content: m.content, tags: m.tags ?? [] }));
+  // Issued together, they are written in this order in one group commit.
+  await Promise.all(requests.map((req) => memory.remember(caller, req)));
   db.close();
 }
 

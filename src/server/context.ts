@@ -8,7 +8,6 @@ import type { CodeIndexService } from "../core/code/service";
 import type { EmbeddingWorker } from "../core/embed/worker";
 import type { Secrets } from "../core/secrets";
 import type { GraphService } from "../core/graph/service";
-import type { GroupCommit } from "../core/memory/group-commit";
 import type { MemoryService } from "../core/memory/service";
 import type { RecallService } from "../core/recall/service";
 import type { SessionService } from "../core/sessions/service";
@@ -25,8 +24,6 @@ export interface DaemonContext {
   credentials: OwnerCredentials;
   db: Database;
   memory: MemoryService;
-  /** Every memory write goes through here, so concurrent writes share a commit. */
-  writes: GroupCommit;
   recall: RecallService;
   /** Sessions the hooks report, transcripts, and memory feedback. */
   sessions: SessionService;

@@ -15,7 +15,7 @@ import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { GraphService } from "../core/graph/service";
-import { GroupCommit } from "../core/memory/group-commit";
+import { SqliteMemoryStore } from "../core/memory/sqlite-store";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog } from "../core/recall/access-log";
 import { RecallService } from "../core/recall/service";
@@ -113,7 +113,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       llm: createChatModel(config.llm),
       llmApply: config.graph.llmApply,
     });
-    const memory = new MemoryService(db, {
+    const memory = new MemoryService(new SqliteMemoryStore(db), {
       sharedAgents: sharedAgents(config),
       onChange: (c) => {
         embeddings.onChange(c);
@@ -126,10 +126,9 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const usageBoost = new UsageBoost(() => analytics.features().servers);
     const sources = new SourceService(db, embeddings, log);
     recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
-    const writes = new GroupCommit(db, memory);
     // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
-    const sessions = new SessionService(db, memory, writes, recall, {
+    const sessions = new SessionService(db, memory, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
       llm: createChatModel(config.llm),
@@ -170,7 +169,6 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       rateLimits: new RateLimiter(config.auth.rateLimit),
       db,
       memory,
-      writes,
       recall,
       sessions,
       agents,

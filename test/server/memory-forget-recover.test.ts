@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignetError } from "../../src/contracts/errors";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -127,7 +128,7 @@ describe("recover window (core, with a fake clock)", () => {
     db = openDatabase(databasePath(dir));
     migrate(db);
     now = new Date("2025-01-01T00:00:00.000Z");
-    service = new MemoryService(db, { now: () => now });
+    service = new MemoryService(new SqliteMemoryStore(db), { now: () => now });
   });
 
   afterAll(() => {
@@ -135,40 +136,33 @@ describe("recover window (core, with a fake clock)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("a forget 31 days before now cannot be recovered: SignetError 'deleted'", () => {
+  test("a forget 31 days before now cannot be recovered: SignetError 'deleted'", async () => {
     now = new Date("2025-01-01T00:00:00.000Z");
-    const m = service.remember(caller, { content: "too late to recover" });
-    service.forget(caller, m.id, { reason: "old" });
+    const m = await service.remember(caller, { content: "too late to recover" });
+    await service.forget(caller, m.id, { reason: "old" });
     now = new Date(now.getTime() + 31 * DAY);
-    let err: unknown;
-    try {
-      service.recover(caller, m.id, {});
-    } catch (e) {
-      err = e;
-    }
+    const err = await service.recover(caller, m.id, {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SignetError);
     expect((err as SignetError).code).toBe("deleted");
     expect((err as SignetError).message).toMatch(/30 days/);
-    expect(service.get(caller, m.id).deletedAt).toBe("2025-01-01T00:00:00.000Z");
+    expect((await service.get(caller, m.id)).deletedAt).toBe("2025-01-01T00:00:00.000Z");
   });
 
-  test("a forget 29 days before now recovers", () => {
+  test("a forget 29 days before now recovers", async () => {
     now = new Date("2025-03-01T00:00:00.000Z");
-    const m = service.remember(caller, { content: "just in time" });
-    service.forget(caller, m.id, { reason: "oops" });
+    const m = await service.remember(caller, { content: "just in time" });
+    await service.forget(caller, m.id, { reason: "oops" });
     now = new Date(now.getTime() + 29 * DAY);
-    const r = service.recover(caller, m.id, { reason: "back" });
+    const r = await service.recover(caller, m.id, { reason: "back" });
     expect(r.deletedAt).toBeNull();
     expect(r.updatedAt).toBe(now.toISOString());
-    expect(service.list(caller, { limit: 100, offset: 0 }).memories.map((x) => x.id)).toContain(m.id);
+    expect((await service.list(caller, { limit: 100, offset: 0 })).memories.map((x) => x.id)).toContain(m.id);
   });
 
-  test("the fake clock also rules createdAt-in-the-future and timestamps", () => {
+  test("the fake clock also rules createdAt-in-the-future and timestamps", async () => {
     now = new Date("2020-06-01T00:00:00.000Z");
-    const m = service.remember(caller, { content: "clocked", createdAt: "2020-05-31T00:00:00.000Z" });
+    const m = await service.remember(caller, { content: "clocked", createdAt: "2020-05-31T00:00:00.000Z" });
     expect(m.updatedAt).toBe("2020-06-01T00:00:00.000Z");
-    expect(() => service.remember(caller, { content: "future by the fake clock", createdAt: "2020-06-02T00:00:00.000Z" })).toThrow(
-      SignetError,
-    );
+    await expect(service.remember(caller, { content: "future by the fake clock", createdAt: "2020-06-02T00:00:00.000Z" })).rejects.toThrow(SignetError);
   });
 });

@@ -281,7 +281,7 @@ describe("aggregate recall with an llm (a local fake chat server)", () => {
     const aggregates = new AggregateRecall({
       recall: (caller, req, options) => ctx.recall.recall(caller, req, options),
       chat: createChatModel(ctx.config.llm),
-      remember: (caller, req) => ctx.writes.run(() => ctx.memory.remember(caller, req)),
+      remember: (caller, req) => ctx.memory.remember(caller, req),
       llmTimeoutMs: 300,
     });
     const caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
 import { RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -252,14 +253,14 @@ describe("FTS5 and the keyword index", () => {
     const dir = tempDir("signet-recall-calibration-");
     const db = openDatabase(join(dir, "memories.db"));
     migrate(db);
-    const memory = new MemoryService(db, {});
+    const memory = new MemoryService(new SqliteMemoryStore(db), {});
     // Access counts weigh in the scores: none is written until both rounds are asked.
     const accessLog = new AccessLog(db, recordingLogger().log, 3_600_000);
     const recall = new RecallService(db, memory, null, accessLog);
     const caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };
     try {
       const gen = makeGenerator(3);
-      for (let i = 0; i < 300; i++) memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
+      await Promise.all(Array.from({ length: 300 }, () => memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())))));
       const queries = ["why does the job queue hang after a daemon restart", "retry retries backoff", "sqlite busy timeout capital"];
       const ask = async () =>
         Promise.all(

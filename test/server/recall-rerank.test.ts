@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { createChatModel } from "../../src/core/llm/chat";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -34,7 +35,7 @@ const server = Bun.serve({
 const dir = tempDir("signet-recall-rerank-");
 const db = openDatabase(join(dir, "memories.db"));
 migrate(db);
-const memory = new MemoryService(db);
+const memory = new MemoryService(new SqliteMemoryStore(db));
 const accessLog = new AccessLog(db, recordingLogger().log);
 const llm = createChatModel({ provider: "openai", model: "fake", baseUrl: `http://127.0.0.1:${server.port}` })!;
 const withLlm = new RecallService(db, memory, null, accessLog, { llm });
@@ -47,7 +48,7 @@ const contents = [
 
 beforeAll(async () => {
   // Importance far apart, so the access counts recalls leave behind cannot reorder them.
-  contents.forEach((content, i) => memory.remember(caller, RememberRequestSchema.parse({ content, importance: 1 - 0.45 * i })));
+  await Promise.all(contents.map((content, i) => memory.remember(caller, RememberRequestSchema.parse({ content, importance: 1 - 0.45 * i }))));
   await withLlm.start();
   await offline.start();
 });

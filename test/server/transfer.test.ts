@@ -266,13 +266,9 @@ describe("export streaming", () => {
   let c: TestDaemon;
   beforeAll(async () => {
     c = await startTestDaemon();
-    const db = c.daemon.context.db;
     const memory = c.daemon.context.memory;
-    db.transaction(() => {
-      for (let i = 0; i < 1000; i++) {
-        memory.remember({ agentId: "bulk", actor: null, actorType: null, runtimePath: null }, { content: `bulk memory number ${i}` });
-      }
-    })();
+    const bulk = { agentId: "bulk", actor: null, actorType: null, runtimePath: null };
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => memory.remember(bulk, { content: `bulk memory number ${i}` })));
   });
   afterAll(async () => {
     await c.stop();

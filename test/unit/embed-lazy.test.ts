@@ -11,6 +11,7 @@ import { BUILTIN_DIMENSIONS, BUILTIN_MODEL } from "../../src/core/embed/builtin/
 import { LazyEmbedder } from "../../src/core/embed/lazy";
 import type { Embedder } from "../../src/core/embed/types";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -33,7 +34,7 @@ function workerWith(load: () => Promise<Embedder>): { db: Database; worker: Embe
     minBackoffMs: 50,
     maxBackoffMs: 100,
   });
-  const memory = new MemoryService(db, { onChange: (c) => worker.onChange(c) });
+  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
   worker.start();
   cleanup.push(async () => {
     await worker.stop();
@@ -57,7 +58,7 @@ describe("a model that cannot be loaded", () => {
     expect((await worker.search("a young cat", query)).embedding).toBe("ok");
     expect(attempts).toBe(0);
 
-    memory.remember(caller, RememberRequestSchema.parse({ content: "The kitten is asleep on the sofa" }));
+    await memory.remember(caller, RememberRequestSchema.parse({ content: "The kitten is asleep on the sofa" }));
     expect(await eventually(() => !worker.status().ok)).toBe(true);
     expect(worker.status()).toMatchObject({
       ok: false,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { createEmbedder } from "../../src/core/embed/factory";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -41,8 +42,10 @@ describe("loading the stored vectors at start", () => {
   beforeAll(async () => {
     db = openDatabase(join(tempDir("signet-worker-load-"), "memories.db"));
     migrate(db);
-    const memory = new MemoryService(db);
-    for (let i = 0; i < MEMORIES; i++) memory.remember(caller, RememberRequestSchema.parse({ content: `memory number ${i} about topic ${i % 97}` }));
+    const memory = new MemoryService(new SqliteMemoryStore(db));
+    await Promise.all(
+      Array.from({ length: MEMORIES }, (_, i) => memory.remember(caller, RememberRequestSchema.parse({ content: `memory number ${i} about topic ${i % 97}` }))),
+    );
     const embedder = (await createEmbedder(ConfigSchema.parse({}).embedding))!;
     storeVectors(db, embedder.model);
     ids = db.query<{ id: string }, []>("SELECT id FROM memories ORDER BY seq").all().map((m) => m.id);
@@ -52,7 +55,7 @@ describe("loading the stored vectors at start", () => {
 
   test("goes in steps the event loop runs between; forgets and edits meanwhile leave the index", async () => {
     const worker = new EmbeddingWorker(db, "builtin", () => createEmbedder(ConfigSchema.parse({}).embedding));
-    const memory = new MemoryService(db, { onChange: (c) => worker.onChange(c) });
+    const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     const seqOf = (id: string) => db.query<{ seq: number }, [string]>("SELECT seq FROM memories WHERE id = ?").get(id)!.seq;
     const [first, last, edited] = [ids[0]!, ids[MEMORIES - 1]!, ids[1]!];
     worker.start();
@@ -62,9 +65,11 @@ describe("loading the stored vectors at start", () => {
     for (let turn = 0; turn < 100_000 && worker.status().model === null; turn++) {
       const count = worker.vectors?.count ?? 0;
       if (count > 0 && count < MEMORIES && partialTurns++ === 0) {
-        memory.forget(caller, first, { reason: "test" });
-        memory.forget(caller, last, { reason: "test" });
-        memory.modify(caller, edited, { reason: "test", content: "now about something else" });
+        await Promise.all([
+          memory.forget(caller, first, { reason: "test" }),
+          memory.forget(caller, last, { reason: "test" }),
+          memory.modify(caller, edited, { reason: "test", content: "now about something else" }),
+        ]);
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -57,10 +58,10 @@ describe("the embedding worker's vector index", () => {
     db = openDatabase(join(dir, "memories.db"));
     migrate(db);
     worker = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
-    memory = new MemoryService(db, { onChange: (c) => worker.onChange(c) });
+    memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     worker.start();
     const gen = makeGenerator(23);
-    for (let i = 0; i < 300; i++) memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())));
+    await Promise.all(Array.from({ length: 300 }, () => memory.remember(caller, RememberRequestSchema.parse(JSON.parse(gen())))));
     await embedded(worker);
   }, 120_000);
 
@@ -78,7 +79,7 @@ describe("the embedding worker's vector index", () => {
     await worker.stop();
     expect(openVectorFiles(dir)).toEqual([]);
     worker = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
-    memory = new MemoryService(db, { onChange: (c) => worker.onChange(c) });
+    memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     worker.start();
     await embedded(worker);
     expect(worker.vectors!.count).toBe(300);
@@ -89,9 +90,9 @@ describe("the embedding worker's vector index", () => {
     const ids = db.query<{ id: string }, []>("SELECT id FROM memories ORDER BY seq").all().map((m) => m.id);
     expect(ids.length).toBe(300);
     const gen = makeGenerator(29);
-    for (const id of ids.slice(0, 20)) memory.modify(caller, id, { reason: "test", content: (JSON.parse(gen()) as { content: string }).content });
-    for (const id of ids.slice(20, 50)) memory.forget(caller, id, { reason: "test" });
-    for (const id of ids.slice(20, 25)) memory.recover(caller, id, {});
+    for (const id of ids.slice(0, 20)) await memory.modify(caller, id, { reason: "test", content: (JSON.parse(gen()) as { content: string }).content });
+    for (const id of ids.slice(20, 50)) await memory.forget(caller, id, { reason: "test" });
+    for (const id of ids.slice(20, 25)) await memory.recover(caller, id, {});
     await embedded(worker);
     const stored = storedVectors(db);
     expect(worker.vectors!.count).toBe(stored.size);

@@ -3,8 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { GroupCommit } from "../../src/core/memory/group-commit";
-import { MemoryService, type MemoryChange } from "../../src/core/memory/service";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
+import { MemoryService } from "../../src/core/memory/service";
+import type { MemoryChange } from "../../src/core/memory/store";
 import { keywordColumns } from "../../src/core/search/text";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -37,19 +38,18 @@ function setup() {
   const db = openDatabase(join(tempDir(), "memories.db"));
   migrate(db);
   const seen: { change: MemoryChange; inTransaction: boolean }[] = [];
-  const memory = new MemoryService(db, { onChange: (change) => seen.push({ change, inTransaction: db.inTransaction }) });
-  const writes = new GroupCommit(db, memory);
-  return { db, memory, writes, seen };
+  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (change) => seen.push({ change, inTransaction: db.inTransaction }) });
+  return { db, memory, seen };
 }
 
 describe("GroupCommit", () => {
   test("writes issued together commit together; a failing one is undone alone", async () => {
-    const { db, memory, writes, seen } = setup();
+    const { db, memory, seen } = setup();
     const results = await Promise.allSettled([
-      writes.run(() => memory.remember(caller, { content: "first" })),
-      writes.run(() => memory.remember(caller, { content: "bad", createdAt: "2999-01-01T00:00:00.000Z" })),
-      writes.run(() => memory.remember(caller, { content: "third" })),
-      writes.run(() => memory.remember(caller, { content: "FIRST." })),
+      memory.remember(caller, { content: "first" }),
+      memory.remember(caller, { content: "bad", createdAt: "2999-01-01T00:00:00.000Z" }),
+      memory.remember(caller, { content: "third" }),
+      memory.remember(caller, { content: "FIRST." }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     const [first, , third, dup] = results as PromiseFulfilledResult<{ id: string; deduped: boolean }>[];
@@ -64,11 +64,11 @@ describe("GroupCommit", () => {
   });
 
   test("an error thrown inside a write rolls back that write's rows only", async () => {
-    const { db, memory, writes } = setup();
-    const kept = await writes.run(() => memory.remember(caller, { content: "kept" }));
+    const { db, memory } = setup();
+    const kept = await memory.remember(caller, { content: "kept" });
     const outcomes = await Promise.allSettled([
-      writes.run(() => memory.forget(caller, kept.id, { reason: "r" })),
-      writes.run(() => memory.forget(caller, kept.id, { reason: "again" })),
+      memory.forget(caller, kept.id, { reason: "r" }),
+      memory.forget(caller, kept.id, { reason: "again" }),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
     const history = db.query<{ action: string }, [string]>("SELECT action FROM memory_history WHERE memory_id = ? ORDER BY id").all(kept.id);
@@ -76,11 +76,11 @@ describe("GroupCommit", () => {
   });
 
   test("a group's keyword rows reach FTS5 once, before its commit: one new segment for the whole group", async () => {
-    const { db, memory, writes } = setup();
+    const { db, memory } = setup();
     const before = ftsSegmentWrites(db);
     const stored = await Promise.all(
       ["alpha kiwi", "beta kiwi", "gamma kiwi", "delta kiwi", "epsilon kiwi", "zeta kiwi"].map((content) =>
-        writes.run(() => memory.remember(caller, { content, tags: ["fruit"] })),
+        memory.remember(caller, { content, tags: ["fruit"] }),
       ),
     );
     // One segment per savepoint (per write) otherwise: each write of a group is one.
@@ -90,37 +90,37 @@ describe("GroupCommit", () => {
     expect(matches("fruit")).toBe(6);
     // A group's later write sees what an earlier one changed: forget, then modify another, in one group.
     await Promise.all([
-      writes.run(() => memory.forget(caller, stored[0]!.id, { reason: "gone" })),
-      writes.run(() => memory.modify(caller, stored[1]!.id, { content: "beta mango", reason: "r" })),
-      writes.run(() => memory.remember(caller, { content: "eta mango" })),
+      memory.forget(caller, stored[0]!.id, { reason: "gone" }),
+      memory.modify(caller, stored[1]!.id, { content: "beta mango", reason: "r" }),
+      memory.remember(caller, { content: "eta mango" }),
     ]);
     expect([matches("kiwi"), matches("mango"), matches("alpha"), matches("beta")]).toEqual([4, 2, 0, 1]);
   });
 
   test("changes are announced with the keyword columns as written, none once forgotten", async () => {
-    const { memory, writes, seen } = setup();
-    const stored = await writes.run(() => memory.remember(caller, { content: "use snake_case names", tags: ["style"], project: "web" }));
-    await writes.run(() => memory.forget(caller, stored.id, { reason: "r" }));
+    const { memory, seen } = setup();
+    const stored = await memory.remember(caller, { content: "use snake_case names", tags: ["style"], project: "web" });
+    await memory.forget(caller, stored.id, { reason: "r" });
     const [created, forgotten] = seen.map((s) => s.change);
     expect(created).toMatchObject({ kind: "created", agentId: "a", project: "web", keywordColumns: keywordColumns("use snake_case names", '["style"]', "[]") });
     expect(forgotten).toMatchObject({ kind: "forgotten", seq: created!.seq, keywordColumns: null });
   });
 
   test("a group that rolls back stores nothing and announces nothing; the next one commits", async () => {
-    const { db, memory, writes, seen } = setup();
-    const first = await writes.run(() => memory.remember(caller, { content: "first" }));
+    const { db, memory, seen } = setup();
+    const first = await memory.remember(caller, { content: "first" });
     // A keyword row already under the next memory's seq (an index out of step with the store) makes
     // the group's keyword write fail after its writes succeeded.
     db.run("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, 'stale', '', '', '')", [seen[0]!.change.seq + 1]);
     const outcomes = await Promise.allSettled([
-      writes.run(() => memory.remember(caller, { content: "second" })),
-      writes.run(() => memory.modify(caller, first.id, { content: "first, changed", reason: "r" })),
+      memory.remember(caller, { content: "second" }),
+      memory.modify(caller, first.id, { content: "first, changed", reason: "r" }),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
     expect(db.query<{ content: string }, []>("SELECT content FROM memories ORDER BY seq").all().map((r) => r.content)).toEqual(["first"]);
     expect(seen.map((s) => s.change.kind)).toEqual(["created"]);
     db.run("DELETE FROM memories_fts WHERE rowid = ?", [seen[0]!.change.seq + 1]);
-    await writes.run(() => memory.remember(caller, { content: "third" }));
+    await memory.remember(caller, { content: "third" });
     expect(seen.map((s) => s.change.kind)).toEqual(["created", "created"]);
   });
 });

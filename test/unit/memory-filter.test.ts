@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { ListQuerySchema, RememberRequestSchema } from "../../src/contracts/memory";
 import { RecallRequestSchema } from "../../src/contracts/recall";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -29,25 +30,25 @@ beforeAll(async () => {
   dir = tempDir("signet-memory-filter-");
   db = openDatabase(join(dir, "memories.db"));
   migrate(db);
-  memory = new MemoryService(db, { sharedAgents: ["team"] });
+  memory = new MemoryService(new SqliteMemoryStore(db), { sharedAgents: ["team"] });
   accessLog = new AccessLog(db, recordingLogger().log);
   recall = new RecallService(db, memory, null, accessLog);
-  const add = (name: string, agentId: string, body: Record<string, unknown>) => {
-    const { id } = memory.remember(caller(agentId), RememberRequestSchema.parse({ content: `lantern ${name}`, ...body }));
+  const add = async (name: string, agentId: string, body: Record<string, unknown>) => {
+    const { id } = await memory.remember(caller(agentId), RememberRequestSchema.parse({ content: `lantern ${name}`, ...body }));
     nameOf.set(id, name);
     return id;
   };
-  add("plain", "me", {});
-  add("pref", "me", { type: "preference", who: "ana" });
-  add("tagX", "me", { tags: ["x"] });
-  add("tagXY", "me", { tags: ["x", "y"] });
-  add("tagXsub", "me", { tags: ["xy", "x-y"] });
-  add("project", "me", { project: "/work/p" });
-  add("old", "me", { createdAt: "2020-01-01T00:00:00Z" });
-  add("pinned", "me", { pinned: true, tags: ["x"] });
-  memory.forget(caller("me"), add("forgotten", "me", { tags: ["x"] }), { reason: "gone" });
-  add("shared", "team", { tags: ["x"], type: "preference" });
-  add("private", "other", { tags: ["x"], type: "preference" });
+  await add("plain", "me", {});
+  await add("pref", "me", { type: "preference", who: "ana" });
+  await add("tagX", "me", { tags: ["x"] });
+  await add("tagXY", "me", { tags: ["x", "y"] });
+  await add("tagXsub", "me", { tags: ["xy", "x-y"] });
+  await add("project", "me", { project: "/work/p" });
+  await add("old", "me", { createdAt: "2020-01-01T00:00:00Z" });
+  await add("pinned", "me", { pinned: true, tags: ["x"] });
+  await memory.forget(caller("me"), await add("forgotten", "me", { tags: ["x"] }), { reason: "gone" });
+  await add("shared", "team", { tags: ["x"], type: "preference" });
+  await add("private", "other", { tags: ["x"], type: "preference" });
   await recall.start();
 });
 
@@ -60,7 +61,7 @@ afterAll(() => {
 const names = (ids: string[]) => ids.map((i) => nameOf.get(i) ?? i).sort();
 
 async function both(query: Record<string, string>): Promise<{ list: string[]; recall: string[] }> {
-  const listed = memory.list(caller("me"), ListQuerySchema.parse(query)).memories.map((m) => m.id);
+  const listed = (await memory.list(caller("me"), ListQuerySchema.parse(query))).memories.map((m) => m.id);
   const recallFilter = { ...query, ...(query.pinned ? { pinned: query.pinned === "true" } : {}) };
   const recalled = (await recall.recall(caller("me"), RecallRequestSchema.parse({ query: "lantern", limit: 100, ...recallFilter }))).results;
   return { list: names(listed), recall: names(recalled.map((r) => r.id)) };

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { SchemaTooNewError, migrate } from "../../src/db/migrate";
 import { migratePostgres, openPostgres } from "../../src/db/postgres";
+import { POSTGRES_MIGRATIONS } from "../../src/db/postgres-migrations";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres";
 import { hasSystemTool } from "../helpers/system-tool";
 
@@ -242,8 +243,15 @@ function defaultsMatch(sqlite: string | null, pg: string | null): boolean {
   return bare === sqlite;
 }
 
-/** Tables only a shared store has: its migrations' own record, and the rate limits a lone daemon keeps in memory. */
-const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets"]);
+/**
+ * Tables only a shared store has: its migrations' own record, the rate limits a lone daemon keeps in
+ * memory, and the memories' change feed, which a lone daemon does without.
+ */
+const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets", "memory_changes"]);
+
+/** Every PostgreSQL migration's name, in order, and the version they leave. */
+const ALL = POSTGRES_MIGRATIONS.map((m) => m.name);
+const LATEST = POSTGRES_MIGRATIONS.at(-1)!.version;
 
 const keyOf = (fk: ForeignKey) => `${fk.from} -> ${fk.table}(${fk.to}) ON DELETE ${fk.onDelete}`;
 
@@ -270,7 +278,7 @@ describe.skipIf(!hasSystemTool("postgres"))("the PostgreSQL schema", () => {
   /** A fresh database, migrated. */
   async function migrated(): Promise<SQL> {
     const sql = await client(await pg.createDatabase());
-    expect((await migratePostgres(sql)).applied).toEqual(["001_schema", "002_rate_buckets"]);
+    expect((await migratePostgres(sql)).applied).toEqual(ALL);
     return sql;
   }
 
@@ -384,7 +392,7 @@ describe.skipIf(!hasSystemTool("postgres"))("the PostgreSQL schema", () => {
     }
     const have = [...columns.values()]
       .flatMap((cols) => [...cols.values()])
-      .filter((c) => c.is_identity === "YES" && c.table_name !== "schema_migrations")
+      .filter((c) => c.is_identity === "YES" && !POSTGRES_ONLY.has(c.table_name))
       .map((c) => `${c.table_name}.${c.column_name} ${c.identity_generation}`);
     expect(have.sort()).toEqual(want.sort());
     expect(want).toContain("memories.seq BY DEFAULT");
@@ -401,15 +409,12 @@ describe.skipIf(!hasSystemTool("postgres"))("the PostgreSQL schema", () => {
     const b = await client(url);
     const results = await Promise.all([migratePostgres(a), migratePostgres(b)]);
     // Each migration is applied once, by one of the two (which one takes which is the race's).
-    expect(results.flatMap((r) => r.applied).sort()).toEqual(["001_schema", "002_rate_buckets"]);
-    expect(results.map((r) => r.version)).toEqual([2, 2]);
+    expect(results.flatMap((r) => r.applied).sort()).toEqual(ALL);
+    expect(results.map((r) => r.version)).toEqual([LATEST, LATEST]);
     const rows = await a`SELECT version, name FROM schema_migrations ORDER BY version`;
-    expect([...rows]).toEqual([
-      { version: 1, name: "001_schema" },
-      { version: 2, name: "002_rate_buckets" },
-    ]);
+    expect([...rows]).toEqual(POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })));
     // And again: nothing to do.
-    expect(await migratePostgres(b)).toEqual({ applied: [], version: 2 });
+    expect(await migratePostgres(b)).toEqual({ applied: [], version: LATEST });
   });
 
   test("a database at a newer schema version is refused with SchemaTooNewError and left as it was", async () => {

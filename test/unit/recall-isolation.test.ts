@@ -6,6 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { RecallRequestSchema } from "../../src/contracts/recall";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { RecallService } from "../../src/core/recall/service";
@@ -22,7 +23,7 @@ function setup(sharedAgents: string[] = []) {
   const dir = tempDir("signet-recall-isolation-");
   const db = openDatabase(join(dir, "memories.db"));
   migrate(db);
-  const memory = new MemoryService(db, { sharedAgents });
+  const memory = new MemoryService(new SqliteMemoryStore(db), { sharedAgents });
   const accessLog = new AccessLog(db, recordingLogger().log);
   const recall = new RecallService(db, memory, null, accessLog);
   const ids = async (agentId: string, query: string, extra: Record<string, unknown> = {}) =>
@@ -75,12 +76,12 @@ describe("the rows of an answer are re-checked against the caller's scope", () =
 
   test("a hit for another agent's or a forgotten row is dropped, from FTS5 and from the keyword index", async () => {
     s = setup(["shared"]);
-    const mine = (content: string) => s.memory.remember(caller("a"), { content }).id;
-    const kept = mine("heron one");
-    const movedEarly = mine("heron two");
-    const movedLate = mine("heron three");
-    const forgotten = mine("heron four");
-    const shared = s.memory.remember(caller("shared"), { content: "heron of the shared agent" }).id;
+    const mine = async (content: string) => (await s.memory.remember(caller("a"), { content })).id;
+    const kept = await mine("heron one");
+    const movedEarly = await mine("heron two");
+    const movedLate = await mine("heron three");
+    const forgotten = await mine("heron four");
+    const shared = (await s.memory.remember(caller("shared"), { content: "heron of the shared agent" })).id;
     const sorted = (ids: string[]) => [...ids].sort();
 
     // Until the keyword index has loaded, FTS5 answers; while the caller may read every agent that

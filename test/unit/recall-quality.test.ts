@@ -12,6 +12,7 @@ import { RememberRequestSchema } from "../../src/contracts/memory";
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { AccessLog } from "../../src/core/recall/access-log";
 import { EXPANSION_WEIGHT, expands, feedbackTerms, WEAK_KEYWORD_EVIDENCE } from "../../src/core/recall/expansion";
@@ -148,7 +149,7 @@ async function harness(provider: "builtin" | "none" = "builtin"): Promise<Harnes
   migrate(db);
   const embeddings = provider === "builtin" ? new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder()) : null;
   const services: RecallService[] = [];
-  const memory = new MemoryService(db, {
+  const memory = new MemoryService(new SqliteMemoryStore(db), {
     onChange: (c) => {
       embeddings?.onChange(c);
       for (const s of services) s.onChange(c);
@@ -200,11 +201,11 @@ describe("recall with the builtin model", () => {
     // The developer memories of the benchmark's paraphrase set (scripts/data/paraphrase-dev.json),
     // among 300 of the synthetic engineering corpus the benchmarks use.
     const gen = makeGenerator(7);
-    for (let i = 0; i < 300; i++) remember(h, JSON.parse(gen()));
+    for (let i = 0; i < 300; i++) await remember(h, JSON.parse(gen()));
     const set = JSON.parse(readFileSync(join(import.meta.dir, "../../scripts/data/paraphrase-dev.json"), "utf8")) as {
       memories: { content: string; tags?: string[] }[];
     };
-    for (const m of set.memories) remember(h, { content: m.content, tags: m.tags ?? [] });
+    for (const m of set.memories) await remember(h, { content: m.content, tags: m.tags ?? [] });
     // A session: a question, the answer that shares none of its words, and small talk.
     const session = { sessionKey: "chat-1", createdAt: "2026-01-05T10:00:00.000Z" };
     for (const content of [
@@ -212,7 +213,7 @@ describe("recall with the builtin model", () => {
       "Lee: We went with react-day-picker after comparing three of them.",
       "Sam: Nice, see you at lunch.",
     ])
-      remember(h, { content, ...session });
+      await remember(h, { content, ...session });
     recall = await h.service();
     await embedded(h);
   }, 120_000);
@@ -264,8 +265,8 @@ describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ra
       ["Priya", "home", "2020-03-01T09:00:00.000Z"],
       ["Tom", "work", "2020-03-01T09:01:00.000Z"],
     ])
-      remember(h, { content: "Long runs by the lake help me unwind after work.", who, project, createdAt });
-    remember(h, { content: "The billing cron job runs at midnight UTC.", who: "Ana" });
+      await remember(h, { content: "Long runs by the lake help me unwind after work.", who, project, createdAt });
+    await remember(h, { content: "The billing cron job runs at midnight UTC.", who: "Ana" });
     recall = await h.service();
   });
 
@@ -294,10 +295,10 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
     h = await harness();
     // Noor's answer shares no word with the question, and her name is only in `who`; more than a
     // leg's 50 candidates of others' weekends are closer to the question in meaning.
-    for (const content of [answer, "The billing cron job runs at midnight UTC.", "I reviewed the pull request for the login page."]) remember(h, { content, who: "Noor" });
+    for (const content of [answer, "The billing cron job runs at midnight UTC.", "I reviewed the pull request for the login page."]) await remember(h, { content, who: "Noor" });
     const people = ["Tom", "Ana", "Lee", "Sam", "Kenji", "Maria", "Omar", "Lena", "Raj", "Ivy"];
     const pastimes = ["goes sailing on the bay", "visits family in the countryside", "hikes in the hills", "sleeps late", "plays football with friends", "bakes bread", "reads in the park"];
-    for (const who of people) for (const pastime of pastimes) remember(h, { content: `At the weekend ${who} ${pastime}.`, who });
+    for (const who of people) for (const pastime of pastimes) await remember(h, { content: `At the weekend ${who} ${pastime}.`, who });
     recall = await h.service();
     await embedded(h);
   }, 120_000);
@@ -337,7 +338,7 @@ describe("a session neighbour is lent with its own order lifts, not its hit's (n
       ["The billing cron job runs at midnight UTC.", "Ana"],
       ["I reviewed the pull request for the login page.", "Lee"],
     ])
-      remember(h, { content, who, ...session });
+      await remember(h, { content, who, ...session });
     recall = await h.service();
   });
 
@@ -373,7 +374,7 @@ describe("keyword-leg expansion on weak evidence (expansion.ts, docs/api.md#how-
       "John went hiking in the mountains.",
       "The weather was rainy all week.",
     ])
-      remember(h, { content });
+      await remember(h, { content });
     recall = await h.service();
   });
 
@@ -405,9 +406,9 @@ describe("the keyword leg's statistics are those of the memories searched (keywo
     // and she is never named, so the store's statistics make her name the rare word of the question.
     const chat = { project: "chat", who: "Melanie" };
     for (const content of ["Melanie: see you soon!", "Melanie: thanks so much!", "Melanie: have a lovely day!", "Melanie: talk later!", "Melanie: sounds good!"])
-      remember(h, { content, ...chat });
-    remember(h, { content: answer, ...chat });
-    for (let i = 0; i < 30; i++) remember(h, { content: `Pottery kiln firing schedule, batch ${i}`, project: "studio" });
+      await remember(h, { content, ...chat });
+    await remember(h, { content: answer, ...chat });
+    for (let i = 0; i < 30; i++) await remember(h, { content: `Pottery kiln firing schedule, batch ${i}`, project: "studio" });
     recall = await h.service();
   });
 

@@ -7,7 +7,7 @@
 // (document chunks) once no memory waits, through an EmbeddingQueue: one provider, one backoff, and
 // recalls first for both.
 import type { Database, Statement } from "bun:sqlite";
-import type { MemoryChange } from "../memory/service";
+import type { MemoryChange } from "../memory/store";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { vectorFileDir } from "../search/vector-file";

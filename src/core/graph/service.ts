@@ -4,7 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { SignetError } from "../../contracts/errors";
 import { readInSteps, yieldToLoop } from "../event-loop";
-import type { MemoryChange } from "../memory/service";
+import type { MemoryChange } from "../memory/store";
 import type { ChatModel } from "../llm/chat";
 import { dream, type DreamReport } from "./dream";
 import { extract, knownKeysIn } from "./extract";

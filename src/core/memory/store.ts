@@ -1,9 +1,11 @@
-// SQL for memories: rows, tag sets, version history and the keyword index, with prepared statements
-// made once. No rules live here; the service decides what to write.
-import type { Database, Statement } from "bun:sqlite";
+// What the memory domain needs of a store, and the rows both stores return: the SQLite one
+// (sqlite-store.ts) and the PostgreSQL one (postgres-store.ts). A write is declared once, as what it
+// reads and a decision over those rows (service.ts); each store runs the reads, the decision and
+// the rows it asks for in one transaction of its own, so two writers never decide on the same state.
 import type { HistoryEntry, Memory } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
-import { filterSql, type MemoryFilter } from "./filter";
+import { keywordColumns } from "../search/text";
+import type { MemoryFilter } from "./filter";
 
 export interface MemoryRow {
   seq: number;
@@ -32,7 +34,7 @@ export interface MemoryRow {
   delete_reason: string | null;
 }
 
-interface HistoryRow {
+export interface HistoryRow {
   version: number;
   action: HistoryEntry["action"];
   content: string;
@@ -48,34 +50,19 @@ interface HistoryRow {
   created_at: string;
 }
 
-export interface HistoryWrite {
-  action: HistoryEntry["action"];
-  actor: string | null;
-  actorType: string | null;
-  runtimePath: string | null;
-  reason: string | null;
-  at: string;
-}
-
 /** A memory's keyword columns: content, tags, hints and extra terms (search/text.ts keywordColumns). */
 export type KeywordColumns = [string, string, string, string];
-
-/** What the keyword index (memories_fts) holds for a memory after a write: its columns, or nothing. */
-export interface KeywordWrite {
-  seq: number;
-  /** The memory's columns as written; null once it is forgotten (the index holds live memories only). */
-  columns: KeywordColumns | null;
-  /** False for a memory new to the store, which the index cannot hold yet. */
-  replaces: boolean;
-}
-
-/** A new memory's row: version 1, never read, not forgotten. */
-type NewMemoryRow = Omit<MemoryRow, "seq" | "version" | "access_count" | "last_accessed_at" | "deleted_at" | "delete_reason">;
 
 export interface ListFilter extends MemoryFilter {
   limit: number;
   offset: number;
 }
+
+export const MEMORY_COLUMNS = `seq, id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
+  session_key, hints, transcript, structured, review_after, created_at, updated_at, version, access_count,
+  last_accessed_at, deleted_at, delete_reason`;
+
+export const HISTORY_COLUMNS = "version, action, content, type, importance, tags, pinned, agent_id, actor, actor_type, runtime_path, reason, created_at";
 
 /** The fields a memory and each of its history entries share, in the order both answer them. */
 function snapshotOf(row: Pick<MemoryRow, "content" | "type" | "importance" | "tags" | "pinned">) {
@@ -139,7 +126,7 @@ export function rowOf(m: Memory): Omit<MemoryRow, "seq" | "content_key"> {
   };
 }
 
-function toHistoryEntry(row: HistoryRow): HistoryEntry {
+export function toHistoryEntry(row: HistoryRow): HistoryEntry {
   return {
     version: row.version,
     action: row.action,
@@ -152,186 +139,102 @@ function toHistoryEntry(row: HistoryRow): HistoryEntry {
   };
 }
 
-const MEMORY_COLUMNS = `seq, id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
-  session_key, hints, transcript, structured, review_after, created_at, updated_at, version, access_count,
-  last_accessed_at, deleted_at, delete_reason`;
+/** An entry of the whole history, with what the API leaves out (the runtime path), for an export. */
+export function toExportHistoryEntry(row: HistoryRow): ExportHistoryEntry {
+  return { ...toHistoryEntry(row), runtimePath: row.runtime_path };
+}
 
-export class MemoryStore {
-  private readonly byId: Statement<MemoryRow, [string]>;
-  private readonly byKey: Statement<MemoryRow, [string, string]>;
-  private readonly insertRow: Statement;
-  private readonly updateRow: Statement;
-  private readonly setDeleted: Statement;
-  private readonly insertTag: Statement;
-  private readonly deleteTags: Statement;
-  private readonly insertFts: Statement;
-  private readonly deleteFts: Statement;
-  private readonly insertHistory: Statement;
-  private readonly historyOf: Statement<HistoryRow, [string]>;
+/** A history entry as both stores write it: `memory_history`'s columns but its id. */
+export function historyRowOf(memoryId: string, entry: ExportHistoryEntry): HistoryRow & { memory_id: string } {
+  return {
+    memory_id: memoryId,
+    version: entry.version,
+    action: entry.action,
+    content: entry.content,
+    type: entry.type,
+    importance: entry.importance,
+    tags: JSON.stringify(entry.tags),
+    pinned: entry.pinned ? 1 : 0,
+    agent_id: entry.agentId,
+    actor: entry.actor,
+    actor_type: entry.actorType,
+    runtime_path: entry.runtimePath,
+    reason: entry.reason,
+    created_at: entry.createdAt,
+  };
+}
 
-  constructor(readonly db: Database) {
-    this.byId = db.query(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ?`);
-    this.byKey = db.query(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE agent_id = ? AND content_key = ? AND deleted_at IS NULL`,
-    );
-    this.insertRow = db.query(
-      `INSERT INTO memories (id, agent_id, content, content_key, type, importance, tags, pinned, who, project, source,
-        session_key, hints, transcript, structured, review_after, created_at, updated_at, version, access_count,
-        last_accessed_at, deleted_at, delete_reason)
-       VALUES ($id, $agent_id, $content, $content_key, $type, $importance, $tags, $pinned, $who, $project, $source,
-        $session_key, $hints, $transcript, $structured, $review_after, $created_at, $updated_at, $version, $access_count,
-        $last_accessed_at, $deleted_at, $delete_reason)`,
-    );
-    this.updateRow = db.query(
-      `UPDATE memories SET content = $content, content_key = $content_key, type = $type, importance = $importance,
-        tags = $tags, pinned = $pinned, updated_at = $updated_at, version = version + 1 WHERE seq = $seq`,
-    );
-    this.setDeleted = db.query(
-      `UPDATE memories SET deleted_at = $deleted_at, delete_reason = $delete_reason, updated_at = $updated_at,
-        version = version + 1 WHERE seq = $seq`,
-    );
-    this.insertTag = db.query("INSERT OR IGNORE INTO memory_tags (tag, memory_seq) VALUES (?, ?)");
-    this.deleteTags = db.query("DELETE FROM memory_tags WHERE memory_seq = ?");
-    this.insertFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
-    this.deleteFts = db.query("DELETE FROM memories_fts WHERE rowid = ?");
-    this.insertHistory = db.query(
-      `INSERT INTO memory_history (memory_id, version, action, content, type, importance, tags, pinned, agent_id,
-        actor, actor_type, runtime_path, reason, created_at)
-       VALUES ($memory_id, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
-        $actor, $actor_type, $runtime_path, $reason, $created_at)`,
-    );
-    this.historyOf = db.query(
-      `SELECT version, action, content, type, importance, tags, pinned, agent_id, actor, actor_type, runtime_path, reason,
-        created_at FROM memory_history WHERE memory_id = ? ORDER BY id`,
-    );
-  }
+/** What changed, told after the transaction committed (the keyword and vector indexes and the embedder follow it). */
+export interface MemoryChange {
+  kind: "created" | "modified" | "forgotten" | "recovered";
+  seq: number;
+  agentId: string;
+  project: string | null;
+  contentChanged: boolean;
+  /** The memory's keyword columns as written, null once it is forgotten: what a keyword index holds for it. */
+  keywordColumns: KeywordColumns | null;
+}
 
-  get(id: string): MemoryRow | null {
-    return this.byId.get(id);
-  }
+/** The change a row as written makes. */
+export function changeOf(kind: MemoryChange["kind"], row: MemoryRow, contentChanged: boolean): MemoryChange {
+  return {
+    kind,
+    seq: row.seq,
+    agentId: row.agent_id,
+    project: row.project,
+    contentChanged,
+    keywordColumns: row.deleted_at === null ? keywordColumns(row.content, row.tags, row.hints) : null,
+  };
+}
 
-  findLiveByKey(agentId: string, key: string): MemoryRow[] {
-    return this.byKey.all(agentId, key);
-  }
+/** A memory named by its id or a unique prefix of it, among the memories of `agentIds` (short-ids.ts). */
+export interface MemoryLookup {
+  id: string;
+  agentIds: string[];
+}
 
-  insert(row: NewMemoryRow): number {
-    return this.restore({ ...row, version: 1, access_count: 0, last_accessed_at: null, deleted_at: null, delete_reason: null }, []);
-  }
+/** What a write reads in its transaction before it decides. */
+export interface WriteReads {
+  /** The memory the write is about; one missing or out of scope fails the write (not found). */
+  target?: MemoryLookup;
+  /** The memory stored under exactly this id, if any, with its history (an import). */
+  existing?: string;
+  /** The live memories of an agent with this dedupe key (normalize.ts contentKey). */
+  sameKey?: { agentId: string; key: string };
+}
 
+export interface ReadForWrite {
+  target: MemoryRow | null;
+  existing: { row: MemoryRow; history: HistoryEntry[] } | null;
+  sameKey: MemoryRow[];
+}
+
+/**
+ * The rows a decision asks for: a new memory with its history (seq unassigned), or the next state
+ * of a stored one with the history entry of the change.
+ */
+export type RowWrite =
+  | { kind: "insert"; row: Omit<MemoryRow, "seq">; history: ExportHistoryEntry[]; change: MemoryChange["kind"] }
+  | { kind: "update"; prev: MemoryRow; next: MemoryRow; history: ExportHistoryEntry; change: MemoryChange["kind"]; contentChanged: boolean };
+
+/** A decision: the answer, and the rows to write for it (none when nothing changes). */
+export interface Decision<T> {
+  answer: T;
+  write?: RowWrite;
+}
+
+/** Memories, in whichever store the daemon runs on. */
+export interface MemoryStore {
+  get(id: string): Promise<MemoryRow | null>;
+  /** The memory `lookup` names; not found, ambiguous and too short a prefix are errors (short-ids.ts). */
+  find(lookup: MemoryLookup): Promise<MemoryRow>;
+  history(id: string): Promise<HistoryEntry[]>;
+  /** Newest first (forgotten ones by when they were forgotten), paged. */
+  list(filter: ListFilter): Promise<MemoryRow[]>;
   /**
-   * Writes a memory as it was somewhere else (an import): its row in any state, and its history
-   * verbatim. Its keyword index row is the caller's to write (writeKeywords).
+   * Reads what `reads` asks for, calls `decide` on it and writes what it asks for, in one
+   * transaction; an error thrown by `decide` writes nothing. Resolves once committed, with the
+   * answer and the change made (null when nothing was written).
    */
-  restore(row: Omit<MemoryRow, "seq">, history: ExportHistoryEntry[]): number {
-    const { lastInsertRowid } = this.insertRow.run(row as never);
-    const seq = Number(lastInsertRowid);
-    this.writeTags(seq, JSON.parse(row.tags) as string[]);
-    for (const entry of history) this.writeHistory(row.id, entry);
-    return seq;
-  }
-
-  update(row: MemoryRow): void {
-    this.updateRow.run({
-      seq: row.seq,
-      content: row.content,
-      content_key: row.content_key,
-      type: row.type,
-      importance: row.importance,
-      tags: row.tags,
-      pinned: row.pinned,
-      updated_at: row.updated_at,
-    } as never);
-    this.deleteTags.run(row.seq);
-    this.writeTags(row.seq, JSON.parse(row.tags) as string[]);
-  }
-
-  /** Marks a row forgotten (or live again with `deletedAt` null). */
-  markDeleted(row: MemoryRow, deletedAt: string | null, reason: string | null, at: string): void {
-    this.setDeleted.run({ seq: row.seq, deleted_at: deletedAt, delete_reason: reason, updated_at: at } as never);
-  }
-
-  /** Brings memories_fts in step with `writes`, in their order. */
-  writeKeywords(writes: Iterable<KeywordWrite>): void {
-    for (const { seq, columns, replaces } of writes) {
-      if (replaces) this.deleteFts.run(seq);
-      if (columns) this.insertFts.run(seq, ...columns);
-    }
-  }
-
-  recordHistory(row: MemoryRow, write: HistoryWrite): void {
-    this.writeHistory(row.id, {
-      version: row.version,
-      action: write.action,
-      ...snapshotOf(row),
-      agentId: row.agent_id,
-      actor: write.actor,
-      actorType: write.actorType,
-      runtimePath: write.runtimePath,
-      reason: write.reason,
-      createdAt: write.at,
-    });
-  }
-
-  history(id: string): HistoryEntry[] {
-    return this.historyOf.all(id).map(toHistoryEntry);
-  }
-
-  /** The whole history, with what the API leaves out (the runtime path), for an export. */
-  exportHistory(id: string): ExportHistoryEntry[] {
-    return this.historyOf.all(id).map((row) => ({ ...toHistoryEntry(row), runtimePath: row.runtime_path }));
-  }
-
-  list(filter: ListFilter): MemoryRow[] {
-    const { where, params } = filterSql(filter);
-    // Forgotten memories are listed by when they were forgotten: the latest mistake comes first.
-    const order = filter.forgotten ? "deleted_at DESC, seq DESC" : "created_at DESC, seq DESC";
-    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`;
-    return this.db.query<MemoryRow, (string | number)[]>(sql).all(...params, filter.limit, filter.offset);
-  }
-
-  /**
-   * Memories of `agentIds` whose id starts with `prefix` (lower-case hex and dashes), at most `limit`.
-   * Ids hold only [0-9a-f-], all below "g", so the range [prefix, prefix + "g") is exactly the ids
-   * starting with it, and the id index answers it.
-   */
-  withIdPrefix(prefix: string, agentIds: string[], limit: number): MemoryRow[] {
-    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id >= ? AND id < ?
-      AND agent_id IN (${agentIds.map(() => "?").join(", ")}) ORDER BY id LIMIT ?`;
-    return this.db.query<MemoryRow, (string | number)[]>(sql).all(prefix, `${prefix}g`, ...agentIds, limit);
-  }
-
-  /** How many memories an export holds: live ones, and forgotten ones with `forgotten`. */
-  count(forgotten: boolean): number {
-    const sql = `SELECT COUNT(*) AS n FROM memories${forgotten ? "" : " WHERE deleted_at IS NULL"}`;
-    return this.db.query<{ n: number }, []>(sql).get()!.n;
-  }
-
-  /** The next `limit` memories after `afterSeq` in the order they were stored, for an export. */
-  page(afterSeq: number, limit: number, forgotten: boolean): MemoryRow[] {
-    const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE seq > ?${forgotten ? "" : " AND deleted_at IS NULL"} ORDER BY seq LIMIT ?`;
-    return this.db.query<MemoryRow, [number, number]>(sql).all(afterSeq, limit);
-  }
-
-  private writeHistory(memoryId: string, entry: ExportHistoryEntry): void {
-    this.insertHistory.run({
-      memory_id: memoryId,
-      version: entry.version,
-      action: entry.action,
-      content: entry.content,
-      type: entry.type,
-      importance: entry.importance,
-      tags: JSON.stringify(entry.tags),
-      pinned: entry.pinned ? 1 : 0,
-      agent_id: entry.agentId,
-      actor: entry.actor,
-      actor_type: entry.actorType,
-      runtime_path: entry.runtimePath,
-      reason: entry.reason,
-      created_at: entry.createdAt,
-    } as never);
-  }
-
-  private writeTags(seq: number, tags: string[]): void {
-    for (const tag of tags) this.insertTag.run(tag, seq);
-  }
+  write<T>(reads: WriteReads, decide: (read: ReadForWrite) => Decision<T>): Promise<{ answer: T; change: MemoryChange | null }>;
 }

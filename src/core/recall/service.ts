@@ -7,7 +7,8 @@
 import type { Database } from "bun:sqlite";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
-import type { Caller, MemoryChange, MemoryService } from "../memory/service";
+import type { Caller, MemoryService } from "../memory/service";
+import type { MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";

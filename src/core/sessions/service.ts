@@ -9,7 +9,6 @@ import { AGGREGATE_TYPE, RecallRequestSchema } from "../../contracts/recall";
 import { normalizeSessionKey, type BypassResponse, type FeedbackRequest, type FeedbackResponse, type HookContextResponse, type HookRequest, type HookResponse, type SessionDetail, type SessionListResponse, type SessionSearchRequest, type SessionSearchResponse } from "../../contracts/session";
 import type { Logger } from "../../logger";
 import type { ChatModel } from "../llm/chat";
-import type { GroupCommit } from "../memory/group-commit";
 import type { Caller, MemoryService } from "../memory/service";
 import type { RecallService } from "../recall/service";
 import { matchExpression } from "../search/text";
@@ -84,7 +83,6 @@ export class SessionService {
   constructor(
     private readonly db: Database,
     private readonly memory: MemoryService,
-    private readonly writes: GroupCommit,
     private readonly recall: RecallService,
     private readonly options: SessionServiceOptions,
   ) {
@@ -275,12 +273,10 @@ export class SessionService {
       const extractor: Caller = { ...caller, actor: "extraction", actorType: "daemon" };
       let stored = 0;
       for (const m of memories) {
-        const answer = await this.writes.run(() =>
-          this.memory.remember(
-            extractor,
-            { content: m.content, type: m.type, importance: m.importance, hints: m.hints, sessionKey: session.key, project: session.project ?? undefined },
-            "extraction",
-          ),
+        const answer = await this.memory.remember(
+          extractor,
+          { content: m.content, type: m.type, importance: m.importance, hints: m.hints, sessionKey: session.key, project: session.project ?? undefined },
+          "extraction",
         );
         if (!answer.deduped) stored++;
       }

@@ -6,10 +6,11 @@ import { dirname } from "node:path";
 import type { BackupResponse } from "../../contracts/transfer";
 import { SignetError, invalidInput } from "../../contracts/errors";
 import { openOwnerOnly } from "../../os/owner-only-files";
-import type { MemoryStore } from "../memory/store";
+import type { Database } from "bun:sqlite";
+import { SqliteMemoryRows } from "../memory/sqlite-store";
 
-/** Copies the database under `store` to the absolute `path`, which must not exist yet. */
-export function backupDatabase(store: MemoryStore, path: string): BackupResponse {
+/** Copies the database `db` to the absolute `path`, which must not exist yet. */
+export function backupDatabase(db: Database, path: string): BackupResponse {
   try {
     closeSync(openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL));
   } catch (err) {
@@ -18,8 +19,8 @@ export function backupDatabase(store: MemoryStore, path: string): BackupResponse
   try {
     // VACUUM INTO writes into an empty file; ours is, with mode 0600. The copy runs synchronously, so
     // no write lands between the count and the copy: the count is the copy's.
-    const memories = store.count(true);
-    store.db.run("VACUUM INTO ?", [path]);
+    const memories = new SqliteMemoryRows(db).count(true);
+    db.run("VACUUM INTO ?", [path]);
     return { path, bytes: statSync(path).size, memories };
   } catch (err) {
     rmSync(path, { force: true });

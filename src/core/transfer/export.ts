@@ -4,7 +4,8 @@
 // own connection keeps writing meanwhile (WAL: a reader's snapshot does not block writers).
 import { Database } from "bun:sqlite";
 import { EXPORT_FORMAT_VERSION, type ExportHeader, type ExportRecord } from "../../contracts/transfer";
-import { MemoryStore, toMemory } from "../memory/store";
+import { SqliteMemoryRows } from "../memory/sqlite-store";
+import { toMemory } from "../memory/store";
 
 /** Memories per chunk of the answer: a few hundred kilobytes of text in the usual case. */
 const PAGE = 200;
@@ -19,13 +20,13 @@ export interface ExportOptions {
 export function exportStream(dbPath: string, options: ExportOptions): ReadableStream<Uint8Array> {
   const db = new Database(dbPath, { readonly: true, strict: true });
   const encoder = new TextEncoder();
-  let store: MemoryStore;
+  let store: SqliteMemoryRows;
   let header: ExportHeader;
   try {
     db.run("PRAGMA busy_timeout = 5000");
     // The snapshot starts with the transaction's first read: the count and every page see the same data.
     db.run("BEGIN");
-    store = new MemoryStore(db);
+    store = new SqliteMemoryRows(db);
     const exportedAt = (options.now?.() ?? new Date()).toISOString();
     header = { kind: "signet-export", version: EXPORT_FORMAT_VERSION, exportedAt, count: store.count(options.forgotten), forgotten: options.forgotten };
   } catch (err) {

@@ -1,6 +1,7 @@
 // `POST /api/import` (docs/api.md#post-apiimport): one batch of an export file, or of a foreign
-// format made into export records first, written memory by memory. Each memory is its own savepoint:
-// whatever happens to one, the others of the batch keep their outcome.
+// format made into export records first, written memory by memory. The records are written together
+// (in SQLite one group commit, each record its own savepoint): whatever happens to one, the others of
+// the batch keep their outcome.
 import type { ExportRecord, ImportFormat, ImportRequest, ImportResponse } from "../../contracts/transfer";
 import type { Caller, MemoryService } from "../memory/service";
 import { basicMemoryMemories } from "./basic-memory";
@@ -8,7 +9,7 @@ import { foreignRecord, type ForeignMemory } from "./foreign";
 import { serverMemoryMemories } from "./server-memory";
 
 /** Writes a batch; foreign memories belong to `caller`'s agent, export records to their own. */
-export function importBatch(memory: MemoryService, caller: Caller, req: ImportRequest, now: Date = new Date()): ImportResponse {
+export async function importBatch(memory: MemoryService, caller: Caller, req: ImportRequest, now: Date = new Date()): Promise<ImportResponse> {
   const answer: ImportResponse = { imported: 0, skipped: 0, duplicates: [], conflicts: [], rejected: [] };
   const nowIso = now.toISOString();
   const records: ExportRecord[] = [];
@@ -40,8 +41,14 @@ export function importBatch(memory: MemoryService, caller: Caller, req: ImportRe
       collect(req.format, note.path, () => basicMemoryMemories(note), learned);
     }
   }
-  for (const record of records) {
-    const result = memory.restore(record);
+  const results = await Promise.allSettled(records.map((record) => memory.restore(record)));
+  for (const [i, settled] of results.entries()) {
+    const record = records[i]!;
+    if (settled.status === "rejected") {
+      answer.rejected.push({ source: `memory ${record.id}`, reason: (settled.reason as Error).message });
+      continue;
+    }
+    const result = settled.value;
     if (result.outcome === "imported") answer.imported++;
     else if (result.outcome === "skipped") answer.skipped++;
     else if (result.outcome === "duplicate") answer.duplicates.push({ id: record.id, existingId: result.existingId });

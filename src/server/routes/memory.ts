@@ -12,10 +12,10 @@ function memoryId(params: { id?: string | null }): string {
 }
 
 export function memoryRoutes(ctx: DaemonContext) {
-  const { memory, writes } = ctx;
+  const { memory } = ctx;
   /** Commits a store: 201 with a new memory, 200 with the one already stored (`deduped: true`). */
-  async function stored(set: { status?: number | string }, write: () => RememberResponse): Promise<RememberResponse> {
-    const result = await writes.run(write);
+  async function stored(set: { status?: number | string }, write: () => Promise<RememberResponse>): Promise<RememberResponse> {
+    const result = await write();
     set.status = result.deduped ? 200 : 201;
     return result;
   }
@@ -28,17 +28,17 @@ export function memoryRoutes(ctx: DaemonContext) {
     serve(MEMORY_API.modify, ({ params, body, request }) => {
       const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.modify(caller, id, body));
+      return memory.modify(caller, id, body);
     }),
     serve(MEMORY_API.forget, ({ params, body, request }) => {
       const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.forget(caller, id, body));
+      return memory.forget(caller, id, body);
     }),
     serve(MEMORY_API.recover, ({ params, body, request }) => {
       const caller = callerFrom(request, body.agentId);
       const id = memoryId(params);
-      return writes.run(() => memory.recover(caller, id, body));
+      return memory.recover(caller, id, body);
     }),
   );
 }

@@ -16,7 +16,7 @@ export function recallRoutes(ctx: DaemonContext) {
   const aggregates = new AggregateRecall({
     recall: (caller, req, options) => ctx.recall.recall(caller, req, options),
     chat: createChatModel(ctx.config.llm),
-    remember: (caller, req) => ctx.writes.run(() => ctx.memory.remember(caller, req)),
+    remember: (caller, req) => ctx.memory.remember(caller, req),
   });
   return routes(
     serve(RECALL_API.recall, ({ body, request }) => {

@@ -10,7 +10,7 @@ import type { DaemonContext } from "../context";
 import { routes, serve } from "../serve";
 
 export function transferRoutes(ctx: DaemonContext) {
-  const { memory, writes } = ctx;
+  const { memory } = ctx;
   return routes(
     serve(TRANSFER_API.export, ({ query, request }) => {
       const body = exportStream(databasePath(ctx.config.dataDir), { forgotten: query.forgotten ?? false });
@@ -20,8 +20,8 @@ export function transferRoutes(ctx: DaemonContext) {
     }),
     serve(TRANSFER_API.import, ({ body, request }) => {
       const caller = callerFrom(request, "agentId" in body ? body.agentId : undefined);
-      return writes.run(() => importBatch(memory, caller, body));
+      return importBatch(memory, caller, body);
     }),
-    serve(TRANSFER_API.backup, ({ body }) => backupDatabase(memory.store, body.path)),
+    serve(TRANSFER_API.backup, ({ body }) => backupDatabase(ctx.db, body.path)),
   );
 }

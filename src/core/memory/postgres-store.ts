@@ -1,0 +1,177 @@
+// Memories in a PostgreSQL store shared by several daemons. A write runs in one transaction that
+// first locks what its decision depends on, so two daemons never decide on the same state: the row
+// it changes (FOR UPDATE), the dedupe key it checks (an advisory lock on agent and key, since the
+// duplicate it looks for may not exist yet) or the id it imports under. Every write adds a line to
+// the change feed (memory_changes), which the other daemons follow (postgres-feed.ts). There is no
+// keyword index here: each daemon keeps its own in memory (search/keyword-index.ts).
+import type { HistoryEntry } from "../../contracts/memory";
+import type { ExportHistoryEntry } from "../../contracts/transfer";
+import { filterSql } from "./filter";
+import { MEMORY_CHANNEL } from "./postgres-feed";
+import { lookupQuery, pickLookedUp, SHOWN_CANDIDATES } from "./short-ids";
+import {
+  changeOf,
+  type Decision,
+  HISTORY_COLUMNS,
+  historyRowOf,
+  type HistoryRow,
+  type ListFilter,
+  MEMORY_COLUMNS,
+  type MemoryChange,
+  type MemoryLookup,
+  type MemoryRow,
+  type MemoryStore,
+  type ReadForWrite,
+  type RowWrite,
+  toHistoryEntry,
+  type WriteReads,
+} from "./store";
+
+type Sql = Bun.SQL;
+
+/** The advisory-lock spaces (the first key of the two-key form) of what a write locks before it reads. */
+const LOCK_DEDUPE_KEY = 1;
+const LOCK_IMPORTED_ID = 2;
+
+/** The columns of a new row: every one but seq, which the identity assigns. */
+const INSERT_COLUMNS = MEMORY_COLUMNS.replace(/^seq,\s*/, "")
+  .split(",")
+  .map((c) => c.trim());
+
+/** SQLite's `?` placeholders (filter.ts) as PostgreSQL's `$1`, `$2`, ... */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+export class PostgresMemoryStore implements MemoryStore {
+  constructor(private readonly sql: Sql) {}
+
+  async get(id: string): Promise<MemoryRow | null> {
+    return byId(this.sql, id, false);
+  }
+
+  async find(lookup: MemoryLookup): Promise<MemoryRow> {
+    return find(this.sql, lookup);
+  }
+
+  async history(id: string): Promise<HistoryEntry[]> {
+    return (await historyOf(this.sql, id)).map(toHistoryEntry);
+  }
+
+  async list(filter: ListFilter): Promise<MemoryRow[]> {
+    const { where, params } = filterSql(filter);
+    const order = filter.forgotten ? "deleted_at DESC, seq DESC" : "created_at DESC, seq DESC";
+    return this.sql.unsafe(numbered(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`), [
+      ...params,
+      filter.limit,
+      filter.offset,
+    ]);
+  }
+
+  write<T>(reads: WriteReads, decide: (read: ReadForWrite) => Decision<T>): Promise<{ answer: T; change: MemoryChange | null }> {
+    return this.sql.begin(async (tx) => {
+      const decision = decide(await read(tx, reads));
+      const change = decision.write ? await apply(tx, decision.write) : null;
+      return { answer: decision.answer, change };
+    });
+  }
+}
+
+async function byId(sql: Sql, id: string, lock: boolean): Promise<MemoryRow | null> {
+  const rows: MemoryRow[] = await sql.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id]);
+  return rows[0] ?? null;
+}
+
+async function find(sql: Sql, lookup: MemoryLookup): Promise<MemoryRow> {
+  const query = lookupQuery(lookup);
+  if ("id" in query) return pickLookedUp(lookup, query, [await byId(sql, query.id, false)].filter((r) => r !== null));
+  // Ids in byte order, as SQLite orders them, whatever the database's collation.
+  const rows: MemoryRow[] = await sql.unsafe(
+    `SELECT ${MEMORY_COLUMNS} FROM memories WHERE starts_with(id, $1) AND agent_id = ANY($2) ORDER BY id COLLATE "C" LIMIT $3`,
+    [query.prefix, sql.array(lookup.agentIds, "TEXT"), SHOWN_CANDIDATES + 1],
+  );
+  return pickLookedUp(lookup, query, rows);
+}
+
+async function historyOf(sql: Sql, id: string): Promise<HistoryRow[]> {
+  return sql.unsafe(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = $1 ORDER BY id`, [id]);
+}
+
+/** What the write reads, each under the lock that keeps it as read until the commit. */
+async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
+  let target: MemoryRow | null = null;
+  if (reads.target) {
+    // Found as the caller names it, then locked and read again: a write before the lock is seen.
+    const found = await find(tx, reads.target);
+    target = await byId(tx, found.id, true);
+  }
+  let existing: ReadForWrite["existing"] = null;
+  if (reads.existing !== undefined) {
+    await tx`SELECT pg_advisory_xact_lock(${LOCK_IMPORTED_ID}, hashtext(${reads.existing}))`;
+    const row = await byId(tx, reads.existing, true);
+    if (row) existing = { row, history: (await historyOf(tx, row.id)).map(toHistoryEntry) };
+  }
+  let sameKey: MemoryRow[] = [];
+  if (reads.sameKey) {
+    const { agentId, key } = reads.sameKey;
+    await tx`SELECT pg_advisory_xact_lock(${LOCK_DEDUPE_KEY}, hashtext(${`${agentId}\u0001${key}`}))`;
+    sameKey = await tx.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE agent_id = $1 AND content_key = $2 AND deleted_at IS NULL`, [
+      agentId,
+      key,
+    ]);
+  }
+  return { target, existing, sameKey };
+}
+
+async function apply(tx: Sql, write: RowWrite): Promise<MemoryChange> {
+  if (write.kind === "insert") {
+    const row = write.row as Record<string, unknown>;
+    const [stored] = await tx.unsafe(
+      `INSERT INTO memories (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING seq`,
+      INSERT_COLUMNS.map((c) => row[c]),
+    );
+    const seq = (stored as { seq: number }).seq;
+    await writeTags(tx, seq, write.row.tags);
+    for (const entry of write.history) await writeHistory(tx, write.row.id, entry);
+    await logChange(tx, seq, write.row.updated_at);
+    return changeOf(write.change, { ...write.row, seq }, true);
+  }
+  const { prev, next } = write;
+  await tx`
+    UPDATE memories SET content = ${next.content}, content_key = ${next.content_key}, type = ${next.type},
+      importance = ${next.importance}, tags = ${next.tags}, pinned = ${next.pinned}, updated_at = ${next.updated_at},
+      version = ${next.version}, deleted_at = ${next.deleted_at}, delete_reason = ${next.delete_reason}
+    WHERE seq = ${next.seq}`;
+  if (next.tags !== prev.tags) {
+    await tx`DELETE FROM memory_tags WHERE memory_seq = ${next.seq}`;
+    await writeTags(tx, next.seq, next.tags);
+  }
+  await writeHistory(tx, next.id, write.history);
+  await logChange(tx, next.seq, next.updated_at);
+  return changeOf(write.change, next, write.contentChanged);
+}
+
+/** Adds the write to the change feed and wakes the daemons that follow it, once it commits. */
+async function logChange(tx: Sql, seq: number, at: string): Promise<void> {
+  await tx`
+    WITH logged AS (INSERT INTO memory_changes (memory_seq, changed_at) VALUES (${seq}, ${at}) RETURNING change_seq)
+    SELECT pg_notify(${MEMORY_CHANNEL}, change_seq::text) FROM logged`;
+}
+
+async function writeTags(tx: Sql, seq: number, tagsJson: string): Promise<void> {
+  const tags = JSON.parse(tagsJson) as string[];
+  if (tags.length === 0) return;
+  await tx`INSERT INTO memory_tags (tag, memory_seq) SELECT unnest(${tx.array(tags, "TEXT")}::text[]), ${seq} ON CONFLICT DO NOTHING`;
+}
+
+const HISTORY_INSERT = HISTORY_COLUMNS.split(",").map((c) => c.trim());
+
+async function writeHistory(tx: Sql, memoryId: string, entry: ExportHistoryEntry): Promise<void> {
+  const row = historyRowOf(memoryId, entry) as unknown as Record<string, unknown>;
+  const columns = ["memory_id", ...HISTORY_INSERT];
+  await tx.unsafe(
+    `INSERT INTO memory_history (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+    columns.map((c) => row[c]),
+  );
+}
