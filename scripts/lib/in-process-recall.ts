@@ -6,7 +6,8 @@ import { createEmbedder } from "../../src/core/embed/factory";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../../src/db/open";
@@ -36,8 +37,8 @@ export async function withInProcessRecall<T>(
   migrate(db);
   const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
   const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => embeddings.onChange(c) });
-  const accessLog = new AccessLog(db, createLogger("daemon"));
-  const recall = new RecallService(db, memory, embeddings, accessLog);
+  const accessLog = new AccessLog(new SqliteAccessWrites(db), createLogger("daemon"));
+  const recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog);
   embeddings.start();
   try {
     await recall.start();

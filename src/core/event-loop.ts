@@ -14,14 +14,14 @@ const LOAD_STEP = 2000;
  * store of one step needs no collection. False when `wanted()` turned false first.
  */
 export async function readInSteps<R extends { seq: number }>(
-  page: (after: number, n: number) => R[],
+  page: (after: number, n: number) => R[] | Promise<R[]>,
   take: (row: R) => void,
   wanted: () => boolean,
 ): Promise<boolean> {
   let after = 0;
   while (wanted()) {
     if (after > 0) Bun.gc(true);
-    const rows = page(after, LOAD_STEP);
+    const rows = await page(after, LOAD_STEP);
     for (const row of rows) take(row);
     if (rows.length < LOAD_STEP) return true;
     after = rows[rows.length - 1]!.seq;

@@ -17,7 +17,8 @@ import { EmbeddingWorker } from "../core/embed/worker";
 import { GraphService } from "../core/graph/service";
 import { SqliteMemoryStore } from "../core/memory/sqlite-store";
 import { MemoryService } from "../core/memory/service";
-import { AccessLog } from "../core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../core/recall/access-log";
+import { SqliteRecallStore } from "../core/recall/sqlite-store";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
 import { AgentsService } from "../core/agents/service";
@@ -103,7 +104,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const paceCollections = collectionPacer();
     const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
-    const accessLog = new AccessLog(db, log);
+    const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
     let recall: RecallService | undefined;
     const graph = new GraphService(db, {
       dreamAfterMemories: config.graph.dreamAfterMemories,
@@ -125,7 +126,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const analytics = new Analytics(db, config.analytics, log);
     const usageBoost = new UsageBoost(() => analytics.features().servers);
     const sources = new SourceService(db, embeddings, log);
-    recall = new RecallService(db, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
+    recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
     const sessions = new SessionService(db, memory, recall, {
@@ -261,7 +262,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           await sources.stop();
           await embeddings.stop();
           await graph.stop();
-          accessLog.flush();
+          await accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.
           analytics.stop();
           context.code.close();

@@ -11,7 +11,8 @@ import { RECALL_STRONG_SCORE } from "../../src/contracts/scores";
 import { RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -255,8 +256,8 @@ describe("FTS5 and the keyword index", () => {
     migrate(db);
     const memory = new MemoryService(new SqliteMemoryStore(db), {});
     // Access counts weigh in the scores: none is written until both rounds are asked.
-    const accessLog = new AccessLog(db, recordingLogger().log, 3_600_000);
-    const recall = new RecallService(db, memory, null, accessLog);
+    const accessLog = new AccessLog(new SqliteAccessWrites(db), recordingLogger().log, 3_600_000);
+    const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog);
     const caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };
     try {
       const gen = makeGenerator(3);

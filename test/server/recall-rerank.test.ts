@@ -10,7 +10,8 @@ import { RecallRequestSchema } from "../../src/contracts/recall";
 import { createChatModel } from "../../src/core/llm/chat";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -36,10 +37,10 @@ const dir = tempDir("signet-recall-rerank-");
 const db = openDatabase(join(dir, "memories.db"));
 migrate(db);
 const memory = new MemoryService(new SqliteMemoryStore(db));
-const accessLog = new AccessLog(db, recordingLogger().log);
+const accessLog = new AccessLog(new SqliteAccessWrites(db), recordingLogger().log);
 const llm = createChatModel({ provider: "openai", model: "fake", baseUrl: `http://127.0.0.1:${server.port}` })!;
-const withLlm = new RecallService(db, memory, null, accessLog, { llm });
-const offline = new RecallService(db, memory, null, accessLog);
+const withLlm = new RecallService(new SqliteRecallStore(db), memory, null, accessLog, { llm });
+const offline = new RecallService(new SqliteRecallStore(db), memory, null, accessLog);
 const contents = [
   "Deploys go out from the release branch on Tuesdays",
   "The deploy script needs the AWS profile set",

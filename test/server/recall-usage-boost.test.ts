@@ -4,7 +4,8 @@
 // text match stays above it at any use.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RecallRequestSchema, type RecallResponse } from "../../src/contracts/recall";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { UsageBoost, usageStrength } from "../../src/core/recall/usage-boost";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
@@ -53,8 +54,8 @@ describe("the usage boost", () => {
   test("a memory tagged mcp:<server> rises as the server's use grows, never above a stronger match, and its score stays", async () => {
     const { db, memory, analytics, log } = d.daemon.context;
     const boost = new UsageBoost(() => analytics.features().servers, { refreshMs: 0 });
-    const accessLog = new AccessLog(db, log);
-    const recall = new RecallService(db, memory, null, accessLog, { usageOrder: boost.order });
+    const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
+    const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog, { usageOrder: boost.order });
     const caller = { agentId: "default", actor: null, actorType: null, runtimePath: null };
     const ask = () => recall.recall(caller, RecallRequestSchema.parse({ query: "backup schedule report restore", minScore: 0 }));
     const m = await memories(["backup", "schedule", "report", "restore"], "ghp");

@@ -19,7 +19,7 @@ import { tempDir } from "../helpers/temp-cleanup";
 import { eventually } from "../helpers/wait";
 
 const caller: Caller = { agentId: "default", actor: "test", actorType: null, runtimePath: null };
-const query = { k: 10, agentIds: ["default"], allowed: () => undefined };
+const query = { k: 10, agentIds: ["default"], allowed: async () => undefined };
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

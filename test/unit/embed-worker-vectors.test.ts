@@ -101,7 +101,7 @@ describe("the embedding worker's vector index", () => {
     for (let i = 0; i < 10; i++) {
       const text = qgen().query;
       const q = (await worker.embedQuery(text))!;
-      const { hits } = await worker.search(text, { k: 10, agentIds: ["default"], allowed: () => undefined });
+      const { hits } = await worker.search(text, { k: 10, agentIds: ["default"], allowed: async () => undefined });
       const exact = [...stored].map(([seq, v]) => ({ seq, score: dot(v, q) })).sort((a, b) => b.score - a.score);
       expect(hits.map((h) => h.seq)).toEqual(exact.slice(0, 10).map((h) => h.seq));
       hits.forEach((h, r) => expect(h.score).toBeCloseTo(exact[r]!.score, 5));

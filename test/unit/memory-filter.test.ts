@@ -9,7 +9,8 @@ import { ListQuerySchema, RememberRequestSchema } from "../../src/contracts/memo
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -31,8 +32,8 @@ beforeAll(async () => {
   db = openDatabase(join(dir, "memories.db"));
   migrate(db);
   memory = new MemoryService(new SqliteMemoryStore(db), { sharedAgents: ["team"] });
-  accessLog = new AccessLog(db, recordingLogger().log);
-  recall = new RecallService(db, memory, null, accessLog);
+  accessLog = new AccessLog(new SqliteAccessWrites(db), recordingLogger().log);
+  recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog);
   const add = async (name: string, agentId: string, body: Record<string, unknown>) => {
     const { id } = await memory.remember(caller(agentId), RememberRequestSchema.parse({ content: `lantern ${name}`, ...body }));
     nameOf.set(id, name);

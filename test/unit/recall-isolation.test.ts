@@ -8,7 +8,8 @@ import type { Database } from "bun:sqlite";
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
@@ -24,8 +25,8 @@ function setup(sharedAgents: string[] = []) {
   const db = openDatabase(join(dir, "memories.db"));
   migrate(db);
   const memory = new MemoryService(new SqliteMemoryStore(db), { sharedAgents });
-  const accessLog = new AccessLog(db, recordingLogger().log);
-  const recall = new RecallService(db, memory, null, accessLog);
+  const accessLog = new AccessLog(new SqliteAccessWrites(db), recordingLogger().log);
+  const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog);
   const ids = async (agentId: string, query: string, extra: Record<string, unknown> = {}) =>
     (await recall.recall(caller(agentId), RecallRequestSchema.parse({ query, ...extra }))).results.map((r) => r.id);
   const close = () => {

@@ -14,11 +14,12 @@ import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
-import { AccessLog } from "../../src/core/recall/access-log";
+import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
 import { EXPANSION_WEIGHT, expands, feedbackTerms, WEAK_KEYWORD_EVIDENCE } from "../../src/core/recall/expansion";
 import { vectorWeight } from "../../src/core/search/fusion";
 import { KeywordIndex } from "../../src/core/search/keyword-index";
 import { withNeighbours, type NeighbourPolicy } from "../../src/core/recall/neighbours";
+import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { keywordColumns } from "../../src/core/search/text";
 import { migrate } from "../../src/db/migrate";
@@ -155,14 +156,14 @@ async function harness(provider: "builtin" | "none" = "builtin"): Promise<Harnes
       for (const s of services) s.onChange(c);
     },
   });
-  const accessLog = new AccessLog(db, recordingLogger().log);
+  const accessLog = new AccessLog(new SqliteAccessWrites(db), recordingLogger().log);
   embeddings?.start();
   return {
     db,
     memory,
     embeddings,
     async service() {
-      const s = new RecallService(db, memory, embeddings, accessLog);
+      const s = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog);
       services.push(s);
       await s.start();
       return s;

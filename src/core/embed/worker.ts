@@ -26,7 +26,7 @@ export interface VectorQuery {
   project?: string;
   /** Also the best of these authors' own memories, from the same pass (docs/api.md#how-it-ranks). */
   authors?: AuthorSearch;
-  allowed: () => Set<number> | undefined;
+  allowed: () => Promise<Set<number> | undefined>;
 }
 
 export interface EmbeddingWorkerOptions {
@@ -305,10 +305,9 @@ export class EmbeddingWorker {
     if (!currentIndex && !previous) return { hits: [], authorHits: [], embedding: this.embedder && this.ok ? "ok" : "unavailable" };
     const [current, old] = await Promise.all([currentIndex ? this.embedQuery(text) : null, previous ? this.previousQuery(previous, text) : null]);
     if (!current && !old) return { hits: [], authorHits: [], embedding: "unavailable" };
-    let allowed: Set<number> | undefined | null = null;
+    const allowed = await q.allowed();
     const searchIn = (index: VectorIndex | null, vector: Float32Array | null) => {
       if (!index || !vector || index.count === 0) return { hits: [], authorHits: [] };
-      if (allowed === null) allowed = q.allowed();
       const owners = new Set(q.agentIds.map((a) => index.ownerCode(a)));
       const options = { k: q.k, owners, project: q.project, allowed };
       return q.authors ? index.searchWithAuthors(vector, options, q.authors) : { hits: index.search(vector, options), authorHits: [] };

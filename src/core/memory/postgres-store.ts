@@ -39,7 +39,7 @@ const INSERT_COLUMNS = MEMORY_COLUMNS.replace(/^seq,\s*/, "")
   .map((c) => c.trim());
 
 /** SQLite's `?` placeholders (filter.ts) as PostgreSQL's `$1`, `$2`, ... */
-function numbered(sql: string): string {
+export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }

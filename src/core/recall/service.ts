@@ -4,7 +4,6 @@
 // in; each result's score is its calibrated relevance (core/search/scoring.ts), and those under the request's
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
-import type { Database } from "bun:sqlite";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryService } from "../memory/service";
@@ -15,7 +14,7 @@ import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustmen
 import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
-import { RecallStore, type CandidateRow, type FtsHit, type IndexRow } from "./store";
+import { COLUMN_WEIGHTS, type CandidateRow, type FtsHit, type FtsSearch, type IndexRow, type RecallStore } from "./store";
 import { keywordColumns, matchOfTerms, queryTerms } from "../search/text";
 import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
@@ -30,7 +29,6 @@ const LEG_DEPTH = 50;
 /** How many of a named author's own memories the vector leg adds (docs/api.md#how-it-ranks). */
 const AUTHOR_DEPTH = 100;
 /** BM25 column weights: content, tags, hints, identifier/CJK terms. */
-const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
 const KEYWORD_OVERFETCH = 20;
 
@@ -122,7 +120,6 @@ export interface RecallCallOptions {
 }
 
 export class RecallService {
-  private readonly store: RecallStore;
   private readonly llm: ChatModel | undefined;
   private readonly usageOrder: (row: CandidateRow) => number;
   private readonly graph: RecallGraph | undefined;
@@ -130,13 +127,15 @@ export class RecallService {
   private readonly authorTokens = new Map<string, string[]>();
   /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
   private owners: Set<string> | null = null;
-  /** The keyword leg's in-memory index; the FTS5 table answers until it has loaded. */
+  /** The keyword leg's in-memory index; the store's FTS5 answers until it has loaded, where it has one. */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
   private keywordsReady = false;
+  /** Settles when the index has loaded (or its load stopped): a store without FTS5 waits for it. */
+  private loaded: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
   constructor(
-    db: Database,
+    private readonly store: RecallStore,
     private readonly memory: MemoryService,
     private readonly embeddings: EmbeddingWorker | null,
     private readonly accessLog: AccessLog,
@@ -145,7 +144,6 @@ export class RecallService {
     this.llm = options.llm;
     this.usageOrder = options.usageOrder ?? (() => 1);
     this.graph = options.graph;
-    this.store = new RecallStore(db, COLUMN_WEIGHTS);
   }
 
   /**
@@ -177,10 +175,13 @@ export class RecallService {
     const found = await this.candidates(req, filter, queryTokens, excludeType);
     const graphOrder = this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
     const orderLift = this.orderLift(queryTokens, graphOrder);
+    const fused = this.fused(found, orderLift);
+    // The strong hits' session neighbours, read first: withNeighbours weighs them in.
+    const near = await this.sessionNeighbours(fused.slice(0, NEIGHBOURS.depth).map((r) => r.row), NEIGHBOURS.window, filter);
     const ranked = withNeighbours(
-      this.fused(found, orderLift),
+      fused,
       NEIGHBOURS,
-      (top, window) => this.sessionNeighbours(top, window, filter),
+      () => near,
       (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
       (item) => round4(item.relevance) >= (req.minScore ?? 0),
       orderLift,
@@ -200,10 +201,10 @@ export class RecallService {
    */
   private async candidates(req: RecallRequest, filter: MemoryFilter, queryTokens: ReadonlySet<string>, excludeType: string | undefined): Promise<Candidates> {
     const vectorPromise = this.vectorLeg(req.query, filter, queryTokens);
-    const { leg: keywordLeg, rows } = this.keywordSide(req.keywordQuery ?? req.query, filter);
+    const { leg: keywordLeg, rows } = await this.keywordSide(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
     const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !rows.has(seq));
-    for (const [seq, row] of this.rowsBySeq(more, filter.agentIds)) rows.set(seq, row);
+    for (const [seq, row] of await this.rowsBySeq(more, filter.agentIds)) rows.set(seq, row);
     if (excludeType !== undefined) for (const [seq, row] of rows) if (row.type === excludeType) rows.delete(seq);
     return {
       keyword: keywordLeg.hits.filter((h) => rows.has(h.seq)),
@@ -254,8 +255,8 @@ export class RecallService {
       const entities = about?.get(row.seq);
       return entities ? { ...result, entities } : result;
     });
-    const supporting = this.supporting(scored, this.memory.readableAgents(caller));
-    this.accessLog.record(
+    const supporting = await this.supporting(scored, this.memory.readableAgents(caller));
+    await this.accessLog.record(
       caller.agentId,
       req.sessionKey,
       scored.map((s) => ({ seq: s.row.seq, id: s.row.id, score: s.score })),
@@ -291,7 +292,9 @@ export class RecallService {
    * they come; the load reads each row's state when it gets there, so both orders end the same.
    */
   async start(): Promise<number> {
-    this.keywordsReady = await loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
+    const loading = loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
+    this.loaded = loading.catch(() => false);
+    this.keywordsReady = await loading;
     return this.keywords.size;
   }
 
@@ -321,8 +324,8 @@ export class RecallService {
   }
 
   /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */
-  private readsEverything(agentIds: string[]): boolean {
-    this.owners ??= new Set(this.store.liveOwners());
+  private readsEverything(fts: FtsSearch, agentIds: string[]): boolean {
+    this.owners ??= new Set(fts.liveOwners());
     const readable = new Set(agentIds);
     for (const owner of this.owners) if (!readable.has(owner)) return false;
     return true;
@@ -332,11 +335,11 @@ export class RecallService {
    * The keyword leg and its hits' rows, while the query embeds: the embedder is told this thread is
    * busy meanwhile (Embedder.callerBusy).
    */
-  private keywordSide(query: string, filter: MemoryFilter): { leg: KeywordLeg; rows: Map<number, CandidateRow> } {
+  private async keywordSide(query: string, filter: MemoryFilter): Promise<{ leg: KeywordLeg; rows: Map<number, CandidateRow> }> {
     this.embeddings?.callerBusy(true);
     try {
-      const leg = this.keywordLeg(query, filter);
-      return { leg, rows: this.rowsBySeq([...new Set(leg.hits.map((h) => h.seq))], filter.agentIds) };
+      const leg = await this.keywordLeg(query, filter);
+      return { leg, rows: await this.rowsBySeq([...new Set(leg.hits.map((h) => h.seq))], filter.agentIds) };
     } finally {
       this.embeddings?.callerBusy(false);
     }
@@ -346,9 +349,12 @@ export class RecallService {
    * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
    * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
    */
-  private keywordLeg(query: string, filter: MemoryFilter): KeywordLeg {
+  private async keywordLeg(query: string, filter: MemoryFilter): Promise<KeywordLeg> {
     const terms = queryTerms(query);
     if (terms.length === 0) return NO_KEYWORDS;
+    const fts = this.store.fts;
+    // Without FTS5 the index alone answers: wait for it to load.
+    if (!fts) await this.loaded;
     // Each query term must be one token for the index; a term FTS5 reads as a phrase
     // (snake_case: "snake" then "case") is left to FTS5.
     const tokens = terms.map((t) => tokenize(t));
@@ -361,10 +367,11 @@ export class RecallService {
     let hits: LegHit[];
     let stats: TermStats;
     let matched: Map<number, number[]>;
-    if (this.keywordsReady && tokens.every((t) => t.length <= 1)) {
+    // A term FTS5 reads as a phrase is left to it where the store has it; elsewhere its tokens are terms.
+    if (!fts || (this.keywordsReady && tokens.every((t) => t.length <= 1))) {
       const flat = [...termTokens.flat(), ...conceptTerms];
       const match = matchOfTerms([...terms, ...conceptTerms]);
-      hits = this.indexHits(flat, match, filter);
+      hits = await this.indexHits(flat, match, filter);
       stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
       matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
       if (hits.length > 0) {
@@ -373,16 +380,16 @@ export class RecallService {
         const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
         const extra = expands(best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
         if (extra.tokens.length > 0) {
-          hits = this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
+          hits = await this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
           matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
         }
       }
     } else {
-      hits = this.ftsHits(matchOfTerms([...terms, ...conceptTerms]), filter);
+      hits = await this.ftsHits(fts, matchOfTerms([...terms, ...conceptTerms]), filter);
       // A term with no token matches nothing and carries no weight.
       const matches = [...terms.filter((_, i) => tokens[i]!.length > 0), ...conceptTerms].map((t) => matchOfTerms([t]));
-      stats = this.store.termStats(matches);
-      matched = once(this.store.matchedTerms(matches, hits.map((h) => h.seq)));
+      stats = fts.termStats(matches);
+      matched = once(fts.matchedTerms(matches, hits.map((h) => h.seq)));
     }
     const relevanceOf = conceptRelevance(stats, termTokens.length);
     const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
@@ -396,28 +403,38 @@ export class RecallService {
    * otherwise they are checked against the filters, and only when too few pass does the exact joined
    * FTS5 query run.
    */
-  private indexHits(tokens: string[], match: string, filter: MemoryFilter, weights?: number[]): LegHit[] {
+  private async indexHits(tokens: string[], match: string, filter: MemoryFilter, weights?: number[]): Promise<LegHit[]> {
     const scope = { agentIds: filter.agentIds, project: filter.project };
     const rowFiltered = hasRowFilter(filter);
-    const top = this.keywords
-      .search(tokens, rowFiltered ? LEG_DEPTH * KEYWORD_OVERFETCH : LEG_DEPTH, scope, weights)
-      .map((h) => ({ seq: h.seq, raw: h.score }));
-    return rowFiltered ? this.passingOrExact(top, filter, match) : top;
+    const search = (k: number) => this.keywords.search(tokens, k, scope, weights).map((h) => ({ seq: h.seq, raw: h.score }));
+    const top = search(rowFiltered ? LEG_DEPTH * KEYWORD_OVERFETCH : LEG_DEPTH);
+    if (!rowFiltered) return top;
+    // The exact answer, when too few of the overfetched rows pass: FTS5's joined query, or else
+    // every match in scope checked against the filters.
+    return this.passingOrExact(top, filter, async () => {
+      const fts = this.store.fts;
+      if (fts) return ftsLegHits(fts.ftsTopFiltered(match, filter, LEG_DEPTH));
+      const all = search(this.keywords.size);
+      const passing = new Set(await this.store.seqsPassingAmong(all.map((h) => h.seq), filter));
+      return all.filter((h) => passing.has(h.seq)).slice(0, LEG_DEPTH);
+    });
   }
 
-  private ftsHits(match: string, filter: MemoryFilter): LegHit[] {
-    if (!hasNarrowingFilter(filter) && this.readsEverything(filter.agentIds)) return ftsLegHits(this.store.ftsTop(match, LEG_DEPTH));
-    return this.passingOrExact(ftsLegHits(this.store.ftsTop(match, LEG_DEPTH * KEYWORD_OVERFETCH)), filter, match);
+  private async ftsHits(fts: FtsSearch, match: string, filter: MemoryFilter): Promise<LegHit[]> {
+    if (!hasNarrowingFilter(filter) && this.readsEverything(fts, filter.agentIds)) return ftsLegHits(fts.ftsTop(match, LEG_DEPTH));
+    return this.passingOrExact(ftsLegHits(fts.ftsTop(match, LEG_DEPTH * KEYWORD_OVERFETCH)), filter, async () =>
+      ftsLegHits(fts.ftsTopFiltered(match, filter, LEG_DEPTH)),
+    );
   }
 
-  /** The overfetched `top` rows that pass the filters, or the exact joined FTS5 query when too few do. */
-  private passingOrExact(top: LegHit[], filter: MemoryFilter, match: string): LegHit[] {
+  /** The overfetched `top` rows that pass the filters, or the `exact` answer when too few do. */
+  private async passingOrExact(top: LegHit[], filter: MemoryFilter, exact: () => Promise<LegHit[]>): Promise<LegHit[]> {
     if (top.length > 0) {
-      const passing = new Set(this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
+      const passing = new Set(await this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
       const kept = top.filter((t) => passing.has(t.seq));
       if (kept.length >= LEG_DEPTH || top.length < LEG_DEPTH * KEYWORD_OVERFETCH) return kept.slice(0, LEG_DEPTH);
     }
-    return ftsLegHits(this.store.ftsTopFiltered(match, filter, LEG_DEPTH));
+    return exact();
   }
 
   /**
@@ -437,7 +454,7 @@ export class RecallService {
       agentIds: filter.agentIds,
       project: filter.project,
       authors: names.length > 0 ? { names, k: AUTHOR_DEPTH } : undefined,
-      allowed: () => (hasRowFilter(filter) ? new Set(this.store.seqsPassing(filter)) : undefined),
+      allowed: async () => (hasRowFilter(filter) ? new Set(await this.store.seqsPassing(filter)) : undefined),
     });
     const found = new Set(hits.map((h) => h.seq));
     // A vector pointing away from the query is no evidence at all, however few the memories.
@@ -462,28 +479,29 @@ export class RecallService {
   }
 
   /** The live rows among `seqs` that `agentIds` may read; any other seq has no entry. */
-  private rowsBySeq(seqs: number[], agentIds: string[]): Map<number, CandidateRow> {
+  private async rowsBySeq(seqs: number[], agentIds: string[]): Promise<Map<number, CandidateRow>> {
     if (seqs.length === 0) return new Map();
-    return new Map(this.store.candidatesAmong(seqs, { agentIds }).map((r) => [r.seq, r]));
+    return new Map((await this.store.candidatesAmong(seqs, { agentIds })).map((r) => [r.seq, r]));
   }
 
   /** The session neighbours of `rows` up to `window` each side that pass the request's filters, per row's seq. */
-  private sessionNeighbours(rows: CandidateRow[], window: number, filter: MemoryFilter): Map<number, Neighbour<CandidateRow>[]> {
+  private async sessionNeighbours(rows: CandidateRow[], window: number, filter: MemoryFilter): Promise<Map<number, Neighbour<CandidateRow>[]>> {
     const found = new Map<number, Neighbour<CandidateRow>[]>();
     for (const row of rows) {
       if (!row.session_key) continue;
-      const near = (side: "before" | "after") => this.store.neighbours(side, row.session_key!, row, window).map((n, i) => ({ row: n, distance: i + 1 }));
-      found.set(row.seq, [...near("before"), ...near("after")]);
+      const near = async (side: "before" | "after") =>
+        (await this.store.neighbours(side, row.session_key!, row, window)).map((n, i) => ({ row: n, distance: i + 1 }));
+      found.set(row.seq, [...(await near("before")), ...(await near("after"))]);
     }
     const seqs = [...new Set([...found.values()].flat().map((n) => n.row.seq))];
     if (seqs.length === 0) return found;
-    const passing = new Set(this.store.seqsPassingAmong(seqs, filter));
+    const passing = new Set(await this.store.seqsPassingAmong(seqs, filter));
     for (const [seq, list] of found) found.set(seq, list.filter((n) => passing.has(n.row.seq)));
     return found;
   }
 
   /** The memories said just before and after each primary result in the same session. */
-  private supporting(scored: Scored[], agents: string[]): SupportingResult[] {
+  private async supporting(scored: Scored[], agents: string[]): Promise<SupportingResult[]> {
     const shown = new Set(scored.map((s) => s.row.seq));
     const readable = new Set(agents);
     const out: SupportingResult[] = [];
@@ -493,7 +511,7 @@ export class RecallService {
         ["previous-in-session", "before"],
         ["next-in-session", "after"],
       ] as const) {
-        const n = this.store.neighbours(side, row.session_key, row)[0];
+        const n = (await this.store.neighbours(side, row.session_key, row))[0];
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
         out.push({ ...toResult(n, score * 0.5, matchedBy, false), relation, supports: row.id });

@@ -1,11 +1,12 @@
-// SQL for recall: FTS5 BM25, the rows the legs' hits are re-read and filtered by, the keyword index's
-// source rows and same-session neighbours. Fixed statements are prepared once; those whose shape
-// depends on a filter go through db.query, which caches one statement per distinct SQL text.
-import type { Database, Statement } from "bun:sqlite";
-import { filterSql, type MemoryFilter } from "../memory/filter";
+// What recall needs of a store, and the rows both stores return: the SQLite one (sqlite-store.ts)
+// and the PostgreSQL one (postgres-store.ts). The keyword leg runs in the daemon's in-memory index;
+// a store with a full-text search of its own (SQLite's FTS5) answers while that index loads.
+import type { MemoryFilter } from "../memory/filter";
 import type { MemoryRow } from "../memory/store";
 import type { TermStats } from "../search/scoring";
-import { matchesAmong } from "../search/matches";
+
+/** BM25 weights of a memory's keyword columns (content, tags, hints, extra terms), in FTS5 and in the keyword index alike. */
+export const COLUMN_WEIGHTS = [1.0, 0.8, 0.8, 0.5] as const;
 
 /** What ranking and the answer need of a memory. */
 export type CandidateRow = Pick<
@@ -28,12 +29,12 @@ export type CandidateRow = Pick<
   /** The memory's feedback signal, -1..1 (memory_feedback), or null when never rated. */
   feedback: number | null;
 };
-const CANDIDATE_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
+export const CANDIDATE_COLUMNS = `seq, id, agent_id, content, type, importance, tags, pinned, who, project, session_key, created_at,
   access_count, last_accessed_at, (SELECT signal FROM memory_feedback f WHERE f.memory_id = memories.id) AS feedback`;
 
 /** What the keyword index is built from. */
 export type IndexRow = Pick<MemoryRow, "seq" | "agent_id" | "project" | "content" | "tags" | "hints">;
-const INDEX_COLUMNS = "seq, agent_id, project, content, tags, hints";
+export const INDEX_COLUMNS = "seq, agent_id, project, content, tags, hints";
 
 /** An FTS5 match: bm25() is negative, better the lower. */
 export interface FtsHit {
@@ -41,114 +42,32 @@ export interface FtsHit {
   score: number;
 }
 
-type Neighbour = Statement<CandidateRow, [string, string, string, number, number]>;
-
-export class RecallStore {
-  private readonly bm25: string;
-  private readonly ftsTopStmt: Statement<FtsHit, [string, number]>;
-  private readonly indexChunkStmt: Statement<IndexRow, [number, number]>;
-  private readonly ownersStmt: Statement<{ agent_id: string }, []>;
-  private readonly ftsRowsStmt: Statement<{ n: number }, []>;
-  private readonly ftsCountStmt: Statement<{ n: number }, [string]>;
-  private readonly ftsAmongStmt: Statement<{ seq: number }, [string, string]>;
-  private readonly before: Neighbour;
-  private readonly after: Neighbour;
-
-  /** `columnWeights`: BM25 weights of memories_fts's columns, in their order. */
-  constructor(
-    private readonly db: Database,
-    columnWeights: readonly number[],
-  ) {
-    this.bm25 = `bm25(memories_fts, ${columnWeights.join(", ")})`;
-    this.ftsTopStmt = db.query(
-      `SELECT rowid AS seq, ${this.bm25} AS score FROM memories_fts WHERE memories_fts MATCH ? ORDER BY score LIMIT ?`,
-    );
-    this.indexChunkStmt = db.query(
-      `SELECT ${INDEX_COLUMNS} FROM memories WHERE deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?`,
-    );
-    this.ownersStmt = db.query("SELECT DISTINCT agent_id FROM memories WHERE deleted_at IS NULL");
-    // One docsize row per indexed memory: counting them is a b-tree count, not a scan of the index.
-    this.ftsRowsStmt = db.query("SELECT count(*) AS n FROM memories_fts_docsize");
-    this.ftsCountStmt = db.query("SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH ?");
-    this.ftsAmongStmt = db.query(
-      "SELECT rowid AS seq FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-    );
-    const neighbour = (op: string, order: string): Neighbour =>
-      db.query(
-        `SELECT ${CANDIDATE_COLUMNS} FROM memories WHERE session_key = ? AND agent_id = ? AND deleted_at IS NULL
-         AND (created_at, seq) ${op} (?, ?) ORDER BY created_at ${order}, seq ${order} LIMIT ?`,
-      );
-    this.before = neighbour("<", "DESC");
-    this.after = neighbour(">", "ASC");
-  }
-
+/** FTS5's search over the memories (memories_fts), where the store keeps it. */
+export interface FtsSearch {
   /** The best `limit` FTS5 matches of `match` over every memory, unscoped. */
-  ftsTop(match: string, limit: number): FtsHit[] {
-    return this.ftsTopStmt.all(match, limit);
-  }
-
+  ftsTop(match: string, limit: number): FtsHit[];
   /** The best `limit` FTS5 matches of `match` among the rows that pass `filter`. */
-  ftsTopFiltered(match: string, filter: MemoryFilter, limit: number): FtsHit[] {
-    const { where, params } = filterSql(filter, "m");
-    return this.db
-      .query<FtsHit, (string | number)[]>(
-        `SELECT m.seq AS seq, ${this.bm25} AS score FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-         WHERE memories_fts MATCH ? AND ${where} ORDER BY score LIMIT ?`,
-      )
-      .all(match, ...params, limit);
-  }
-
+  ftsTopFiltered(match: string, filter: MemoryFilter, limit: number): FtsHit[];
   /** The indexed memories and how many match each FTS5 expression, for weighing the terms (search/scoring.ts). */
-  termStats(matches: string[]): TermStats {
-    return { n: this.ftsRowsStmt.get()!.n, df: matches.map((m) => this.ftsCountStmt.get(m)!.n) };
-  }
-
+  termStats(matches: string[]): TermStats;
   /** Per memory of `seqs`, the positions in `matches` of the FTS5 expressions it matches. */
-  matchedTerms(matches: string[], seqs: number[]): Map<number, number[]> {
-    return matchesAmong(this.ftsAmongStmt, matches, seqs);
-  }
-
-  /** Every row that passes `filter`. */
-  seqsPassing(filter: MemoryFilter): number[] {
-    const { where, params } = filterSql(filter);
-    return this.db
-      .query<{ seq: number }, (string | number)[]>(`SELECT seq FROM memories WHERE ${where}`)
-      .all(...params)
-      .map((r) => r.seq);
-  }
-
-  /** The rows among `seqs` that pass `filter`. */
-  seqsPassingAmong(seqs: number[], filter: MemoryFilter): number[] {
-    return this.among<{ seq: number }>("seq", seqs, filter).map((r) => r.seq);
-  }
-
-  /** The candidate rows among `seqs` that pass `filter`. */
-  candidatesAmong(seqs: number[], filter: MemoryFilter): CandidateRow[] {
-    return this.among<CandidateRow>(CANDIDATE_COLUMNS, seqs, filter);
-  }
-
-  /** The next `limit` live memories after `afterSeq`, in seq order, for loading the keyword index. */
-  indexChunk(afterSeq: number, limit: number): IndexRow[] {
-    return this.indexChunkStmt.all(afterSeq, limit);
-  }
-
+  matchedTerms(matches: string[], seqs: number[]): Map<number, number[]>;
   /** The agents that own live memories. */
-  liveOwners(): string[] {
-    return this.ownersStmt.all().map((r) => r.agent_id);
-  }
+  liveOwners(): string[];
+}
 
+/** Recall's reads, in whichever store the daemon runs on. */
+export interface RecallStore {
+  /** The store's own full-text search, or null (PostgreSQL: the in-memory index alone answers). */
+  readonly fts: FtsSearch | null;
+  /** Every row that passes `filter`. */
+  seqsPassing(filter: MemoryFilter): Promise<number[]>;
+  /** The rows among `seqs` that pass `filter`. */
+  seqsPassingAmong(seqs: number[], filter: MemoryFilter): Promise<number[]>;
+  /** The candidate rows among `seqs` that pass `filter`. */
+  candidatesAmong(seqs: number[], filter: MemoryFilter): Promise<CandidateRow[]>;
+  /** The next `limit` live memories after `afterSeq`, in seq order, for loading the keyword index. */
+  indexChunk(afterSeq: number, limit: number): Promise<IndexRow[]>;
   /** The live memories stored just before (or after) `row` in its session `sessionKey` by the same agent, nearest first. */
-  neighbours(side: "before" | "after", sessionKey: string, row: CandidateRow, count = 1): CandidateRow[] {
-    return (side === "before" ? this.before : this.after).all(sessionKey, row.agent_id, row.created_at, row.seq, count);
-  }
-
-  private among<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {
-    const { where, params } = filterSql(filter);
-    // rowid lookups only (NOT INDEXED): an index on the filter columns would scan the whole agent.
-    return this.db
-      .query<T, (string | number)[]>(
-        `SELECT ${columns} FROM memories NOT INDEXED WHERE seq IN (SELECT value FROM json_each(?)) AND ${where}`,
-      )
-      .all(JSON.stringify(seqs), ...params);
-  }
+  neighbours(side: "before" | "after", sessionKey: string, row: CandidateRow, count?: number): Promise<CandidateRow[]>;
 }

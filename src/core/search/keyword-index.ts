@@ -440,7 +440,7 @@ function topK(candidates: Int32Array, scores: Float64Array, k: number): KeywordH
  */
 export async function loadInSteps<R extends { seq: number }>(
   index: KeywordIndex,
-  page: (after: number, n: number) => R[],
+  page: (after: number, n: number) => R[] | Promise<R[]>,
   toDoc: (row: R) => KeywordDoc,
   stopped: () => boolean,
 ): Promise<boolean> {
