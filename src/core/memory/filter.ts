@@ -64,6 +64,12 @@ export function filterSql(filter: MemoryFilter, alias = "memories"): { where: st
   return { where: where.join(" AND "), params };
 }
 
+/** filterSql's `?` placeholders as PostgreSQL's `$1`, `$2`, ... (the SQL it builds holds no other `?`). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 function placeholders(values: readonly unknown[]): string {
   return values.map(() => "?").join(", ");
 }

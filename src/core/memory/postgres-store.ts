@@ -6,7 +6,7 @@
 // keyword index here: each daemon keeps its own in memory (search/keyword-index.ts).
 import type { HistoryEntry } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
-import { filterSql } from "./filter";
+import { filterSql, numbered } from "./filter";
 import { MEMORY_CHANNEL } from "./postgres-feed";
 import { lookupQuery, pickLookedUp, SHOWN_CANDIDATES } from "./short-ids";
 import {
@@ -38,11 +38,6 @@ const INSERT_COLUMNS = MEMORY_COLUMNS.replace(/^seq,\s*/, "")
   .split(",")
   .map((c) => c.trim());
 
-/** SQLite's `?` placeholders (filter.ts) as PostgreSQL's `$1`, `$2`, ... */
-export function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
 
 export class PostgresMemoryStore implements MemoryStore {
   constructor(private readonly sql: Sql) {}

@@ -1,8 +1,7 @@
 // Recall's reads in a PostgreSQL store shared by several daemons: the rows the legs' hits are re-read
 // and filtered by, the keyword index's source rows and same-session neighbours. There is no full-text
 // search here: the daemon's in-memory keyword index answers every keyword leg.
-import { filterSql, type MemoryFilter } from "../memory/filter";
-import { numbered } from "../memory/postgres-store";
+import { filterSql, numbered, type MemoryFilter } from "../memory/filter";
 import { CANDIDATE_COLUMNS, type CandidateRow, INDEX_COLUMNS, type IndexRow, type RecallStore } from "./store";
 
 export class PostgresRecallStore implements RecallStore {
