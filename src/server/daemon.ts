@@ -21,6 +21,7 @@ import { AccessLog, SqliteAccessWrites } from "../core/recall/access-log";
 import { SqliteRecallStore } from "../core/recall/sqlite-store";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
+import { SqliteSessionStore } from "../core/sessions/sqlite-store";
 import { AgentsService } from "../core/agents/service";
 import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import { createChatModel } from "../core/llm/chat";
@@ -129,7 +130,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
-    const sessions = new SessionService(db, memory, recall, {
+    const sessions = new SessionService(new SqliteSessionStore(db), memory, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
       llm: createChatModel(config.llm),

@@ -11,15 +11,13 @@ import type { Logger } from "../../logger";
 import type { ChatModel } from "../llm/chat";
 import type { Caller, MemoryService } from "../memory/service";
 import type { RecallService } from "../recall/service";
-import { matchExpression } from "../search/text";
 import { ContextBuilder, clip, memoryLine } from "./context";
 import { extractFromTranscript } from "./extraction";
 import { chooseInjections } from "./injection";
-import { heldByAnother, sessionOfAnotherAgent } from "./holder";
+import { sessionOfAnotherAgent } from "./holder";
 import { messagesBlock, PENDING_LIMIT, unreadNote } from "./messages";
 import type { AgentStore } from "../agents/store";
-import { SessionStore, toSummary, type InjectionVia, type SessionRow } from "./store";
-import type { Database } from "bun:sqlite";
+import { toSummary, type InjectionVia, type SessionRow, type SessionStore } from "./store";
 
 /** Files in the data directory that say who the agent works for, shown at session start. */
 const IDENTITY_FILES = ["AGENTS.md", "USER.md"] as const;
@@ -74,19 +72,17 @@ interface SessionGraph {
 const REVIEW_LIMIT = 5;
 
 export class SessionService {
-  private readonly store: SessionStore;
   private readonly now: () => Date;
   /** Background extractions in flight, so stop() can end them and tests can wait for them. */
   private readonly extractions = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly db: Database,
+    private readonly store: SessionStore,
     private readonly memory: MemoryService,
     private readonly recall: RecallService,
     private readonly options: SessionServiceOptions,
   ) {
-    this.store = new SessionStore(db);
     this.now = options.now ?? (() => new Date());
   }
 
@@ -96,7 +92,7 @@ export class SessionService {
   async hook(event: HookEvent, caller: Caller, req: HookRequest): Promise<HookResponse> {
     const key = normalizeSessionKey(req.sessionKey);
     if (await this.options.agents.heldByAnother(key, caller.agentId)) throw sessionOfAnotherAgent(key);
-    if (this.store.get(key, caller.agentId)?.bypassed === 1) return { bypassed: true };
+    if ((await this.store.get(key, caller.agentId))?.bypassed === 1) return { bypassed: true };
     switch (event) {
       case "session-start":
         return this.sessionStart(caller, key, req);
@@ -112,10 +108,10 @@ export class SessionService {
   }
 
   /** The session as this hook reports it, created on first sight (a harness may skip session-start). */
-  private open(caller: Caller, key: string, req: HookRequest, reopen = false): SessionRow {
+  private async open(caller: Caller, key: string, req: HookRequest, reopen = false): Promise<SessionRow> {
     const parentKey = req.parentSessionKey !== undefined ? normalizeSessionKey(req.parentSessionKey) : null;
     const at = this.now().toISOString();
-    const session = this.store.open(
+    const session = await this.store.open(
       { key, agentId: caller.agentId, harness: req.harness, project: req.project ?? null, parentKey, harnessProcess: req.harnessProcess, at },
       reopen,
     );
@@ -123,8 +119,8 @@ export class SessionService {
     return session;
   }
 
-  private inject(session: SessionRow, via: InjectionVia, context: string, ids: string[]): HookContextResponse {
-    this.store.recordInjected(session.key, session.agent_id, session.injection_window, via, ids, this.now().toISOString());
+  private async inject(session: SessionRow, via: InjectionVia, context: string, ids: string[]): Promise<HookContextResponse> {
+    await this.store.recordInjected(session.key, session.agent_id, session.injection_window, via, ids, this.now().toISOString());
     return { context, memoryIds: ids, window: session.injection_window };
   }
 
@@ -146,7 +142,7 @@ export class SessionService {
   }
 
   private async sessionStart(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
-    const session = this.open(caller, key, req, true);
+    const session = await this.open(caller, key, req, true);
     await this.options.agents.upsertPresence({ sessionKey: key, agentId: caller.agentId, harness: req.harness, project: session.project, at: this.now().toISOString() });
     const block = new ContextBuilder(this.options.sessionStartBudgetTokens, `# Signet memory (session ${key})`);
     // First, so the budget never squeezes it out: a line, and the messages themselves come with the next prompt.
@@ -156,14 +152,14 @@ export class SessionService {
       const text = this.readIdentityFile(file);
       if (text) block.text(file, text, IDENTITY_SHARE);
     }
-    const parent = this.parentOf(session);
-    if (parent) block.text(`Parent session ${parent.key}`, this.parentSummary(parent), PARENT_SHARE);
+    const parent = await this.parentOf(session);
+    if (parent) block.text(`Parent session ${parent.key}`, await this.parentSummary(parent), PARENT_SHARE);
     const agents = this.memory.readableAgents(caller);
-    block.memories("Pinned memories", this.store.pinned(agents, PINNED_LIMIT));
+    block.memories("Pinned memories", await this.store.pinned(agents, PINNED_LIMIT));
     this.listReviews(block, caller.agentId);
-    if (session.project) block.memories(`Memories for ${session.project}`, this.store.ofProject(agents, session.project, PROJECT_LIMIT));
-    block.memories("Preferences and decisions for every project", this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
-    return this.inject(session, "session-start", block.build(), block.ids);
+    if (session.project) block.memories(`Memories for ${session.project}`, await this.store.ofProject(agents, session.project, PROJECT_LIMIT));
+    block.memories("Preferences and decisions for every project", await this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
+    return await this.inject(session, "session-start", block.build(), block.ids);
   }
 
   /** Memories whose reviewAfter has passed, each with why, listed at one session start only. */
@@ -178,7 +174,7 @@ export class SessionService {
   }
 
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
-    const session = this.open(caller, key, req);
+    const session = await this.open(caller, key, req);
     // Each prompt is a presence heartbeat (crossAgent.presenceTtlS, docs/api.md#presence).
     await this.options.agents.touchPresence(key, session.agent_id, this.now().toISOString());
     const messages = await this.deliverMessages(session);
@@ -194,10 +190,10 @@ export class SessionService {
   /** The memories that stand out for the prompt, recorded as injected. */
   private async promptMemories(caller: Caller, session: SessionRow, prompt: string): Promise<HookContextResponse> {
     if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
-    this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
+    await this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
     // Earlier prompts' memories are not given again. Session start's are: its block lists every
     // project memory, and the few this prompt needs are worth restating next to it.
-    const given = this.store.injectedIn(session.key, session.agent_id, session.injection_window, "session-start");
+    const given = await this.store.injectedIn(session.key, session.agent_id, session.injection_window, "session-start");
     // Saved aggregates restate memories; the memories themselves go in (injection.ts decides which).
     const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS) }), AGGREGATE_TYPE);
     const chosen = chooseInjections(ranking, {
@@ -208,42 +204,42 @@ export class SessionService {
     if (chosen.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
     const lines = chosen.map(({ row }) => memoryLine({ id: row.id, content: row.content, type: row.type }));
     const context = `# Signet: memories relevant to this prompt\n${lines.join("\n")}`;
-    return this.inject(session, "user-prompt-submit", context, chosen.map((c) => c.row.id));
+    return await this.inject(session, "user-prompt-submit", context, chosen.map((c) => c.row.id));
   }
 
   /** What to carry across: the memories injected in this window, to be kept in the compacted context. */
-  private preCompaction(caller: Caller, key: string, req: HookRequest): HookContextResponse {
-    const session = this.open(caller, key, req);
-    if (req.transcript?.trim()) this.store.setTranscript(session.seq, req.transcript);
-    const injected = [...this.store.injectedIn(key, session.agent_id, session.injection_window)].slice(0, CARRY_LIMIT);
-    const carried = this.store.memoryLines(this.memory.readableAgents(caller), injected);
+  private async preCompaction(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
+    const session = await this.open(caller, key, req);
+    if (req.transcript?.trim()) await this.store.setTranscript(session.seq, req.transcript);
+    const injected = [...(await this.store.injectedIn(key, session.agent_id, session.injection_window))].slice(0, CARRY_LIMIT);
+    const carried = await this.store.memoryLines(this.memory.readableAgents(caller), injected);
     const ids = carried.map((m) => m.id);
-    this.store.setCarry(key, session.agent_id, JSON.stringify(ids), this.now().toISOString());
+    await this.store.setCarry(key, session.agent_id, JSON.stringify(ids), this.now().toISOString());
     if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
     const context = `# Signet: memories to keep across the compaction\n${carried.map(memoryLine).join("\n")}`;
-    return this.inject(session, "pre-compaction", context, ids);
+    return await this.inject(session, "pre-compaction", context, ids);
   }
 
   /** Opens the next injection window, and injects again what pre-compaction carried across. */
-  private compactionComplete(caller: Caller, key: string, req: HookRequest): HookContextResponse {
-    this.open(caller, key, req);
+  private async compactionComplete(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
+    await this.open(caller, key, req);
     const at = this.now().toISOString();
-    this.store.nextWindow(key, caller.agentId, at);
-    const session = this.store.get(key, caller.agentId)!;
+    await this.store.nextWindow(key, caller.agentId, at);
+    const session = (await this.store.get(key, caller.agentId))!;
     const carriedIds = session.carry ? (JSON.parse(session.carry) as string[]) : [];
     // Carried once: a later compaction carries what its own pre-compaction chooses.
-    this.store.setCarry(key, session.agent_id, null, at);
-    const carried = this.store.memoryLines(this.memory.readableAgents(caller), carriedIds);
+    await this.store.setCarry(key, session.agent_id, null, at);
+    const carried = await this.store.memoryLines(this.memory.readableAgents(caller), carriedIds);
     if (carried.length === 0) return { context: "", memoryIds: [], window: session.injection_window };
     const context = `# Signet: memories carried across the compaction\n${carried.map(memoryLine).join("\n")}`;
-    return this.inject(session, "compaction-complete", context, carried.map((m) => m.id));
+    return await this.inject(session, "compaction-complete", context, carried.map((m) => m.id));
   }
 
   private async sessionEnd(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
-    const session = this.open(caller, key, req);
+    const session = await this.open(caller, key, req);
     const transcript = req.transcript?.trim() ? req.transcript : null;
-    if (transcript) this.store.setTranscript(session.seq, transcript);
-    this.store.end(key, session.agent_id, this.now().toISOString());
+    if (transcript) await this.store.setTranscript(session.seq, transcript);
+    await this.store.end(key, session.agent_id, this.now().toISOString());
     await this.options.agents.removePresence(key, session.agent_id);
     const base = { context: "", memoryIds: [], window: session.injection_window, transcriptStored: transcript !== null };
     if (!transcript) {
@@ -269,7 +265,7 @@ export class SessionService {
   private async extract(llm: ChatModel, caller: Caller, session: SessionRow, transcript: string): Promise<void> {
     try {
       const { summary, memories } = await extractFromTranscript(llm, transcript, this.stopping.signal);
-      if (summary) this.store.setSummary(session.key, session.agent_id, summary);
+      if (summary) await this.store.setSummary(session.key, session.agent_id, summary);
       const extractor: Caller = { ...caller, actor: "extraction", actorType: "daemon" };
       let stored = 0;
       for (const m of memories) {
@@ -307,50 +303,50 @@ export class SessionService {
     }
   }
 
-  private appendToTranscript(session: SessionRow, line: string): void {
-    const before = this.store.transcript(session.seq);
+  private async appendToTranscript(session: SessionRow, line: string): Promise<void> {
+    const before = await this.store.transcript(session.seq);
     if (before && before.length >= PROMPT_TRANSCRIPT_MAX_CHARS) return;
-    this.store.setTranscript(session.seq, before ? `${before}\n${line}` : line);
+    await this.store.setTranscript(session.seq, before ? `${before}\n${line}` : line);
   }
 
   // ---- lineage ----
 
   /** A sub-agent's parent: the recorded parent key, or for `agent:<id>:subagent:<x>` that agent's main session. */
-  private parentOf(session: SessionRow): SessionRow | null {
+  private parentOf(session: SessionRow): Promise<SessionRow | null> {
     if (session.parent_key) {
       return this.store.get(session.parent_key, session.agent_id);
     }
     const m = SUBAGENT_KEY.exec(session.key);
-    return m ? this.store.latestMainSession(m[1]!, session.agent_id, session.key) : null;
+    return m ? this.store.latestMainSession(m[1]!, session.agent_id, session.key) : Promise.resolve(null);
   }
 
-  private parentSummary(parent: SessionRow): string {
+  private async parentSummary(parent: SessionRow): Promise<string> {
     const about = `${parent.project ? `project ${parent.project}, ` : ""}started ${parent.started_at}${parent.ended_at ? `, ended ${parent.ended_at}` : ", active"}`;
     if (parent.summary) return `${about}\n${parent.summary}`;
-    const transcript = this.store.transcript(parent.seq);
+    const transcript = await this.store.transcript(parent.seq);
     const tail = transcript ? clip(transcript.slice(-1500), 1500) : null;
     return `${about}\n${tail ? `Latest:\n${tail}\n` : ""}Search its transcript with session_search (current_session_key = your session key).`;
   }
 
   // ---- sessions ----
 
-  list(caller: Caller, query: { active?: boolean; project?: string; harness_process?: string; limit: number }): SessionListResponse {
+  async list(caller: Caller, query: { active?: boolean; project?: string; harness_process?: string; limit: number }): Promise<SessionListResponse> {
     const { harness_process: harnessProcess, ...filter } = query;
-    const sessions = this.store.list(caller.agentId, { ...filter, harnessProcess }).map(toSummary);
+    const sessions = (await this.store.list(caller.agentId, { ...filter, harnessProcess })).map(toSummary);
     return { sessions, count: sessions.length };
   }
 
-  get(caller: Caller, rawKey: string): SessionDetail {
-    const row = this.owned(caller, normalizeSessionKey(rawKey));
+  async get(caller: Caller, rawKey: string): Promise<SessionDetail> {
+    const row = await this.owned(caller, normalizeSessionKey(rawKey));
     return {
       ...toSummary(row),
-      memories: this.store.memoriesOf(row.key, row.agent_id),
-      transcriptChars: this.store.transcript(row.seq)?.length ?? 0,
+      memories: await this.store.memoriesOf(row.key, row.agent_id),
+      transcriptChars: (await this.store.transcript(row.seq))?.length ?? 0,
     };
   }
 
-  private owned(caller: Caller, key: string): SessionRow {
-    const row = this.store.get(key, caller.agentId);
+  private async owned(caller: Caller, key: string): Promise<SessionRow> {
+    const row = await this.store.get(key, caller.agentId);
     // Another agent's session is not this caller's to see: the same answer as no session at all.
     if (!row) throw notFound(`session ${key} of agent ${caller.agentId}`);
     return row;
@@ -361,21 +357,18 @@ export class SessionService {
    * A key another agent holds (present under it, without hooks yet) is not recorded: that would
    * silence its holder's hooks.
    */
-  bypass(caller: Caller, rawKey: string, enabled: boolean): BypassResponse {
+  async bypass(caller: Caller, rawKey: string, enabled: boolean): Promise<BypassResponse> {
     const key = normalizeSessionKey(rawKey);
     const at = this.now().toISOString();
-    if (!heldByAnother(this.db, key, caller.agentId)) this.store.placeholder(key, caller.agentId, at);
-    this.owned(caller, key);
-    this.store.setBypass(key, caller.agentId, enabled, at);
+    if (!(await this.options.agents.heldByAnother(key, caller.agentId))) await this.store.placeholder(key, caller.agentId, at);
+    await this.owned(caller, key);
+    await this.store.setBypass(key, caller.agentId, enabled, at);
     return { key, bypassed: enabled };
   }
 
-  search(caller: Caller, req: SessionSearchRequest): SessionSearchResponse {
-    const match = matchExpression(req.query);
-    const key = this.searchTarget(caller, req);
-    const hits = match
-      ? this.store.searchTranscripts(match, { agentId: caller.agentId, key, project: req.project }, req.limit)
-      : [];
+  async search(caller: Caller, req: SessionSearchRequest): Promise<SessionSearchResponse> {
+    const key = await this.searchTarget(caller, req);
+    const hits = await this.store.searchTranscripts(req.query, { agentId: caller.agentId, key, project: req.project }, req.limit);
     return {
       query: req.query,
       hits: hits.map((h, i) => ({ sessionKey: h.key, project: h.project, updatedAt: h.updated_at, excerpt: h.excerpt, rank: i + 1 })),
@@ -384,22 +377,22 @@ export class SessionService {
   }
 
   /** The one transcript to search: the named session, or the current session's parent; else all the agent's. */
-  private searchTarget(caller: Caller, req: SessionSearchRequest): string | undefined {
+  private async searchTarget(caller: Caller, req: SessionSearchRequest): Promise<string | undefined> {
     if (req.sessionKey !== undefined) return normalizeSessionKey(req.sessionKey);
     if (req.currentSessionKey === undefined) return undefined;
     const current = normalizeSessionKey(req.currentSessionKey);
-    const row = this.store.get(current, caller.agentId);
-    if (row) return this.parentOf(row)?.key;
+    const row = await this.store.get(current, caller.agentId);
+    if (row) return (await this.parentOf(row))?.key;
     const m = SUBAGENT_KEY.exec(current);
-    return m ? (this.store.latestMainSession(m[1]!, caller.agentId, current)?.key ?? undefined) : undefined;
+    return m ? ((await this.store.latestMainSession(m[1]!, caller.agentId, current))?.key ?? undefined) : undefined;
   }
 
   // ---- feedback ----
 
-  feedback(caller: Caller, req: FeedbackRequest): FeedbackResponse {
+  async feedback(caller: Caller, req: FeedbackRequest): Promise<FeedbackResponse> {
     const key = normalizeSessionKey(req.sessionKey);
     const ratings = Object.entries(req.ratings);
-    const { accepted, moves } = this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
+    const { accepted, moves } = await this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
     const rejectedIds = ratings.map(([id]) => id).filter((id) => !accepted.has(id));
     const propagated = this.options.graph?.propagate(caller.agentId, moves) ?? 0;
     return { ok: true, recorded: ratings.length, accepted: accepted.size, rejected: rejectedIds.length, rejectedIds, propagated };

@@ -1,0 +1,242 @@
+// Sessions in the daemon's SQLite file (migrations/005_sessions.sql, 011): the sessions table, what
+// reached each session (session_memories), transcripts (FTS5) and memory feedback signals.
+import type { Database } from "bun:sqlite";
+import type { SessionMemory } from "../../contracts/session";
+import { matchExpression } from "../search/text";
+import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
+
+const SESSION_COLUMNS = `s.seq, s.key, s.agent_id, s.harness, s.project, s.parent_key, s.started_at, s.updated_at, s.ended_at,
+  s.bypassed, s.injection_window, s.carry, s.summary,
+  EXISTS (SELECT 1 FROM session_transcripts_fts t WHERE t.rowid = s.seq) AS has_transcript`;
+
+export class SqliteSessionStore implements SessionStore {
+  constructor(private readonly db: Database) {}
+
+  async get(key: string, agentId: string): Promise<SessionRow | null> {
+    return this.db
+      .query<SessionRow, [string, string]>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.key = ? AND s.agent_id = ?`)
+      .get(key, agentId);
+  }
+
+  async open(o: Opening, reopen: boolean): Promise<SessionRow | null> {
+    this.db
+      .query(
+        `INSERT INTO sessions (key, agent_id, harness, project, parent_key, harness_process, started_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?6)
+         ON CONFLICT(key) DO UPDATE SET harness = excluded.harness,
+           project = COALESCE(excluded.project, sessions.project), parent_key = COALESCE(excluded.parent_key, sessions.parent_key),
+           harness_process = COALESCE(excluded.harness_process, sessions.harness_process),
+           updated_at = excluded.updated_at, ended_at = CASE WHEN ?7 THEN NULL ELSE sessions.ended_at END
+         WHERE sessions.agent_id = excluded.agent_id`,
+      )
+      .run(o.key, o.agentId, o.harness, o.project, o.parentKey, o.at, reopen ? 1 : 0, o.harnessProcess ?? null);
+    return this.get(o.key, o.agentId);
+  }
+
+  async placeholder(key: string, agentId: string, at: string): Promise<void> {
+    this.db
+      .query("INSERT INTO sessions (key, agent_id, harness, started_at, updated_at) VALUES (?, ?, 'unknown', ?, ?) ON CONFLICT(key) DO NOTHING")
+      .run(key, agentId, at, at);
+  }
+
+  async setBypass(key: string, agentId: string, on: boolean, at: string): Promise<void> {
+    this.db.query("UPDATE sessions SET bypassed = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(on ? 1 : 0, at, key, agentId);
+  }
+
+  async end(key: string, agentId: string, at: string): Promise<void> {
+    this.db.query("UPDATE sessions SET ended_at = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(at, at, key, agentId);
+  }
+
+  async setSummary(key: string, agentId: string, summary: string): Promise<void> {
+    this.db.query("UPDATE sessions SET summary = ? WHERE key = ? AND agent_id = ?").run(summary, key, agentId);
+  }
+
+  async setCarry(key: string, agentId: string, carry: string | null, at: string): Promise<void> {
+    this.db.query("UPDATE sessions SET carry = ?, updated_at = ? WHERE key = ? AND agent_id = ?").run(carry, at, key, agentId);
+  }
+
+  async nextWindow(key: string, agentId: string, at: string): Promise<void> {
+    this.db
+      .query("UPDATE sessions SET injection_window = injection_window + 1, updated_at = ? WHERE key = ? AND agent_id = ?")
+      .run(at, key, agentId);
+  }
+
+  async list(agentId: string, filter: { active?: boolean; project?: string; harnessProcess?: string; limit: number }): Promise<SessionRow[]> {
+    const where = ["s.agent_id = ?"];
+    const params: (string | number)[] = [agentId];
+    if (filter.active !== undefined) where.push(filter.active ? "s.ended_at IS NULL" : "s.ended_at IS NOT NULL");
+    if (filter.project !== undefined) {
+      where.push("s.project = ?");
+      params.push(filter.project);
+    }
+    if (filter.harnessProcess !== undefined) {
+      where.push("s.harness_process = ?");
+      params.push(filter.harnessProcess);
+    }
+    params.push(filter.limit);
+    return this.db
+      .query<SessionRow, (string | number)[]>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${where.join(" AND ")} ORDER BY s.updated_at DESC, s.seq DESC LIMIT ?`,
+      )
+      .all(...params);
+  }
+
+  async latestMainSession(prefix: string, agentId: string, exceptKey: string): Promise<SessionRow | null> {
+    return this.db
+      .query<SessionRow, [string, string, string, string]>(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s
+         WHERE s.agent_id = ?1 AND s.key LIKE ?2 ESCAPE '\\' AND s.key NOT LIKE '%:subagent:%' AND s.key <> ?3
+         ORDER BY (s.key = ?4) DESC, s.updated_at DESC LIMIT 1`,
+      )
+      .get(agentId, `${likeEscape(prefix)}%`, exceptKey, `${prefix}main`);
+  }
+
+  // ---- what reached a session ----
+
+  async injectedIn(key: string, agentId: string, window: number, exceptVia: InjectionVia | null = null): Promise<Set<string>> {
+    const rows = this.db
+      .query<{ memory_id: string }, [string, string, number, string | null]>(
+        `SELECT memory_id FROM session_memories WHERE session_key = ? AND agent_id = ? AND injection_window = ? AND source = 'injected'
+           AND via IS NOT ?`,
+      )
+      .all(key, agentId, window, exceptVia);
+    return new Set(rows.map((r) => r.memory_id));
+  }
+
+  async recordInjected(key: string, agentId: string, window: number, via: InjectionVia, ids: string[], at: string): Promise<void> {
+    if (ids.length === 0) return;
+    const insert = this.db.query(
+      `INSERT INTO session_memories (session_key, agent_id, memory_id, injection_window, source, via, rank, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'injected', ?, ?, ?, ?)
+       ON CONFLICT(session_key, agent_id, memory_id, injection_window) DO UPDATE SET
+         via = CASE WHEN source = 'recall' OR via = 'session-start' THEN excluded.via ELSE via END, source = 'injected', updated_at = excluded.updated_at`,
+    );
+    this.db.transaction(() => ids.forEach((id, i) => insert.run(key, agentId, id, window, via, i + 1, at, at)))();
+  }
+
+  async memoriesOf(key: string, agentId: string): Promise<SessionMemory[]> {
+    return this.db
+      .query<{ memory_id: string; via: SessionMemory["via"]; injection_window: number; created_at: string; relevance_score: number | null }, [string, string]>(
+        `SELECT memory_id, via, injection_window, created_at, relevance_score FROM session_memories
+         WHERE session_key = ? AND agent_id = ? ORDER BY injection_window, created_at, rank`,
+      )
+      .all(key, agentId)
+      .map((r) => ({ memoryId: r.memory_id, via: r.via, window: r.injection_window, at: r.created_at, rating: r.relevance_score }));
+  }
+
+  // ---- memories for context blocks ----
+
+  async pinned(agentIds: string[], limit: number): Promise<MemoryLine[]> {
+    return this.db
+      .query<MemoryLine, [string, number]>(
+        `SELECT id, content, type FROM memories
+         WHERE pinned = 1 AND deleted_at IS NULL AND agent_id IN (SELECT value FROM json_each(?))
+         ORDER BY importance DESC, updated_at DESC LIMIT ?`,
+      )
+      .all(JSON.stringify(agentIds), limit);
+  }
+
+  async ofProject(agentIds: string[], project: string, limit: number): Promise<MemoryLine[]> {
+    return this.db
+      .query<MemoryLine, [string, string, number]>(
+        `SELECT id, content, type FROM memories
+         WHERE project = ? AND pinned = 0 AND deleted_at IS NULL AND agent_id IN (SELECT value FROM json_each(?))
+         ORDER BY importance DESC, updated_at DESC LIMIT ?`,
+      )
+      .all(project, JSON.stringify(agentIds), limit);
+  }
+
+  async globalGuidance(agentIds: string[], types: readonly string[], limit: number): Promise<MemoryLine[]> {
+    return this.db
+      .query<MemoryLine, [string, string, number]>(
+        `SELECT id, content, type FROM memories
+         WHERE project IS NULL AND pinned = 0 AND deleted_at IS NULL AND type IN (SELECT value FROM json_each(?1))
+           AND agent_id IN (SELECT value FROM json_each(?2))
+         ORDER BY importance DESC, updated_at DESC LIMIT ?3`,
+      )
+      .all(JSON.stringify(types), JSON.stringify(agentIds), limit);
+  }
+
+  async memoryLines(agentIds: string[], ids: string[]): Promise<MemoryLine[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db
+      .query<MemoryLine, [string, string]>(
+        `SELECT id, content, type FROM memories WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))
+           AND agent_id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(ids), JSON.stringify(agentIds));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  // ---- transcripts ----
+
+  async transcript(seq: number): Promise<string | null> {
+    return this.db.query<{ content: string }, [number]>("SELECT content FROM session_transcripts_fts WHERE rowid = ?").get(seq)?.content ?? null;
+  }
+
+  async setTranscript(seq: number, content: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.query("DELETE FROM session_transcripts_fts WHERE rowid = ?").run(seq);
+      this.db.query("INSERT INTO session_transcripts_fts (rowid, content) VALUES (?, ?)").run(seq, content);
+    })();
+  }
+
+  async searchTranscripts(query: string, scope: { agentId: string; key?: string; project?: string }, limit: number): Promise<TranscriptHit[]> {
+    const match = matchExpression(query);
+    if (!match) return [];
+    const where = ["session_transcripts_fts MATCH ?", "s.agent_id = ?"];
+    const params: (string | number)[] = [match, scope.agentId];
+    if (scope.key !== undefined) {
+      where.push("s.key = ?");
+      params.push(scope.key);
+    }
+    if (scope.project !== undefined) {
+      where.push("s.project = ?");
+      params.push(scope.project);
+    }
+    params.push(limit);
+    return this.db
+      .query<TranscriptHit, (string | number)[]>(
+        `SELECT s.key AS key, s.project AS project, s.updated_at AS updated_at,
+           snippet(session_transcripts_fts, 0, '', '', '…', 32) AS excerpt
+         FROM session_transcripts_fts JOIN sessions s ON s.seq = session_transcripts_fts.rowid
+         WHERE ${where.join(" AND ")} ORDER BY bm25(session_transcripts_fts) LIMIT ?`,
+      )
+      .all(...params);
+  }
+
+  // ---- feedback ----
+
+  async rate(key: string, agentId: string, ratings: [string, number][], at: string): Promise<{ accepted: Set<string>; moves: [string, number][] }> {
+    const rate = this.db.query(
+      "UPDATE session_memories SET relevance_score = ?, updated_at = ? WHERE session_key = ? AND agent_id = ? AND memory_id = ?",
+    );
+    const mean = this.db.query<{ signal: number | null; n: number }, [string]>(
+      `SELECT AVG(r) AS signal, COUNT(*) AS n FROM (
+         SELECT MAX(relevance_score) AS r FROM session_memories
+         WHERE memory_id = ? AND relevance_score IS NOT NULL GROUP BY session_key, agent_id)`,
+    );
+    const current = this.db.query<{ signal: number }, [string]>("SELECT signal FROM memory_feedback WHERE memory_id = ?");
+    const store = this.db.query(
+      `INSERT INTO memory_feedback (memory_id, signal, ratings, updated_at) VALUES (?1, ?2, ?3, ?4)
+       ON CONFLICT(memory_id) DO UPDATE SET signal = excluded.signal, ratings = excluded.ratings, updated_at = excluded.updated_at`,
+    );
+    return this.db
+      .transaction(() => {
+        const accepted = new Set<string>();
+        const moves: [string, number][] = [];
+        for (const [id, rating] of ratings) {
+          if (rate.run(rating, at, key, agentId, id).changes === 0) continue;
+          accepted.add(id);
+          const { signal, n } = mean.get(id)!;
+          const move = (signal ?? 0) - (current.get(id)?.signal ?? 0);
+          store.run(id, signal ?? 0, n, at);
+          if (Math.abs(move) > 1e-9) moves.push([id, move]);
+        }
+        return { accepted, moves };
+      })
+      .immediate();
+  }
+}
+
