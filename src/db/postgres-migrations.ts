@@ -6,6 +6,7 @@ import p001 from "../../migrations/postgres/001_schema.sql" with { type: "text" 
 import p002 from "../../migrations/postgres/002_rate_buckets.sql" with { type: "text" };
 import p003 from "../../migrations/postgres/003_memory_changes.sql" with { type: "text" };
 import p004 from "../../migrations/postgres/004_session_transcripts.sql" with { type: "text" };
+import p005 from "../../migrations/postgres/005_secret_job_daemons.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -13,4 +14,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 2, name: "002_rate_buckets", sql: p002 },
   { version: 3, name: "003_memory_changes", sql: p003 },
   { version: 4, name: "004_session_transcripts", sql: p004 },
+  { version: 5, name: "005_secret_job_daemons", sql: p005 },
 ];

@@ -1,14 +1,13 @@
 // Secret exec jobs (docs/api.md#secret-exec): a command queued with secrets to inject, run by the
 // daemon with `/bin/sh -c` in a minimal environment, its output redacted as it streams, bounded in
-// time, output, concurrency and queue length. Jobs are rows (migration 008): accepted means stored,
-// and each is its agent's alone.
+// time, output, concurrency and queue length. Jobs are rows of the store (job-store.ts): accepted
+// means stored, and each is its agent's alone.
 // Where bubblewrap works, a job runs in a sandbox (os/sandbox.ts) that cannot see the data
 // directory, the daemon's /proc entry or its environment, and whose PID namespace ends everything
 // the job started when its shell exits. Each job leads its own process group and session; a timeout
 // ends the group, and what left it (setsid, unsandboxed) is found by its marker and ended when the
 // shell exits (core/bridge/server-processes.ts), after a crash by the next start's sweep
 // (child-ledger.ts). No process outlives its job.
-import type { Database } from "bun:sqlite";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -19,6 +18,7 @@ import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecAccepted, type ExecJob, type Exe
 import type { Logger } from "../../logger";
 import { INFO_FD, sandboxArgv, sandboxChildPid, type Sandbox } from "../../os/sandbox";
 import { MARKER_ENV, ServerProcesses, type ProcessLedger } from "../bridge/server-processes";
+import type { JobOutcome, SecretJobStore } from "./job-store";
 import { Redactor } from "./redactor";
 import { parseReference, type Reference, type ReferenceResolver } from "./references";
 
@@ -36,7 +36,7 @@ const TERM_GRACE_MS = 2000;
 const PIPE_GRACE_MS = 1000;
 
 export interface SecretExecOptions {
-  db: Database;
+  jobs: SecretJobStore;
   resolver: ReferenceResolver;
   log: Logger;
   ledger?: ProcessLedger;
@@ -69,21 +69,6 @@ interface Running {
   stopping: boolean;
   kill(): void;
   done: Promise<void>;
-}
-
-interface Row {
-  id: string;
-  status: ExecStatus;
-  timeout_ms: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  exit_code: number | null;
-  timed_out: number | null;
-  output_truncated: number | null;
-  stdout: string | null;
-  stderr: string | null;
-  error: string | null;
 }
 
 /** PATH, HOME and LANG, and nothing else of the daemon's environment. */
@@ -150,20 +135,21 @@ export class SecretExecService {
   private readonly running = new Map<string, Running>();
   private readonly processes: ServerProcesses;
   private stopped = false;
+  private readonly startedAt = now();
 
   constructor(private readonly options: SecretExecOptions) {
     this.limits = { ...EXEC_LIMITS, ...options.limits };
     this.processes = new ServerProcesses(options.ledger);
-    const interrupted = options.db
-      .query(
-        "UPDATE secret_exec_jobs SET status = 'interrupted', finished_at = ?, error = ? WHERE status IN ('queued', 'running')",
-      )
-      .run(now(), "the daemon stopped before this job finished; run it again");
-    if (interrupted.changes > 0) options.log.warn(`${interrupted.changes} secret exec job(s) were interrupted when the daemon last stopped`);
   }
 
-  /** Queues a job: stored before this returns. Malformed references are a 400; a full queue is 503 queue_full. */
-  submit(req: ExecRequest, caller: ExecCaller): ExecAccepted {
+  /** Marks interrupted what this daemon left queued or running when it last stopped. */
+  async start(): Promise<void> {
+    const interrupted = await this.options.jobs.interruptLeftover(this.startedAt, "the daemon stopped before this job finished; run it again", now());
+    if (interrupted > 0) this.options.log.warn(`${interrupted} secret exec job(s) were interrupted when the daemon last stopped`);
+  }
+
+  /** Queues a job: stored before this resolves. Malformed references are a 400; a full queue is 503 queue_full. */
+  async submit(req: ExecRequest, caller: ExecCaller): Promise<ExecAccepted> {
     if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping; run the command again once it is back");
     if (caller.needsSandbox && !this.options.sandbox() && !this.options.allowUnsandboxed) {
       throw new SignetError(
@@ -186,17 +172,20 @@ export class SecretExecService {
       refs,
       timeoutMs: Math.round((req.timeoutSeconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS) * 1000),
     };
-    this.options.db
-      .query("INSERT INTO secret_exec_jobs (id, agent_id, command, secrets, status, timeout_ms, created_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)")
-      .run(job.id, caller.agentId, job.command, JSON.stringify(req.secrets), job.timeoutMs, now());
+    await this.options.jobs.insert({ id: job.id, agentId: caller.agentId, command: job.command, secrets: JSON.stringify(req.secrets), timeoutMs: job.timeoutMs, at: now() });
+    // The daemon may have begun stopping while the job was stored: it is marked interrupted, not run.
+    if (this.stopped) {
+      await this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
+      return { id: job.id, status: "queued", timeoutMs: job.timeoutMs };
+    }
     this.queue.push(job);
     this.pump();
     return { id: job.id, status: "queued", timeoutMs: job.timeoutMs };
   }
 
   /** Another agent's job is not found: its id says nothing to the caller. */
-  get(id: string, agentId: string): ExecJob {
-    const row = this.options.db.query("SELECT * FROM secret_exec_jobs WHERE id = ? AND agent_id = ?").get(id, agentId) as Row | null;
+  async get(id: string, agentId: string): Promise<ExecJob> {
+    const row = await this.options.jobs.get(id, agentId);
     if (!row) throw notFound(`secret exec job ${id}`);
     const job: ExecJob = {
       id: row.id,
@@ -218,7 +207,7 @@ export class SecretExecService {
   /** Ends every job: queued ones never run, running ones lose their process groups; all are marked interrupted. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const job of this.queue.splice(0)) this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
+    await Promise.all(this.queue.splice(0).map((job) => this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" })));
     const running = [...this.running.values()];
     for (const r of running) {
       r.stopping = true;
@@ -233,11 +222,12 @@ export class SecretExecService {
       const job = this.queue.shift()!;
       const running: Running = { stopping: false, kill: () => {}, done: Promise.resolve() };
       this.running.set(job.id, running);
-      this.options.db.query("UPDATE secret_exec_jobs SET status = 'running', started_at = ? WHERE id = ?").run(now(), job.id);
-      running.done = this.run(job, running)
-        .catch((err) => {
+      running.done = this.options.jobs
+        .markRunning(job.id, now())
+        .then(() => this.run(job, running))
+        .catch(async (err) => {
           this.options.log.error(`secret exec job ${job.id} failed unexpectedly`, err);
-          this.finish(job.id, "failed", { error: `the job could not run: ${(err as Error).message}` });
+          await this.finish(job.id, "failed", { error: `the job could not run: ${(err as Error).message}` }).catch(() => {});
         })
         .finally(() => {
           this.running.delete(job.id);
@@ -253,11 +243,11 @@ export class SecretExecService {
       values = await this.options.resolver.resolve(job.refs);
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
-      this.finish(job.id, "failed", { error: `nothing was run: ${err.message}` });
+      await this.finish(job.id, "failed", { error: `nothing was run: ${err.message}` });
       return;
     }
     if (running.stopping) {
-      this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
+      await this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
       return;
     }
     const base = minimalEnv();
@@ -326,33 +316,16 @@ export class SecretExecService {
     });
     const output = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated };
     if (exit.spawnError) {
-      this.finish(job.id, "failed", { error: `nothing was run: ${cmd} could not be started: ${exit.spawnError.message}` });
+      await this.finish(job.id, "failed", { error: `nothing was run: ${cmd} could not be started: ${exit.spawnError.message}` });
     } else if (running.stopping) {
-      this.finish(job.id, "interrupted", { ...output, error: "the daemon stopped while this job ran; it was ended" });
+      await this.finish(job.id, "interrupted", { ...output, error: "the daemon stopped while this job ran; it was ended" });
     } else {
-      this.finish(job.id, "completed", { ...output, exitCode: exit.code, timedOut });
+      await this.finish(job.id, "completed", { ...output, exitCode: exit.code, timedOut });
     }
   }
 
-  private finish(
-    id: string,
-    status: ExecStatus,
-    r: { stdout?: string; stderr?: string; truncated?: boolean; exitCode?: number | null; timedOut?: boolean; error?: string },
-  ): void {
-    this.options.db
-      .query(
-        "UPDATE secret_exec_jobs SET status = ?, finished_at = ?, exit_code = ?, timed_out = ?, output_truncated = ?, stdout = ?, stderr = ?, error = ? WHERE id = ?",
-      )
-      .run(
-        status,
-        now(),
-        r.exitCode ?? null,
-        r.timedOut === undefined ? null : Number(r.timedOut),
-        r.truncated === undefined ? null : Number(r.truncated),
-        r.stdout ?? null,
-        r.stderr ?? null,
-        r.error ?? null,
-        id,
-      );
+  private finish(id: string, status: ExecStatus, outcome: JobOutcome): Promise<void> {
+    return this.options.jobs.finish(id, status, outcome, now());
   }
+
 }

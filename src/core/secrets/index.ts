@@ -7,6 +7,8 @@ import { probeSandbox, type Sandbox } from "../../os/sandbox";
 import { ChildLedger } from "../bridge/child-ledger";
 import { storeLookup, type SecretLookup } from "../bridge/secret-refs";
 import { SecretExecService, minimalEnv } from "./exec";
+import type { SecretJobStore } from "./job-store";
+import { SqliteSecretJobStore } from "./sqlite-job-store";
 import { ReferenceResolver, type SecretProvider } from "./references";
 import { SecretStore } from "./store";
 
@@ -22,6 +24,8 @@ export interface Secrets {
 export interface SecretsOptions {
   dataDir: string;
   db: Database;
+  /** Where exec jobs are kept; the daemon's SQLite file when not given. */
+  jobStore?: SecretJobStore;
   provider: SecretProvider;
   /** SIGNET_SECRETS_PASSPHRASE: derive the store's key from it instead of a key file. */
   passphrase?: string;
@@ -57,7 +61,7 @@ export function openSecrets(options: SecretsOptions): Secrets {
     return probed;
   };
   const exec = new SecretExecService({
-    db: options.db,
+    jobs: options.jobStore ?? new SqliteSecretJobStore(options.db),
     resolver,
     log,
     ledger,
@@ -66,5 +70,6 @@ export function openSecrets(options: SecretsOptions): Secrets {
     writable: jobs.execWritable,
     allowUnsandboxed: jobs.execUnsandboxed,
   });
+  exec.start().catch((err) => log.error(`secret exec: marking the jobs a stopped daemon left as interrupted failed: ${(err as Error).message}`));
   return { store, exec, lookup: storeLookup(store), stop: () => exec.stop() };
 }

@@ -24,11 +24,11 @@ export function secretRoutes(ctx: DaemonContext) {
       if (!store.remove(name)) throw notFound(`secret ${name}`);
       return { name, removed: true as const };
     }),
-    serve(SECRETS_API.exec, ({ body, request, set }) => {
+    serve(SECRETS_API.exec, async ({ body, request, set }) => {
       // A token's holder is not the account's owner: in the modes that hand tokens out, its job
       // must not see what the account sees (docs/security.md#jobs).
       const needsSandbox = ctx.config.auth.mode !== "local" && principalOf(request)?.kind === "token";
-      const accepted = exec.submit(body, { agentId: callerFrom(request).agentId, needsSandbox });
+      const accepted = await exec.submit(body, { agentId: callerFrom(request).agentId, needsSandbox });
       set.status = 202;
       return accepted;
     }),
