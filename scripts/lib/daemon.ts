@@ -129,7 +129,7 @@ export function removeTempDir(dir: string): void {
   removeDir(dir);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
   const port = server.port!;
   await server.stop(true);

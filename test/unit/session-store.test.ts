@@ -164,6 +164,20 @@ for (const kind of STORES) {
       expect((await d.sessions.list(ada, { limit: 10, active: false })).sessions.map((s) => s.key)).toEqual(["s3"]);
     });
 
+    test("removing a session takes what was recorded under its key, whichever agent holds it; the agent's memories stay", async () => {
+      const d = await kind.open();
+      const m = await d.memory.remember(ada, { content: "The cache TTL is ten minutes" });
+      await d.sessions.hook("session-start", ada, hook({ sessionKey: "gone" }));
+      await d.sessions.hook("user-prompt-submit", ada, hook({ sessionKey: "gone", prompt: "what is the cache TTL?" }));
+      await d.sessions.hook("pre-compaction", ada, hook({ sessionKey: "gone", transcript: "user: cache ttl" }));
+      const removed = await d.sessions.remove("gone");
+      expect(removed).toEqual({ key: "gone", agentId: "ada", removed: { session: 1, transcript: 1, memories: 1, presence: 1, messages: 0 } });
+      expect((await d.sessions.list(ada, { limit: 10 })).count).toBe(0);
+      expect(await d.agents.sessionHolder("gone")).toBeNull();
+      expect((await d.memory.get(ada, m.id)).content).toBe("The cache TTL is ten minutes");
+      await expect(d.sessions.remove("gone")).rejects.toThrow("not found");
+    });
+
     test("feedback counts only memories that reached the session; a memory's signal is the mean over sessions", async () => {
       const d = await kind.open();
       const m = await d.memory.remember(ada, { content: "Use pnpm for the monorepo" });

@@ -3,6 +3,7 @@
 // own full text) and memory feedback signals. A session's writes are single statements; rating a
 // memory locks its signal first, so two daemons rating one memory at once both count.
 import type { SessionMemory } from "../../contracts/session";
+import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { queryTerms } from "../search/text";
 import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
@@ -188,6 +189,22 @@ export class PostgresSessionStore implements SessionStore {
         if (Math.abs(move) > 1e-9) moves.push([id, move]);
       }
       return { accepted, moves };
+    });
+  }
+
+  remove(key: string): Promise<SessionRemovalResponse | null> {
+    return this.sql.begin(async (tx) => {
+      const [row] = await tx<{ seq: number; agent_id: string }[]>`SELECT seq, agent_id FROM sessions WHERE key = ${key} FOR UPDATE`;
+      const transcript = row ? (await tx`DELETE FROM session_transcripts WHERE session_seq = ${row.seq}`).count : 0;
+      const removed = {
+        session: row ? (await tx`DELETE FROM sessions WHERE seq = ${row.seq}`).count : 0,
+        transcript,
+        memories: (await tx`DELETE FROM session_memories WHERE session_key = ${key}`).count,
+        presence: (await tx`DELETE FROM agent_presence WHERE session_key = ${key}`).count,
+        messages: (await tx`DELETE FROM agent_message_deliveries WHERE session_key = ${key}`).count,
+      };
+      if (Object.values(removed).every((n) => n === 0)) return null;
+      return { key, agentId: row?.agent_id ?? null, removed };
     });
   }
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { notFound } from "../../contracts/errors";
 import { AGGREGATE_TYPE, RecallRequestSchema } from "../../contracts/recall";
 import { normalizeSessionKey, type BypassResponse, type FeedbackRequest, type FeedbackResponse, type HookContextResponse, type HookRequest, type HookResponse, type SessionDetail, type SessionListResponse, type SessionSearchRequest, type SessionSearchResponse } from "../../contracts/session";
+import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import type { Logger } from "../../logger";
 import type { ChatModel } from "../llm/chat";
 import type { Caller, MemoryService } from "../memory/service";
@@ -385,6 +386,14 @@ export class SessionService {
     if (row) return (await this.parentOf(row))?.key;
     const m = SUBAGENT_KEY.exec(current);
     return m ? ((await this.store.latestMainSession(m[1]!, caller.agentId, current))?.key ?? undefined) : undefined;
+  }
+
+  /** Removes a session and what was recorded under its key, whichever agent holds it (the owner's operation). */
+  async remove(rawKey: string): Promise<SessionRemovalResponse> {
+    const key = normalizeSessionKey(rawKey);
+    const removed = await this.store.remove(key);
+    if (!removed) throw notFound(`session ${key}`);
+    return removed;
   }
 
   // ---- feedback ----

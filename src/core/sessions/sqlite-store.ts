@@ -2,6 +2,7 @@
 // reached each session (session_memories), transcripts (FTS5) and memory feedback signals.
 import type { Database } from "bun:sqlite";
 import type { SessionMemory } from "../../contracts/session";
+import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { matchExpression } from "../search/text";
 import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
@@ -238,5 +239,22 @@ export class SqliteSessionStore implements SessionStore {
       })
       .immediate();
   }
-}
 
+  async remove(key: string): Promise<SessionRemovalResponse | null> {
+    const db = this.db;
+    return db.transaction(() => {
+      const row = db.query<{ seq: number; agent_id: string }, [string]>("SELECT seq, agent_id FROM sessions WHERE key = ?").get(key);
+      const removed = {
+        session: row ? db.query("DELETE FROM sessions WHERE seq = ?").run(row.seq).changes : 0,
+        // The transcript's rowid is the session's seq (migrations/005_sessions.sql).
+        transcript: row ? db.query("DELETE FROM session_transcripts_fts WHERE rowid = ?").run(row.seq).changes : 0,
+        // Recall with a session key records rows here for keys no hook reported.
+        memories: db.query("DELETE FROM session_memories WHERE session_key = ?").run(key).changes,
+        presence: db.query("DELETE FROM agent_presence WHERE session_key = ?").run(key).changes,
+        messages: db.query("DELETE FROM agent_message_deliveries WHERE session_key = ?").run(key).changes,
+      };
+      if (Object.values(removed).every((n) => n === 0)) return null;
+      return { key, agentId: row?.agent_id ?? null, removed };
+    })();
+  }
+}

@@ -2,6 +2,7 @@
 // and the PostgreSQL one (postgres-store.ts). Every change names the session's agent too: a key
 // alone never reaches another agent's session.
 import type { SessionMemory, SessionSummary } from "../../contracts/session";
+import type { SessionRemovalResponse } from "../../contracts/session-removal";
 
 export interface SessionRow {
   seq: number;
@@ -116,6 +117,13 @@ export interface SessionStore {
    * signal moved (the knowledge graph follows the move, so rating again with the same value moves nothing).
    */
   rate(key: string, agentId: string, ratings: [string, number][], at: string): Promise<{ accepted: Set<string>; moves: [string, number][] }>;
+  /**
+   * Removes session `key`, whichever agent holds it, and everything recorded under its key: the
+   * session row, its transcript, what reached it, its presence and the messages given to it, in one
+   * transaction (a message given only to a removed session counts as never given). Memories stored
+   * during the session stay; they are the agent's, not the session's. Null when nothing was recorded.
+   */
+  remove(key: string): Promise<SessionRemovalResponse | null>;
 }
 
 /** `s` as a LIKE pattern's literal part (escaped with a backslash). */
