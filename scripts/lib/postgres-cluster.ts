@@ -28,6 +28,8 @@ export interface PostgresCluster {
   /** A fresh, empty database on the cluster; returns its URL. */
   createDatabase(): Promise<string>;
   stop(): Promise<void>;
+  /** Stops the server at once, waits `downMs`, and starts it again on the same data and port. */
+  restart(downMs?: number): Promise<void>;
 }
 
 const live = new Set<Subprocess>();
@@ -55,40 +57,48 @@ export async function startPostgresCluster(dir: string): Promise<PostgresCluster
   });
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
   const port = await freePort();
-  const server = Bun.spawn(
-    [
-      ...runAs,
-      join(bin, "postgres"),
-      "-D", data,
-      "-p", String(port),
-      "-k", dir,
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "fsync=off",
-      "-c", "synchronous_commit=off",
-      "-c", "full_page_writes=off",
-      "-c", "max_connections=200",
-    ],
-    { stdout: "ignore", stderr: "pipe" },
-  );
-  live.add(server);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const probe = new SQL(url, { max: 1, connectionTimeout: 2 });
-    try {
-      await probe`SELECT 1`;
-      break;
-    } catch (error) {
-      if (server.exitCode !== null || Date.now() > deadline) {
-        server.kill("SIGKILL");
-        live.delete(server);
-        throw new Error(`PostgreSQL did not start: ${String(error)}\n${await new Response(server.stderr).text()}`);
+  /** Runs the server on the cluster's data and port, and waits until it answers. */
+  const run = async (): Promise<Subprocess> => {
+    const server = Bun.spawn(
+      [
+        ...runAs,
+        join(bin, "postgres"),
+        "-D", data,
+        "-p", String(port),
+        "-k", dir,
+        "-c", "listen_addresses=127.0.0.1",
+        "-c", "fsync=off",
+        "-c", "full_page_writes=off",
+        "-c", "max_connections=200",
+      ],
+      { stdout: "ignore", stderr: "pipe" },
+    );
+    live.add(server);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const probe = new SQL(url, { max: 1, connectionTimeout: 2 });
+      try {
+        await probe`SELECT 1`;
+        return server;
+      } catch (error) {
+        if (server.exitCode !== null || Date.now() > deadline) {
+          server.kill("SIGKILL");
+          live.delete(server);
+          throw new Error(`PostgreSQL did not start: ${String(error)}\n${await new Response(server.stderr as ReadableStream).text()}`);
+        }
+        await Bun.sleep(50);
+      } finally {
+        await probe.close();
       }
-      await Bun.sleep(50);
-    } finally {
-      await probe.close();
     }
-  }
+  };
+  const halt = async (server: Subprocess, signal: "SIGQUIT") => {
+    server.kill(signal);
+    await server.exited;
+    live.delete(server);
+  };
+  let server = await run();
   let databases = 0;
   return {
     url,
@@ -104,9 +114,13 @@ export async function startPostgresCluster(dir: string): Promise<PostgresCluster
     },
     async stop() {
       // SIGQUIT: immediate shutdown; the cluster is thrown away with its directory.
-      server.kill("SIGQUIT");
-      await server.exited;
-      live.delete(server);
+      await halt(server, "SIGQUIT");
+    },
+    async restart(downMs = 0) {
+      // SIGQUIT, an immediate shutdown without a checkpoint: the next start recovers from the write-ahead log.
+      await halt(server, "SIGQUIT");
+      await Bun.sleep(downMs);
+      server = await run();
     },
   };
 }

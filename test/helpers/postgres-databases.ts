@@ -10,6 +10,8 @@ import { hasSystemTool } from "./system-tool";
 
 export interface PostgresDatabases {
   available: boolean;
+  /** Stops the file's cluster at once, waits `downMs`, and starts it again on the same data and port. */
+  restart(downMs?: number): Promise<void>;
   /** A fresh, migrated database; returns how to open a client of it (one per "daemon"). */
   database(options?: { max?: number }): Promise<() => SQL>;
 }
@@ -27,6 +29,7 @@ export function postgresDatabases(): PostgresDatabases {
   });
   return {
     available,
+    restart: (downMs) => pg!.restart(downMs),
     async database(options = {}) {
       const url = await pg!.createDatabase();
       const connect = () => {

@@ -119,39 +119,43 @@ async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
   return { target, existing, sameKey };
 }
 
+/**
+ * Writes what the decision asked for. The row, its tags and its line in the change feed (with the
+ * notification, sent at the commit) go in one statement; history entries in one more.
+ */
 async function apply(tx: Sql, write: RowWrite): Promise<MemoryChange> {
   if (write.kind === "insert") {
     const row = write.row as Record<string, unknown>;
+    const values = INSERT_COLUMNS.map((c) => row[c]);
+    const n = values.length;
     const [stored] = await tx.unsafe(
-      `INSERT INTO memories (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING seq`,
-      INSERT_COLUMNS.map((c) => row[c]),
+      `WITH stored AS (
+         INSERT INTO memories (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING seq),
+       tagged AS (
+         INSERT INTO memory_tags (tag, memory_seq) SELECT tag, stored.seq FROM stored, unnest($${n + 1}::text[]) AS tag ON CONFLICT DO NOTHING),
+       logged AS (INSERT INTO memory_changes (memory_seq, changed_at) SELECT seq, $${n + 2} FROM stored RETURNING change_seq)
+       SELECT stored.seq, pg_notify($${n + 3}, logged.change_seq::text) FROM stored, logged`,
+      [...values, tx.array(JSON.parse(write.row.tags) as string[], "TEXT"), write.row.updated_at, MEMORY_CHANNEL],
     );
     const seq = (stored as { seq: number }).seq;
-    await writeTags(tx, seq, write.row.tags);
     for (const entry of write.history) await writeHistory(tx, write.row.id, entry);
-    await logChange(tx, seq, write.row.updated_at);
     return changeOf(write.change, { ...write.row, seq }, true);
   }
   const { prev, next } = write;
   await tx`
-    UPDATE memories SET content = ${next.content}, content_key = ${next.content_key}, type = ${next.type},
-      importance = ${next.importance}, tags = ${next.tags}, pinned = ${next.pinned}, updated_at = ${next.updated_at},
-      version = ${next.version}, deleted_at = ${next.deleted_at}, delete_reason = ${next.delete_reason}
-    WHERE seq = ${next.seq}`;
+    WITH updated AS (
+      UPDATE memories SET content = ${next.content}, content_key = ${next.content_key}, type = ${next.type},
+        importance = ${next.importance}, tags = ${next.tags}, pinned = ${next.pinned}, updated_at = ${next.updated_at},
+        version = ${next.version}, deleted_at = ${next.deleted_at}, delete_reason = ${next.delete_reason}
+      WHERE seq = ${next.seq} RETURNING seq),
+    logged AS (INSERT INTO memory_changes (memory_seq, changed_at) SELECT seq, ${next.updated_at} FROM updated RETURNING change_seq)
+    SELECT pg_notify(${MEMORY_CHANNEL}, change_seq::text) FROM logged`;
   if (next.tags !== prev.tags) {
     await tx`DELETE FROM memory_tags WHERE memory_seq = ${next.seq}`;
     await writeTags(tx, next.seq, next.tags);
   }
   await writeHistory(tx, next.id, write.history);
-  await logChange(tx, next.seq, next.updated_at);
   return changeOf(write.change, next, write.contentChanged);
-}
-
-/** Adds the write to the change feed and wakes the daemons that follow it, once it commits. */
-async function logChange(tx: Sql, seq: number, at: string): Promise<void> {
-  await tx`
-    WITH logged AS (INSERT INTO memory_changes (memory_seq, changed_at) VALUES (${seq}, ${at}) RETURNING change_seq)
-    SELECT pg_notify(${MEMORY_CHANNEL}, change_seq::text) FROM logged`;
 }
 
 async function writeTags(tx: Sql, seq: number, tagsJson: string): Promise<void> {
