@@ -135,6 +135,8 @@ export class SecretExecService {
   private readonly running = new Map<string, Running>();
   private readonly processes: ServerProcesses;
   private stopped = false;
+  /** Submits whose job is being stored: queued as soon as it is. */
+  private storing = 0;
   private readonly startedAt = now();
 
   constructor(private readonly options: SecretExecOptions) {
@@ -159,8 +161,9 @@ export class SecretExecService {
     }
     const refs: Record<string, Reference> = {};
     for (const [env, ref] of Object.entries(req.secrets)) refs[env] = parseReference(ref, env);
-    // The queue holds jobs only while every slot is taken (pump fills free ones at once).
-    if (this.running.size >= this.limits.maxConcurrent && this.queue.length >= this.limits.maxQueued) {
+    // The queue holds jobs only while every slot is taken (pump fills free ones at once); jobs being
+    // stored count as queued already, so submits at once cannot pass the cap together.
+    if (this.running.size >= this.limits.maxConcurrent && this.queue.length + this.storing >= this.limits.maxQueued) {
       throw new SignetError(
         "queue_full",
         `${this.limits.maxConcurrent} secret exec jobs are running and ${this.limits.maxQueued} are waiting: try again when some have finished`,
@@ -172,7 +175,12 @@ export class SecretExecService {
       refs,
       timeoutMs: Math.round((req.timeoutSeconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS) * 1000),
     };
-    await this.options.jobs.insert({ id: job.id, agentId: caller.agentId, command: job.command, secrets: JSON.stringify(req.secrets), timeoutMs: job.timeoutMs, at: now() });
+    this.storing++;
+    try {
+      await this.options.jobs.insert({ id: job.id, agentId: caller.agentId, command: job.command, secrets: JSON.stringify(req.secrets), timeoutMs: job.timeoutMs, at: now() });
+    } finally {
+      this.storing--;
+    }
     // The daemon may have begun stopping while the job was stored: it is marked interrupted, not run.
     if (this.stopped) {
       await this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
