@@ -1,6 +1,7 @@
 // The analytics benchmark: seeds a fresh database (real migrations, temp dir) with N realistic
 // invocation rows over 30 days, then measures the Analytics object in process: the store's load at
 // start, cold and warm queries, retention, and the cost of recording a call.
+import { SqliteInvocationStore } from "../../src/core/analytics/sqlite-store";
 import { join } from "node:path";
 import { Analytics } from "../../src/core/analytics";
 import { DAY_MS } from "../../src/contracts/analytics";
@@ -159,7 +160,7 @@ export async function benchAnalytics(opts: { rows: number; progress?: (line: str
 
     const at = (level: string) => (message: string) => progress(`${level}: ${message}`);
     const log = { info: at("info"), warn: at("warn"), error: at("error") };
-    const analytics = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true, alerts: { github: 10, "filesystem/filesystem_tool_0": 10 } }, log);
+    const analytics = new Analytics(new SqliteInvocationStore(db), { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true, alerts: { github: 10, "filesystem/filesystem_tool_0": 10 } }, log);
     progress("loading the store");
     t = performance.now();
     analytics.start();
@@ -191,10 +192,10 @@ export async function benchAnalytics(opts: { rows: number; progress?: (line: str
     }
     const recordMs = performance.now() - t;
     t = performance.now();
-    analytics.flush();
+    await analytics.flush();
     const flushMs = performance.now() - t;
 
-    analytics.stop();
+    await analytics.stop();
     db.close();
     return {
       rows: opts.rows,

@@ -7,6 +7,7 @@ import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
+import { SqliteInvocationStore } from "../core/analytics/sqlite-store";
 import { UsageBoost } from "../core/recall/usage-boost";
 import { TokenService } from "../core/auth/tokens";
 import { SqliteTokenStore } from "../core/auth/sqlite-token-store";
@@ -124,10 +125,10 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         paceCollections(1);
       },
     });
-    const analytics = new Analytics(db, config.analytics, log);
-    const usageBoost = new UsageBoost(() => analytics.features().servers);
+    const analytics = new Analytics(new SqliteInvocationStore(db), config.analytics, log);
+    const usageBoost = new UsageBoost(async () => (await analytics.features()).servers);
     const sources = new SourceService(db, embeddings, log);
-    recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usageOrder: usageBoost.order, graph });
+    recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usage: usageBoost, graph });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
     const sessions = new SessionService(new SqliteSessionStore(db), memory, recall, {
@@ -265,7 +266,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           await graph.stop();
           await accessLog.flush();
           // After the bridge and the server: the last calls they record are written too.
-          analytics.stop();
+          await analytics.stop();
           context.code.close();
           await checkpoints!.stop();
           openDb.close();

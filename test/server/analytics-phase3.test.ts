@@ -50,9 +50,9 @@ function expectInvalid(res: { status: number; body: any }, ...mentions: string[]
 }
 
 /** Records rows and writes them now (the recorder would within flushMs). */
-function seed(rows: InvocationRecord[]): void {
+async function seed(rows: InvocationRecord[]): Promise<void> {
   for (const r of rows) d.daemon.context.analytics.record(r);
-  d.daemon.context.analytics.flush();
+  await d.daemon.context.analytics.flush();
 }
 
 const midnight = () => Math.floor(Date.now() / DAY_MS) * DAY_MS;
@@ -70,13 +70,13 @@ const row = (server: string, tool: string, latencyMs: number, extra: Partial<Inv
 });
 
 describe("GET /api/mcp/alerts", () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     // slow: 10, 20, ... 200 ms: p95 (rank 19 of 20) is 190 > 100.
-    seed(Array.from({ length: 20 }, (_, i) => row("slow", "q", (i + 1) * 10)));
+    await seed(Array.from({ length: 20 }, (_, i) => row("slow", "q", (i + 1) * 10)));
     // web2/fetch: p95 of [40, 60] is 60 > 50; web2/ok: 5 ≤ 50.
-    seed([row("web2", "fetch", 40), row("web2", "fetch", 60, { success: false }), row("web2", "ok", 5)]);
+    await seed([row("web2", "fetch", 40), row("web2", "fetch", 60, { success: false }), row("web2", "ok", 5)]);
     // calm: one 10 s call two days ago, outside the default 24 h, and a fast one now.
-    seed([row("calm", "x", 10_000, { createdAt: new Date(Date.now() - 2 * DAY_MS).toISOString() }), row("calm", "x", 3)]);
+    await seed([row("calm", "x", 10_000, { createdAt: new Date(Date.now() - 2 * DAY_MS).toISOString() }), row("calm", "x", 3)]);
   });
 
   test("lists the thresholds breached over the last 24 h, worst first, with p95, threshold and calls", async () => {
@@ -120,7 +120,7 @@ describe("GET /api/mcp/alerts", () => {
 
 describe("GET /api/mcp/features", () => {
   test("calls per day over 7 and 30 days, days since the last call and success rate, per server and tool", async () => {
-    seed([
+    await seed([
       // tool a: 2 today (1 failed), 5 three days ago, 7 ten days ago (1 failed), 3 forty days ago.
       row("feat", "a", 1, { createdAt: daysAgo(0) }),
       row("feat", "a", 1, { createdAt: daysAgo(0), success: false }),
@@ -173,7 +173,7 @@ describe("GET /api/mcp/features", () => {
 
 describe("GET /api/sessions/:key/tools", () => {
   test("calls, failures and p50/p95 per tool of one session, for the caller's agent only", async () => {
-    seed([
+    await seed([
       row("git", "log", 10, { sessionKey: "sess-1", agentId: "alice" }),
       row("git", "log", 30, { sessionKey: "session:sess-1", agentId: "alice", success: false }),
       row("git", "log", 20, { sessionKey: "sess-1", agentId: "alice" }),
@@ -243,7 +243,7 @@ describe("GET /api/mcp/unused", () => {
     expect(d.daemon.context.bridge.live()).toEqual([]);
 
     // `cwd` called eleven days ago, `text` forty days ago: unused in 7 days both, in 30 only `text`.
-    seed([row("fake", "cwd", 1, { createdAt: daysAgo(11) }), row("fake", "text", 1, { createdAt: daysAgo(40) })]);
+    await seed([row("fake", "cwd", 1, { createdAt: daysAgo(11) }), row("fake", "text", 1, { createdAt: daysAgo(40) })]);
     const started = performance.now();
     const live = await call("GET", "/api/mcp/unused?days=30&timeout_ms=1500");
     expect(performance.now() - started).toBeLessThan(15_000);

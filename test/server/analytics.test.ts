@@ -183,7 +183,7 @@ describe("client and CLI", () => {
   test("`analytics` prints the API's answer as JSON, or readable with --pretty", async () => {
     const agent = freshAgent();
     d.daemon.context.analytics.record({ server: "web", tool: "search", agentId: agent, source: "agent", latencyMs: 9, success: true });
-    d.daemon.context.analytics.flush();
+    await d.daemon.context.analytics.flush();
     const { alerts, ...json } = JSON.parse(await cli(["--agent-id", agent, "--json"]));
     expect(json).toEqual(await d.client().analytics.summary({ agent_id: agent }));
     // Latency alerts lead the answer (none configured here).
@@ -215,7 +215,7 @@ describe("analytics.trackAgentCalls off", () => {
       });
       expect(res.status).toBe(202);
       expect(await res.json()).toEqual({ accepted: 0 });
-      off.daemon.context.analytics.flush();
+      await off.daemon.context.analytics.flush();
       expect((await off.client().analytics.summary()).totalCalls).toBe(0);
     } finally {
       await off.stop();

@@ -23,8 +23,8 @@ interface Row {
 }
 
 /** The rows of `agent`, once the recorder wrote them (it writes every analytics.flushMs). */
-function rows(td: TestDaemon, agent: string): Row[] {
-  td.daemon.context.analytics.flush();
+async function rows(td: TestDaemon, agent: string): Promise<Row[]> {
+  await td.daemon.context.analytics.flush();
   return td.daemon.context.db
     .query<Row, [string]>("SELECT tool, agent_id, session_key, success, error_text FROM mcp_invocations WHERE agent_id = ? AND server = 'signet' AND source = 'mcp' ORDER BY id")
     .all(agent);
@@ -45,13 +45,13 @@ describe("local mode", () => {
     expect((await callTool(ada, "memory_get", { id: "no-such-memory" })).isError).toBe(true);
     // Refused before any request is made: recorded all the same.
     expect((await callTool(ada, "signet_code_clear", { confirm: false })).isError).toBe(true);
-    expect(rows(td, "own-ada").map((r) => [r.tool, r.session_key, r.success])).toEqual([
+    expect((await rows(td, "own-ada")).map((r) => [r.tool, r.session_key, r.success])).toEqual([
       ["memory_search", "own-1", 1],
       ["memory_list", "own-1", 1],
       ["memory_get", "own-1", 0],
       ["signet_code_clear", "own-1", 0],
     ]);
-    expect(rows(td, "own-ada")[2]!.error_text).toStartWith("not_found: ");
+    expect((await rows(td, "own-ada"))[2]!.error_text).toStartWith("not_found: ");
 
     // A request of the API tagged by hand is one call of that tool; an unknown name or another
     // agent's session is not taken from the tag.
@@ -59,7 +59,7 @@ describe("local mode", () => {
     await tagged({ "x-signet-tool": "memory_list", "x-signet-session-key": "session:own-cy-1" });
     await tagged({ "x-signet-tool": "not_a_signet_tool" });
     await tagged({ "x-signet-tool": "memory_list", "x-signet-session-key": "other-1" });
-    expect(rows(td, "own-cy").map((r) => [r.tool, r.session_key])).toEqual([
+    expect((await rows(td, "own-cy")).map((r) => [r.tool, r.session_key])).toEqual([
       ["memory_list", "own-cy-1"],
       ["memory_list", null],
     ]);
@@ -111,7 +111,7 @@ describe("team mode", () => {
     expect((await ok(call(td, "GET", `${query}&agent_id=t-ada`, { headers: eve }))).sessions).toEqual([]);
     // Eve's tagged request is eve's call, and ada's session is not taken.
     await ok(call(td, "GET", "/api/memories", { headers: { ...eve, "x-signet-tool": "memory_list", "x-signet-session-key": "t-ada-1" } }));
-    expect(rows(td, "t-eve").map((r) => [r.tool, r.session_key])).toEqual([["memory_list", null]]);
-    expect(rows(td, "t-ada")).toEqual([]);
+    expect((await rows(td, "t-eve")).map((r) => [r.tool, r.session_key])).toEqual([["memory_list", null]]);
+    expect(await rows(td, "t-ada")).toEqual([]);
   });
 });

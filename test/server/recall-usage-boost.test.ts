@@ -20,12 +20,12 @@ afterAll(async () => {
   await d.stop();
 });
 
-function use(server: string, calls: number): void {
+async function use(server: string, calls: number): Promise<void> {
   const at = new Date(Date.now() - 60_000).toISOString();
   for (let i = 0; i < calls; i++) {
     d.daemon.context.analytics.record({ server, tool: "t", agentId: "default", source: "cli", latencyMs: 1, success: true, createdAt: at });
   }
-  d.daemon.context.analytics.flush();
+  await d.daemon.context.analytics.flush();
 }
 
 /** A clearly stronger match (every query term), then a tagged and a plain one holding the same three terms, the plain one newer. */
@@ -46,16 +46,16 @@ describe("the usage boost", () => {
   test("the daemon's recall applies it", async () => {
     const m = await memories(["deploy", "pipeline", "notes", "rollback"], "ghw");
     // Before the daemon's first recall (it reads the features then, and at most every 60 s after).
-    use("ghw", 200);
+    await use("ghw", 200);
     const r: RecallResponse = await d.client().memory.recall({ query: "deploy pipeline notes rollback", minScore: 0 });
     expect(ids(r)).toEqual([m.strong, m.tagged, m.plain]);
   });
 
   test("a memory tagged mcp:<server> rises as the server's use grows, never above a stronger match, and its score stays", async () => {
     const { db, memory, analytics, log } = d.daemon.context;
-    const boost = new UsageBoost(() => analytics.features().servers, { refreshMs: 0 });
+    const boost = new UsageBoost(async () => (await analytics.features()).servers, { refreshMs: 0 });
     const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
-    const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog, { usageOrder: boost.order });
+    const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog, { usage: boost });
     const caller = { agentId: "default", actor: null, actorType: null, runtimePath: null };
     const ask = () => recall.recall(caller, RecallRequestSchema.parse({ query: "backup schedule report restore", minScore: 0 }));
     const m = await memories(["backup", "schedule", "report", "restore"], "ghp");
@@ -65,15 +65,18 @@ describe("the usage boost", () => {
     expect(ids(unused)).toEqual([m.strong, m.plain, m.tagged]);
     expect(boost.order(row(m.tagged))).toBe(1);
 
-    use("ghp", 7); // one call a day over the last 7 days
+    await use("ghp", 7); // one call a day over the last 7 days
+    await boost.refresh();
     const some = await ask();
     expect(ids(some)).toEqual([m.strong, m.tagged, m.plain]);
     expect(boost.order(row(m.tagged))).toBeCloseTo(1 + 0.1 * (Math.log(2) / Math.log(21)), 12);
 
-    use("ghp", 63); // ten a day
+    await use("ghp", 63); // ten a day
+    await boost.refresh();
     const more = boost.order(row(m.tagged));
     expect(more).toBeCloseTo(1 + 0.1 * (Math.log(11) / Math.log(21)), 12);
-    use("ghp", 10_000); // far past saturation: the bound
+    await use("ghp", 10_000); // far past saturation: the bound
+    await boost.refresh();
     expect(boost.order(row(m.tagged))).toBe(1.1);
     expect(more).toBeLessThan(1.1);
     const saturated = await ask();

@@ -227,7 +227,7 @@ describe("leaks", () => {
   });
 
   test("the value is nowhere: not in the logs, not in analytics rows, not in any file of the data directory", async () => {
-    d.daemon.context.analytics.recorder.flush();
+    await d.daemon.context.analytics.recorder.flush();
     const needles = [VALUE, OTHER, Buffer.from(VALUE).toString("base64"), encodeURIComponent(VALUE)];
     for (const needle of needles) {
       expect(d.lines.filter((l) => l.includes(needle))).toEqual([]);

@@ -242,7 +242,7 @@ describe("invocation reports", () => {
     const json = { "content-type": "application/json" };
     expect((await raw("POST", "/api/mcp/invocations", json, report)).status).toBe(401);
     expect((await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": "guess" }, report)).status).toBe(403);
-    d.daemon.context.analytics.flush();
+    await d.daemon.context.analytics.flush();
     expect(d.daemon.context.db.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE tool = 'forged'").get()).toEqual({ n: 0 });
     const ok = await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": d.daemon.context.credentials.instanceKey }, report);
     expect(ok.status).toBe(202);

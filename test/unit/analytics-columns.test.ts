@@ -1,8 +1,10 @@
 // The in-memory columns: growth, pruning, and the chunked load from SQLite, which must give exactly
 // what appending the same rows gives.
+import { SqliteInvocationStore } from "../../src/core/analytics/sqlite-store";
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { InvocationColumns, type ColumnRow } from "../../src/core/analytics/columns";
+import { InvocationColumns } from "../../src/core/analytics/columns";
+import type { ColumnRow } from "../../src/core/analytics/types";
 import { summarize } from "../../src/core/analytics/query";
 import { migratedDb, removeDatabases } from "../helpers/analytics";
 
@@ -51,7 +53,7 @@ describe("InvocationColumns", () => {
     insert(db, rows);
     const loaded = new InvocationColumns();
     // Small chunks, so the load takes many steps.
-    await loaded.load(db, { upToId: rows.length, sinceMs: -Infinity, chunkRows: 100 });
+    await loaded.load(new SqliteInvocationStore(db), { upToId: rows.length, sinceMs: -Infinity, chunkRows: 100 });
     const appended = new InvocationColumns();
     appended.append(rows);
     expect(loaded.size).toBe(rows.length);
@@ -64,7 +66,7 @@ describe("InvocationColumns", () => {
     insert(db, rows);
     const cols = new InvocationColumns();
     const cutoff = NOW - 10 * 86_400_000;
-    await cols.load(db, { upToId: 60, sinceMs: cutoff, chunkRows: 7 });
+    await cols.load(new SqliteInvocationStore(db), { upToId: 60, sinceMs: cutoff, chunkRows: 7 });
     expect(cols.size).toBe(rows.slice(0, 60).filter((r) => r.createdMs >= cutoff).length);
   });
 
@@ -72,7 +74,7 @@ describe("InvocationColumns", () => {
     const db = migratedDb();
     db.run("INSERT INTO mcp_invocations (server, tool, agent_id, source, latency_ms, success, created_at) VALUES ('s', 't', 'a', 'cli', 5, 1, '2026-03-09 23:30:00')");
     const cols = new InvocationColumns();
-    await cols.load(db, { upToId: 1, sinceMs: -Infinity });
+    await cols.load(new SqliteInvocationStore(db), { upToId: 1, sinceMs: -Infinity });
     const r = summarize(cols, {}, { now: NOW });
     expect(r.timeline.find((p) => p.calls > 0)).toEqual({ day: "2026-03-09", server: "s", calls: 1, failures: 0 });
     expect(summarize(cols, { since: "2026-03-09T23:30:00.000Z", until: "2026-03-09T23:30:00.000Z" }).totalCalls).toBe(1);
@@ -83,7 +85,7 @@ describe("InvocationColumns", () => {
     insert(db, makeRows(50));
     const cols = new InvocationColumns();
     let checks = 0;
-    await cols.load(db, { upToId: 50, sinceMs: -Infinity, chunkRows: 10, stopped: () => ++checks > 2 });
+    await cols.load(new SqliteInvocationStore(db), { upToId: 50, sinceMs: -Infinity, chunkRows: 10, stopped: () => ++checks > 2 });
     expect(cols.size).toBe(20);
   });
 

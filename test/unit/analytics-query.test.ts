@@ -2,7 +2,8 @@
 // nearest-rank percentiles at every level, each filter, limit, the zero-filled timeline, and the
 // per-server view.
 import { describe, expect, test } from "bun:test";
-import { InvocationColumns, type ColumnRow } from "../../src/core/analytics/columns";
+import { InvocationColumns } from "../../src/core/analytics/columns";
+import type { ColumnRow } from "../../src/core/analytics/types";
 import { nearestRank, summarize, type AnalyticsFilter, type SummaryOptions } from "../../src/core/analytics/query";
 import type { InvocationSource } from "../../src/contracts/analytics";
 import { NO_CALLS } from "../helpers/analytics";

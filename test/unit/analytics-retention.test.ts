@@ -1,5 +1,6 @@
 // Retention: raw rows older than analytics.retentionDays go from SQLite and from memory, in chunks;
 // daily rollups stay; 0 keeps everything.
+import { SqliteInvocationStore } from "../../src/core/analytics/sqlite-store";
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { Analytics } from "../../src/core/analytics";
@@ -16,10 +17,10 @@ const NOW = Date.now();
 const AGES_DAYS = [45, 35, 31, 29, 2, 0];
 
 /** One call per age, written through the recorder so the rollups are there too. */
-function seeded(retentionDays: number): { db: Database; analytics: Analytics; logs: string[] } {
+async function seeded(retentionDays: number): Promise<{ db: Database; analytics: Analytics; logs: string[] }> {
   const db = migratedDb();
   const { log, lines: logs } = recordingLogger();
-  const analytics = new Analytics(db, { retentionDays, flushMs: 3_600_000, trackAgentCalls: true }, log);
+  const analytics = new Analytics(new SqliteInvocationStore(db), { retentionDays, flushMs: 3_600_000, trackAgentCalls: true }, log);
   for (const age of AGES_DAYS) {
     analytics.record({
       server: "github",
@@ -31,7 +32,7 @@ function seeded(retentionDays: number): { db: Database; analytics: Analytics; lo
       createdAt: new Date(NOW - age * DAY).toISOString(),
     });
   }
-  analytics.flush();
+  await analytics.flush();
   return { db, analytics, logs };
 }
 
@@ -39,7 +40,7 @@ const count = (db: Database, table: string) => (db.query(`SELECT COUNT(*) AS n F
 
 describe("retention", () => {
   test("rows older than the window are deleted from SQLite and memory; rollups are kept", async () => {
-    const { db, analytics, logs } = seeded(30);
+    const { db, analytics, logs } = await seeded(30);
     const rollupsBefore = db.query("SELECT * FROM mcp_invocation_daily ORDER BY day").all();
     expect(rollupsBefore.length).toBe(AGES_DAYS.length);
     expect((await analytics.summary({})).totalCalls).toBe(6);
@@ -51,30 +52,30 @@ describe("retention", () => {
     expect(logs.some((l) => /^info analytics: pruned 3 invocations older than /.test(l))).toBe(true);
     // Nothing left to prune.
     expect(await analytics.prune(NOW)).toBe(0);
-    analytics.stop();
+    await analytics.stop();
   });
 
   test("retentionDays 0 keeps everything", async () => {
-    const { db, analytics } = seeded(0);
+    const { db, analytics } = await seeded(0);
     analytics.start();
     await analytics.ready();
     expect(await analytics.prune(NOW + 1000 * DAY)).toBe(0);
     expect(count(db, "mcp_invocations")).toBe(6);
     expect((await analytics.summary({})).totalCalls).toBe(6);
-    analytics.stop();
+    await analytics.stop();
   });
 
   test("start() prunes, and rows outside the window are not loaded", async () => {
-    const { db, analytics } = seeded(30);
-    analytics.stop();
-    const restarted = new Analytics(db, { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, recordingLogger().log);
+    const { db, analytics } = await seeded(30);
+    await analytics.stop();
+    const restarted = new Analytics(new SqliteInvocationStore(db), { retentionDays: 30, flushMs: 3_600_000, trackAgentCalls: true }, recordingLogger().log);
     restarted.start();
     await restarted.ready();
     expect((await restarted.summary({})).totalCalls).toBe(3);
     // Joins the prune start() began.
     await restarted.prune();
     expect(count(db, "mcp_invocations")).toBe(3);
-    restarted.stop();
+    await restarted.stop();
   });
 
   test("deletes in chunks until nothing old is left", async () => {
@@ -85,7 +86,7 @@ describe("retention", () => {
     );
     for (let i = 0; i < 23; i++) insert.run(old);
     insert.run(new Date(NOW).toISOString());
-    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log: recordingLogger().log, chunkRows: 5 });
+    const retention = new Retention(new SqliteInvocationStore(db), new InvocationColumns(), { retentionDays: 30, log: recordingLogger().log, chunkRows: 5 });
     expect(await retention.prune(NOW)).toBe(23);
     expect(count(db, "mcp_invocations")).toBe(1);
   });
@@ -93,7 +94,7 @@ describe("retention", () => {
   test("a failing prune is logged, not thrown", async () => {
     const db = migratedDb();
     const { log, lines: logs } = recordingLogger();
-    const retention = new Retention(db, new InvocationColumns(), { retentionDays: 30, log });
+    const retention = new Retention(new SqliteInvocationStore(db), new InvocationColumns(), { retentionDays: 30, log });
     db.run("DROP TABLE mcp_invocations");
     expect(await retention.prune(NOW)).toBe(0);
     expect(logs.some((l) => l.includes("pruning invocations older than") && l.includes("no such table"))).toBe(true);

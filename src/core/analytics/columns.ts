@@ -1,10 +1,10 @@
 // The raw invocation rows within retention, kept in memory as typed-array columns, because SQLite
 // needs 0.4–1.5 s to aggregate a million rows and a scan of these takes milliseconds. Names are
 // interned to small ids (a tool id stands for its server and tool name), so a row costs 21 bytes.
-// SQLite stays the record: the columns are loaded from it at start and appended after each commit.
-import type { Database } from "bun:sqlite";
+// The store stays the record: the columns are loaded from it at start and appended after each commit.
+import type { InvocationStore } from "./store";
 import { yieldToLoop } from "../event-loop";
-import { type InvocationRecord } from "./types";
+import type { ColumnRow } from "./types";
 import { INVOCATION_SOURCES } from "../../contracts/analytics";
 
 /** Latencies live in a Uint32 column. */
@@ -13,10 +13,6 @@ export const MAX_LATENCY_MS = 0xffff_ffff;
 export const SOURCE_MASK = 0b011;
 export const SUCCESS_BIT = 0b100;
 
-/** What a row needs to be counted; the recorder's queued rows carry more. */
-export type ColumnRow = Pick<InvocationRecord, "server" | "tool" | "agentId" | "source" | "latencyMs" | "success"> & {
-  createdMs: number;
-};
 
 /** The columns as they are now, for a scan; valid until the next append or prune. */
 export interface ColumnView {
@@ -31,6 +27,10 @@ export interface ColumnView {
 export interface LoadOptions {
   /** Rows above this id were committed by this process's recorder and are appended by it. */
   upToId: number;
+  /** The lowest stored id, for sizing the columns ahead. */
+  firstId?: number | null;
+  /** Ids already in the columns (appended before the load knew where to stop). */
+  skip?: ReadonlySet<number>;
   /** Rows created before this are outside retention and skipped. */
   sinceMs: number;
   chunkRows?: number;
@@ -38,8 +38,6 @@ export interface LoadOptions {
   stopped?: () => boolean;
 }
 
-/** id, server, tool, agent_id, source index, latency_ms, success, created_at in epoch ms (null if unreadable). */
-type StoredRow = [number, string, string, string, number, number, number, number | null];
 
 const INITIAL_CAPACITY = 1024;
 const RESERVE_CAP = 1_000_000;
@@ -123,27 +121,19 @@ export class InvocationColumns {
    * Loads the rows of `mcp_invocations` up to `upToId` in chunks, yielding to the event loop between
    * chunks so the daemon keeps answering while a large table loads.
    */
-  async load(db: Database, options: LoadOptions): Promise<void> {
+  async load(store: InvocationStore, options: LoadOptions): Promise<void> {
     const chunkRows = options.chunkRows ?? 20_000;
     // Retention deletes the oldest rows, which hold the lowest ids, so the id range is a close
     // upper bound on the row count (COUNT(*) would scan the table); fit() trims the rest, and
     // past the cap the columns grow as they fill.
-    const first = db.query<{ id: number | null }, []>("SELECT MIN(id) AS id FROM mcp_invocations").get()?.id ?? 1;
-    this.reserve(Math.min(RESERVE_CAP, Math.max(0, options.upToId - first + 1)));
-    // SQLite turns the time into epoch ms (either stored format) and the source into its index,
-    // so no per-row string is made for them.
-    const chunk = db.query<unknown, [number, number, number]>(
-      `SELECT id, server, tool, agent_id, CASE source WHEN 'cli' THEN 0 WHEN 'agent' THEN 1 ELSE 2 END, latency_ms, success,
-              unixepoch(created_at, 'subsec') * 1000
-         FROM mcp_invocations WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
-    );
+    this.reserve(Math.min(RESERVE_CAP, Math.max(0, options.upToId - (options.firstId ?? 1) + 1)));
     let lastId = 0;
     for (;;) {
       if (options.stopped?.()) return;
-      const rows = chunk.values(lastId, options.upToId, chunkRows) as StoredRow[];
+      const rows = await store.rowsAfter(lastId, options.upToId, chunkRows);
       this.reserve(rows.length);
-      for (const [, server, tool, agentId, source, latencyMs, success, epochMs] of rows) {
-        if (epochMs === null) continue;
+      for (const [id, server, tool, agentId, source, latencyMs, success, epochMs] of rows) {
+        if (epochMs === null || options.skip?.has(id)) continue;
         const ms = Math.round(epochMs);
         if (ms < options.sinceMs) continue;
         const latency = Math.min(MAX_LATENCY_MS, Math.max(0, latencyMs));

@@ -1,21 +1,12 @@
 // Scorer features (docs/api.md#scorer-features): calls per day over 7 and 30 days, days since the
 // last call and the success rate, per server and tool. Read from the daily rollups, not the raw rows:
 // a few rows per (day, server, tool, agent, source), so the answer is cheap and outlives retention.
-import type { Database } from "bun:sqlite";
+import type { InvocationStore, ToolTotals } from "./store";
 import { DAY_MS, type FeaturesResponse, type ServerFeatures, type UsageFeatures } from "../../contracts/analytics";
 
 export interface FeaturesFilter {
   agentId?: string;
   server?: string;
-}
-
-interface ToolRow {
-  server: string;
-  tool: string;
-  calls7: number;
-  calls30: number;
-  failures30: number;
-  last_at: string;
 }
 
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -30,20 +21,15 @@ function features(calls7: number, calls30: number, failures30: number, lastAt: s
   };
 }
 
-export function usageFeatures(db: Database, filter: FeaturesFilter, now = Date.now()): FeaturesResponse {
+export async function usageFeatures(store: InvocationStore, filter: FeaturesFilter, now = Date.now()): Promise<FeaturesResponse> {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
-  const rows = db
-    .query<ToolRow, [string, string, string, string | null, string | null]>(
-      `SELECT server, tool,
-         SUM(CASE WHEN day >= ?1 THEN calls ELSE 0 END) AS calls7,
-         SUM(CASE WHEN day >= ?2 THEN calls ELSE 0 END) AS calls30,
-         SUM(CASE WHEN day >= ?2 THEN failures ELSE 0 END) AS failures30,
-         MAX(last_at) AS last_at
-       FROM mcp_invocation_daily
-       WHERE day <= ?3 AND (?4 IS NULL OR agent_id = ?4) AND (?5 IS NULL OR server = ?5)
-       GROUP BY server, tool ORDER BY server, tool`,
-    )
-    .all(dayString(today - 6 * DAY_MS), dayString(today - 29 * DAY_MS), dayString(today), filter.agentId ?? null, filter.server ?? null);
+  const rows: ToolTotals[] = await store.toolTotals({
+    from7: dayString(today - 6 * DAY_MS),
+    from30: dayString(today - 29 * DAY_MS),
+    until: dayString(today),
+    agentId: filter.agentId ?? null,
+    server: filter.server ?? null,
+  });
   const servers: ServerFeatures[] = [];
   const byServer = new Map<string, { calls7: number; calls30: number; failures30: number; lastAt: string; tools: ServerFeatures["tools"] }>();
   for (const r of rows) {

@@ -1,7 +1,6 @@
 // Invocation tracking and analytics (docs/api.md#analytics) as one object: the recorder every surface records
-// into, the in-memory columns the queries scan, and retention. SQLite is the record; the columns
+// into, the in-memory columns the queries scan, and retention. The store is the record; the columns
 // are loaded from it at start (queries wait for that) and appended after every commit.
-import type { Database } from "bun:sqlite";
 import type { AlertsResponse, AnalyticsResponse, FeaturesResponse, InvocationSource, SessionToolsResponse, UnusedResponse } from "../../contracts/analytics";
 import { latencyAlerts } from "./alerts";
 import { usageFeatures, type FeaturesFilter } from "./features";
@@ -13,6 +12,8 @@ import { InvocationRecorder } from "./recorder";
 import { Retention } from "./retention";
 import type { Logger } from "../../logger";
 import type { InvocationRecord, InvocationSink } from "./types";
+import type { QueuedInvocation } from "./types";
+import type { InvocationStore } from "./store";
 
 export interface AnalyticsConfig {
   retentionDays: number;
@@ -30,24 +31,36 @@ export class Analytics implements InvocationSink {
   /** Every surface that makes a tool call records into this. */
   readonly recorder: InvocationRecorder;
   private readonly retention: Retention;
-  /** Rows above this id are appended by the recorder, so the load must not read them too. */
-  private readonly loadUpToId: number;
+  /**
+   * Rows above this id are appended by the recorder, so the load must not read them too; null until
+   * start() has read it. Rows committed before that are appended at once, and the load skips them.
+   */
+  private loadUpToId: number | null = null;
+  private readonly appendedEarly = new Set<number>();
   private loaded: Promise<void> = Promise.resolve();
   private state: "new" | "started" | "stopped" = "new";
 
   constructor(
-    private readonly db: Database,
+    private readonly store: InvocationStore,
     private readonly config: AnalyticsConfig,
     private readonly log: Logger,
   ) {
-    this.recorder = new InvocationRecorder(db, {
+    this.recorder = new InvocationRecorder(store, {
       flushMs: config.flushMs,
       trackAgentCalls: config.trackAgentCalls,
       log,
-      onCommit: (rows) => this.columns.append(rows),
+      onCommit: (rows, ids) => {
+        if (this.loadUpToId !== null) return this.appendAbove(this.loadUpToId, rows, ids);
+        this.columns.append(rows);
+        for (const id of ids) this.appendedEarly.add(id);
+      },
     });
-    this.retention = new Retention(db, this.columns, { retentionDays: config.retentionDays, log });
-    this.loadUpToId = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM mcp_invocations").get()?.id ?? 0;
+    this.retention = new Retention(store, this.columns, { retentionDays: config.retentionDays, log });
+  }
+
+  /** Appends the rows of a committed batch whose ids are above `upToId` (the others are the load's). */
+  private appendAbove(upToId: number, rows: readonly QueuedInvocation[], ids: readonly number[]): void {
+    this.columns.append(ids.every((id) => id > upToId) ? rows : rows.filter((_, i) => ids[i]! > upToId));
   }
 
   /** Loads the stored rows in the background and starts retention. */
@@ -55,9 +68,18 @@ export class Analytics implements InvocationSink {
     if (this.state !== "new") return;
     this.state = "started";
     const began = performance.now();
-    this.loaded = this.columns
-      .load(this.db, { upToId: this.loadUpToId, sinceMs: this.retention.cutoffMs(), stopped: () => this.state === "stopped" })
-      .then(
+    this.loaded = (async () => {
+      const { first, last } = await this.store.idRange();
+      this.loadUpToId = last;
+      await this.columns.load(this.store, {
+        upToId: last,
+        firstId: first,
+        skip: this.appendedEarly,
+        sinceMs: this.retention.cutoffMs(),
+        stopped: () => this.state === "stopped",
+      });
+      this.appendedEarly.clear();
+    })().then(
         () => {
           const ms = Math.round(performance.now() - began);
           if (this.columns.size > 0) this.log.info(`analytics: ${this.columns.size} invocations loaded in ${ms} ms`);
@@ -104,23 +126,23 @@ export class Analytics implements InvocationSink {
   }
 
   /** GET /api/mcp/features, from the daily rollups. */
-  features(filter: FeaturesFilter = {}, now = Date.now()): FeaturesResponse {
-    return usageFeatures(this.db, filter, now);
+  features(filter: FeaturesFilter = {}, now = Date.now()): Promise<FeaturesResponse> {
+    return usageFeatures(this.store, filter, now);
   }
 
   /** GET /api/mcp/unused: listed tools with no call in the last `days` UTC days (today included). */
   unused(servers: ServerToolSource[], days: number, now = Date.now()): Promise<UnusedResponse> {
-    return unusedTools(this.db, servers, days, now);
+    return unusedTools(this.store, servers, days, now);
   }
 
-  /** GET /api/sessions/:key/tools, from the raw rows in SQLite (visible within analytics.flushMs). */
-  sessionTools(sessionKey: string, filter: SessionUsageFilter): SessionToolsResponse {
-    return sessionToolUsage(this.db, sessionKey, filter);
+  /** GET /api/sessions/:key/tools, from the raw rows in the store (visible within analytics.flushMs). */
+  sessionTools(sessionKey: string, filter: SessionUsageFilter): Promise<SessionToolsResponse> {
+    return sessionToolUsage(this.store, sessionKey, filter);
   }
 
   /** Writes what is queued now (normally the timer does, within analytics.flushMs). */
-  flush(): void {
-    this.recorder.flush();
+  flush(): Promise<void> {
+    return this.recorder.flush();
   }
 
   /** Applies retention now; resolves to the number of raw rows deleted. */
@@ -134,10 +156,10 @@ export class Analytics implements InvocationSink {
   }
 
   /** Writes what is queued and clears every timer; call before the database closes. */
-  stop(): void {
+  async stop(): Promise<void> {
     if (this.state === "stopped") return;
     this.state = "stopped";
     this.retention.stop();
-    this.recorder.stop();
+    await this.recorder.stop();
   }
 }

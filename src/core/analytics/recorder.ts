@@ -1,11 +1,11 @@
 // Records invocations off the call's path: record() checks and queues in memory and returns; a timer
 // writes the queue in batches, each one transaction holding the raw rows and their daily rollups.
 // A failed write is logged and retried a few times, then dropped: analytics never fails a call.
-import type { Database } from "bun:sqlite";
-import { MAX_LATENCY_MS, type ColumnRow } from "./columns";
+import { MAX_LATENCY_MS } from "./columns";
 import type { Logger } from "../../logger";
-import { type InvocationRecord, type InvocationSink } from "./types";
+import { type InvocationRecord, type InvocationSink, type QueuedInvocation } from "./types";
 import { INVOCATION_SOURCES, type InvocationSource } from "../../contracts/analytics";
+import type { InvocationStore, Rollup } from "./store";
 
 const MAX_ERROR_TEXT = 2000;
 const MAX_NAME = 256;
@@ -15,21 +15,13 @@ export interface RecorderOptions {
   log: Pick<Logger, "warn" | "error">;
   /** analytics.trackAgentCalls: when off, only operators' `cli` calls are recorded. */
   trackAgentCalls?: boolean;
-  /** Receives each batch once it is committed. */
-  onCommit?: (rows: readonly QueuedInvocation[]) => void;
+  /** Receives each batch once it is committed, with the rows' ids. */
+  onCommit?: (rows: readonly QueuedInvocation[], ids: readonly number[]) => void;
   /** Rows waiting beyond this are dropped (and counted), so memory stays bounded when writes fail. */
   maxQueue?: number;
   /** Rows per transaction, so one write never holds the lock (or the event loop) long. */
   batchRows?: number;
   maxAttempts?: number;
-}
-
-export interface QueuedInvocation extends ColumnRow {
-  errorText: string | null;
-  createdAt: string;
-  sessionKey: string | null;
-  client: string | null;
-  attempts: number;
 }
 
 const optionalText = (value: unknown, max: number): string | null =>
@@ -63,14 +55,6 @@ function normalize(inv: InvocationRecord): QueuedInvocation | string {
   };
 }
 
-interface Rollup {
-  row: QueuedInvocation;
-  calls: number;
-  failures: number;
-  latencyTotal: number;
-  lastAt: string;
-}
-
 /** Sums a batch per (day, server, tool, agent, source): one upsert each instead of one per row. */
 function rollups(batch: readonly QueuedInvocation[]): Rollup[] {
   const byKey = new Map<string, Rollup>();
@@ -94,12 +78,14 @@ export class InvocationRecorder implements InvocationSink {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly dropped = new Map<string, number>();
   private stopped = false;
+  /** The write under way: one batch at a time, in order. */
+  private writing: Promise<boolean> | null = null;
   private readonly maxQueue: number;
   private readonly batchRows: number;
   private readonly maxAttempts: number;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: InvocationStore,
     private readonly options: RecorderOptions,
   ) {
     this.maxQueue = options.maxQueue ?? 100_000;
@@ -131,17 +117,18 @@ export class InvocationRecorder implements InvocationSink {
   }
 
   /** Writes everything queued now (stopping at the first failed batch, which stays queued for a retry). */
-  flush(): void {
+  async flush(): Promise<void> {
     this.clearTimer();
-    while (this.queue.length > 0) if (!this.writeBatch()) break;
+    await this.writing;
+    while (this.queue.length > 0) if (!(await this.writeBatch())) break;
     this.reportDrops();
     this.schedule();
   }
 
   /** Writes what is queued and stops the timer; whatever cannot be written now is lost, with a log line. */
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
-    this.flush();
+    await this.flush();
     if (this.queue.length > 0) {
       this.options.log.error(`analytics: ${this.queue.length} invocations could not be written before shutdown and are lost`);
       this.queue = [];
@@ -150,7 +137,7 @@ export class InvocationRecorder implements InvocationSink {
 
   private schedule(): void {
     if (this.timer || this.stopped || (this.queue.length === 0 && this.dropped.size === 0)) return;
-    this.timer = setTimeout(() => this.tick(), this.options.flushMs);
+    this.timer = setTimeout(() => void this.tick(), this.options.flushMs);
     // The timer alone never keeps a process alive; stop() writes what is left.
     this.timer.unref?.();
   }
@@ -161,54 +148,44 @@ export class InvocationRecorder implements InvocationSink {
   }
 
   /** One batch per turn of the event loop while a backlog lasts. */
-  private tick(): void {
+  private async tick(): Promise<void> {
     this.timer = null;
-    const ok = this.queue.length === 0 || this.writeBatch();
+    const ok = this.queue.length === 0 || (await this.writeBatch());
     this.reportDrops();
     if (ok && this.queue.length > 0 && !this.stopped) {
-      this.timer = setTimeout(() => this.tick(), 0);
+      this.timer = setTimeout(() => void this.tick(), 0);
       this.timer.unref?.();
     } else {
       this.schedule();
     }
   }
 
-  private writeBatch(): boolean {
-    const batch = this.queue.length <= this.batchRows ? this.queue : this.queue.slice(0, this.batchRows);
-    this.queue = batch === this.queue ? [] : this.queue.slice(batch.length);
-    try {
-      const insert = this.db.query(
-        `INSERT INTO mcp_invocations (server, tool, agent_id, source, latency_ms, success, error_text, created_at, session_key, client)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      const upsert = this.db.query(
-        `INSERT INTO mcp_invocation_daily (day, server, tool, agent_id, source, calls, failures, latency_ms_total, last_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (day, server, tool, agent_id, source) DO UPDATE SET
-           calls = calls + excluded.calls, failures = failures + excluded.failures,
-           latency_ms_total = latency_ms_total + excluded.latency_ms_total, last_at = max(last_at, excluded.last_at)`,
-      );
-      this.db
-        .transaction(() => {
-          for (const r of batch) {
-            insert.run(r.server, r.tool, r.agentId, r.source, r.latencyMs, r.success ? 1 : 0, r.errorText, r.createdAt, r.sessionKey, r.client);
-          }
-          for (const u of rollups(batch)) {
-            const r = u.row;
-            upsert.run(r.createdAt.slice(0, 10), r.server, r.tool, r.agentId, r.source, u.calls, u.failures, u.latencyTotal, u.lastAt);
-          }
-        })
-        .immediate();
-    } catch (err) {
-      this.requeue(batch, err);
-      return false;
-    }
-    try {
-      this.options.onCommit?.(batch);
-    } catch (err) {
-      this.options.log.error(`analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
-    }
-    return true;
+  /** Writes the next batch; false when it failed (and was queued again). One write at a time. */
+  private writeBatch(): Promise<boolean> {
+    const write = (async () => {
+      await this.writing;
+      const batch = this.queue.length <= this.batchRows ? this.queue : this.queue.slice(0, this.batchRows);
+      this.queue = batch === this.queue ? [] : this.queue.slice(batch.length);
+      if (batch.length === 0) return true;
+      let ids: number[];
+      try {
+        ids = await this.store.write(batch, rollups(batch));
+      } catch (err) {
+        this.requeue(batch, err);
+        return false;
+      }
+      try {
+        this.options.onCommit?.(batch, ids);
+      } catch (err) {
+        this.options.log.error(`analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
+      }
+      return true;
+    })();
+    this.writing = write.finally(() => {
+      if (this.writing === settled) this.writing = null;
+    });
+    const settled = this.writing;
+    return write;
   }
 
   private requeue(batch: QueuedInvocation[], err: unknown): void {

@@ -1,8 +1,8 @@
-// Retention (docs/api.md#analytics): raw invocation rows older than analytics.retentionDays go, from SQLite and
-// from the in-memory columns, at start and hourly. SQLite deletes in small chunks, each its own short
-// transaction with a turn of the event loop between, so pruning a backlog never holds the write lock
-// (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.
-import type { Database } from "bun:sqlite";
+// Retention (docs/api.md#analytics): raw invocation rows older than analytics.retentionDays go, from the store
+// and from the in-memory columns, at start and hourly. The store deletes in small chunks, each its own
+// short transaction with a turn of the event loop between, so pruning a backlog never holds the write
+// lock (or the daemon) for long. Daily rollups are kept, so "no call in 30 days" stays answerable.
+import type { InvocationStore } from "./store";
 import { yieldToLoop } from "../event-loop";
 import { type InvocationColumns } from "./columns";
 import { DAY_MS } from "../../contracts/analytics";
@@ -22,7 +22,7 @@ export class Retention {
   private stopped = false;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: InvocationStore,
     private readonly columns: InvocationColumns,
     private readonly options: RetentionOptions,
   ) {}
@@ -60,12 +60,8 @@ export class Retention {
     const cutoff = new Date(cutoffMs).toISOString();
     let deleted = 0;
     try {
-      const chunk = this.db.query<unknown, [string, number]>(
-        `DELETE FROM mcp_invocations WHERE id IN
-           (SELECT id FROM mcp_invocations WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
-      );
       while (!this.stopped) {
-        const { changes } = chunk.run(cutoff, chunkRows);
+        const changes = await this.store.pruneBefore(cutoff, chunkRows);
         deleted += changes;
         if (changes < chunkRows) break;
         await yieldToLoop();

@@ -1,6 +1,6 @@
 // One session's tool usage (docs/api.md#per-session-tool-usage): calls, failures and latency per
 // tool, from the raw rows (session_key is not rolled up), so it covers what retention keeps.
-import type { Database } from "bun:sqlite";
+import type { InvocationStore } from "./store";
 import type { SessionToolsResponse, SessionToolUsage } from "../../contracts/analytics";
 import { nearestRank } from "./query";
 
@@ -12,15 +12,8 @@ export interface SessionUsageFilter {
   until?: string;
 }
 
-export function sessionToolUsage(db: Database, sessionKey: string, filter: SessionUsageFilter): SessionToolsResponse {
-  const keys = [...new Set(filter.sessionKeys)];
-  const rows = db
-    .query<{ server: string; tool: string; latency_ms: number; success: number }, (string | null)[]>(
-      `SELECT server, tool, latency_ms, success FROM mcp_invocations
-       WHERE agent_id = ? AND session_key IN (${keys.map(() => "?").join(", ")})
-         AND (? IS NULL OR created_at >= ?) AND (? IS NULL OR created_at <= ?)`,
-    )
-    .all(filter.agentId, ...keys, filter.since ?? null, filter.since ?? null, filter.until ?? null, filter.until ?? null);
+export async function sessionToolUsage(store: InvocationStore, sessionKey: string, filter: SessionUsageFilter): Promise<SessionToolsResponse> {
+  const rows = await store.sessionCalls(filter.agentId, [...new Set(filter.sessionKeys)], filter.since ?? null, filter.until ?? null);
   const byTool = new Map<string, { server: string; tool: string; latencies: number[]; failures: number }>();
   for (const r of rows) {
     const key = `${r.server}\u0000${r.tool}`;

@@ -21,3 +21,17 @@ export interface InvocationRecord {
 export interface InvocationSink {
   record(invocation: InvocationRecord): void;
 }
+
+/** What a row needs to be counted; the recorder's queued rows carry more. */
+export type ColumnRow = Pick<InvocationRecord, "server" | "tool" | "agentId" | "source" | "latencyMs" | "success"> & {
+  createdMs: number;
+};
+
+/** A row the recorder holds until it is written. */
+export interface QueuedInvocation extends ColumnRow {
+  errorText: string | null;
+  createdAt: string;
+  sessionKey: string | null;
+  client: string | null;
+  attempts: number;
+}

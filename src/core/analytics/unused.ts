@@ -2,7 +2,7 @@
 // rollups, which outlive the raw rows, so "no call in 30 days" stays right after retention prunes.
 // Tool lists come from the caller (the bridge); a server that cannot list them is reported as
 // such, never as "everything unused".
-import type { Database } from "bun:sqlite";
+import type { InvocationStore } from "./store";
 import { DAY_MS, type UnusedResponse, type UnusedServer } from "../../contracts/analytics";
 
 export interface ServerToolSource {
@@ -12,18 +12,15 @@ export interface ServerToolSource {
   tools: () => Promise<{ names: string[] } | { status: "unavailable" | "not_listed"; error?: string }>;
 }
 
-export async function unusedTools(db: Database, servers: ServerToolSource[], days: number, now = Date.now()): Promise<UnusedResponse> {
+export async function unusedTools(store: InvocationStore, servers: ServerToolSource[], days: number, now = Date.now()): Promise<UnusedResponse> {
   const since = new Date((Math.floor(now / DAY_MS) - days + 1) * DAY_MS).toISOString().slice(0, 10);
-  const lastCall = db.query<{ tool: string; last_at: string; recent: number }, [string, string]>(
-    `SELECT tool, MAX(last_at) AS last_at, MAX(day >= ?2) AS recent FROM mcp_invocation_daily WHERE server = ?1 GROUP BY tool`,
-  );
   // Servers are listed side by side: each one's wait is bounded by its own timeout, not summed.
   const answers = await Promise.all(
     servers.map(async (s): Promise<UnusedServer> => {
       if (!s.enabled) return { server: s.name, status: "disabled", tools: 0, unused: [] };
       const listed = await s.tools().catch((err: Error) => ({ status: "unavailable" as const, error: err.message }));
       if (!("names" in listed)) return { server: s.name, ...listed, tools: 0, unused: [] };
-      const calls = new Map(lastCall.all(s.name, since).map((r) => [r.tool, r]));
+      const calls = new Map((await store.lastCalls(s.name, since)).map((r) => [r.tool, r]));
       const names = [...new Set(listed.names)].sort();
       return {
         server: s.name,

@@ -10,6 +10,7 @@ import type { Caller, MemoryService } from "../memory/service";
 import type { MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
+import type { UsageBoost } from "./usage-boost";
 import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";
 import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
@@ -56,8 +57,8 @@ const NO_KEYWORDS: KeywordLeg = { hits: [], relevance: new Map(), evidence: { be
 export interface RecallServiceOptions {
   /** The configured `llm`: when given, it reorders the results that passed the minimum (rerank.ts). */
   llm?: ChatModel;
-  /** A factor ≥ 1 on a candidate's rank, never its score: the MCP usage boost (usage-boost.ts). */
-  usageOrder?: (row: CandidateRow) => number;
+  /** The MCP usage boost (usage-boost.ts): a factor ≥ 1 on a candidate's rank, never its score. */
+  usage?: Pick<UsageBoost, "order" | "prepare">;
   /** The knowledge graph, for its order factors and the entities a result is about. */
   graph?: RecallGraph;
 }
@@ -121,7 +122,7 @@ export interface RecallCallOptions {
 
 export class RecallService {
   private readonly llm: ChatModel | undefined;
-  private readonly usageOrder: (row: CandidateRow) => number;
+  private readonly usage: Pick<UsageBoost, "order" | "prepare"> | undefined;
   private readonly graph: RecallGraph | undefined;
   /** Each author's name as tokens (tokensOf). */
   private readonly authorTokens = new Map<string, string[]>();
@@ -142,7 +143,7 @@ export class RecallService {
     options: RecallServiceOptions = {},
   ) {
     this.llm = options.llm;
-    this.usageOrder = options.usageOrder ?? (() => 1);
+    this.usage = options.usage;
     this.graph = options.graph;
   }
 
@@ -171,6 +172,7 @@ export class RecallService {
    */
   async rank(caller: Caller, req: RecallRequest, excludeType?: string): Promise<Ranking> {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
+    await this.usage?.prepare();
     const queryTokens = new Set(tokenize(req.query));
     const found = await this.candidates(req, filter, queryTokens, excludeType);
     const graphOrder = this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
@@ -222,7 +224,7 @@ export class RecallService {
   private orderLift(queryTokens: ReadonlySet<string>, graphOrder: Map<number, number> | undefined): (row: CandidateRow) => number {
     return (row) =>
       Math.max(1, feedbackOrder(row)) *
-      this.usageOrder(row) *
+      (this.usage?.order(row) ?? 1) *
       (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
       (graphOrder?.get(row.seq) ?? 1);
   }

@@ -2,7 +2,8 @@
 // an installed server's name rank a little higher the more that server is used. Like positive
 // feedback it moves the order only, never the score, and by at most USAGE_WEIGHT, so it reorders
 // close calls and cannot put a memory above a clearly better text match. The per-server usage comes
-// from the scorer features (daily rollups), read at most every refreshMs, never per query.
+// from the scorer features (daily rollups), read at most every refreshMs, never per query: a recall
+// uses the latest reading, and one past refreshMs starts the next (which the recalls after it use).
 import type { ServerFeatures } from "../../contracts/analytics";
 
 /** At full use a memory ranks as if 10% better (feedback's bound, adjustment.ts). */
@@ -36,12 +37,14 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export class UsageBoost {
   private snapshot: Snapshot | null = null;
+  /** The reading under way, if one is. */
+  private reading: Promise<void> | null = null;
   private readonly refreshMs: number;
   private readonly now: () => number;
 
   /** `usage`: each server's features (Analytics.features); called at most every refreshMs. */
   constructor(
-    private readonly usage: () => readonly ServerUse[],
+    private readonly usage: () => readonly ServerUse[] | Promise<readonly ServerUse[]>,
     options: UsageBoostOptions = {},
   ) {
     this.refreshMs = options.refreshMs ?? REFRESH_MS;
@@ -66,24 +69,60 @@ export class UsageBoost {
 
   private current(): Snapshot {
     const now = this.now();
-    if (this.snapshot && now - this.snapshot.at < this.refreshMs) return this.snapshot;
-    let servers: readonly ServerUse[];
-    try {
-      servers = this.usage();
-    } catch {
-      // Recall never fails for its boost: keep the last snapshot (or none) until the next refresh.
-      this.snapshot = { ...(this.snapshot ?? { strength: new Map(), names: null }), at: now };
-      return this.snapshot;
-    }
-    const strength = new Map<string, number>();
-    for (const s of servers) {
-      const v = usageStrength(s);
-      if (v > 0) strength.set(s.server.toLowerCase(), Math.max(v, strength.get(s.server.toLowerCase()) ?? 0));
-    }
-    const alternatives = [...strength.keys()].sort((a, b) => b.length - a.length).map(escape);
-    // Word boundaries that also hold for names with - . _ in them.
-    const names = alternatives.length === 0 ? null : new RegExp(`(?<![\\w.-])(${alternatives.join("|")})(?![\\w-]|\\.\\w)`, "gi");
-    this.snapshot = { at: now, strength, names };
-    return this.snapshot;
+    if (!this.reading && (!this.snapshot || now - this.snapshot.at >= this.refreshMs)) void this.refresh(now);
+    return this.snapshot ?? { at: now, strength: new Map(), names: null };
   }
+
+  /**
+   * Before a recall: the first waits for the first reading; a later one starts the next reading once
+   * refreshMs has passed, without waiting for it.
+   */
+  readonly prepare = (): Promise<void> => {
+    if (this.snapshot) {
+      this.current();
+      return Promise.resolve();
+    }
+    return this.reading ?? this.refresh();
+  };
+
+  /** Reads the usage now; the boost follows once it is read (at once when the usage answers at once). */
+  refresh(now = this.now()): Promise<void> {
+    let read: readonly ServerUse[] | Promise<readonly ServerUse[]>;
+    try {
+      read = this.usage();
+    } catch {
+      this.failed(now);
+      return Promise.resolve();
+    }
+    if (!(read instanceof Promise)) {
+      this.snapshot = snapshotOf(read, now);
+      return Promise.resolve();
+    }
+    const reading = read.then(
+      (servers) => void (this.snapshot = snapshotOf(servers, now)),
+      () => this.failed(now),
+    );
+    this.reading = reading.finally(() => {
+      if (this.reading === settled) this.reading = null;
+    });
+    const settled = this.reading;
+    return reading;
+  }
+
+  /** Recall never fails for its boost: the last snapshot (or none) holds until the next refresh. */
+  private failed(now: number): void {
+    this.snapshot = { ...(this.snapshot ?? { strength: new Map(), names: null }), at: now };
+  }
+}
+
+function snapshotOf(servers: readonly ServerUse[], at: number): Snapshot {
+  const strength = new Map<string, number>();
+  for (const s of servers) {
+    const v = usageStrength(s);
+    if (v > 0) strength.set(s.server.toLowerCase(), Math.max(v, strength.get(s.server.toLowerCase()) ?? 0));
+  }
+  const alternatives = [...strength.keys()].sort((a, b) => b.length - a.length).map(escape);
+  // Word boundaries that also hold for names with - . _ in them.
+  const names = alternatives.length === 0 ? null : new RegExp(`(?<![\\w.-])(${alternatives.join("|")})(?![\\w-]|\\.\\w)`, "gi");
+  return { at, strength, names };
 }
