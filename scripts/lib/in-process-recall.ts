@@ -3,6 +3,7 @@
 // database file of its own: for measuring recall with a given provider without a daemon per run.
 import { loadConfig } from "../../src/config/load";
 import { createEmbedder } from "../../src/core/embed/factory";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
@@ -35,7 +36,7 @@ export async function withInProcessRecall<T>(
   const config = loadConfig({ env: { SIGNET_PATH: scratch, HOME: scratch }, flags: { embedding: { provider } } });
   const db = openDatabase(dbFile, { cacheMiB: MEMORY_STORE_CACHE_MIB });
   migrate(db);
-  const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding));
+  const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding));
   const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => embeddings.onChange(c) });
   const accessLog = new AccessLog(new SqliteAccessWrites(db), createLogger("daemon"));
   const recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog);

@@ -15,6 +15,7 @@ import { RateLimiter } from "../core/auth/rate-limit";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
+import { SqliteEmbeddingStore } from "../core/embed/sqlite-store";
 import { GraphService } from "../core/graph/service";
 import { SqliteMemoryStore } from "../core/memory/sqlite-store";
 import { MemoryService } from "../core/memory/service";
@@ -105,7 +106,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     checkpoints = startCheckpointer(db, databasePath(config.dataDir), (message) => log.error(message));
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const paceCollections = collectionPacer();
-    const embeddings = new EmbeddingWorker(db, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
+    const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
     let recall: RecallService | undefined;
     const graph = new GraphService(db, {

@@ -10,6 +10,7 @@ import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { BUILTIN_DIMENSIONS, BUILTIN_MODEL } from "../../src/core/embed/builtin/embedder";
 import { LazyEmbedder } from "../../src/core/embed/lazy";
 import type { Embedder } from "../../src/core/embed/types";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
@@ -30,7 +31,7 @@ afterEach(async () => {
 function workerWith(load: () => Promise<Embedder>): { db: Database; worker: EmbeddingWorker; memory: MemoryService } {
   const db = openDatabase(join(tempDir("signet-lazy-model-"), "memories.db"));
   migrate(db);
-  const worker = new EmbeddingWorker(db, "builtin", async () => new LazyEmbedder("builtin", BUILTIN_MODEL, BUILTIN_DIMENSIONS, load), {
+  const worker = new EmbeddingWorker(new SqliteEmbeddingStore(db), "builtin", async () => new LazyEmbedder("builtin", BUILTIN_MODEL, BUILTIN_DIMENSIONS, load), {
     minBackoffMs: 50,
     maxBackoffMs: 100,
   });

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { createEmbedder } from "../../src/core/embed/factory";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
@@ -54,7 +55,7 @@ describe("loading the stored vectors at start", () => {
   afterAll(() => db.close());
 
   test("goes in steps the event loop runs between; forgets and edits meanwhile leave the index", async () => {
-    const worker = new EmbeddingWorker(db, "builtin", () => createEmbedder(ConfigSchema.parse({}).embedding));
+    const worker = new EmbeddingWorker(new SqliteEmbeddingStore(db), "builtin", () => createEmbedder(ConfigSchema.parse({}).embedding));
     const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     const seqOf = (id: string) => db.query<{ seq: number }, [string]>("SELECT seq FROM memories WHERE id = ?").get(id)!.seq;
     const [first, last, edited] = [ids[0]!, ids[MEMORIES - 1]!, ids[1]!];

@@ -8,6 +8,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
@@ -57,7 +58,7 @@ describe("the embedding worker's vector index", () => {
     dir = tempDir("signet-worker-vectors-");
     db = openDatabase(join(dir, "memories.db"));
     migrate(db);
-    worker = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
+    worker = new EmbeddingWorker(new SqliteEmbeddingStore(db), "builtin", () => createBuiltinEmbedder());
     memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     worker.start();
     const gen = makeGenerator(23);
@@ -78,7 +79,7 @@ describe("the embedding worker's vector index", () => {
     // A new worker on the same store loads the stored vectors into a file of its own.
     await worker.stop();
     expect(openVectorFiles(dir)).toEqual([]);
-    worker = new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder());
+    worker = new EmbeddingWorker(new SqliteEmbeddingStore(db), "builtin", () => createBuiltinEmbedder());
     memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
     worker.start();
     await embedded(worker);

@@ -11,6 +11,7 @@ import type { Database } from "bun:sqlite";
 import { RememberRequestSchema } from "../../src/contracts/memory";
 import { RecallRequestSchema } from "../../src/contracts/recall";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
@@ -148,7 +149,7 @@ async function harness(provider: "builtin" | "none" = "builtin"): Promise<Harnes
   const dir = tempDir("signet-recall-quality-");
   const db = openDatabase(join(dir, "memories.db"));
   migrate(db);
-  const embeddings = provider === "builtin" ? new EmbeddingWorker(db, "builtin", () => createBuiltinEmbedder()) : null;
+  const embeddings = provider === "builtin" ? new EmbeddingWorker(new SqliteEmbeddingStore(db), "builtin", () => createBuiltinEmbedder()) : null;
   const services: RecallService[] = [];
   const memory = new MemoryService(new SqliteMemoryStore(db), {
     onChange: (c) => {

@@ -6,17 +6,16 @@
 // until the memory's new vector replaces it. The same loop embeds other texts that have vectors
 // (document chunks) once no memory waits, through an EmbeddingQueue: one provider, one backoff, and
 // recalls first for both.
-import type { Database, Statement } from "bun:sqlite";
 import type { MemoryChange } from "../memory/store";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
-import { vectorFileDir } from "../search/vector-file";
 import { VectorIndex, indexOfDimensions, type AuthorSearch, type VectorHit } from "../search/vector-index";
 import { createEmbedder } from "./factory";
-import { configOf, EmbeddingModels, type ModelProfile } from "./models";
+import { configOf, profileOf, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
 import type { EmbeddingStatus, ReindexStatus } from "../../contracts/embed";
-import { ReindexJobs, type ReindexJob } from "./reindex";
+import type { ReindexJob } from "./reindex";
+import type { EmbeddingStore, PendingRow, StoredVectorRow, VectorWrite } from "./store";
 import { EmbedRejectedError, type Embedder } from "./types";
 
 /** What a recall's vector leg asks for: the scope, and the SQL filters' rows only when a search needs them. */
@@ -50,14 +49,6 @@ interface PreviousModel {
   retryAt: number;
 }
 
-interface PendingRow {
-  seq: number;
-  agent_id: string;
-  project: string | null;
-  who: string | null;
-  content: string;
-  content_key: string;
-}
 
 /** A text to embed for an EmbeddingQueue. */
 export interface QueuedText {
@@ -82,15 +73,6 @@ export interface EmbeddingQueue {
 
 /** The longest background embedding waits for recalls in flight before it takes a batch anyway. */
 const RECALL_YIELD_MS = 250;
-
-interface StoredVectorRow {
-  seq: number;
-  dimensions: number;
-  agent_id: string;
-  project: string | null;
-  who: string | null;
-  vector: Uint8Array;
-}
 
 /**
  * A stored vector's floats, in one buffer used again for every row: an index keeps no reference to
@@ -133,8 +115,6 @@ export class EmbeddingWorker {
   private readonly rejected = new Set<number>();
   private queries: QueryVectors | null = null;
   private previous: PreviousModel | null = null;
-  private readonly models: EmbeddingModels;
-  private readonly jobs: ReindexJobs;
   /** The re-embedding job of the current model, and how many memories it has done. */
   private job: ReindexJob | null = null;
   private jobDone = 0;
@@ -142,14 +122,14 @@ export class EmbeddingWorker {
   private recorded = false;
   private readonly opts: Required<EmbeddingWorkerOptions>;
   private readonly queues: EmbeddingQueue[] = [];
-  private readonly selectPending: Statement<{ seq: number }, [string, string]>;
-  private readonly selectLive: Statement<{ seq: number }, []>;
-  private readonly upsertVector: Statement;
   private readonly scratch = new VectorScratch();
-  private readonly vectorOf: Statement<{ agent_id: string; project: string | null; who: string | null; vector: Uint8Array }, [number, string]>;
+  /** Recovered memories whose stored vector is being read, by a token a later change takes away. */
+  private readonly restoring = new Map<number, object>();
+  /** Memories changed since the batch being stored was read again: their change decides, not the batch. */
+  private readonly touched = new Set<number>();
 
   constructor(
-    private readonly db: Database,
+    private readonly store: EmbeddingStore,
     readonly provider: string,
     private readonly load: () => Promise<Embedder | null>,
     options: EmbeddingWorkerOptions = {},
@@ -164,24 +144,6 @@ export class EmbeddingWorker {
       afterStore: () => {},
       ...options,
     };
-    this.models = new EmbeddingModels(db);
-    this.jobs = new ReindexJobs(db);
-    // The second parameter: a `--all` re-embedding's start ('' when none), before which vectors are redone.
-    this.selectLive = db.query("SELECT seq FROM memories WHERE deleted_at IS NULL ORDER BY seq");
-    this.selectPending = db.query(
-      `SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
-       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key OR v.created_at < ?)
-       ORDER BY m.seq`,
-    );
-    this.upsertVector = db.query(
-      `INSERT INTO memory_vectors (seq, model, dimensions, content_key, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(seq) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions,
-         content_key = excluded.content_key, vector = excluded.vector, created_at = excluded.created_at`,
-    );
-    this.vectorOf = db.query(
-      `SELECT m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-       WHERE v.seq = ? AND v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
-    );
   }
 
   /**
@@ -220,6 +182,9 @@ export class EmbeddingWorker {
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
   onChange(change: MemoryChange): void {
     if (this.disabled) return;
+    // A later change decides over a stored vector being read, or a vector being stored, for an earlier one.
+    this.restoring.delete(change.seq);
+    this.touched.add(change.seq);
     if (change.kind === "forgotten") {
       this.index?.remove(change.seq);
       this.previous?.index.remove(change.seq);
@@ -232,8 +197,13 @@ export class EmbeddingWorker {
       this.rejected.delete(change.seq);
       this.pending.add(change.seq);
     }
-    if (change.kind === "recovered" && !this.restore(change.seq)) this.pending.add(change.seq);
+    if (change.kind === "recovered") void this.restoreOrQueue(change.seq);
     this.wake?.();
+  }
+
+  /** Stored vectors of live memories, per model, most first (GET /api/embed/status). */
+  storedModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
+    return this.store.storedModels();
   }
 
   status(): EmbeddingStatus {
@@ -273,15 +243,17 @@ export class EmbeddingWorker {
    * e.g. after the provider changed but the model name did not). The work is the background loop's;
    * the job row makes it resume after a restart.
    */
-  startReindex(all: boolean): ReindexStatus {
+  async startReindex(all: boolean): Promise<ReindexStatus> {
     const embedder = this.embedder;
     if (!embedder) throw new Error(this.disabled ? "disabled" : "not loaded");
     // One under way already covers a plain request; `all` starts over, counting from now.
     if (this.job?.finishedAt === null && !all) return this.reindexStatus()!;
-    this.job = this.jobs.open(embedder.model, all ? new Date().toISOString() : null);
+    const job: ReindexJob = { model: embedder.model, redoBefore: all ? new Date().toISOString() : null, startedAt: new Date().toISOString(), finishedAt: null };
+    await this.store.openJob(job);
+    this.job = job;
     this.jobDone = 0;
-    this.queuePending(embedder);
-    this.finishIfDone();
+    await this.queuePending(embedder);
+    await this.finishIfDone();
     this.wake?.();
     return this.reindexStatus()!;
   }
@@ -365,15 +337,21 @@ export class EmbeddingWorker {
     }
   }
 
-  /** Puts a recovered memory's stored vector back in the index; false when it has none still valid. */
-  private restore(seq: number): boolean {
+  /** Puts a recovered memory's stored vector back in the index, or queues it when it has none still valid. */
+  private async restoreOrQueue(seq: number): Promise<void> {
     const embedder = this.embedder;
-    if (!embedder) return false;
-    const row = this.vectorOf.get(seq, embedder.model);
-    if (!row) return false;
-    const vector = this.scratch.of(row.vector);
-    this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
-    return true;
+    const token = {};
+    this.restoring.set(seq, token);
+    const row = embedder ? await this.store.vectorOf(seq, embedder.model).catch(() => null) : null;
+    if (this.restoring.get(seq) !== token) return;
+    this.restoring.delete(seq);
+    if (row && embedder === this.embedder) {
+      const vector = this.scratch.of(row.vector);
+      this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
+      return;
+    }
+    this.pending.add(seq);
+    this.wake?.();
   }
 
   private async run(): Promise<void> {
@@ -390,13 +368,13 @@ export class EmbeddingWorker {
           await embedder.close();
           return;
         }
-        this.resumeJob(embedder);
-        this.queuePending(embedder);
+        await this.resumeJob(embedder);
+        await this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
         for (const queue of this.queues) queue.ready(embedder);
         this.succeeded();
-        this.finishIfDone();
+        await this.finishIfDone();
         void this.loadPrevious(embedder);
       } catch (err) {
         backoff = await this.backOff(err, backoff);
@@ -411,7 +389,7 @@ export class EmbeddingWorker {
         this.resume = null;
       }
       const embedder = this.embedder!;
-      const batch = this.nextBatch();
+      const batch = await this.nextBatch();
       const queued = batch.length === 0 ? this.nextQueued() : null;
       if (batch.length === 0 && !queued) {
         await new Promise<void>((resolve) => (this.wake = resolve));
@@ -420,9 +398,9 @@ export class EmbeddingWorker {
       }
       try {
         if (queued) queued.queue.embedded(embedder, queued.batch, await embedder.embed(queued.batch.map((t) => t.text)));
-        else this.store(embedder, batch, await embedder.embed(batch.map((r) => r.content)));
+        else await this.storeVectors(embedder, batch, await embedder.embed(batch.map((r) => r.content)));
         this.succeeded();
-        this.finishIfDone();
+        await this.finishIfDone();
         backoff = 0;
       } catch (err) {
         if (!(err instanceof EmbedRejectedError)) backoff = await this.backOff(err, backoff);
@@ -474,7 +452,7 @@ export class EmbeddingWorker {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    this.index = indexOfDimensions(this.index, dimensions, this.db);
+    this.index = indexOfDimensions(this.index, dimensions, this.store.vectorDir);
     return this.index;
   }
 
@@ -487,18 +465,13 @@ export class EmbeddingWorker {
    * stopped, or the index was let go).
    */
   private indexStored(
-    select: string,
-    params: (string | number)[],
+    model: string,
+    dimensions: number | null,
     indexOf: (row: StoredVectorRow) => VectorIndex,
     wanted: () => boolean,
   ): Promise<boolean> {
-    const step = this.db.query<StoredVectorRow, (string | number)[]>(
-      // NOT INDEXED: a step is a range of seq (the rowid), never a scan of the model index and a sort.
-      `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v NOT INDEXED JOIN memories m ON m.seq = v.seq
-       WHERE ${select} AND v.content_key = m.content_key AND m.deleted_at IS NULL AND v.seq > ? ORDER BY v.seq LIMIT ?`,
-    );
     return readInSteps(
-      (after, n) => step.all(...params, after, n),
+      (after, n) => this.store.storedVectors(model, dimensions, after, n),
       (row) => indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who),
       wanted,
     );
@@ -510,12 +483,12 @@ export class EmbeddingWorker {
    * of the model (loaded, then kept by onChange): no scan of memory_vectors' 2 KB rows (~0.3 s at
    * 100,000 memories).
    */
-  private queuePending(embedder: Embedder): void {
+  private async queuePending(embedder: Embedder): Promise<void> {
     const redoBefore = this.job?.finishedAt === null ? this.job.redoBefore : null;
     // The index answers for every vector when none is to be redone.
     const indexed = redoBefore === null ? this.index : null;
-    const seqs = indexed ? this.selectLive.iterate() : this.selectPending.iterate(embedder.model, redoBefore ?? "");
-    for (const { seq } of seqs) {
+    const seqs = indexed ? await this.store.liveSeqs() : await this.store.pendingSeqs(embedder.model, redoBefore ?? "");
+    for (const seq of seqs) {
       if (!this.rejected.has(seq) && !indexed?.has(seq)) this.pending.add(seq);
     }
   }
@@ -524,35 +497,26 @@ export class EmbeddingWorker {
    * At start: the current model's unfinished job resumes; vectors of another model (the model or
    * provider changed) open a new one, so progress shows and the previous model keeps answering.
    */
-  private resumeJob(embedder: Embedder): void {
-    const job = this.jobs.current();
-    if (job && job.model === embedder.model && (job.finishedAt === null || !this.staleModel(embedder.model))) this.job = job;
-    else if (this.staleModel(embedder.model)) this.job = this.jobs.open(embedder.model, null);
-    if (this.job) this.jobDone = this.jobs.countDone(this.job);
+  private async resumeJob(embedder: Embedder): Promise<void> {
+    const job = await this.store.currentJob();
+    const stale = await this.store.staleModel(embedder.model);
+    if (job && job.model === embedder.model && (job.finishedAt === null || !stale)) this.job = job;
+    else if (stale) {
+      this.job = { model: embedder.model, redoBefore: null, startedAt: new Date().toISOString(), finishedAt: null };
+      await this.store.openJob(this.job);
+    }
+    if (this.job) this.jobDone = await this.store.countDone(this.job.model, this.job.startedAt);
   }
 
   /** Ends the job once nothing is left to embed, and lets the previous model go. */
-  private finishIfDone(): void {
+  private async finishIfDone(): Promise<void> {
     if (!this.job || this.job.finishedAt !== null || this.pending.size > 0 || this.solo.length > 0) return;
-    this.jobs.finish(this.job);
+    this.job.finishedAt = new Date().toISOString();
+    await this.store.finishJob(this.job.finishedAt);
     const previous = this.previous;
     this.previous = null;
     previous?.index.close();
     void previous?.queries?.embedder.close();
-  }
-
-  /** The model most of the live vectors not of `current` are of, if any. */
-  private staleModel(current: string): { model: string; dimensions: number } | null {
-    // Nearly always there is none: the model index answers that without reading a vector.
-    const other = this.db.query<{ model: string }, [string]>("SELECT model FROM memory_vectors WHERE model < ?1 OR model > ?1 LIMIT 1").get(current);
-    if (!other) return null;
-    return this.db
-      .query<{ model: string; dimensions: number }, [string]>(
-        `SELECT v.model, v.dimensions FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-         WHERE v.model <> ? AND v.content_key = m.content_key AND m.deleted_at IS NULL
-         GROUP BY v.model, v.dimensions ORDER BY count(*) DESC LIMIT 1`,
-      )
-      .get(current);
   }
 
   /**
@@ -562,15 +526,15 @@ export class EmbeddingWorker {
    */
   private async loadPrevious(current: Embedder): Promise<void> {
     if (this.job?.finishedAt !== null) return;
-    const stale = this.staleModel(current.model);
+    const stale = await this.store.staleModel(current.model);
     if (!stale) return;
-    const previous: PreviousModel = { model: stale.model, index: new VectorIndex(stale.dimensions, vectorFileDir(this.db)), queries: null, retryAt: 0 };
+    const previous: PreviousModel = { model: stale.model, index: new VectorIndex(stale.dimensions, this.store.vectorDir), queries: null, retryAt: 0 };
     // In place before it is filled, so a memory re-embedded meanwhile leaves it (store()); until it
     // has a query model, recall does not search it.
     this.previous = previous;
     const kept = () => !this.stopped && this.previous === previous;
-    if (!(await this.indexStored("v.model = ? AND v.dimensions = ?", [stale.model, stale.dimensions], () => previous.index, kept))) return;
-    const profile = this.models.profile(stale.model, stale.dimensions, current);
+    if (!(await this.indexStored(stale.model, stale.dimensions, () => previous.index, kept))) return;
+    const profile = profileOf(await this.store.modelRow(stale.model), stale.model, stale.dimensions, current);
     if (!profile) return;
     try {
       const embedder = await this.opts.loadModel(profile);
@@ -582,11 +546,11 @@ export class EmbeddingWorker {
   }
 
   private loadIndex(embedder: Embedder): Promise<boolean> {
-    return this.indexStored("v.model = ?", [embedder.model], (row) => this.ensureIndex(row.dimensions), () => !this.stopped);
+    return this.indexStored(embedder.model, null, (row) => this.ensureIndex(row.dimensions), () => !this.stopped);
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */
-  private nextBatch(): PendingRow[] {
+  private async nextBatch(): Promise<PendingRow[]> {
     const seqs: number[] = [];
     while (seqs.length === 0 && this.solo.length > 0) {
       const seq = this.solo.shift()!;
@@ -597,7 +561,7 @@ export class EmbeddingWorker {
       if (seqs.length === this.opts.batchSize) break;
     }
     if (seqs.length === 0) return [];
-    const rows = this.rowsOf(seqs);
+    const rows = await this.store.rowsOf(seqs);
     const live = new Set(rows.map((r) => r.seq));
     for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
     return rows;
@@ -612,42 +576,35 @@ export class EmbeddingWorker {
     return null;
   }
 
-  private rowsOf(seqs: number[]): PendingRow[] {
-    return this.db
-      .query<PendingRow, number[]>(
-        `SELECT seq, agent_id, project, who, content, content_key FROM memories
-         WHERE seq IN (${seqs.map(() => "?").join(",")}) AND deleted_at IS NULL ORDER BY seq`,
-      )
-      .all(...seqs);
-  }
-
-  private store(embedder: Embedder, batch: PendingRow[], vectors: Float32Array[]): void {
+  private async storeVectors(embedder: Embedder, batch: PendingRow[], vectors: Float32Array[]): Promise<void> {
     const now = new Date().toISOString();
     if (!this.recorded && vectors.length > 0) {
-      this.models.record(embedder, vectors[0]!.length);
+      await this.store.recordModel(embedder.model, embedder.provider, embedder.baseUrl ?? null, vectors[0]!.length, now);
       this.recorded = true;
     }
-    const current = new Map(this.rowsOf(batch.map((r) => r.seq)).map((r) => [r.seq, r]));
-    this.db.transaction(() => {
-      batch.forEach((row, i) => {
-        const vector = vectors[i]!;
-        const latest = current.get(row.seq);
-        // Forgotten meanwhile: its vector is kept for a recovery. Changed meanwhile: it stays pending.
-        const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-        if (!latest) {
-          this.upsertVector.run(row.seq, embedder.model, vector.length, row.content_key, bytes, now);
-          this.pending.delete(row.seq);
-          return;
-        }
-        if (latest.content_key !== row.content_key) return;
-        this.upsertVector.run(row.seq, embedder.model, vector.length, row.content_key, bytes, now);
-        this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, row.who);
-        // Replaced: from now on this memory answers with its new vector only.
-        this.previous?.index.remove(row.seq);
-        if (this.job?.finishedAt === null) this.jobDone++;
-        this.pending.delete(row.seq);
-      });
-    })();
+    this.touched.clear();
+    const current = new Map((await this.store.rowsOf(batch.map((r) => r.seq))).map((r) => [r.seq, r]));
+    const writes: VectorWrite[] = [];
+    const indexed: { row: PendingRow; vector: Float32Array }[] = [];
+    batch.forEach((row, i) => {
+      const vector = vectors[i]!;
+      const latest = current.get(row.seq);
+      // Forgotten meanwhile: its vector is kept for a recovery. Changed meanwhile: it stays pending.
+      if (latest && latest.content_key !== row.content_key) return;
+      writes.push({ seq: row.seq, dimensions: vector.length, contentKey: row.content_key, bytes: new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength) });
+      if (latest) indexed.push({ row, vector });
+      else this.pending.delete(row.seq);
+    });
+    await this.store.storeVectors(embedder.model, writes, now);
+    for (const { row, vector } of indexed) {
+      // Changed or forgotten while the vector was stored: what that change queued decides.
+      if (this.touched.has(row.seq)) continue;
+      this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, row.who);
+      // Replaced: from now on this memory answers with its new vector only.
+      this.previous?.index.remove(row.seq);
+      if (this.job?.finishedAt === null) this.jobDone++;
+      this.pending.delete(row.seq);
+    }
     this.opts.afterStore(batch.length);
   }
 }

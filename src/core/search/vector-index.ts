@@ -565,10 +565,10 @@ function kthLargest(values: Float32Array | Float64Array, k: number): number {
 
 /**
  * `index` when it holds vectors of `dimensions`; otherwise a new, empty index whose vector file is
- * beside `db` (vectorFileDir), and `index` closed (a change of model with other dimensions).
+ * in `dir` (vectorFileDir), and `index` closed (a change of model with other dimensions).
  */
-export function indexOfDimensions(index: VectorIndex | null, dimensions: number, db: { filename: string }): VectorIndex {
+export function indexOfDimensions(index: VectorIndex | null, dimensions: number, dir: string): VectorIndex {
   if (index?.dimensions === dimensions) return index;
   index?.close();
-  return new VectorIndex(dimensions, vectorFileDir(db));
+  return new VectorIndex(dimensions, dir);
 }

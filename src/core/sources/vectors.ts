@@ -7,6 +7,7 @@ import type { Logger } from "../../logger";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
 import { Holds } from "../holds";
+import { vectorFileDir } from "../search/vector-file";
 import { indexOfDimensions, type VectorIndex } from "../search/vector-index";
 import type { SourceStore } from "./store";
 
@@ -115,7 +116,7 @@ export class SourceVectors implements EmbeddingQueue {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    this.index = indexOfDimensions(this.index, dimensions, this.store.db);
+    this.index = indexOfDimensions(this.index, dimensions, vectorFileDir(this.store.db));
     return this.index;
   }
 }

@@ -2,18 +2,16 @@
 // every stored vector and so needs the owner's admin token (guard.ts, docs/security.md).
 import { EMBED_API } from "../../contracts/embed";
 import { SignetError } from "../../contracts/errors";
-import { EmbeddingModels } from "../../core/embed/models";
 import type { DaemonContext } from "../context";
 import { routes, serve } from "../serve";
 
 export function embedRoutes(ctx: DaemonContext) {
-  const models = new EmbeddingModels(ctx.db);
   return routes(
-    serve(EMBED_API.status, () => {
+    serve(EMBED_API.status, async () => {
       const { reindex, ...status } = ctx.embeddings.status();
-      return { ...status, reindex: reindex ?? null, vectors: models.stored() };
+      return { ...status, reindex: reindex ?? null, vectors: await ctx.embeddings.storedModels() };
     }),
-    serve(EMBED_API.reindex, ({ body, set }) => {
+    serve(EMBED_API.reindex, async ({ body, set }) => {
       const blocker = ctx.embeddings.reindexBlocker;
       if (blocker === "disabled") {
         throw new SignetError("invalid_input", "embedding.provider is none: nothing is embedded, so there is nothing to re-embed");
@@ -26,7 +24,7 @@ export function embedRoutes(ctx: DaemonContext) {
         );
       }
       set.status = 202;
-      return { reindex: ctx.embeddings.startReindex(body.all ?? false) };
+      return { reindex: await ctx.embeddings.startReindex(body.all ?? false) };
     }),
   );
 }

@@ -1,0 +1,141 @@
+// Vectors, models and the re-embedding job in the daemon's SQLite file (migrations 002, 007, 012),
+// with the statements a busy worker runs prepared once.
+import type { Database, Statement } from "bun:sqlite";
+import { vectorFileDir } from "../search/vector-file";
+import type { ReindexJob } from "./reindex";
+import type { EmbeddingStore, ModelRow, PendingRow, StoredVectorRow, VectorWrite } from "./store";
+
+export class SqliteEmbeddingStore implements EmbeddingStore {
+  readonly vectorDir: string;
+  private readonly selectLive: Statement<{ seq: number }, []>;
+  private readonly selectPending: Statement<{ seq: number }, [string, string]>;
+  private readonly upsertVector: Statement;
+  private readonly vectorOfStmt: Statement<Omit<StoredVectorRow, "seq" | "dimensions">, [number, string]>;
+
+  constructor(private readonly db: Database) {
+    this.vectorDir = vectorFileDir(db);
+    this.selectLive = db.query("SELECT seq FROM memories WHERE deleted_at IS NULL ORDER BY seq");
+    // The second parameter: a `--all` re-embedding's start ('' when none), before which vectors are redone.
+    this.selectPending = db.query(
+      `SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
+       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key OR v.created_at < ?)
+       ORDER BY m.seq`,
+    );
+    this.upsertVector = db.query(
+      `INSERT INTO memory_vectors (seq, model, dimensions, content_key, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(seq) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions,
+         content_key = excluded.content_key, vector = excluded.vector, created_at = excluded.created_at`,
+    );
+    this.vectorOfStmt = db.query(
+      `SELECT m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+       WHERE v.seq = ? AND v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
+    );
+  }
+
+  async liveSeqs(): Promise<number[]> {
+    return this.selectLive.all().map((r) => r.seq);
+  }
+
+  async pendingSeqs(model: string, redoBefore: string): Promise<number[]> {
+    return this.selectPending.all(model, redoBefore).map((r) => r.seq);
+  }
+
+  async storedVectors(model: string, dimensions: number | null, afterSeq: number, limit: number): Promise<StoredVectorRow[]> {
+    // NOT INDEXED: a step is a range of seq (the rowid), never a scan of the model index and a sort.
+    return this.db
+      .query<StoredVectorRow, (string | number)[]>(
+        `SELECT v.seq, m.agent_id, m.project, m.who, v.dimensions, v.vector FROM memory_vectors v NOT INDEXED JOIN memories m ON m.seq = v.seq
+         WHERE v.model = ?${dimensions === null ? "" : " AND v.dimensions = ?"} AND v.content_key = m.content_key AND m.deleted_at IS NULL
+           AND v.seq > ? ORDER BY v.seq LIMIT ?`,
+      )
+      .all(...(dimensions === null ? [model] : [model, dimensions]), afterSeq, limit);
+  }
+
+  async vectorOf(seq: number, model: string): Promise<Omit<StoredVectorRow, "seq" | "dimensions"> | null> {
+    return this.vectorOfStmt.get(seq, model);
+  }
+
+  async rowsOf(seqs: number[]): Promise<PendingRow[]> {
+    if (seqs.length === 0) return [];
+    return this.db
+      .query<PendingRow, number[]>(
+        `SELECT seq, agent_id, project, who, content, content_key FROM memories
+         WHERE seq IN (${seqs.map(() => "?").join(",")}) AND deleted_at IS NULL ORDER BY seq`,
+      )
+      .all(...seqs);
+  }
+
+  async storeVectors(model: string, vectors: VectorWrite[], at: string): Promise<void> {
+    this.db.transaction(() => {
+      for (const v of vectors) this.upsertVector.run(v.seq, model, v.dimensions, v.contentKey, v.bytes, at);
+    })();
+  }
+
+  async staleModel(current: string): Promise<{ model: string; dimensions: number } | null> {
+    // Nearly always there is none: the model index answers that without reading a vector.
+    const other = this.db.query<{ model: string }, [string]>("SELECT model FROM memory_vectors WHERE model < ?1 OR model > ?1 LIMIT 1").get(current);
+    if (!other) return null;
+    return this.db
+      .query<{ model: string; dimensions: number }, [string]>(
+        `SELECT v.model, v.dimensions FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+         WHERE v.model <> ? AND v.content_key = m.content_key AND m.deleted_at IS NULL
+         GROUP BY v.model, v.dimensions ORDER BY count(*) DESC LIMIT 1`,
+      )
+      .get(current);
+  }
+
+  async recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void> {
+    this.db
+      .query(
+        `INSERT INTO embedding_models (model, provider, base_url, dimensions, recorded_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(model) DO UPDATE SET provider = excluded.provider, base_url = excluded.base_url,
+           dimensions = excluded.dimensions, recorded_at = excluded.recorded_at`,
+      )
+      .run(model, provider, baseUrl, dimensions, at);
+  }
+
+  async modelRow(model: string): Promise<ModelRow | null> {
+    return this.db.query<ModelRow, [string]>("SELECT provider, base_url, dimensions FROM embedding_models WHERE model = ?").get(model);
+  }
+
+  async storedModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
+    return this.db
+      .query<{ model: string; dimensions: number; count: number }, []>(
+        `SELECT v.model, v.dimensions, count(*) AS count FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+         WHERE m.deleted_at IS NULL GROUP BY v.model, v.dimensions ORDER BY count DESC`,
+      )
+      .all();
+  }
+
+  async currentJob(): Promise<ReindexJob | null> {
+    const row = this.db
+      .query<{ model: string; redo_before: string | null; started_at: string; finished_at: string | null }, []>(
+        "SELECT model, redo_before, started_at, finished_at FROM embed_reindex WHERE id = 1",
+      )
+      .get();
+    return row && { model: row.model, redoBefore: row.redo_before, startedAt: row.started_at, finishedAt: row.finished_at };
+  }
+
+  async openJob(job: ReindexJob): Promise<void> {
+    this.db
+      .query(
+        `INSERT INTO embed_reindex (id, model, redo_before, started_at, finished_at) VALUES (1, ?, ?, ?, NULL)
+         ON CONFLICT(id) DO UPDATE SET model = excluded.model, redo_before = excluded.redo_before,
+           started_at = excluded.started_at, finished_at = NULL`,
+      )
+      .run(job.model, job.redoBefore, job.startedAt);
+  }
+
+  async finishJob(at: string): Promise<void> {
+    this.db.query("UPDATE embed_reindex SET finished_at = ? WHERE id = 1").run(at);
+  }
+
+  async countDone(model: string, since: string): Promise<number> {
+    return this.db
+      .query<{ n: number }, [string, string]>(
+        `SELECT count(*) AS n FROM memory_vectors v JOIN memories m ON m.seq = v.seq
+         WHERE v.model = ? AND v.created_at >= ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
+      )
+      .get(model, since)!.n;
+  }
+}

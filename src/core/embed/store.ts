@@ -1,0 +1,73 @@
+// What the embedding worker needs of a store, and the rows both stores return: the SQLite one
+// (sqlite-store.ts) and the PostgreSQL one (postgres-store.ts). Memories' vectors (memory_vectors),
+// which provider made each model's vectors (embedding_models) and the re-embedding job
+// (embed_reindex, docs/api.md#re-embedding).
+import type { ReindexJob } from "./reindex";
+
+/** A stored vector as the index loads it. */
+export interface StoredVectorRow {
+  seq: number;
+  dimensions: number;
+  agent_id: string;
+  project: string | null;
+  who: string | null;
+  vector: Uint8Array;
+}
+
+/** A memory to embed, as it is now. */
+export interface PendingRow {
+  seq: number;
+  agent_id: string;
+  project: string | null;
+  who: string | null;
+  content: string;
+  content_key: string;
+}
+
+/** A vector to store for a memory, made from its content under `content_key`. */
+export interface VectorWrite {
+  seq: number;
+  dimensions: number;
+  contentKey: string;
+  bytes: Uint8Array;
+}
+
+export interface ModelRow {
+  provider: string;
+  base_url: string | null;
+  dimensions: number;
+}
+
+/** Vectors, models and the re-embedding job, in whichever store the daemon runs on. */
+export interface EmbeddingStore {
+  /** Where the vector index keeps its files (vector-file.ts). */
+  readonly vectorDir: string;
+  /** Every live memory's seq, in order. */
+  liveSeqs(): Promise<number[]>;
+  /** Live memories without a current vector of `model` (or with one written before `redoBefore`), in order. */
+  pendingSeqs(model: string, redoBefore: string): Promise<number[]>;
+  /**
+   * The next `limit` current vectors of live memories after `afterSeq` (in seq order) of `model`,
+   * and of `dimensions` when given.
+   */
+  storedVectors(model: string, dimensions: number | null, afterSeq: number, limit: number): Promise<StoredVectorRow[]>;
+  /** Memory `seq`'s current vector of `model`, while the memory is live. */
+  vectorOf(seq: number, model: string): Promise<(Omit<StoredVectorRow, "seq" | "dimensions">) | null>;
+  /** The live ones among `seqs`, as they are now, in order. */
+  rowsOf(seqs: number[]): Promise<PendingRow[]>;
+  /** Stores the vectors of `model` in one transaction, each replacing the memory's earlier one. */
+  storeVectors(model: string, vectors: VectorWrite[], at: string): Promise<void>;
+  /** The model most current vectors of live memories that are not of `current` are of, if any. */
+  staleModel(current: string): Promise<{ model: string; dimensions: number } | null>;
+  /** Records how `model`'s vectors are made: the latest provider and URL serving it win. */
+  recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void>;
+  modelRow(model: string): Promise<ModelRow | null>;
+  /** Stored vectors of live memories, per model, most first. */
+  storedModels(): Promise<{ model: string; dimensions: number; count: number }[]>;
+  currentJob(): Promise<ReindexJob | null>;
+  /** Stores `job` as the one job, replacing any earlier one. */
+  openJob(job: ReindexJob): Promise<void>;
+  finishJob(at: string): Promise<void>;
+  /** Live memories given a current vector of `model` since `since`: a job's work done, across restarts. */
+  countDone(model: string, since: string): Promise<number>;
+}

@@ -1,0 +1,111 @@
+// The embedding worker on both stores, with the builtin model: memories written through
+// MemoryService are embedded and their vectors stored; a forgotten memory leaves the index and a
+// recovered one comes back from its stored vector; another worker on the same store (a restart, or
+// another daemon) loads the stored vectors instead of embedding again. Against the daemon's SQLite
+// file and a real PostgreSQL (a throwaway cluster), so the two EmbeddingStores cannot drift.
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
+import { PostgresEmbeddingStore } from "../../src/core/embed/postgres-store";
+import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
+import type { EmbeddingStore } from "../../src/core/embed/store";
+import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
+import { MemoryService, type Caller } from "../../src/core/memory/service";
+import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
+import type { MemoryStore } from "../../src/core/memory/store";
+import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/open";
+import { postgresDatabases } from "../helpers/postgres-databases";
+import { tempDir } from "../helpers/temp-cleanup";
+
+const workers: EmbeddingWorker[] = [];
+afterAll(async () => {
+  for (const w of workers.splice(0)) await w.stop();
+});
+const postgres = postgresDatabases();
+
+const ada: Caller = { agentId: "ada", actor: "test", actorType: null, runtimePath: null };
+
+const MEMORIES = [
+  "The staging database runs on heron-7",
+  "Deploys go out on Tuesdays after the standup",
+  "Lee prefers tabs over spaces in Makefiles",
+  "The billing cron job runs at midnight UTC",
+  "Rotate the API keys every ninety days",
+  "The VPN needs multi-factor authentication",
+];
+
+interface Stores {
+  memory: () => MemoryStore;
+  embedding: () => EmbeddingStore;
+}
+
+function worker(store: EmbeddingStore): EmbeddingWorker {
+  const w = new EmbeddingWorker(store, "builtin", async () => createBuiltinEmbedder());
+  workers.push(w);
+  w.start();
+  return w;
+}
+
+async function embedded(w: EmbeddingWorker, count: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const s = w.status();
+    if (s.model !== null && s.ok && s.pending === 0 && (w.vectors?.count ?? 0) === count) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`not embedded: ${JSON.stringify(w.status())}, ${w.vectors?.count ?? 0} vectors`);
+}
+
+const STORES: { name: string; available: boolean; open(): Promise<Stores> }[] = [
+  {
+    name: "SQLite",
+    available: true,
+    async open() {
+      const db = openDatabase(join(tempDir(), "memories.db"));
+      migrate(db);
+      return { memory: () => new SqliteMemoryStore(db), embedding: () => new SqliteEmbeddingStore(db) };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    available: postgres.available,
+    async open() {
+      const connect = await postgres.database({ max: 4 });
+      return { memory: () => new PostgresMemoryStore(connect()), embedding: () => new PostgresEmbeddingStore(connect(), tempDir()) };
+    },
+  },
+];
+
+for (const kind of STORES) {
+  describe.skipIf(!kind.available)(`embeddings on ${kind.name}`, () => {
+    test("written memories are embedded and stored; forget and recover move the index; another worker loads the stored vectors", async () => {
+      const stores = await kind.open();
+      const embeddingStore = stores.embedding();
+      const w = worker(embeddingStore);
+      const memory = new MemoryService(stores.memory(), { onChange: (c) => w.onChange(c) });
+      const ids = [];
+      for (const content of MEMORIES) ids.push((await memory.remember(ada, { content })).id);
+      await embedded(w, MEMORIES.length);
+      expect(await embeddingStore.storedModels()).toEqual([{ model: w.status().model!, dimensions: expect.any(Number), count: MEMORIES.length }]);
+      // The vector leg finds a memory asked in other words.
+      const { hits } = await w.search("which machine hosts the pre-production db?", { k: 3, agentIds: ["ada"], allowed: async () => undefined });
+      expect(hits.length).toBeGreaterThan(0);
+
+      const embeddedBy = new Date().toISOString();
+      await Bun.sleep(5);
+      await memory.forget(ada, ids[0]!, { reason: "moved" });
+      expect(w.vectors!.count).toBe(MEMORIES.length - 1);
+      await memory.recover(ada, ids[0]!, {});
+      // Back from its stored vector: nothing was embedded (stored) again.
+      await embedded(w, MEMORIES.length);
+      expect(await embeddingStore.countDone(w.status().model!, embeddedBy)).toBe(0);
+
+      // Another worker on the same store: the vectors load, nothing is embedded again.
+      const other = worker(stores.embedding());
+      await embedded(other, MEMORIES.length);
+      expect(other.status().pending).toBe(0);
+      expect(await embeddingStore.countDone(w.status().model!, "2000-01-01T00:00:00.000Z")).toBe(MEMORIES.length);
+    }, 60_000);
+  });
+}
