@@ -2,7 +2,8 @@
 // MemoryService are embedded and their vectors stored; a forgotten memory leaves the index and a
 // recovered one comes back from its stored vector; another worker on the same store (a restart, or
 // another daemon) loads the stored vectors instead of embedding again. Against the daemon's SQLite
-// file and a real PostgreSQL (a throwaway cluster), so the two EmbeddingStores cannot drift.
+// file and a real PostgreSQL (a throwaway cluster), so the two EmbeddingStores cannot drift. On
+// PostgreSQL also: the vectors one daemon stores reach another daemon's index through the change feed.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
@@ -10,6 +11,7 @@ import { PostgresEmbeddingStore } from "../../src/core/embed/postgres-store";
 import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import type { EmbeddingStore } from "../../src/core/embed/store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { MemoryFeed } from "../../src/core/memory/postgres-feed";
 import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
@@ -20,7 +22,9 @@ import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
 
 const workers: EmbeddingWorker[] = [];
+const feeds: MemoryFeed[] = [];
 afterAll(async () => {
+  for (const f of feeds.splice(0)) await f.stop();
   for (const w of workers.splice(0)) await w.stop();
 });
 const postgres = postgresDatabases();
@@ -41,8 +45,17 @@ interface Stores {
   embedding: () => EmbeddingStore;
 }
 
-function worker(store: EmbeddingStore): EmbeddingWorker {
-  const w = new EmbeddingWorker(store, "builtin", async () => createBuiltinEmbedder());
+/** A worker with the builtin model; `counted.texts` counts what its model embedded (queries too). */
+function worker(store: EmbeddingStore, counted: { texts: number } = { texts: 0 }): EmbeddingWorker {
+  const w = new EmbeddingWorker(store, "builtin", async () => {
+    const inner = await createBuiltinEmbedder();
+    return Object.assign(Object.create(inner) as typeof inner, {
+      embed: (texts: string[]) => {
+        counted.texts += texts.length;
+        return inner.embed(texts);
+      },
+    });
+  });
   workers.push(w);
   w.start();
   return w;
@@ -109,3 +122,25 @@ for (const kind of STORES) {
     }, 60_000);
   });
 }
+
+describe.skipIf(!postgres.available)("embeddings shared by two daemons on one PostgreSQL", () => {
+  test("vectors one daemon stores reach the other's index through the change feed; the other never embeds them", async () => {
+    const connect = await postgres.database({ max: 6 });
+    const a = worker(new PostgresEmbeddingStore(connect(), tempDir()));
+    const memory = new MemoryService(new PostgresMemoryStore(connect()), { onChange: (c) => a.onChange(c) });
+    const bEmbedded = { texts: 0 };
+    const b = worker(new PostgresEmbeddingStore(connect(), tempDir()), bEmbedded);
+    const reader = connect();
+    const feed = new MemoryFeed(reader, { onChange: (c) => b.followStored(c) });
+    feeds.push(feed);
+    await feed.start(await MemoryFeed.head(reader));
+    const ids = [];
+    for (const content of MEMORIES) ids.push((await memory.remember(ada, { content })).id);
+    await embedded(a, MEMORIES.length);
+    await embedded(b, MEMORIES.length);
+    // B holds A's vectors: its own model embedded nothing.
+    expect(bEmbedded.texts).toBe(0);
+    await memory.forget(ada, ids[1]!, { reason: "stale" });
+    await embedded(b, MEMORIES.length - 1);
+  }, 60_000);
+});

@@ -1,5 +1,8 @@
 // Vectors, models and the re-embedding job in a PostgreSQL store shared by several daemons. Each
-// daemon keeps its own vector index in memory, its vector files in its own data directory.
+// daemon keeps its own vector index in memory, its vector files in its own data directory. A stored
+// vector adds a line to the memories' change feed (memory/postgres-feed.ts), so the other daemons
+// load it into their indexes (EmbeddingWorker.followStored) instead of embedding the memory too.
+import { MEMORY_CHANNEL } from "../memory/postgres-feed";
 import type { ReindexJob } from "./reindex";
 import type { EmbeddingStore, ModelRow, PendingRow, StoredVectorRow, VectorWrite } from "./store";
 
@@ -58,6 +61,11 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
           ON CONFLICT (seq) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions,
             content_key = excluded.content_key, vector = excluded.vector, created_at = excluded.created_at`;
       }
+      await tx`
+        WITH logged AS (
+          INSERT INTO memory_changes (memory_seq, changed_at)
+          SELECT seq, ${at} FROM unnest(${tx.array(vectors.map((v) => v.seq), "INT")}::int[]) AS seq RETURNING change_seq)
+        SELECT pg_notify(${MEMORY_CHANNEL}, max(change_seq)::text) FROM logged`;
     });
   }
 

@@ -197,8 +197,22 @@ export class EmbeddingWorker {
       this.rejected.delete(change.seq);
       this.pending.add(change.seq);
     }
-    if (change.kind === "recovered") void this.restoreOrQueue(change.seq);
+    if (change.kind === "recovered") void this.restore(change.seq, true);
     this.wake?.();
+  }
+
+  /**
+   * Follows a change another daemon sharing the store made (the change feed): the index drops what
+   * it held for the memory and takes the memory's stored vector when there is one. The daemon that
+   * took the write embeds it, so nothing is queued here.
+   */
+  followStored(change: MemoryChange): void {
+    if (this.disabled) return;
+    this.restoring.delete(change.seq);
+    this.touched.add(change.seq);
+    this.index?.remove(change.seq);
+    this.previous?.index.remove(change.seq);
+    if (change.kind !== "forgotten") void this.restore(change.seq, false);
   }
 
   /** Stored vectors of live memories, per model, most first (GET /api/embed/status). */
@@ -337,8 +351,11 @@ export class EmbeddingWorker {
     }
   }
 
-  /** Puts a recovered memory's stored vector back in the index, or queues it when it has none still valid. */
-  private async restoreOrQueue(seq: number): Promise<void> {
+  /**
+   * Puts memory `seq`'s stored vector of the current model in the index, unless a change came while
+   * it was read; without one, queues the memory when `orQueue`.
+   */
+  private async restore(seq: number, orQueue: boolean): Promise<void> {
     const embedder = this.embedder;
     const token = {};
     this.restoring.set(seq, token);
@@ -350,6 +367,7 @@ export class EmbeddingWorker {
       this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
       return;
     }
+    if (!orQueue) return;
     this.pending.add(seq);
     this.wake?.();
   }
