@@ -125,8 +125,8 @@ export class EmbeddingWorker {
   private readonly scratch = new VectorScratch();
   /** Recovered memories whose stored vector is being read, by a token a later change takes away. */
   private readonly restoring = new Map<number, object>();
-  /** Memories changed since the batch being stored was read again: their change decides, not the batch. */
-  private readonly touched = new Set<number>();
+  /** While a batch's vectors are stored: the memories changed since it was read again, whose change decides. */
+  private touched: Set<number> | null = null;
 
   constructor(
     private readonly store: EmbeddingStore,
@@ -184,7 +184,7 @@ export class EmbeddingWorker {
     if (this.disabled) return;
     // A later change decides over a stored vector being read, or a vector being stored, for an earlier one.
     this.restoring.delete(change.seq);
-    this.touched.add(change.seq);
+    this.touched?.add(change.seq);
     if (change.kind === "forgotten") {
       this.index?.remove(change.seq);
       this.previous?.index.remove(change.seq);
@@ -209,7 +209,7 @@ export class EmbeddingWorker {
   followStored(change: MemoryChange): void {
     if (this.disabled) return;
     this.restoring.delete(change.seq);
-    this.touched.add(change.seq);
+    this.touched?.add(change.seq);
     this.index?.remove(change.seq);
     this.previous?.index.remove(change.seq);
     if (change.kind !== "forgotten") void this.restore(change.seq, false);
@@ -600,7 +600,7 @@ export class EmbeddingWorker {
       await this.store.recordModel(embedder.model, embedder.provider, embedder.baseUrl ?? null, vectors[0]!.length, now);
       this.recorded = true;
     }
-    this.touched.clear();
+    const touched = (this.touched = new Set<number>());
     const current = new Map((await this.store.rowsOf(batch.map((r) => r.seq))).map((r) => [r.seq, r]));
     const writes: VectorWrite[] = [];
     const indexed: { row: PendingRow; vector: Float32Array }[] = [];
@@ -613,10 +613,14 @@ export class EmbeddingWorker {
       if (latest) indexed.push({ row, vector });
       else this.pending.delete(row.seq);
     });
-    await this.store.storeVectors(embedder.model, writes, now);
+    try {
+      await this.store.storeVectors(embedder.model, writes, now);
+    } finally {
+      this.touched = null;
+    }
     for (const { row, vector } of indexed) {
       // Changed or forgotten while the vector was stored: what that change queued decides.
-      if (this.touched.has(row.seq)) continue;
+      if (touched.has(row.seq)) continue;
       this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, row.who);
       // Replaced: from now on this memory answers with its new vector only.
       this.previous?.index.remove(row.seq);
