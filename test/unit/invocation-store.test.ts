@@ -2,17 +2,18 @@
 // file and against a real PostgreSQL (a throwaway cluster), so the two InvocationStores cannot drift:
 // recorded calls in the summary, the scorer features and the unused tools from the daily rollups, a
 // session's tool usage from the raw rows, retention. On PostgreSQL also what only a shared store
-// has: two daemons recording at once add up in the rollups, and a daemon starting loads what the
-// others recorded.
+// has: two daemons recording at once add up in the rollups, a daemon starting loads what the
+// others recorded, and with the invocation feed each daemon's summary counts every daemon's calls.
 import { describe, expect, test } from "bun:test";
 import { Analytics, type AnalyticsConfig } from "../../src/core/analytics";
-import { PostgresInvocationStore } from "../../src/core/analytics/postgres-store";
+import { InvocationFeed, PostgresInvocationStore } from "../../src/core/analytics/postgres-store";
 import { SqliteInvocationStore } from "../../src/core/analytics/sqlite-store";
 import type { InvocationStore } from "../../src/core/analytics/store";
 import type { InvocationRecord } from "../../src/core/analytics/types";
 import { migratedDb } from "../helpers/analytics";
 import { recordingLogger } from "../helpers/log";
 import { postgresDatabases } from "../helpers/postgres-databases";
+import { eventually } from "../helpers/wait";
 
 const postgres = postgresDatabases();
 
@@ -126,5 +127,30 @@ describe.skipIf(!postgres.available)("invocations shared by two daemons on one P
     await third.ready();
     expect((await third.summary({})).totalCalls).toBe(200);
     for (const d of [...daemons, third]) await d.stop();
+  });
+});
+
+describe.skipIf(!postgres.available)("analytics columns following the invocation feed on PostgreSQL", () => {
+  test("calls recorded through one daemon reach another's summary; each daemon counts its own once", async () => {
+    const connect = await postgres.database({ max: 6 });
+    const following = () =>
+      new Analytics(new PostgresInvocationStore(connect()), CONFIG, recordingLogger().log, (appendStored) => new InvocationFeed(connect(), { onRow: appendStored, pollMs: 100 }));
+    const a = following();
+    a.record(call({ tool: "before-start" }));
+    await a.flush();
+    a.start();
+    const b = following();
+    b.start();
+    await Promise.all([a.ready(), b.ready()]);
+    for (let i = 0; i < 30; i++) a.record(call({ tool: `t${i % 3}` }));
+    for (let i = 0; i < 10; i++) b.record(call({ server: "fs", tool: "read" }));
+    await Promise.all([a.flush(), b.flush()]);
+    for (const d of [a, b]) {
+      expect(await eventually(async () => (await d.summary({})).totalCalls === 41, 5_000)).toBe(true);
+    }
+    // Settled: nothing more arrives, nothing was counted twice.
+    await Bun.sleep(300);
+    for (const d of [a, b]) expect((await d.summary({})).topServers.map((s) => [s.server, s.calls])).toEqual([["github", 31], ["fs", 10]]);
+    await Promise.all([a.stop(), b.stop()]);
   });
 });

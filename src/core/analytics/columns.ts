@@ -2,7 +2,7 @@
 // needs 0.4–1.5 s to aggregate a million rows and a scan of these takes milliseconds. Names are
 // interned to small ids (a tool id stands for its server and tool name), so a row costs 21 bytes.
 // The store stays the record: the columns are loaded from it at start and appended after each commit.
-import type { InvocationStore } from "./store";
+import type { InvocationStore, StoredRow } from "./store";
 import { yieldToLoop } from "../event-loop";
 import type { ColumnRow } from "./types";
 import { INVOCATION_SOURCES } from "../../contracts/analytics";
@@ -132,18 +132,22 @@ export class InvocationColumns {
       if (options.stopped?.()) return;
       const rows = await store.rowsAfter(lastId, options.upToId, chunkRows);
       this.reserve(rows.length);
-      for (const [id, server, tool, agentId, source, latencyMs, success, epochMs] of rows) {
-        if (epochMs === null || options.skip?.has(id)) continue;
-        const ms = Math.round(epochMs);
-        if (ms < options.sinceMs) continue;
-        const latency = Math.min(MAX_LATENCY_MS, Math.max(0, latencyMs));
-        this.push(this.internTool(server, tool), this.internAgent(agentId), source | (success ? SUCCESS_BIT : 0), latency, ms);
-      }
+      for (const row of rows) if (!options.skip?.has(row[0])) this.appendStored(row, options.sinceMs);
       if (rows.length < chunkRows) break;
       lastId = rows[rows.length - 1]![0];
       await yieldToLoop();
     }
     this.fit();
+  }
+
+  /** Appends a row as the store holds it, unless it is older than `sinceMs` or its time unreadable. */
+  appendStored([, server, tool, agentId, source, latencyMs, success, epochMs]: StoredRow, sinceMs = -Infinity): void {
+    if (epochMs === null) return;
+    const ms = Math.round(epochMs);
+    if (ms < sinceMs) return;
+    this.reserve(1);
+    const latency = Math.min(MAX_LATENCY_MS, Math.max(0, latencyMs));
+    this.push(this.internTool(server, tool), this.internAgent(agentId), source | (success ? SUCCESS_BIT : 0), latency, ms);
   }
 
   /** Gives back capacity far beyond the rows held (after a load from an estimate, or a large prune). */

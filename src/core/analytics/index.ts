@@ -13,7 +13,16 @@ import { Retention } from "./retention";
 import type { Logger } from "../../logger";
 import type { InvocationRecord, InvocationSink } from "./types";
 import type { QueuedInvocation } from "./types";
-import type { InvocationStore } from "./store";
+import type { InvocationStore, StoredRow } from "./store";
+
+/**
+ * Where the in-memory columns get other daemons' rows on a shared store: a feed of the raw rows from
+ * a number on (PostgreSQL's InvocationFeed), which then brings this daemon's own rows too.
+ */
+export interface InvocationFollower {
+  start(from: number): Promise<void>;
+  stop(): Promise<void>;
+}
 
 export interface AnalyticsConfig {
   retentionDays: number;
@@ -37,6 +46,8 @@ export class Analytics implements InvocationSink {
    */
   private loadUpToId: number | null = null;
   private readonly appendedEarly = new Set<number>();
+  /** The feed the columns follow on a shared store, once started. */
+  private feed: InvocationFollower | null = null;
   private loaded: Promise<void> = Promise.resolve();
   private state: "new" | "started" | "stopped" = "new";
 
@@ -44,12 +55,16 @@ export class Analytics implements InvocationSink {
     private readonly store: InvocationStore,
     private readonly config: AnalyticsConfig,
     private readonly log: Logger,
+    /** On a shared store: the feed the columns follow, told each row through `appendStored` (see follow()). */
+    private readonly follower?: (appendStored: (row: StoredRow) => void) => InvocationFollower,
   ) {
     this.recorder = new InvocationRecorder(store, {
       flushMs: config.flushMs,
       trackAgentCalls: config.trackAgentCalls,
       log,
       onCommit: (rows, ids) => {
+        // Following a feed, the columns take every row from the load and the feed, this daemon's too.
+        if (this.follower) return;
         if (this.loadUpToId !== null) return this.appendAbove(this.loadUpToId, rows, ids);
         this.columns.append(rows);
         for (const id of ids) this.appendedEarly.add(id);
@@ -79,6 +94,11 @@ export class Analytics implements InvocationSink {
         stopped: () => this.state === "stopped",
       });
       this.appendedEarly.clear();
+      if (this.follower && this.state !== "stopped") {
+        const feed = this.follower((row) => this.columns.appendStored(row, this.retention.cutoffMs()));
+        this.feed = feed;
+        await feed.start(last);
+      }
     })().then(
         () => {
           const ms = Math.round(performance.now() - began);
@@ -161,5 +181,6 @@ export class Analytics implements InvocationSink {
     this.state = "stopped";
     this.retention.stop();
     await this.recorder.stop();
+    await this.feed?.stop();
   }
 }

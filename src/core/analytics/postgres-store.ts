@@ -1,8 +1,32 @@
 // Invocations in a PostgreSQL store shared by several daemons. A batch's rows and rollups go in as
 // one JSON parameter each (jsonb_to_recordset), so a batch of thousands is one statement, not
-// thousands; a rollup adds to what other daemons counted for the same day.
+// thousands; a rollup adds to what other daemons counted for the same day. A batch notifies
+// INVOCATION_CHANNEL when it commits, and every daemon's in-memory columns follow the raw rows by id
+// (InvocationFeed), its own included.
+import { ChangeFeed, type ChangeFeedOptions } from "../change-feed";
 import type { QueuedInvocation } from "./types";
 import type { InvocationStore, Rollup, StoredRow, ToolTotals } from "./store";
+
+const INVOCATION_CHANNEL = "signet_invocations";
+
+/** mcp_invocations.id's largest value (INTEGER): the feed reads every row past its cursor. */
+const MAX_ID = 2_147_483_647;
+
+/** The raw rows every daemon records, in id order, for the in-memory columns (core/change-feed.ts). */
+export class InvocationFeed extends ChangeFeed<StoredRow> {
+  constructor(sql: Bun.SQL, options: Omit<ChangeFeedOptions<StoredRow>, "onRow"> & { onRow(row: StoredRow): void }) {
+    const store = new PostgresInvocationStore(sql);
+    super(
+      sql,
+      {
+        name: "invocation feed",
+        channel: INVOCATION_CHANNEL,
+        read: async (after, limit) => (await store.rowsAfter(after, MAX_ID, limit)).map((row) => ({ n: row[0], row })),
+      },
+      options,
+    );
+  }
+}
 
 export class PostgresInvocationStore implements InvocationStore {
   constructor(private readonly sql: Bun.SQL) {}
@@ -64,6 +88,7 @@ export class PostgresInvocationStore implements InvocationStore {
           calls = mcp_invocation_daily.calls + excluded.calls, failures = mcp_invocation_daily.failures + excluded.failures,
           latency_ms_total = mcp_invocation_daily.latency_ms_total + excluded.latency_ms_total,
           last_at = GREATEST(mcp_invocation_daily.last_at, excluded.last_at)`;
+      await tx`SELECT pg_notify(${INVOCATION_CHANNEL}, ${String(ids.length)})`;
       // Identities are handed out in the order the rows went in.
       return ids.map((r) => r.id).sort((a, b) => a - b);
     });
