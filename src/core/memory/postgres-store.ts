@@ -36,7 +36,7 @@ const LOCK_IMPORTED_ID = 2;
 /** The columns of a new row: every one but seq, which the identity assigns. */
 const INSERT_COLUMNS = MEMORY_COLUMNS.replace(/^seq,\s*/, "")
   .split(",")
-  .map((c) => c.trim());
+  .map((c) => c.trim()) as (keyof Omit<MemoryRow, "seq">)[];
 
 
 export class PostgresMemoryStore implements MemoryStore {
@@ -111,10 +111,7 @@ async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
   if (reads.sameKey) {
     const { agentId, key } = reads.sameKey;
     await tx`SELECT pg_advisory_xact_lock(${LOCK_DEDUPE_KEY}, hashtext(${`${agentId}\u0001${key}`}))`;
-    sameKey = await tx.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE agent_id = $1 AND content_key = $2 AND deleted_at IS NULL`, [
-      agentId,
-      key,
-    ]);
+    sameKey = await tx`SELECT ${tx.unsafe(MEMORY_COLUMNS)} FROM memories WHERE agent_id = ${agentId} AND content_key = ${key} AND deleted_at IS NULL`;
   }
   return { target, existing, sameKey };
 }
@@ -125,18 +122,13 @@ async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
  */
 async function apply(tx: Sql, write: RowWrite): Promise<MemoryChange> {
   if (write.kind === "insert") {
-    const row = write.row as Record<string, unknown>;
-    const values = INSERT_COLUMNS.map((c) => row[c]);
-    const n = values.length;
-    const [stored] = await tx.unsafe(
-      `WITH stored AS (
-         INSERT INTO memories (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING seq),
-       tagged AS (
-         INSERT INTO memory_tags (tag, memory_seq) SELECT tag, stored.seq FROM stored, unnest($${n + 1}::text[]) AS tag ON CONFLICT DO NOTHING),
-       logged AS (INSERT INTO memory_changes (memory_seq, changed_at) SELECT seq, $${n + 2} FROM stored RETURNING change_seq)
-       SELECT stored.seq, pg_notify($${n + 3}, logged.change_seq::text) FROM stored, logged`,
-      [...values, tx.array(JSON.parse(write.row.tags) as string[], "TEXT"), write.row.updated_at, MEMORY_CHANNEL],
-    );
+    const [stored] = await tx`
+      WITH stored AS (INSERT INTO memories ${tx(write.row, ...INSERT_COLUMNS)} RETURNING seq),
+      tagged AS (
+        INSERT INTO memory_tags (tag, memory_seq)
+        SELECT tag, stored.seq FROM stored, unnest(${tx.array(JSON.parse(write.row.tags) as string[], "TEXT")}::text[]) AS tag ON CONFLICT DO NOTHING),
+      logged AS (INSERT INTO memory_changes (memory_seq, changed_at) SELECT seq, ${write.row.updated_at} FROM stored RETURNING change_seq)
+      SELECT stored.seq, pg_notify(${MEMORY_CHANNEL}, logged.change_seq::text) FROM stored, logged`;
     const seq = (stored as { seq: number }).seq;
     for (const entry of write.history) await writeHistory(tx, write.row.id, entry);
     return changeOf(write.change, { ...write.row, seq }, true);
@@ -167,10 +159,6 @@ async function writeTags(tx: Sql, seq: number, tagsJson: string): Promise<void> 
 const HISTORY_INSERT = HISTORY_COLUMNS.split(",").map((c) => c.trim());
 
 async function writeHistory(tx: Sql, memoryId: string, entry: ExportHistoryEntry): Promise<void> {
-  const row = historyRowOf(memoryId, entry) as unknown as Record<string, unknown>;
-  const columns = ["memory_id", ...HISTORY_INSERT];
-  await tx.unsafe(
-    `INSERT INTO memory_history (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
-    columns.map((c) => row[c]),
-  );
+  const row: Record<string, unknown> = { ...historyRowOf(memoryId, entry) };
+  await tx`INSERT INTO memory_history ${tx(row, "memory_id", ...HISTORY_INSERT)}`;
 }
