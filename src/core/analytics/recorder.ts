@@ -78,8 +78,8 @@ export class InvocationRecorder implements InvocationSink {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly dropped = new Map<string, number>();
   private stopped = false;
-  /** The write under way: one batch at a time, in order. */
-  private writing: Promise<boolean> | null = null;
+  /** The last write asked for: each waits for the one before it, so batches go one at a time, in order. */
+  private writing: Promise<unknown> = Promise.resolve();
   private readonly maxQueue: number;
   private readonly batchRows: number;
   private readonly maxAttempts: number;
@@ -162,30 +162,30 @@ export class InvocationRecorder implements InvocationSink {
 
   /** Writes the next batch; false when it failed (and was queued again). One write at a time. */
   private writeBatch(): Promise<boolean> {
-    const write = (async () => {
-      await this.writing;
-      const batch = this.queue.length <= this.batchRows ? this.queue : this.queue.slice(0, this.batchRows);
-      this.queue = batch === this.queue ? [] : this.queue.slice(batch.length);
-      if (batch.length === 0) return true;
-      let ids: number[];
-      try {
-        ids = await this.store.write(batch, rollups(batch));
-      } catch (err) {
-        this.requeue(batch, err);
-        return false;
-      }
-      try {
-        this.options.onCommit?.(batch, ids);
-      } catch (err) {
-        this.options.log.error(`analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
-      }
-      return true;
-    })();
-    this.writing = write.finally(() => {
-      if (this.writing === settled) this.writing = null;
-    });
-    const settled = this.writing;
+    const write = this.writing.then(() => this.writeNext());
+    // The next write waits for this one however it ends.
+    this.writing = write.catch(() => false);
     return write;
+  }
+
+  /** Writes the queue's next batch (when there is one); false when it failed and was queued again. */
+  private async writeNext(): Promise<boolean> {
+    const batch = this.queue.length <= this.batchRows ? this.queue : this.queue.slice(0, this.batchRows);
+    this.queue = batch === this.queue ? [] : this.queue.slice(batch.length);
+    if (batch.length === 0) return true;
+    let ids: number[];
+    try {
+      ids = await this.store.write(batch, rollups(batch));
+    } catch (err) {
+      this.requeue(batch, err);
+      return false;
+    }
+    try {
+      this.options.onCommit?.(batch, ids);
+    } catch (err) {
+      this.options.log.error(`analytics: committed invocations could not be indexed in memory: ${(err as Error).message}`);
+    }
+    return true;
   }
 
   private requeue(batch: QueuedInvocation[], err: unknown): void {
