@@ -1,11 +1,7 @@
-// Fresh migrated databases for the analytics unit tests, removed with removeDatabases() after the file.
+// Fresh migrated databases for the analytics unit tests, closed with removeDatabases() after the file.
 import type { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
 import type { AnalyticsResponse } from "../../src/contracts/analytics";
-import { join } from "node:path";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
-import { tempDir } from "./daemon";
+import { migratedDatabase } from "./sqlite";
 
 /** The answer when nothing matches. */
 export const NO_CALLS: AnalyticsResponse = {
@@ -20,20 +16,16 @@ export const NO_CALLS: AnalyticsResponse = {
   timeline: [],
 };
 
-const opened: { db: Database; dir: string }[] = [];
+const opened: Database[] = [];
 
 export function migratedDb(): Database {
-  const dir = tempDir("signet-analytics-");
-  const db = openDatabase(join(dir, "memories.db"));
-  migrate(db);
-  opened.push({ db, dir });
+  const db = migratedDatabase("signet-analytics-");
+  opened.push(db);
   return db;
 }
 
+/** Closes the databases; their directories go with the test file's (temp-cleanup.ts). */
 export function removeDatabases(): void {
-  for (const { db, dir } of opened.splice(0)) {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  for (const db of opened.splice(0)) db.close();
 }
 

@@ -1,21 +1,16 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-
+import { freePort } from "../../scripts/lib/daemon";
 import { tempDir } from "./temp-cleanup";
+
+export { freePort };
 
 export const BIN = resolve(import.meta.dir, "../../dist/signet");
 
 export function requireBinary(): string {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` (npm test does) before the e2e tests`);
   return BIN;
-}
-
-export async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  await probe.stop(true);
-  return port;
 }
 
 export interface Sandbox {

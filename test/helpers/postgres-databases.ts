@@ -42,3 +42,9 @@ export function postgresDatabases(): PostgresDatabases {
     },
   };
 }
+
+/** How many connections to `sql`'s database are listening on a channel now (a listener left behind shows here). */
+export async function listeningConnections(sql: SQL): Promise<number> {
+  const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`;
+  return Number(row.n);
+}

@@ -4,17 +4,14 @@
 // its own AgentsService) on one database, where a message sent through one reaches a stream held on
 // the other, and a message is given to a session once when two prompts race for it.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { SQL } from "bun";
 import { PostgresAgentStore } from "../../src/core/agents/postgres-store";
 import { AgentsService } from "../../src/core/agents/service";
 import { SqliteAgentStore } from "../../src/core/agents/sqlite-store";
 import type { AgentStore, NewMessage } from "../../src/core/agents/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
-import { postgresDatabases } from "../helpers/postgres-databases";
-import { tempDir } from "../helpers/temp-cleanup";
+import { listeningConnections, postgresDatabases } from "../helpers/postgres-databases";
 import { eventually } from "../helpers/wait";
+import { migratedDatabase } from "../helpers/sqlite";
 
 const postgres = postgresDatabases();
 const withPostgres = postgres.available;
@@ -25,8 +22,7 @@ const STORES: { name: string; available: boolean; open(): Promise<AgentStore> }[
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return new SqliteAgentStore(db);
     },
   },
@@ -172,8 +168,7 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
     const connect = await postgresDatabase();
     const observer = connect();
     const service = new AgentsService(new PostgresAgentStore(connect()), { presenceTtlS: 600, acpAllowedOrigins: [] });
-    const listening = async () =>
-      Number((await observer`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)[0].n);
+    const listening = () => listeningConnections(observer);
     const starting = service.start();
     await service.closeAll();
     await starting;

@@ -5,7 +5,6 @@
 // file and a real PostgreSQL (a throwaway cluster), so the two EmbeddingStores cannot drift. On
 // PostgreSQL also: the vectors one daemon stores reach another daemon's index through the change feed.
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { PostgresEmbeddingStore } from "../../src/core/embed/postgres-store";
 import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
@@ -16,10 +15,9 @@ import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import type { MemoryStore } from "../../src/core/memory/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
+import { migratedDatabase } from "../helpers/sqlite";
 
 const workers: EmbeddingWorker[] = [];
 const feeds: MemoryFeed[] = [];
@@ -75,8 +73,7 @@ const STORES: { name: string; available: boolean; open(): Promise<Stores> }[] = 
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return { memory: () => new SqliteMemoryStore(db), embedding: () => new SqliteEmbeddingStore(db) };
     },
   },

@@ -8,7 +8,7 @@ import { MemoryFeed } from "../../src/core/memory/postgres-feed";
 import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import type { MemoryChange } from "../../src/core/memory/store";
-import { postgresDatabases } from "../helpers/postgres-databases";
+import { listeningConnections, postgresDatabases } from "../helpers/postgres-databases";
 import { eventually } from "../helpers/wait";
 
 // Registered before the cluster's clean-up, so the feeds stop listening before their clients close.
@@ -118,8 +118,7 @@ describe.skipIf(!postgres.available)("the memories' change feed", () => {
     await writer.remember(ada, { content: "after" });
     expect(await eventually(() => heard.length === 1, 5_000)).toBe(true);
     expect(heard[0]!.keywordColumns![0]).toBe("after");
-    const listening = async () =>
-      Number((await reader`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)[0].n);
+    const listening = () => listeningConnections(reader);
     expect(await listening()).toBe(1);
     await feed.stop();
     expect(await eventually(async () => (await listening()) === 0, 2_000)).toBe(true);

@@ -3,18 +3,15 @@
 // PostgreSQL also what only a shared store has: two daemons (two clients, each with its own service)
 // writing at once, where dedupe, version checks and imports still decide once.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { SignetError } from "../../src/contracts/errors";
 import { ExportRecordSchema, type ExportRecord } from "../../src/contracts/transfer";
 import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import type { MemoryChange, MemoryStore } from "../../src/core/memory/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
 import { exportRecord } from "../helpers/export-record";
 import { postgresDatabases } from "../helpers/postgres-databases";
-import { tempDir } from "../helpers/temp-cleanup";
+import { migratedDatabase } from "../helpers/sqlite";
 
 const postgres = postgresDatabases();
 
@@ -38,8 +35,7 @@ const STORES: { name: string; available: boolean; open(): Promise<Opened> }[] = 
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return service(new SqliteMemoryStore(db));
     },
   },

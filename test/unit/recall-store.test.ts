@@ -15,12 +15,10 @@ import { PostgresRecallStore } from "../../src/core/recall/postgres-store";
 import { RecallService } from "../../src/core/recall/service";
 import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import type { RecallStore } from "../../src/core/recall/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
 import { recordingLogger } from "../helpers/log";
 import { postgresDatabases } from "../helpers/postgres-databases";
-import { tempDir } from "../helpers/temp-cleanup";
 import { eventually } from "../helpers/wait";
+import { migratedDatabase } from "../helpers/sqlite";
 
 // Registered before the cluster's clean-up, so the feeds stop listening before their clients close.
 const feeds: MemoryFeed[] = [];
@@ -60,8 +58,7 @@ const STORES: { name: string; available: boolean; open(): Promise<Daemon> }[] = 
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return daemon({ memory: new SqliteMemoryStore(db), recall: new SqliteRecallStore(db), access: new SqliteAccessWrites(db) });
     },
   },

@@ -3,7 +3,6 @@
 // PostgreSQL (a throwaway cluster). On PostgreSQL also what only a shared store has: another daemon
 // answers a job's status, and a daemon starting again interrupts only the jobs it left.
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { ExecJob } from "../../src/contracts/secrets";
 import { SecretExecService } from "../../src/core/secrets/exec";
 import type { SecretJobStore } from "../../src/core/secrets/job-store";
@@ -11,12 +10,11 @@ import { PostgresSecretJobStore } from "../../src/core/secrets/postgres-job-stor
 import { ReferenceResolver } from "../../src/core/secrets/references";
 import { SqliteSecretJobStore } from "../../src/core/secrets/sqlite-job-store";
 import { SecretStore } from "../../src/core/secrets/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
 import { recordingLogger } from "../helpers/log";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
 import { eventually } from "../helpers/wait";
+import { migratedDatabase } from "../helpers/sqlite";
 
 const services: SecretExecService[] = [];
 afterAll(async () => {
@@ -53,8 +51,7 @@ const STORES: { name: string; available: boolean; open(): Promise<SecretJobStore
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return new SqliteSecretJobStore(db);
     },
   },

@@ -3,7 +3,6 @@
 // SessionStores cannot drift. On PostgreSQL also what only a shared store has: two daemons rating
 // one memory from two sessions at once, each rating counted in its signal.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { HookRequestSchema, SessionSearchRequestSchema, type HookRequest } from "../../src/contracts/session";
 import { PostgresAgentStore } from "../../src/core/agents/postgres-store";
 import { SqliteAgentStore } from "../../src/core/agents/sqlite-store";
@@ -22,11 +21,10 @@ import { PostgresSessionStore } from "../../src/core/sessions/postgres-store";
 import { SessionService } from "../../src/core/sessions/service";
 import { SqliteSessionStore } from "../../src/core/sessions/sqlite-store";
 import type { SessionStore } from "../../src/core/sessions/store";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
 import { recordingLogger } from "../helpers/log";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
+import { migratedDatabase } from "../helpers/sqlite";
 
 const postgres = postgresDatabases();
 
@@ -67,8 +65,7 @@ async function daemon(stores: Stores, feedbackOf: Daemon["feedbackOf"]): Promise
 }
 
 function sqliteDaemon(): Promise<Daemon> {
-  const db = openDatabase(join(tempDir(), "memories.db"));
-  migrate(db);
+  const db = migratedDatabase();
   const stores = {
     memory: new SqliteMemoryStore(db),
     recall: new SqliteRecallStore(db),

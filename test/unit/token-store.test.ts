@@ -4,7 +4,6 @@
 // one database, where a token revoked through one is refused by the other and the streams the other
 // holds with it end, and one token's mutation budget is spent from one bucket wherever it is used.
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { SQL } from "bun";
 import { SharedRateLimiter } from "../../src/core/auth/postgres-rate-limit";
 import { PostgresTokenStore } from "../../src/core/auth/postgres-token-store";
@@ -12,11 +11,9 @@ import { RateLimiter, type RateLimits, type RateLimitSettings } from "../../src/
 import { SqliteTokenStore } from "../../src/core/auth/sqlite-token-store";
 import type { TokenStore } from "../../src/core/auth/token-store";
 import { TokenService } from "../../src/core/auth/tokens";
-import { migrate } from "../../src/db/migrate";
-import { openDatabase } from "../../src/db/open";
-import { postgresDatabases } from "../helpers/postgres-databases";
-import { tempDir } from "../helpers/temp-cleanup";
+import { listeningConnections, postgresDatabases } from "../helpers/postgres-databases";
 import { eventually } from "../helpers/wait";
+import { migratedDatabase } from "../helpers/sqlite";
 
 // Registered before the cluster's own clean-up, so the services stop listening before their clients close.
 const services: TokenService[] = [];
@@ -44,8 +41,7 @@ const STORES: {
     name: "SQLite",
     available: true,
     async open() {
-      const db = openDatabase(join(tempDir(), "memories.db"));
-      migrate(db);
+      const db = migratedDatabase();
       return { tokens: await started(new SqliteTokenStore(db)), limits: (settings) => new RateLimiter(settings) };
     },
   },
@@ -151,8 +147,7 @@ describe.skipIf(!withPostgres)("tokens shared by two daemons on one PostgreSQL",
   test("a service stopped, even while it sets up its listening, leaves no listening connection behind", async () => {
     const connect = await postgresDatabase();
     const observer = connect();
-    const listening = async () =>
-      Number((await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)[0].n);
+    const listening = () => listeningConnections(observer);
     const early = new TokenService(new PostgresTokenStore(connect()));
     const starting = early.start();
     await early.stop();
