@@ -182,18 +182,14 @@ export class EmbeddingWorker {
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
   onChange(change: MemoryChange): void {
     if (this.disabled) return;
-    // A later change decides over a stored vector being read, or a vector being stored, for an earlier one.
-    this.restoring.delete(change.seq);
-    this.touched?.add(change.seq);
+    this.supersede(change.seq);
     if (change.kind === "forgotten") {
-      this.index?.remove(change.seq);
-      this.previous?.index.remove(change.seq);
+      this.unindex(change.seq);
       this.pending.delete(change.seq);
       return;
     }
     if (change.contentChanged) {
-      this.index?.remove(change.seq);
-      this.previous?.index.remove(change.seq);
+      this.unindex(change.seq);
       this.rejected.delete(change.seq);
       this.pending.add(change.seq);
     }
@@ -208,11 +204,21 @@ export class EmbeddingWorker {
    */
   followStored(change: MemoryChange): void {
     if (this.disabled) return;
-    this.restoring.delete(change.seq);
-    this.touched?.add(change.seq);
-    this.index?.remove(change.seq);
-    this.previous?.index.remove(change.seq);
+    this.supersede(change.seq);
+    this.unindex(change.seq);
     if (change.kind !== "forgotten") void this.restore(change.seq, false);
+  }
+
+  /** A later change decides over a stored vector being read, or a vector being stored, for an earlier one. */
+  private supersede(seq: number): void {
+    this.restoring.delete(seq);
+    this.touched?.add(seq);
+  }
+
+  /** Memory `seq` leaves both indexes (the current model's and, while a re-embedding runs, the previous one's). */
+  private unindex(seq: number): void {
+    this.index?.remove(seq);
+    this.previous?.index.remove(seq);
   }
 
   /** Stored vectors of live memories, per model, most first (GET /api/embed/status). */
