@@ -2,16 +2,11 @@
 // message is announced on CHANNEL in the statement that stores it, so every daemon's streams hear it
 // once it commits; a daemon that was away catches up by id, as a stream's Last-Event-ID does.
 import type { AgentMessage, DeliveryStatus, PresenceEntry } from "../../contracts/agents";
+import { parameters } from "../sql-parameters";
 import { type AgentStore, type MessageRow, type MessageScope, type NewMessage, type PresenceRow, toMessage, toPresence } from "./store";
 
 /** The channel a stored message is announced on; its payload is the message's id. */
 const CHANNEL = "signet_agent_messages";
-
-/** Positional parameters for a statement put together from parts: `p(value)` gives its `$n`. */
-function parameters(): { values: unknown[]; p: (value: unknown) => string } {
-  const values: unknown[] = [];
-  return { values, p: (value) => `$${values.push(value)}` };
-}
 
 export class PostgresAgentStore implements AgentStore {
   constructor(private readonly sql: Bun.SQL) {}

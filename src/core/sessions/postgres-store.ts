@@ -5,6 +5,7 @@
 import type { SessionMemory } from "../../contracts/session";
 import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { queryTerms } from "../search/text";
+import { parameters } from "../sql-parameters";
 import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
 type Sql = Bun.SQL;
@@ -61,14 +62,14 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async list(agentId: string, filter: { active?: boolean; project?: string; harnessProcess?: string; limit: number }): Promise<SessionRow[]> {
-    const params: unknown[] = [agentId];
-    const where = ["s.agent_id = $1"];
+    const { values, p } = parameters();
+    const where = [`s.agent_id = ${p(agentId)}`];
     if (filter.active !== undefined) where.push(filter.active ? "s.ended_at IS NULL" : "s.ended_at IS NOT NULL");
-    if (filter.project !== undefined) where.push(`s.project = $${params.push(filter.project)}`);
-    if (filter.harnessProcess !== undefined) where.push(`s.harness_process = $${params.push(filter.harnessProcess)}`);
+    if (filter.project !== undefined) where.push(`s.project = ${p(filter.project)}`);
+    if (filter.harnessProcess !== undefined) where.push(`s.harness_process = ${p(filter.harnessProcess)}`);
     return this.sql.unsafe(
-      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${where.join(" AND ")} ORDER BY s.updated_at DESC, s.seq DESC LIMIT $${params.push(filter.limit)}`,
-      params,
+      `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${where.join(" AND ")} ORDER BY s.updated_at DESC, s.seq DESC LIMIT ${p(filter.limit)}`,
+      values,
     );
   }
 
@@ -152,16 +153,17 @@ export class PostgresSessionStore implements SessionStore {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     // Any of the query's words, as FTS5's OR of terms: websearch syntax reads "or" between words so.
-    const params: unknown[] = [terms.join(" or "), scope.agentId];
-    const where = ["to_tsvector('english', t.content) @@ q.q", "s.agent_id = $2"];
-    if (scope.key !== undefined) where.push(`s.key = $${params.push(scope.key)}`);
-    if (scope.project !== undefined) where.push(`s.project = $${params.push(scope.project)}`);
+    const { values, p } = parameters();
+    const words = p(terms.join(" or "));
+    const where = ["to_tsvector('english', t.content) @@ q.q", `s.agent_id = ${p(scope.agentId)}`];
+    if (scope.key !== undefined) where.push(`s.key = ${p(scope.key)}`);
+    if (scope.project !== undefined) where.push(`s.project = ${p(scope.project)}`);
     return this.sql.unsafe(
       `SELECT s.key AS key, s.project AS project, s.updated_at AS updated_at,
          ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, StartSel="", StopSel="", FragmentDelimiter=…') AS excerpt
-       FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', $1) AS q(q)
-       WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(to_tsvector('english', t.content), q.q) DESC, s.seq LIMIT $${params.push(limit)}`,
-      params,
+       FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q)
+       WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(to_tsvector('english', t.content), q.q) DESC, s.seq LIMIT ${p(limit)}`,
+      values,
     );
   }
 
