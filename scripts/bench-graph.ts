@@ -39,7 +39,7 @@ import { RememberRequestSchema } from "../src/contracts/memory";
 import { dream, type DreamReport } from "../src/core/graph/dream";
 import { extract } from "../src/core/graph/extract";
 import { GraphService } from "../src/core/graph/service";
-import { GraphStore } from "../src/core/graph/store";
+import { SqliteGraphStore } from "../src/core/graph/sqlite-store";
 import { SqliteMemoryStore } from "../src/core/memory/sqlite-store";
 import { MemoryService, type Caller } from "../src/core/memory/service";
 import { migrate } from "../src/db/migrate";
@@ -245,7 +245,7 @@ async function timedPass(db: Database, now: Date, label: string): Promise<PassRe
   const cpu0 = process.cpuUsage();
   const probe = loopProbe();
   const t0 = performance.now();
-  const report = await dream(db, AGENT, { dryRun: false, trigger: "bench", now });
+  const report = await dream(new SqliteGraphStore(db), AGENT, { dryRun: false, trigger: "bench", now });
   const took = performance.now() - t0;
   const { maxGapMs } = probe.stop();
   const cpuMs = cpuSince(cpu0);
@@ -325,7 +325,7 @@ async function runSize(size: number): Promise<SizeResult> {
 
     // 2. Extraction through the service.
     const errors: string[] = [];
-    graph = new GraphService(db, { dreamAfterMemories: Number.MAX_SAFE_INTEGER, dreamIdleMs: 3_600_000, onError: (m) => errors.push(m) });
+    graph = new GraphService(new SqliteGraphStore(db), { dreamAfterMemories: Number.MAX_SAFE_INTEGER, dreamIdleMs: 3_600_000, onError: (m) => errors.push(m) });
     Bun.gc(true);
     progress(`${int(size)}: extraction (GraphService start → settled)`);
     const cpu0 = process.cpuUsage();
@@ -350,7 +350,7 @@ async function runSize(size: number): Promise<SizeResult> {
     progress(`${int(size)}: extraction done in ${secs(wallMs)}; longest event-loop gap ${ms(queueRead.maxGapMs)} (queue read) / ${ms(drain.maxGapMs)} (drain)`);
 
     // 3. extract() alone, with the gazetteer the extraction left.
-    const names = new GraphStore(db).gazetteer(AGENT);
+    const names = await new SqliteGraphStore(db).gazetteer(AGENT);
     const known = (k: string) => names.has(k);
     const rows = db
       .query<{ content: string; structured: string | null; project: string | null }, []>("SELECT content, structured, project FROM memories WHERE deleted_at IS NULL ORDER BY seq")

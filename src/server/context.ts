@@ -1,5 +1,4 @@
-// What every route plugin is given: the configuration, the database and the domain services.
-import type { Database } from "bun:sqlite";
+// What every route plugin is given: the configuration, the stores and the domain services.
 import type { Config } from "../config/schema";
 import type { AgentsService } from "../core/agents/service";
 import type { Analytics } from "../core/analytics";
@@ -17,12 +16,14 @@ import type { McpStreamHub } from "../mcp/http";
 import type { TokenService } from "../core/auth/tokens";
 import type { RateLimits } from "../core/auth/rate-limit";
 import type { OwnerCredentials } from "./credentials";
+import type { DaemonStores } from "./stores";
 
 export interface DaemonContext {
   config: Config;
   /** The owner's admin token and instance key (.daemon/, 0600): what the guard checks. */
   credentials: OwnerCredentials;
-  db: Database;
+  /** The stores the services run on: the SQLite file, or a PostgreSQL database daemons share. */
+  stores: DaemonStores;
   memory: MemoryService;
   recall: RecallService;
   /** Sessions the hooks report, transcripts, and memory feedback. */

@@ -5,6 +5,7 @@ import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
 import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
+import { SqliteServerRows } from "../core/bridge/sqlite-registry";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
 import { SqliteInvocationStore } from "../core/analytics/sqlite-store";
@@ -17,6 +18,7 @@ import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
 import { SqliteEmbeddingStore } from "../core/embed/sqlite-store";
 import { GraphService } from "../core/graph/service";
+import { SqliteGraphStore } from "../core/graph/sqlite-store";
 import { SqliteMemoryStore } from "../core/memory/sqlite-store";
 import { MemoryService } from "../core/memory/service";
 import { AccessLog, SqliteAccessWrites } from "../core/recall/access-log";
@@ -28,6 +30,7 @@ import { AgentsService } from "../core/agents/service";
 import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
+import { SqliteSourceStore } from "../core/sources/sqlite-store";
 import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
 import { procInfo } from "../os/proc-stat";
@@ -44,6 +47,7 @@ import { ownerCredentials } from "./credentials";
 import { secureDataDir } from "../control/data-dir";
 import { DaemonLock } from "../control/lock";
 import { createLogger, type Logger } from "../logger";
+import { sqliteStores } from "./stores";
 
 class DaemonStartError extends Error {
   constructor(message: string) {
@@ -109,7 +113,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
     let recall: RecallService | undefined;
-    const graph = new GraphService(db, {
+    const graph = new GraphService(new SqliteGraphStore(db), {
       dreamAfterMemories: config.graph.dreamAfterMemories,
       dreamIdleMs: config.graph.dreamIdleS * 1000,
       onError: (message) => log.error(message),
@@ -128,7 +132,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     });
     const analytics = new Analytics(new SqliteInvocationStore(db), config.analytics, log);
     const usageBoost = new UsageBoost(async () => (await analytics.features()).servers);
-    const sources = new SourceService(db, embeddings, log);
+    const sources = new SourceService(new SqliteSourceStore(db), embeddings, log);
     recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usage: usageBoost, graph });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const agentStore = new SqliteAgentStore(db);
@@ -154,7 +158,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       jobs: config.secrets,
       log,
     });
-    const bridge = new BridgeService(db, {
+    const bridge = new BridgeService(new SqliteServerRows(db), {
       ...config.bridge,
       invocations: analytics,
       secrets: secrets.lookup,
@@ -171,7 +175,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       credentials: ownerCredentials(config.dataDir),
       tokens,
       rateLimits: new RateLimiter(config.auth.rateLimit),
-      db,
+      stores: sqliteStores(db, databasePath(config.dataDir)),
       memory,
       recall,
       sessions,

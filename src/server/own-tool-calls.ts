@@ -5,7 +5,6 @@
 import { OWN_TOOL_HEADER } from "../contracts/analytics";
 import type { ErrorBody } from "../contracts/errors";
 import { normalizeSessionKey, SESSION_KEY_HEADER, SessionKeySchema } from "../contracts/session";
-import { heldByAnother } from "../core/sessions/holder";
 import { TOOLS } from "../mcp/tools";
 import { callerFrom } from "./caller";
 import type { DaemonContext } from "./context";
@@ -15,11 +14,11 @@ import type { Handler } from "./guard";
 const OWN_TOOLS: ReadonlySet<string> = new Set(TOOLS.map((tool) => tool(({ name }) => name)));
 
 /** The session a tagged request names, if it is one the caller's agent may claim. */
-function sessionOf(ctx: DaemonContext, request: Request, agentId: string): string | undefined {
+async function sessionOf(ctx: DaemonContext, request: Request, agentId: string): Promise<string | undefined> {
   const parsed = SessionKeySchema.safeParse(request.headers.get(SESSION_KEY_HEADER) ?? "");
   if (!parsed.success) return undefined;
   const key = normalizeSessionKey(parsed.data);
-  return heldByAnother(ctx.db, key, agentId) ? undefined : key;
+  return (await ctx.agents.heldByAnother(key, agentId)) ? undefined : key;
 }
 
 async function errorText(response: Response): Promise<string | undefined> {
@@ -51,7 +50,7 @@ export function recordingOwnToolCalls(ctx: DaemonContext, handle: Handler): Hand
       tool,
       source: "mcp",
       agentId,
-      sessionKey: sessionOf(ctx, request, agentId),
+      sessionKey: await sessionOf(ctx, request, agentId),
       latencyMs,
       success,
       errorText: success ? undefined : await errorText(response),

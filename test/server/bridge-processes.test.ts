@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  for (const s of d.daemon.context.bridge.list()) d.daemon.context.bridge.remove(s.name);
+  for (const s of await d.daemon.context.bridge.list()) await d.daemon.context.bridge.remove(s.name);
   if (!dir) return;
   killDetached(dir);
   rmSync(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  for (const s of d.daemon.context.bridge.list()) d.daemon.context.bridge.remove(s.name);
+  for (const s of await d.daemon.context.bridge.list()) await d.daemon.context.bridge.remove(s.name);
 });
 
 async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -70,7 +70,7 @@ async function streamCall(name: string, body: Record<string, unknown>) {
 const FAKE_TASKS = resolve(import.meta.dir, "../helpers/fake-task-server.mjs");
 
 function invocationRows(server: string) {
-  return d.daemon.context.db
+  return d.daemon.context.stores.sqlite!
     .query<any, [string]>("SELECT * FROM mcp_invocations WHERE server = ? ORDER BY id")
     .all(server);
 }
@@ -173,7 +173,7 @@ describe("calls through the pool", () => {
 
   test("a server stored with relative paths (before they had to be absolute) starts nothing and says how to mend it", async () => {
     // The API refuses such paths now; an older store may still hold them.
-    d.daemon.context.bridge.install({
+    await d.daemon.context.bridge.install({
       name: "relative",
       enabled: true,
       transport: { type: "stdio", command: "./bin/server.js", args: [], env: {}, cwd: "repo" },

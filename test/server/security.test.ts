@@ -44,10 +44,10 @@ async function raw(method: string, path: string, headers: Record<string, string>
 }
 
 /** Nothing the attacks asked for happened: no server installed or running, no memory, no mark. */
-function expectUntouched() {
-  expect(d.daemon.context.bridge.list()).toEqual([]);
+async function expectUntouched() {
+  expect(await d.daemon.context.bridge.list()).toEqual([]);
   expect(d.daemon.context.bridge.live()).toEqual([]);
-  expect(d.daemon.context.db.query("SELECT COUNT(*) AS n FROM memories").get()).toEqual({ n: 0 });
+  expect(d.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories").get()).toEqual({ n: 0 });
   expect(existsSync(pwned)).toBe(false);
 }
 
@@ -70,7 +70,7 @@ describe("web pages", () => {
       const res = await raw("POST", "/api/memory/remember", { "content-type": type }, JSON.stringify({ content: "x" }));
       expect({ type, status: res.status }).toEqual({ type, status: 415 });
     }
-    expectUntouched();
+    await expectUntouched();
   });
 
   test("a foreign Origin is 403 even with a JSON body and the admin token", async () => {
@@ -89,7 +89,7 @@ describe("web pages", () => {
     }
     const crossSite = await raw("POST", "/api/memory/remember", { "content-type": "application/json", "sec-fetch-site": "cross-site" }, '{"content":"x"}');
     expect({ status: crossSite.status, error: crossSite.json.error }).toEqual({ status: 403, error: expect.stringContaining("cross-site") });
-    expectUntouched();
+    await expectUntouched();
   });
 
   test("DNS rebinding: a foreign Host is 403 on GET and POST; /health tells it only status and version", async () => {
@@ -111,9 +111,9 @@ describe("web pages", () => {
       expect(anyone.json).toMatchObject({ status: "ok", db: { ok: true } });
       expect(["pid", "port", "dataDir"].filter((k) => k in anyone.json)).toEqual([]);
     } finally {
-      d.daemon.context.db.run("DELETE FROM memories");
+      d.daemon.context.stores.sqlite!.run("DELETE FROM memories");
     }
-    expectUntouched();
+    await expectUntouched();
   });
 
   test("a preflight grants nothing to a foreign origin; an allowed origin gets CORS headers and nothing more", async () => {
@@ -137,7 +137,7 @@ describe("web pages", () => {
     expect({ status: own.status, cors: own.headers.get("access-control-allow-origin") }).toEqual({ status: 200, cors: null });
     const install = await raw("POST", "/api/marketplace/servers", { origin: "https://dash.example", "content-type": "application/json" }, JSON.stringify(attackServer()));
     expect(install.status).toBe(401);
-    expectUntouched();
+    await expectUntouched();
   });
 
   test("a malformed Host is a 400 in JSON, never Bun's error page with our source", async () => {
@@ -171,10 +171,10 @@ describe("the owner's admin token", () => {
     // The instance key is not the admin token.
     const key = await raw("POST", "/api/marketplace/servers", { ...json, "x-signet-instance-key": d.daemon.context.credentials.instanceKey }, body);
     expect(key.status).toBe(403);
-    expectUntouched();
+    await expectUntouched();
 
     // Installed by the owner, the server can be called without the admin token; changing it cannot.
-    d.daemon.context.bridge.install({ name: "pwn", enabled: true, transport: { type: "stdio", command: "/bin/sh", args: ["-c", "exit 0"], env: {} } } as never);
+    await d.daemon.context.bridge.install({ name: "pwn", enabled: true, transport: { type: "stdio", command: "/bin/sh", args: ["-c", "exit 0"], env: {} } } as never);
     try {
       for (const [method, path] of [
         ["PATCH", "/api/marketplace/servers/pwn"],
@@ -190,11 +190,11 @@ describe("the owner's admin token", () => {
       }
       // A method no operation has there is no route under any spelling: nothing to guard, 404.
       expect((await raw("PUT", "/api/marketplace/servers/pwn", json, JSON.stringify({ enabled: false }))).status).toBe(404);
-      expect(d.daemon.context.bridge.list().map((s) => s.enabled)).toEqual([true]);
+      expect((await d.daemon.context.bridge.list()).map((s) => s.enabled)).toEqual([true]);
       const call = await raw("POST", "/api/marketplace/servers/pwn/call", json, JSON.stringify({ tool: "x" }));
       expect([401, 403]).not.toContain(call.status);
     } finally {
-      d.daemon.context.bridge.remove("pwn");
+      await d.daemon.context.bridge.remove("pwn");
     }
   });
 
@@ -243,7 +243,7 @@ describe("invocation reports", () => {
     expect((await raw("POST", "/api/mcp/invocations", json, report)).status).toBe(401);
     expect((await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": "guess" }, report)).status).toBe(403);
     await d.daemon.context.analytics.flush();
-    expect(d.daemon.context.db.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE tool = 'forged'").get()).toEqual({ n: 0 });
+    expect(d.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE tool = 'forged'").get()).toEqual({ n: 0 });
     const ok = await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": d.daemon.context.credentials.instanceKey }, report);
     expect(ok.status).toBe(202);
   });
@@ -340,6 +340,6 @@ describe("a second account on the same machine", () => {
     expect(install.out).toBe("401");
     const bare = await asNobody(`${curl} -s -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' --data '${body}' ${d.url}/api/marketplace/servers`);
     expect(bare.out).toBe("401");
-    expectUntouched();
+    await expectUntouched();
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, mkdirSync, statSync, symlinkSync, writeFileSync 
 import { join } from "node:path";
 import { ApiError } from "../../src/client/client";
 import { databasePath } from "../../src/config/paths";
-import { exportStream } from "../../src/core/transfer/export";
+import { exportStream, sqliteExportReader } from "../../src/core/transfer/export";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import type { ServerMemoryItem } from "../../src/contracts/transfer";
 import { exportRecord as record, type ExportRecordLine } from "../helpers/export-record";
@@ -34,7 +34,7 @@ async function exportLines(td: TestDaemon, forgotten = false): Promise<any[]> {
 }
 
 function count(td: TestDaemon, table: string): number {
-  return (td.daemon.context.db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return (td.daemon.context.stores.sqlite!.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
 describe("round trip", () => {
@@ -280,7 +280,7 @@ describe("export streaming", () => {
     const text = await res.text();
     expect(text.trim().split("\n")).toHaveLength(1001);
     // The stream itself: each read makes one page, never the whole export at once.
-    const stream = exportStream(databasePath(c.dataDir), { forgotten: false });
+    const stream = await exportStream(sqliteExportReader(databasePath(c.dataDir)), { forgotten: false });
     const reader = stream.getReader();
     const sizes: number[] = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) sizes.push(new TextDecoder().decode(r.value).trim().split("\n").length);
@@ -289,7 +289,7 @@ describe("export streaming", () => {
 
   test("one snapshot: writes made while it is read are not in it, and its header counts what it holds", async () => {
     // Read straight from the stream: over HTTP, socket buffers could take it all before the writes.
-    const reader = exportStream(databasePath(c.dataDir), { forgotten: false }).getReader();
+    const reader = (await exportStream(sqliteExportReader(databasePath(c.dataDir)), { forgotten: false })).getReader();
     const text = async () => {
       const r = await reader.read();
       return r.done ? null : new TextDecoder().decode(r.value);

@@ -245,10 +245,10 @@ function defaultsMatch(sqlite: string | null, pg: string | null): boolean {
 
 /**
  * Tables only a shared store has: its migrations' own record, the rate limits a lone daemon keeps in
- * memory, the memories' change feed, which a lone daemon does without, and the session transcripts
- * SQLite keeps in an FTS5 table.
+ * memory, the memories' and the document chunks' change feeds, which a lone daemon does without, and
+ * the session transcripts SQLite keeps in an FTS5 table.
  */
-const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets", "memory_changes", "session_transcripts"]);
+const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets", "memory_changes", "session_transcripts", "source_changes"]);
 
 /** Columns of shared tables only a shared store has: the daemon that runs a secret exec job. */
 const POSTGRES_ONLY_COLUMNS = new Set(["secret_exec_jobs.daemon_id"]);

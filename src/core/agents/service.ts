@@ -164,6 +164,11 @@ export class AgentsService {
     return this.store.read({ ...scope, includeSent: false, limit });
   }
 
+  /** Whether an agent other than `agentId` holds the session `key` (core/sessions/holder.ts). */
+  heldByAnother(key: string, agentId: string): Promise<boolean> {
+    return this.store.heldByAnother(key, agentId);
+  }
+
   // ---- live stream ----
 
   latestId(): Promise<number> {

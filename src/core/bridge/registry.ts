@@ -1,10 +1,11 @@
-// The installed MCP servers, in SQLite: one row each, transports stored as written (references
-// included), so what the API shows is exactly what the operator gave.
-import type { Database } from "bun:sqlite";
+// The installed MCP servers: one row each, transports stored as written (references included), so
+// what the API shows is exactly what the operator gave. The rules (a name installed once, a change
+// always a later updatedAt) are here; the rows live in either store (sqlite-registry.ts,
+// postgres-registry.ts). Daemons sharing a store share the list; each runs the servers it is asked for.
 import type { InstallServerRequest, InstalledServer, Transport, UpdateServerRequest } from "../../contracts/bridge";
 import { SignetError } from "../../contracts/errors";
 
-interface ServerRow {
+export interface ServerRow {
   name: string;
   transport: "stdio" | "http";
   command: string | null;
@@ -40,7 +41,7 @@ function toServer(row: ServerRow): InstalledServer {
   };
 }
 
-function transportColumns(t: Transport) {
+function transportColumns(t: Transport): Pick<ServerRow, "transport" | "command" | "args" | "env" | "cwd" | "url" | "headers"> {
   return t.type === "stdio"
     ? { transport: "stdio", command: t.command, args: JSON.stringify(t.args), env: JSON.stringify(t.env), cwd: t.cwd ?? null, url: null, headers: "{}" }
     : { transport: "http", command: null, args: "[]", env: "{}", cwd: null, url: t.url, headers: JSON.stringify(t.headers) };
@@ -53,60 +54,67 @@ function stamp(previous?: string): string {
   return new Date(Math.max(now, prev + 1)).toISOString();
 }
 
-export class ServerRegistry {
-  constructor(private readonly db: Database) {}
+/** The mcp_servers rows, in one store. */
+export interface ServerRows {
+  list(enabled?: boolean): Promise<ServerRow[]>;
+  find(name: string): Promise<ServerRow | null>;
+  /** False when a server of that name is there already (another daemon may have installed it). */
+  insert(row: ServerRow): Promise<boolean>;
+  update(row: ServerRow): Promise<void>;
+  remove(name: string): Promise<void>;
+}
 
-  list(filter: { enabled?: boolean } = {}): InstalledServer[] {
-    const rows =
-      filter.enabled === undefined
-        ? this.db.query<ServerRow, []>("SELECT * FROM mcp_servers ORDER BY name").all()
-        : this.db.query<ServerRow, [number]>("SELECT * FROM mcp_servers WHERE enabled = ? ORDER BY name").all(filter.enabled ? 1 : 0);
-    return rows.map(toServer);
+export class ServerRegistry {
+  constructor(private readonly rows: ServerRows) {}
+
+  async list(filter: { enabled?: boolean } = {}): Promise<InstalledServer[]> {
+    return (await this.rows.list(filter.enabled)).map(toServer);
   }
 
-  find(name: string): InstalledServer | undefined {
-    const row = this.db.query<ServerRow, [string]>("SELECT * FROM mcp_servers WHERE name = ?").get(name);
+  async find(name: string): Promise<InstalledServer | undefined> {
+    const row = await this.rows.find(name);
     return row ? toServer(row) : undefined;
   }
 
-  get(name: string): InstalledServer {
-    const server = this.find(name);
+  async get(name: string): Promise<InstalledServer> {
+    const server = await this.find(name);
     if (!server) throw new SignetError("not_found", `no MCP server named "${name}" is installed (see \`signet mcp list\`)`);
     return server;
   }
 
-  install(req: InstallServerRequest): InstalledServer {
-    if (this.find(req.name)) {
+  async install(req: InstallServerRequest): Promise<InstalledServer> {
+    const at = stamp();
+    const row: ServerRow = {
+      name: req.name,
+      ...transportColumns(req.transport),
+      enabled: req.enabled ? 1 : 0,
+      description: req.description ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    if (!(await this.rows.insert(row))) {
       throw new SignetError("exists", `an MCP server named "${req.name}" is already installed: remove it first or update it`);
     }
-    const at = stamp();
-    const c = transportColumns(req.transport);
-    this.db
-      .query(
-        `INSERT INTO mcp_servers (name, transport, command, args, env, cwd, url, headers, enabled, description, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(req.name, c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers, req.enabled ? 1 : 0, req.description ?? null, at, at);
-    return this.get(req.name);
+    return toServer(row);
   }
 
-  update(name: string, req: UpdateServerRequest): InstalledServer {
-    const current = this.get(name);
-    const c = transportColumns(req.transport ?? current.transport);
-    const enabled = req.enabled ?? current.enabled;
-    const description = req.description === undefined ? current.description : req.description;
-    this.db
-      .query(
-        `UPDATE mcp_servers SET transport = ?, command = ?, args = ?, env = ?, cwd = ?, url = ?, headers = ?, enabled = ?,
-         description = ?, updated_at = ? WHERE name = ?`,
-      )
-      .run(c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers, enabled ? 1 : 0, description, stamp(current.updatedAt), name);
+  async update(name: string, req: UpdateServerRequest): Promise<InstalledServer> {
+    const current = await this.get(name);
+    const row: ServerRow = {
+      name,
+      ...transportColumns(req.transport ?? current.transport),
+      enabled: (req.enabled ?? current.enabled) ? 1 : 0,
+      description: req.description === undefined ? current.description : req.description,
+      created_at: current.createdAt,
+      updated_at: stamp(current.updatedAt),
+    };
+    await this.rows.update(row);
     return this.get(name);
   }
 
-  remove(name: string): InstalledServer {
-    const server = this.get(name);
-    this.db.query("DELETE FROM mcp_servers WHERE name = ?").run(name);
+  async remove(name: string): Promise<InstalledServer> {
+    const server = await this.get(name);
+    await this.rows.remove(name);
     return server;
   }
 }

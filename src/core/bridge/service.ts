@@ -1,6 +1,5 @@
 // The MCP bridge: the registry of installed servers, the pool that runs them, and a record of every
 // call made through it (docs/api.md#bridge, #analytics). Routes, MCP tools and the CLI are thin adapters over this.
-import type { Database } from "bun:sqlite";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type {
   BridgeTool,
@@ -13,7 +12,7 @@ import type {
 import type { InvocationSink } from "../analytics/types";
 import { SignetError } from "../../contracts/errors";
 import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
-import { ServerRegistry } from "./registry";
+import { ServerRegistry, type ServerRows } from "./registry";
 
 export interface BridgeOptions extends PoolOptions {
   callTimeoutMs: number;
@@ -35,14 +34,14 @@ export class BridgeService {
   private readonly pool: ServerPool;
 
   constructor(
-    db: Database,
+    servers: ServerRows,
     private readonly options: BridgeOptions,
   ) {
-    this.registry = new ServerRegistry(db);
+    this.registry = new ServerRegistry(servers);
     this.pool = new ServerPool(options);
   }
 
-  list(filter: { enabled?: boolean } = {}): InstalledServer[] {
+  list(filter: { enabled?: boolean } = {}): Promise<InstalledServer[]> {
     return this.registry.list(filter);
   }
 
@@ -51,14 +50,14 @@ export class BridgeService {
     return this.pool.status();
   }
 
-  install(req: InstallServerRequest): InstalledServer {
-    const server = this.registry.install(req);
+  async install(req: InstallServerRequest): Promise<InstalledServer> {
+    const server = await this.registry.install(req);
     this.options.onServersChanged?.();
     return server;
   }
 
-  update(name: string, req: UpdateServerRequest): InstalledServer {
-    const server = this.registry.update(name, req);
+  async update(name: string, req: UpdateServerRequest): Promise<InstalledServer> {
+    const server = await this.registry.update(name, req);
     // The running process belongs to the old definition (or to a server now disabled); stop()
     // still waits for its exit, the answer does not.
     void this.pool.close(name);
@@ -66,20 +65,20 @@ export class BridgeService {
     return server;
   }
 
-  remove(name: string): InstalledServer {
-    const server = this.registry.remove(name);
+  async remove(name: string): Promise<InstalledServer> {
+    const server = await this.registry.remove(name);
     void this.pool.close(name);
     this.options.onServersChanged?.();
     return server;
   }
 
   async tools(name: string, timeoutMs = this.options.callTimeoutMs): Promise<BridgeTool[]> {
-    return this.pool.tools(this.enabled(name), timeoutMs);
+    return this.pool.tools(await this.enabled(name), timeoutMs);
   }
 
   /** The tools a server last listed, without starting it (undefined: not listed since the daemon started). */
-  knownTools(name: string): BridgeTool[] | undefined {
-    return this.pool.knownTools(this.registry.get(name));
+  async knownTools(name: string): Promise<BridgeTool[] | undefined> {
+    return this.pool.knownTools(await this.registry.get(name));
   }
 
   /**
@@ -87,7 +86,7 @@ export class BridgeService {
    * `onUpdate` hears the call's progress as it comes (and lets progress renew the timeout: pool.ts).
    */
   async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void): Promise<CallToolResult> {
-    const server = this.enabled(name);
+    const server = await this.enabled(name);
     const started = performance.now();
     let result: CallToolResult | undefined;
     let failure: unknown;
@@ -123,8 +122,8 @@ export class BridgeService {
     return this.pool.stop();
   }
 
-  private enabled(name: string): InstalledServer {
-    const server = this.registry.get(name);
+  private async enabled(name: string): Promise<InstalledServer> {
+    const server = await this.registry.get(name);
     if (!server.enabled) {
       throw new SignetError("disabled", `MCP server "${name}" is disabled: enable it with \`signet mcp enable ${name}\``);
     }

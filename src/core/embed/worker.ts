@@ -61,12 +61,15 @@ export interface QueuedText {
  * queue keeps what waits and where the vectors go, the worker embeds them.
  */
 export interface EmbeddingQueue {
-  /** The provider is up: load the stored vectors of its model and queue the texts without one. */
-  ready(embedder: Embedder): void;
+  /**
+   * The provider is up: load the stored vectors of its model and queue the texts without one (beside
+   * the memories' work; the worker asks for texts once it is done).
+   */
+  ready(embedder: Embedder): Promise<void>;
   /** At most `n` texts to embed next; none while the queue has nothing to give. */
-  next(n: number): QueuedText[];
+  next(n: number): Promise<QueuedText[]>;
   /** The vectors of `batch`, in its order, by `embedder`. */
-  embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): void;
+  embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): Promise<void>;
   /** The provider refused `batch` as input: those texts go without a vector. */
   refused(batch: QueuedText[], err: EmbedRejectedError): void;
 }
@@ -96,6 +99,8 @@ export class EmbeddingWorker {
   private disabled: boolean;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** Woken while looking for work: the loop looks again instead of sleeping (the look awaits the stores). */
+  private woken = false;
   private sleeping: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   private ok = false;
   private lastError: string | undefined;
@@ -156,7 +161,7 @@ export class EmbeddingWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.rouse();
     this.resume?.();
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
@@ -175,8 +180,22 @@ export class EmbeddingWorker {
    */
   serve(queue: EmbeddingQueue): () => void {
     this.queues.push(queue);
-    if (this.embedder) queue.ready(this.embedder);
-    return () => this.wake?.();
+    if (this.embedder) this.readyQueue(queue, this.embedder);
+    return () => this.rouse();
+  }
+
+  /** Wakes the loop, or has it look for work again when it is looking already. */
+  private rouse(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** Has `queue` load what it keeps for `embedder`, then asks it for texts; its failure shows in the status. */
+  private readyQueue(queue: EmbeddingQueue, embedder: Embedder): void {
+    queue.ready(embedder).then(
+      () => this.rouse(),
+      (err: unknown) => this.fail(err, 0),
+    );
   }
 
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
@@ -194,7 +213,7 @@ export class EmbeddingWorker {
       this.pending.add(change.seq);
     }
     if (change.kind === "recovered") void this.restore(change.seq, true);
-    this.wake?.();
+    this.rouse();
   }
 
   /**
@@ -274,7 +293,7 @@ export class EmbeddingWorker {
     this.jobDone = 0;
     await this.queuePending(embedder);
     await this.finishIfDone();
-    this.wake?.();
+    this.rouse();
     return this.reindexStatus()!;
   }
 
@@ -375,7 +394,7 @@ export class EmbeddingWorker {
     }
     if (!orQueue) return;
     this.pending.add(seq);
-    this.wake?.();
+    this.rouse();
   }
 
   private async run(): Promise<void> {
@@ -396,7 +415,7 @@ export class EmbeddingWorker {
         await this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
-        for (const queue of this.queues) queue.ready(embedder);
+        for (const queue of this.queues) this.readyQueue(queue, embedder);
         this.succeeded();
         await this.finishIfDone();
         void this.loadPrevious(embedder);
@@ -413,15 +432,16 @@ export class EmbeddingWorker {
         this.resume = null;
       }
       const embedder = this.embedder!;
+      this.woken = false;
       const batch = await this.nextBatch();
-      const queued = batch.length === 0 ? this.nextQueued() : null;
+      const queued = batch.length === 0 ? await this.nextQueued() : null;
       if (batch.length === 0 && !queued) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        if (!this.woken) await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = null;
         continue;
       }
       try {
-        if (queued) queued.queue.embedded(embedder, queued.batch, await embedder.embed(queued.batch.map((t) => t.text)));
+        if (queued) await queued.queue.embedded(embedder, queued.batch, await embedder.embed(queued.batch.map((t) => t.text)));
         else await this.storeVectors(embedder, batch, await embedder.embed(batch.map((r) => r.content)));
         this.succeeded();
         await this.finishIfDone();
@@ -592,9 +612,9 @@ export class EmbeddingWorker {
   }
 
   /** The first queue's next texts, once no memory waits. */
-  private nextQueued(): { queue: EmbeddingQueue; batch: QueuedText[] } | null {
+  private async nextQueued(): Promise<{ queue: EmbeddingQueue; batch: QueuedText[] } | null> {
     for (const queue of this.queues) {
-      const batch = queue.next(this.opts.batchSize);
+      const batch = await queue.next(this.opts.batchSize);
       if (batch.length > 0) return { queue, batch };
     }
     return null;

@@ -5,11 +5,12 @@
 // queues memories whose reviewAfter has passed, decays the importance of memories long unused
 // (never a pinned one's), and drops entities no memory mentions any more.
 // It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
-// and writes each action to the audit table.
-import type { Database } from "bun:sqlite";
+// and writes each action to the audit table. What it reads and writes goes through the store
+// (store.ts); the planning here is its own.
 import { yieldToLoop } from "../event-loop";
 import type { ChatModel } from "../llm/chat";
 import { lookAlikes, proposeMerges, proposeSameSlots, type SlotCandidate } from "./proposals";
+import type { PassClaim as Claim, Decay, GraphStore, PassGraph, PassWrites, SlotName } from "./store";
 
 type DreamActionKind = "merge" | "propose" | "rename" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
 
@@ -53,23 +54,6 @@ interface Entity {
   claims: number;
 }
 
-interface Claim {
-  id: number;
-  entity_id: string;
-  aspect: string;
-  slot: string;
-  value: string;
-  status: "active" | "superseded";
-  valid_from: string;
-  valid_until: string | null;
-  superseded_by: number | null;
-}
-
-interface SlotName {
-  aspect: string;
-  slot: string;
-}
-
 interface Plan {
   merges: { from: Entity; into: Entity; why: string }[];
   /** One entity's slots the llm said hold one attribute: `from`'s claims move to `into` (then the newest value stands). */
@@ -79,35 +63,17 @@ interface Plan {
   /** Co-occurrences stored before whose entities no memory mentions together any more. */
   staleRelations: [string, string][];
   reviews: { seq: number; id: string; dueAt: string }[];
-  decays: { seq: number; id: string; version: number; base: number; from: number; to: number }[];
+  decays: Decay[];
   /** Whether the decays come from the day's whole scan (recorded, so the next is a day later). */
   decayScanned: boolean;
   prunes: Entity[];
 }
 
-function load(db: Database, agentId: string): Map<string, Entity> {
+function load(graph: PassGraph): Map<string, Entity> {
   const entities = new Map<string, Entity>();
-  for (const r of db
-    .query<{ id: string; name: string; type: string; claims: number }, [string]>(
-      `SELECT e.id, e.name, e.type, (SELECT count(*) FROM graph_claims c WHERE c.entity_id = e.id) AS claims
-       FROM graph_entities e WHERE e.agent_id = ? AND e.merged_into IS NULL ORDER BY e.created_at, e.id`,
-    )
-    .all(agentId)) {
-    entities.set(r.id, { ...r, keys: [], mentions: new Set() });
-  }
-  for (const r of db
-    .query<{ entity_id: string; key: string }, [string]>("SELECT entity_id, key FROM graph_aliases WHERE agent_id = ?")
-    .all(agentId)) {
-    entities.get(r.entity_id)?.keys.push(r.key);
-  }
-  for (const r of db
-    .query<{ entity_id: string; memory_seq: number }, [string]>(
-      `SELECT g.entity_id, g.memory_seq FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
-       WHERE e.agent_id = ? AND e.merged_into IS NULL`,
-    )
-    .all(agentId)) {
-    entities.get(r.entity_id)?.mentions.add(r.memory_seq);
-  }
+  for (const r of graph.entities) entities.set(r.id, { ...r, keys: [], mentions: new Set() });
+  for (const r of graph.aliases) entities.get(r.entity_id)?.keys.push(r.key);
+  for (const r of graph.mentions) entities.get(r.entity_id)?.mentions.add(r.memory_seq);
   return entities;
 }
 
@@ -174,15 +140,6 @@ function planMerges(entities: Map<string, Entity>): Plan["merges"] {
   return merges;
 }
 
-function loadClaims(db: Database, agentId: string): Claim[] {
-  return db
-    .query<Claim, [string]>(
-      `SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
-       FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id WHERE e.agent_id = ?`,
-    )
-    .all(agentId);
-}
-
 const slotKey = (entity: string, aspect: string, slot: string) => JSON.stringify([entity, aspect, slot]);
 
 /** Each claim's slot as the plan sees it: its entity after the merges, its slot after the renames. */
@@ -216,14 +173,9 @@ function planClaims(rows: Claim[], redirect: Map<string, string>, renames: Plan[
   return changes;
 }
 
-function planRelations(db: Database, entities: Map<string, Entity>): Pick<Plan, "relations" | "staleRelations"> {
-  const ids = [...entities.keys()];
-  const existing = new Set<string>();
-  for (const id of ids) {
-    for (const r of db.query<{ to_id: string }, [string]>("SELECT to_id FROM graph_relations WHERE from_id = ? AND type = 'co-occurs'").all(id)) {
-      existing.add(`${id} ${r.to_id}`);
-    }
-  }
+/** `stored`: the co-occurrences stored from the live entities, (from, to). */
+function planRelations(stored: [string, string][], entities: Map<string, Entity>): Pick<Plan, "relations" | "staleRelations"> {
+  const existing = new Set(stored.map(([a, b]) => `${a} ${b}`));
   const near = neighbours(entities);
   const out: Plan["relations"] = [];
   for (const [a, others] of near) {
@@ -275,40 +227,25 @@ const DECAY_SCAN_STEP = 20_000;
  * runs once a day, a range of them at a time with a turn of the event loop between; every pass gives
  * importance back to the decayed memories used again since.
  */
-async function planDecays(db: Database, agentId: string, now: Date): Promise<{ decays: Plan["decays"]; scanned: boolean }> {
-  const last = db.query<{ decayed_at: string }, [string]>("SELECT decayed_at FROM graph_agents WHERE agent_id = ?").get(agentId)?.decayed_at;
-  const scan = last === undefined || now.getTime() - Date.parse(last) >= DECAY_SCAN_MS;
-  // Computed in SQL: only the memories whose importance moves come back to JavaScript. CROSS JOIN
-  // keeps the decayed memories as the outer loop when only they are looked at.
-  const query = db.query<Plan["decays"][number], [number, number, number, number, string, string, number, number]>(
-    `SELECT seq, id, version, base, importance AS "from", "to" FROM (
-       SELECT seq, id, version, importance, base,
-              round(base * max(?1, CASE WHEN idle > 0 THEN pow(0.5, idle / ?2) ELSE 1 END), 3) AS "to"
-       FROM (SELECT m.seq, m.id, m.version, m.importance,
-                    CASE WHEN d.version = m.version THEN d.base ELSE m.importance END AS base,
-                    julianday(?5) - julianday(COALESCE(m.last_accessed_at, m.created_at)) - ?3 AS idle
-             FROM ${scan ? "memories m LEFT JOIN graph_decay d ON d.memory_seq = m.seq" : "graph_decay d CROSS JOIN memories m ON m.seq = d.memory_seq"}
-             WHERE m.agent_id = ?6 AND m.deleted_at IS NULL AND m.pinned = 0 AND m.seq > ?7 AND m.seq <= ?8))
-     WHERE abs("to" - importance) >= ?4 ${scan ? "" : 'AND "to" > importance'}`,
-  );
-  const top = db.query<{ top: number | null }, []>("SELECT max(seq) AS top FROM memories").get()!.top ?? 0;
+async function planDecays(store: GraphStore, agentId: string, now: Date): Promise<{ decays: Plan["decays"]; scanned: boolean }> {
+  const last = await store.decayedAt(agentId);
+  const scan = last === null || now.getTime() - Date.parse(last) >= DECAY_SCAN_MS;
+  const rule = {
+    now: now.toISOString(),
+    scan,
+    afterDays: DECAY_AFTER_DAYS,
+    halfLifeDays: DECAY_HALF_LIFE_DAYS,
+    floor: DECAY_FLOOR,
+    step: DECAY_STEP - 1e-9,
+  };
+  const top = await store.topSeq();
   const decays: Plan["decays"] = [];
   for (let after = 0; after < top; after += DECAY_SCAN_STEP) {
     if (after > 0) await yieldToLoop();
-    decays.push(...query.all(DECAY_FLOOR, DECAY_HALF_LIFE_DAYS, DECAY_AFTER_DAYS, DECAY_STEP - 1e-9, now.toISOString(), agentId, after, after + DECAY_SCAN_STEP));
+    decays.push(...(await store.decays(agentId, rule, after, after + DECAY_SCAN_STEP)));
   }
   decays.sort((a, b) => Math.abs(b.to - b.from) - Math.abs(a.to - a.from) || a.seq - b.seq);
   return { decays: decays.slice(0, DECAYS_PER_PASS), scanned: scan };
-}
-
-function planReviews(db: Database, agentId: string, now: string): Plan["reviews"] {
-  return db
-    .query<{ seq: number; id: string; dueAt: string }, [string, string]>(
-      `SELECT m.seq, m.id, m.review_after AS dueAt FROM memories m INDEXED BY idx_memories_review_after
-       WHERE m.agent_id = ? AND m.deleted_at IS NULL AND m.review_after IS NOT NULL AND m.review_after <= ?
-         AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
-    )
-    .all(agentId, now);
 }
 
 /**
@@ -316,29 +253,29 @@ function planReviews(db: Database, agentId: string, now: string): Plan["reviews"
  * between its steps (at 100,000 memories a pass reads for about half a second), so the daemon
  * answers meanwhile; what extraction writes in between is for the next pass.
  */
-export async function dream(db: Database, agentId: string, options: DreamOptions): Promise<DreamReport> {
+export async function dream(store: GraphStore, agentId: string, options: DreamOptions): Promise<DreamReport> {
   const started = performance.now();
   const startedAt = options.now.toISOString();
-  const entities = load(db, agentId);
+  const entities = load(await store.passGraph(agentId));
   await yieldToLoop();
   const merges = planMerges(entities);
-  const claimRows = loadClaims(db, agentId);
+  const claimRows = await store.passClaims(agentId);
   const asked = options.llm ? await askModel(options.llm, entities, merges, claimRows, options.applyLlm === true) : null;
   const redirect = redirectOf(merges);
   const renames = asked?.renames ?? [];
   await yieldToLoop();
   const claims = planClaims(claimRows, redirect, renames);
   await yieldToLoop();
-  const relations = planRelations(db, entities);
+  const relations = planRelations(await store.coOccurrences([...entities.keys()]), entities);
   await yieldToLoop();
-  const { decays, scanned: decayScanned } = await planDecays(db, agentId, options.now);
+  const { decays, scanned: decayScanned } = await planDecays(store, agentId, options.now);
   await yieldToLoop();
   const plan: Plan = {
     merges,
     renames,
     claims,
     ...relations,
-    reviews: planReviews(db, agentId, startedAt),
+    reviews: await store.dueForReview(agentId, startedAt),
     decays,
     decayScanned,
     prunes: [...entities.values()].filter((e) => e.mentions.size === 0 && e.claims === 0),
@@ -366,8 +303,9 @@ export async function dream(db: Database, agentId: string, options: DreamOptions
   let id: number | null = null;
   if (!options.dryRun) {
     await yieldToLoop();
-    id = apply(db, agentId, plan, counts, options.trigger, startedAt);
-    await writeAudit(db, id, actions);
+    const record = { trigger: options.trigger, startedAt, finishedAt: new Date().toISOString(), summary: JSON.stringify(counts) };
+    id = await store.applyPass(agentId, writesOf(plan), record);
+    await writeAudit(store, id, actions);
   }
   return {
     id,
@@ -454,72 +392,24 @@ async function askModel(llm: ChatModel, entities: Map<string, Entity>, merges: P
 const AUDIT_STEP = 2_000;
 
 /** Every action of pass `id`, after the pass itself committed (the pass's row in graph_dreams has its counts). */
-async function writeAudit(db: Database, id: number, actions: DreamAction[]): Promise<void> {
-  const audit = db.query("INSERT INTO graph_audit (dream_id, action, detail) VALUES (?, ?, ?)");
+async function writeAudit(store: GraphStore, id: number, actions: DreamAction[]): Promise<void> {
   for (let i = 0; i < actions.length; i += AUDIT_STEP) {
     if (i > 0) await yieldToLoop();
-    db.transaction(() => {
-      for (const a of actions.slice(i, i + AUDIT_STEP)) audit.run(id, a.action, JSON.stringify(a.detail));
-    })();
+    await store.audit(id, actions.slice(i, i + AUDIT_STEP).map((a) => ({ action: a.action, detail: JSON.stringify(a.detail) })));
   }
 }
 
-function apply(db: Database, agentId: string, plan: Plan, counts: Record<DreamActionKind, number>, trigger: string, now: string): number {
-  return db
-    .transaction(() => {
-      for (const { from, into } of plan.merges) {
-        db.run("UPDATE graph_entities SET merged_into = ?, updated_at = ? WHERE id = ?", [into.id, now, from.id]);
-        db.run("UPDATE graph_entities SET type = ?, updated_at = ? WHERE id = ?", [into.type, now, into.id]);
-        db.run("INSERT OR IGNORE INTO graph_aliases (agent_id, key, entity_id, alias) SELECT agent_id, key, ?, alias FROM graph_aliases WHERE entity_id = ?", [into.id, from.id]);
-        db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [from.id]);
-        db.run("INSERT OR IGNORE INTO graph_mentions (entity_id, memory_seq) SELECT ?, memory_seq FROM graph_mentions WHERE entity_id = ?", [into.id, from.id]);
-        db.run("DELETE FROM graph_mentions WHERE entity_id = ?", [from.id]);
-        db.run("UPDATE graph_claims SET entity_id = ? WHERE entity_id = ?", [into.id, from.id]);
-        db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name, weight) SELECT ?, name, weight FROM graph_aspects WHERE entity_id = ?", [into.id, from.id]);
-        db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [from.id]);
-        db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [from.id, from.id]);
-      }
-      for (const r of plan.renames) {
-        db.run("UPDATE graph_claims SET aspect = ?, slot = ? WHERE entity_id = ? AND aspect = ? AND slot = ?", [r.into.aspect, r.into.slot, r.entity, r.from.aspect, r.from.slot]);
-        db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name) VALUES (?, ?)", [r.entity, r.into.aspect]);
-      }
-      const setClaim = db.query("UPDATE graph_claims SET status = ?, valid_until = ?, superseded_by = ? WHERE id = ?");
-      for (const c of plan.claims) setClaim.run(c.status, c.validUntil, c.supersededBy, c.claim.id);
-      const relate = db.query(
-        `INSERT INTO graph_relations (from_id, to_id, type, strength, evidence, updated_at) VALUES (?, ?, 'co-occurs', ?, ?, ?)
-         ON CONFLICT(from_id, to_id, type) DO UPDATE SET strength = excluded.strength, evidence = excluded.evidence, updated_at = excluded.updated_at
-         WHERE strength <> excluded.strength OR evidence <> excluded.evidence`,
-      );
-      for (const r of plan.relations) relate.run(r.a, r.b, r.strength, r.evidence, now);
-      const unrelate = db.query("DELETE FROM graph_relations WHERE from_id = ? AND to_id = ? AND type = 'co-occurs'");
-      for (const [a, b] of plan.staleRelations) unrelate.run(a, b);
-      const review = db.query("INSERT OR IGNORE INTO graph_reviews (memory_seq, agent_id, due_at, reason, queued_at) VALUES (?, ?, ?, ?, ?)");
-      for (const r of plan.reviews) review.run(r.seq, agentId, r.dueAt, `reviewAfter ${r.dueAt} has passed`, now);
-      // Derived upkeep, not an edit: the memory's version and history stay as they are.
-      const decay = db.query("UPDATE memories SET importance = ? WHERE seq = ? AND version = ?");
-      const base = db.query(
-        `INSERT INTO graph_decay (memory_seq, version, base, decayed_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT(memory_seq) DO UPDATE SET version = excluded.version, base = excluded.base, decayed_at = excluded.decayed_at`,
-      );
-      for (const d of plan.decays) if (decay.run(d.to, d.seq, d.version).changes > 0) base.run(d.seq, d.version, d.base, now);
-      if (plan.decayScanned) {
-        db.run(
-          "INSERT INTO graph_agents (agent_id, decayed_at) VALUES (?, ?) ON CONFLICT(agent_id) DO UPDATE SET decayed_at = excluded.decayed_at",
-          [agentId, now],
-        );
-      }
-      for (const e of plan.prunes) {
-        db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [e.id, e.id]);
-        db.run("DELETE FROM graph_aliases WHERE entity_id = ?", [e.id]);
-        db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [e.id]);
-        db.run("DELETE FROM graph_entities WHERE id = ?", [e.id]);
-      }
-      const id = Number(
-        db
-          .query("INSERT INTO graph_dreams (agent_id, trigger, started_at, finished_at, summary) VALUES (?, ?, ?, ?, ?)")
-          .run(agentId, trigger, now, new Date().toISOString(), JSON.stringify(counts)).lastInsertRowid,
-      );
-      return id;
-    })
-    .immediate();
+/** What the store writes of a plan. */
+function writesOf(plan: Plan): PassWrites {
+  return {
+    merges: plan.merges.map((m) => ({ from: m.from.id, into: m.into.id, type: m.into.type })),
+    renames: plan.renames,
+    claims: plan.claims.map((c) => ({ id: c.claim.id, status: c.status, validUntil: c.validUntil, supersededBy: c.supersededBy })),
+    relations: plan.relations,
+    staleRelations: plan.staleRelations,
+    reviews: plan.reviews.map((r) => ({ ...r, reason: `reviewAfter ${r.dueAt} has passed` })),
+    decays: plan.decays,
+    decayScanned: plan.decayScanned,
+    prunes: plan.prunes.map((e) => e.id),
+  };
 }

@@ -1,14 +1,13 @@
 // The knowledge graph's service: extraction follows memory changes off the write's path (queued
 // like embedding: what waits is what graph_extracted has not read, so it survives kill -9),
 // Dreaming runs after enough new evidence or a quiet spell, and on demand, and the API reads here.
-import type { Database } from "bun:sqlite";
 import { SignetError } from "../../contracts/errors";
 import { readInSteps, yieldToLoop } from "../event-loop";
 import type { MemoryChange } from "../memory/store";
 import type { ChatModel } from "../llm/chat";
 import { dream, type DreamReport } from "./dream";
 import { extract, knownKeysIn } from "./extract";
-import { GraphStore, type ClaimRow, type EntityRow, type MentionedMemoryRow, type RelationRow } from "./store";
+import type { ClaimRow, DueReview, EntityRow, GraphStore, MentionedMemoryRow, RelationRow, SourceMemory } from "./store";
 
 export interface GraphOptions {
   /** A pass runs for an agent once this many of its memories were extracted since its last one. */
@@ -102,8 +101,18 @@ const relationOf = (r: RelationRow): GraphEntityDetail["relations"][number] => (
 });
 const memoryOf = (m: MentionedMemoryRow) => ({ id: m.id, content: m.content, createdAt: m.created_at });
 
+/** What extraction finds in a memory, its structured payload (when it parses) included. */
+function read(memory: SourceMemory, known: (key: string) => boolean) {
+  let structured: Record<string, unknown> | null = null;
+  try {
+    structured = memory.structured ? (JSON.parse(memory.structured) as Record<string, unknown>) : null;
+  } catch {
+    structured = null;
+  }
+  return extract({ content: memory.content, structured, project: memory.project, known });
+}
+
 export class GraphService {
-  private readonly store: GraphStore;
   private readonly pending = new Set<number>();
   /** Per agent, memories extracted since its last pass. */
   private readonly fresh = new Map<string, number>();
@@ -116,16 +125,15 @@ export class GraphService {
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
   /** The passes, one after another (dream()). */
   private passes: Promise<unknown> = Promise.resolve();
-  /** Whether any claim is superseded (read once, then set by the passes that write). */
-  private anySuperseded: boolean | null = null;
+  /** The batches of extraction, one after another: the last one asked for. */
+  private extracting: Promise<unknown> = Promise.resolve();
   /** Time spent extracting and how many memories, for the extraction cost figure. */
   readonly cost = { memories: 0, ms: 0 };
 
   constructor(
-    private readonly db: Database,
+    private readonly store: GraphStore,
     private readonly options: GraphOptions,
   ) {
-    this.store = new GraphStore(db);
     this.now = options.now ?? (() => new Date());
     this.onError = options.onError ?? (() => {});
   }
@@ -133,14 +141,8 @@ export class GraphService {
   /** Queues what extraction has not read: new memories, changed ones, forgotten ones it still holds. */
   async start(): Promise<void> {
     this.running = true;
-    const page = this.db.query<{ seq: number }, [number, number]>(
-      `SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
-       WHERE m.seq > ? AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
-                            OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
-       ORDER BY m.seq LIMIT ?`,
-    );
     await readInSteps(
-      (after, n) => page.all(after, n),
+      (after, n) => this.store.unextracted(after, n),
       (row) => this.pending.add(row.seq),
       () => this.running,
     );
@@ -153,11 +155,12 @@ export class GraphService {
   /** A reviewAfter passes with time, not with a write: a pass for each agent with one due and not queued. */
   private checkReviews(): void {
     if (!this.running) return;
-    try {
-      for (const agentId of this.store.agentsWithDueReviews(this.now().toISOString())) void this.runDream(agentId, "review");
-    } catch (err) {
-      this.onError(`graph: looking for memories due for review failed: ${(err as Error).message}`);
-    }
+    this.store.agentsWithDueReviews(this.now().toISOString()).then(
+      (agents) => {
+        for (const agentId of agents) void this.runDream(agentId, "review");
+      },
+      (err: Error) => this.onError(`graph: looking for memories due for review failed: ${err.message}`),
+    );
   }
 
   onChange(change: MemoryChange): void {
@@ -198,7 +201,7 @@ export class GraphService {
       const batch = [...this.pending].slice(0, BATCH);
       for (const seq of batch) this.pending.delete(seq);
       try {
-        this.extractBatch(batch);
+        await this.extractBatch(batch);
       } catch (err) {
         this.onError(`graph: extraction failed, ${batch.length} memories will be read again at the next start: ${(err as Error).message}`);
       }
@@ -208,37 +211,19 @@ export class GraphService {
     this.armIdle();
   }
 
-  private extractBatch(seqs: number[]): void {
+  private extractBatch(seqs: number[]): Promise<void> {
+    const batch = this.extracting.then(() => this.extractNow(seqs));
+    this.extracting = batch.catch(() => {});
+    return batch;
+  }
+
+  private async extractNow(seqs: number[]): Promise<void> {
     const t0 = performance.now();
-    const now = this.now().toISOString();
-    let extracted = 0;
-    this.db
-      .transaction(() => {
-        for (const seq of seqs) {
-          const memory = this.store.memory(seq);
-          if (!memory || memory.deleted_at !== null) {
-            this.store.remove(seq);
-            if (memory) this.bump(memory.agent_id);
-            continue;
-          }
-          if (this.store.extractedVersion(seq) === memory.version) continue;
-          const names = this.store.gazetteer(memory.agent_id);
-          let structured: Record<string, unknown> | null = null;
-          try {
-            structured = memory.structured ? (JSON.parse(memory.structured) as Record<string, unknown>) : null;
-          } catch {
-            structured = null;
-          }
-          const found = extract({ content: memory.content, structured, project: memory.project, known: (k) => names.has(k) });
-          this.store.write(memory, found, now);
-          this.bump(memory.agent_id);
-          extracted++;
-        }
-      })
-      .immediate();
-    this.cost.memories += extracted;
+    const { extracted, removed } = await this.store.extract(seqs, this.now().toISOString(), read);
+    for (const agentId of [...removed, ...extracted]) this.bump(agentId);
+    this.cost.memories += extracted.length;
     this.cost.ms += performance.now() - t0;
-    this.options.afterWork?.(extracted * EXTRACTION_WEIGHT);
+    this.options.afterWork?.(extracted.length * EXTRACTION_WEIGHT);
   }
 
   private bump(agentId: string): void {
@@ -251,7 +236,7 @@ export class GraphService {
    */
   private async dreamWhereDue(): Promise<void> {
     for (const [agentId, n] of this.fresh) {
-      if (!this.running || n < Math.max(this.options.dreamAfterMemories, this.store.extractedCount(agentId) / 10)) continue;
+      if (!this.running || n < Math.max(this.options.dreamAfterMemories, (await this.store.extractedCount(agentId)) / 10)) continue;
       await this.runDream(agentId, "evidence");
     }
   }
@@ -269,8 +254,9 @@ export class GraphService {
 
   private async runDream(agentId: string, trigger: string): Promise<void> {
     try {
-      // In the background the model is asked only when the owner lets it act (graph.llmApply).
-      await this.dream(agentId, { dryRun: false, trigger, askLlm: this.options.llmApply === true });
+      // In the background the model is asked only when the owner lets it act (graph.llmApply); a
+      // pass another daemon runs for the agent now stands for this one.
+      await this.pass(agentId, { dryRun: false, trigger, askLlm: this.options.llmApply === true });
     } catch (err) {
       this.onError(`graph: Dreaming for ${agentId} failed: ${(err as Error).message}`);
     }
@@ -278,32 +264,41 @@ export class GraphService {
 
   /**
    * One pass over `agentId`'s graph; a dry run reports what it would do and writes nothing. Passes run
-   * one at a time: one planned while another applies would act on what that one changed.
+   * one at a time: one planned while another applies would act on what that one changed. Refused
+   * while another daemon sharing the store runs a pass for the agent.
    */
-  dream(agentId: string, options: PassOptions): Promise<DreamReport> {
+  async dream(agentId: string, options: PassOptions): Promise<DreamReport> {
+    const report = await this.pass(agentId, options);
+    if (!report) throw new SignetError("unavailable", `a Dreaming pass for ${agentId} is running on another daemon; try again when it ends`);
+    return report;
+  }
+
+  /** A pass after the ones asked for before it; null when another daemon runs one for the agent. */
+  private pass(agentId: string, options: PassOptions): Promise<DreamReport | null> {
     const pass = this.passes.then(() => this.dreamNow(agentId, options));
     this.passes = pass.catch(() => {});
     return pass;
   }
 
-  private async dreamNow(agentId: string, { askLlm = true, apply, ...options }: PassOptions): Promise<DreamReport> {
+  private async dreamNow(agentId: string, { askLlm = true, apply, ...options }: PassOptions): Promise<DreamReport | null> {
     const llm = askLlm ? this.options.llm : undefined;
-    const report = await dream(this.db, agentId, { ...options, now: this.now(), llm, applyLlm: apply ?? this.options.llmApply === true });
-    this.options.afterWork?.(this.store.extractedCount(agentId));
-    if (!options.dryRun) {
-      if (report.counts.supersede > 0 || report.counts.reinstate > 0) this.anySuperseded = null;
-      this.fresh.delete(agentId);
-      this.store.forgetGazetteer(agentId);
-    }
+    const run = () => dream(this.store, agentId, { ...options, now: this.now(), llm, applyLlm: apply ?? this.options.llmApply === true });
+    // A dry run writes nothing: it may run beside another daemon's pass.
+    const report = options.dryRun ? await run() : await this.store.alone(agentId, run);
+    if (!report) return null;
+    this.options.afterWork?.(await this.store.extractedCount(agentId));
+    if (!options.dryRun) this.fresh.delete(agentId);
     return report;
   }
 
-  /** Extracts those of `seqs` still waiting, now: what recall and feedback read is never behind the store. */
-  private catchUp(seqs: number[]): void {
+  /**
+   * Extracts those of `seqs` still waiting, now, after the batch under way (which may hold others of
+   * them): what recall and feedback read is never behind the store.
+   */
+  private async catchUp(seqs: number[]): Promise<void> {
     const due = seqs.filter((seq) => this.pending.has(seq));
-    if (due.length === 0) return;
     for (const seq of due) this.pending.delete(seq);
-    this.extractBatch(due);
+    await (due.length > 0 ? this.extractBatch(due) : this.extracting);
   }
 
   /**
@@ -311,28 +306,26 @@ export class GraphService {
    * (Lifting those about the named entities' neighbours too changed nothing on LoCoMo:
    * docs/benchmarks.md#tried-and-not-kept.)
    */
-  orderFactors(agentId: string, query: string, seqs: number[]): Map<number, number> {
+  async orderFactors(agentId: string, query: string, seqs: number[]): Promise<Map<number, number>> {
     const factors = new Map<number, number>();
-    const names = this.store.gazetteer(agentId);
+    const names = await this.store.gazetteer(agentId);
     const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
     if (named.size === 0) return factors;
-    this.catchUp(seqs);
-    for (const m of this.store.mentionPairs(seqs)) if (named.has(m.entity_id)) factors.set(m.memory_seq, NAMED_ORDER);
+    await this.catchUp(seqs);
+    for (const m of await this.store.mentionPairs(seqs)) if (named.has(m.entity_id)) factors.set(m.memory_seq, NAMED_ORDER);
     return factors;
   }
 
   /** For each of `seqs` with a superseded claim, the memories whose newer evidence superseded it. */
-  supersededBy(seqs: number[]): Map<number, Set<number>> {
-    // Only a pass supersedes: until one has, no recall needs to ask.
-    this.anySuperseded ??= this.store.anySuperseded();
-    return this.anySuperseded ? this.store.supersededBy(seqs) : new Map();
+  supersededBy(seqs: number[]): Promise<Map<number, Set<number>>> {
+    return this.store.supersededBy(seqs);
   }
 
   /** The names of the entities each of `seqs` is about (its project last). */
-  entityNames(seqs: number[]): Map<number, string[]> {
-    this.catchUp(seqs);
+  async entityNames(seqs: number[]): Promise<Map<number, string[]>> {
+    await this.catchUp(seqs);
     const out = new Map<number, string[]>();
-    for (const m of this.store.mentionsOf(seqs)) (out.get(m.memory_seq) ?? out.set(m.memory_seq, []).get(m.memory_seq)!).push(m.name);
+    for (const m of await this.store.mentionsOf(seqs)) (out.get(m.memory_seq) ?? out.set(m.memory_seq, []).get(m.memory_seq)!).push(m.name);
     return out;
   }
 
@@ -340,39 +333,45 @@ export class GraphService {
    * Feedback along the graph: a move of a memory's feedback signal moves the aspect weights on its
    * entity paths (store.ts rateAspects). How many of the moves moved any.
    */
-  propagate(agentId: string, moves: [memoryId: string, move: number][]): number {
-    const seqOf = this.db.query<{ seq: number }, [string, string]>("SELECT seq FROM memories WHERE id = ? AND agent_id = ?");
+  async propagate(agentId: string, moves: [memoryId: string, move: number][]): Promise<number> {
+    const seqs = await this.store.seqsOf(agentId, moves.map(([id]) => id));
     const rated = moves.flatMap(([id, move]) => {
-      const seq = seqOf.get(id, agentId)?.seq;
+      const seq = seqs.get(id);
       return seq === undefined ? [] : [{ seq, move }];
     });
-    this.catchUp(rated.map((r) => r.seq));
-    return this.db.transaction(() => rated.filter((r) => this.store.rateAspects(r.seq, r.move) > 0).length).immediate();
+    await this.catchUp(rated.map((r) => r.seq));
+    return this.store.rateAspects(agentId, rated);
   }
 
   /** The agent's memories due for review that no session start has listed, with why. */
-  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[] {
+  dueReviews(agentId: string, limit: number): Promise<DueReview[]> {
     return this.store.dueReviews(agentId, limit);
   }
 
   /** A session start listed these reviews: they are not listed again. */
-  reviewsListed(seqs: number[]): void {
-    if (seqs.length > 0) this.store.markSurfaced(seqs, this.now().toISOString());
+  async reviewsListed(seqs: number[]): Promise<void> {
+    if (seqs.length > 0) await this.store.markSurfaced(seqs, this.now().toISOString());
   }
 
-  entities(agentId: string, query: string | undefined, limit: number): GraphEntity[] {
-    return this.store.entities(agentId, query?.trim() || undefined, limit).map(entityOf);
+  async entities(agentId: string, query: string | undefined, limit: number): Promise<GraphEntity[]> {
+    return (await this.store.entities(agentId, query?.trim() || undefined, limit)).map(entityOf);
   }
 
-  entity(agentId: string, ref: string): GraphEntityDetail {
-    const found = this.store.find(agentId, ref);
+  async entity(agentId: string, ref: string): Promise<GraphEntityDetail> {
+    const found = await this.store.find(agentId, ref);
     if (!found) throw new SignetError("not_found", `no entity ${JSON.stringify(ref)} in this agent's graph`);
+    const [aspects, claims, relations, memories] = await Promise.all([
+      this.store.aspects(found.id),
+      this.store.claims(found.id),
+      this.store.relations(found.id, DETAIL_RELATIONS),
+      this.store.memories(found.id, DETAIL_MEMORIES),
+    ]);
     return {
       entity: { ...entityOf(found), pinned: found.pinned === 1 },
-      aspects: this.store.aspects(found.id),
-      claims: this.store.claims(found.id).map(claimOf),
-      relations: this.store.relations(found.id, DETAIL_RELATIONS).map(relationOf),
-      memories: this.store.memories(found.id, DETAIL_MEMORIES).map(memoryOf),
+      aspects,
+      claims: claims.map(claimOf),
+      relations: relations.map(relationOf),
+      memories: memories.map(memoryOf),
     };
   }
 }

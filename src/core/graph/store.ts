@@ -1,7 +1,8 @@
-// The graph's tables (migrations/013_graph.sql): what extraction writes for a memory, the
-// gazetteer of the names each agent's graph knows, and the reads the API answers from.
-import type { Database, Statement } from "bun:sqlite";
-import { nameKey, type Extraction } from "./extract";
+// What the knowledge graph needs of a store, and the rows both stores return: the SQLite one
+// (sqlite-store.ts) and the PostgreSQL one (postgres-store.ts), over the tables of
+// migrations/013_graph.sql: what extraction writes for a memory, the gazetteer of the names each
+// agent's graph knows, what Dreaming reads and writes, and the reads the API answers from.
+import type { Extraction } from "./extract";
 
 /** A memory as extraction reads it. */
 export interface SourceMemory {
@@ -53,299 +54,174 @@ export interface MentionedMemoryRow {
   created_at: string;
 }
 
-const newEntityId = () => `ent_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+export interface DueReview {
+  seq: number;
+  id: string;
+  content: string;
+  type: string;
+  reason: string;
+}
 
-export class GraphStore {
-  /** Per agent, each known name's key → its live entity (loaded at first use, kept in step with writes). */
-  private readonly gazetteers = new Map<string, Map<string, string>>();
-  private readonly selectMemory: Statement<SourceMemory, [number]>;
-  private readonly selectExtracted: Statement<{ version: number }, [number]>;
-  private readonly selectAliases: Statement<{ key: string; entity_id: string }, [string]>;
-  private readonly insertEntity: Statement<unknown, [string, string, string, string, string, string]>;
-  private readonly upgradeType: Statement<unknown, [string, string, string]>;
-  private readonly insertAlias: Statement<unknown, [string, string, string, string]>;
-  private readonly insertMention: Statement<unknown, [string, number]>;
-  private readonly insertAspect: Statement<unknown, [string, string]>;
-  private readonly insertClaim: Statement<unknown, [string, string, string, string, number, string, number, string]>;
-  private readonly markExtracted: Statement<unknown, [number, number, string, string]>;
-  private readonly deleteMentions: Statement<unknown, [number]>;
-  private readonly deleteClaims: Statement<unknown, [number]>;
-  private readonly deleteExtracted: Statement<unknown, [number]>;
-  private readonly deleteReview: Statement<unknown, [number]>;
+/** Reads one memory (extract.ts), given whether a key is a name the agent's graph knows. */
+export type ReadMemory = (memory: SourceMemory, known: (key: string) => boolean) => Extraction;
 
-  constructor(private readonly db: Database) {
-    this.selectMemory = db.query(
-      "SELECT seq, agent_id, content, project, structured, created_at, version, deleted_at FROM memories WHERE seq = ?",
-    );
-    this.selectExtracted = db.query("SELECT version FROM graph_extracted WHERE memory_seq = ?");
-    this.selectAliases = db.query(
-      `SELECT a.key, a.entity_id FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id
-       WHERE a.agent_id = ? AND e.merged_into IS NULL`,
-    );
-    this.insertEntity = db.query("INSERT INTO graph_entities (id, agent_id, name, type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)");
-    // A guessed type gives way to one the evidence states (a structured payload's, a project's).
-    this.upgradeType = db.query("UPDATE graph_entities SET type = ?, updated_at = ? WHERE id = ? AND type = 'thing'");
-    this.insertAlias = db.query("INSERT OR IGNORE INTO graph_aliases (agent_id, key, entity_id, alias) VALUES (?, ?, ?, ?)");
-    this.insertMention = db.query("INSERT OR IGNORE INTO graph_mentions (entity_id, memory_seq) VALUES (?, ?)");
-    this.insertAspect = db.query("INSERT OR IGNORE INTO graph_aspects (entity_id, name) VALUES (?, ?)");
-    this.insertClaim = db.query(
-      `INSERT INTO graph_claims (entity_id, aspect, slot, value, confidence, valid_from, memory_seq, recorded_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.markExtracted = db.query(
-      `INSERT INTO graph_extracted (memory_seq, version, agent_id, extracted_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT(memory_seq) DO UPDATE SET version = excluded.version, extracted_at = excluded.extracted_at`,
-    );
-    this.deleteMentions = db.query("DELETE FROM graph_mentions WHERE memory_seq = ?");
-    this.deleteClaims = db.query("DELETE FROM graph_claims WHERE memory_seq = ?");
-    this.deleteExtracted = db.query("DELETE FROM graph_extracted WHERE memory_seq = ?");
-    this.deleteReview = db.query("DELETE FROM graph_reviews WHERE memory_seq = ? AND surfaced_at IS NULL");
-  }
+/** What a batch of extraction did: the agent of each memory it read, and of each forgotten one it took out. */
+export interface ExtractedBatch {
+  extracted: string[];
+  removed: string[];
+}
 
-  memory(seq: number): SourceMemory | null {
-    return this.selectMemory.get(seq);
-  }
+/** An agent's live graph as a pass reads it. */
+export interface PassGraph {
+  entities: { id: string; name: string; type: string; claims: number }[];
+  aliases: { entity_id: string; key: string }[];
+  mentions: { entity_id: string; memory_seq: number }[];
+}
 
-  /** Whether extraction has read this version of the memory. */
-  extractedVersion(seq: number): number | null {
-    return this.selectExtracted.get(seq)?.version ?? null;
-  }
+export interface PassClaim {
+  id: number;
+  entity_id: string;
+  aspect: string;
+  slot: string;
+  value: string;
+  status: "active" | "superseded";
+  valid_from: string;
+  valid_until: string | null;
+  superseded_by: number | null;
+}
 
+/** How importance decays (dream.ts planDecays), and whether this is the day's whole scan or only the decayed memories. */
+export interface DecayRule {
+  now: string;
+  scan: boolean;
+  /** Days unused before decay starts, the half-life after them, the floor (a share of the base) and the smallest change written. */
+  afterDays: number;
+  halfLifeDays: number;
+  floor: number;
+  step: number;
+}
+
+export interface Decay {
+  seq: number;
+  id: string;
+  version: number;
+  /** The importance it decays from. */
+  base: number;
+  from: number;
+  to: number;
+}
+
+export interface SlotName {
+  aspect: string;
+  slot: string;
+}
+
+/** What a pass writes, in this order (dream.ts plans it). */
+export interface PassWrites {
+  /** `from` merged into `into`, which takes `type`; in order, so a chain lands on its last. */
+  merges: { from: string; into: string; type: string }[];
+  renames: { entity: string; from: SlotName; into: SlotName }[];
+  claims: { id: number; status: "active" | "superseded"; validUntil: string | null; supersededBy: number | null }[];
+  /** Co-occurrences, `a` < `b`. */
+  relations: { a: string; b: string; strength: number; evidence: number }[];
+  staleRelations: [string, string][];
+  reviews: { seq: number; dueAt: string; reason: string }[];
+  decays: { seq: number; version: number; base: number; to: number }[];
+  /** Whether the decays come from the day's whole scan (recorded, so the next is a day later). */
+  decayScanned: boolean;
+  prunes: string[];
+}
+
+/** A pass's row in graph_dreams. */
+export interface PassRecord {
+  trigger: string;
+  startedAt: string;
+  finishedAt: string;
+  /** The counts of its actions, as JSON. */
+  summary: string;
+}
+
+/** The knowledge graph's reads and writes, in whichever store the daemon runs on. */
+export interface GraphStore {
+  // ---- extraction ----
+
+  /** Memories after `after` (by seq) extraction has not read: new, changed, or forgotten with what the graph still holds from them. */
+  unextracted(after: number, limit: number): Promise<{ seq: number }[]>;
+  /**
+   * One batch of extraction, in one transaction: a memory forgotten (or gone) has what the graph
+   * holds from it taken out (its mentions, claims and queued review); one whose version extraction
+   * already read is left; each other one is read by `read`, in the order of `seqs`, and what it found
+   * replaces what the graph held from it, each name resolved to the agent's entity of that name or a new one.
+   */
+  extract(seqs: number[], now: string, read: ReadMemory): Promise<ExtractedBatch>;
   /** The agent's gazetteer: each known name's key → its live entity. */
-  gazetteer(agentId: string): Map<string, string> {
-    let names = this.gazetteers.get(agentId);
-    if (!names) {
-      names = new Map(this.selectAliases.all(agentId).map((r) => [r.key, r.entity_id]));
-      this.gazetteers.set(agentId, names);
-    }
-    return names;
-  }
-
-  /** Dreaming moved names between entities: the agent's gazetteer is read again at its next use. */
-  forgetGazetteer(agentId: string): void {
-    this.gazetteers.delete(agentId);
-  }
-
-  /** Replaces what the graph holds from `memory` with `extraction`; call inside a transaction. */
-  write(memory: SourceMemory, extraction: Extraction, now: string): void {
-    this.clear(memory.seq);
-    const names = this.gazetteer(memory.agent_id);
-    const ids = new Map<string, string>();
-    for (const e of extraction.entities) {
-      let id = names.get(e.key) ?? e.aliases.map((a) => names.get(nameKey(a))).find((x) => x !== undefined);
-      if (!id) {
-        id = newEntityId();
-        this.insertEntity.run(id, memory.agent_id, e.name, e.type, now, now);
-      } else if (e.type !== "thing") {
-        this.upgradeType.run(e.type, now, id);
-      }
-      for (const [key, alias] of [[e.key, e.name] as const, ...e.aliases.map((a) => [nameKey(a), a] as const)]) {
-        if (!key || names.has(key)) continue;
-        this.insertAlias.run(memory.agent_id, key, id, alias);
-        names.set(key, id);
-      }
-      ids.set(e.key, id);
-      this.insertMention.run(id, memory.seq);
-    }
-    for (const c of extraction.claims) {
-      const id = ids.get(c.entity);
-      if (!id) continue;
-      this.insertAspect.run(id, c.aspect);
-      this.insertClaim.run(id, c.aspect, c.slot, c.value, c.confidence, memory.created_at, memory.seq, now);
-    }
-    this.markExtracted.run(memory.seq, memory.version, memory.agent_id, now);
-  }
-
-  /** Takes what the graph holds from a memory out (it was forgotten): its mentions, claims and queued review. */
-  remove(seq: number): void {
-    this.clear(seq);
-    this.deleteExtracted.run(seq);
-    this.deleteReview.run(seq);
-  }
-
-  private clear(seq: number): void {
-    this.deleteMentions.run(seq);
-    this.deleteClaims.run(seq);
-  }
-
-  /** The agent's live entities, those whose names contain `query` when one is given, most mentioned first. */
-  entities(agentId: string, query: string | undefined, limit: number): (EntityRow & { aliases: string[] })[] {
-    const like = query ? `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-    const rows = this.db
-      .query<EntityRow, (string | number)[]>(
-        `SELECT e.id, e.name, e.type, e.pinned, (SELECT count(*) FROM graph_mentions m WHERE m.entity_id = e.id) AS mentions
-         FROM graph_entities e
-         WHERE e.agent_id = ? AND e.merged_into IS NULL
-           ${like ? "AND EXISTS (SELECT 1 FROM graph_aliases a WHERE a.entity_id = e.id AND a.key LIKE ? ESCAPE '\\')" : ""}
-         ORDER BY mentions DESC, e.name LIMIT ?`,
-      )
-      .all(...(like ? [agentId, like.toLowerCase(), limit] : [agentId, limit]));
-    return rows.map((r) => ({ ...r, aliases: this.aliasesOf(r.id, r.name) }));
-  }
-
-  private aliasesOf(id: string, name: string): string[] {
-    return this.db
-      .query<{ alias: string }, [string]>("SELECT alias FROM graph_aliases WHERE entity_id = ? ORDER BY alias")
-      .all(id)
-      .map((r) => r.alias)
-      .filter((a) => a !== name);
-  }
-
-  /** The agent's entity with this id or name (a merged one answers as the entity it was merged into). */
-  find(agentId: string, ref: string): (EntityRow & { aliases: string[] }) | null {
-    let id: string | undefined = this.db
-      .query<{ id: string }, [string, string]>("SELECT id FROM graph_entities WHERE id = ? AND agent_id = ?")
-      .get(ref, agentId)?.id;
-    id ??= this.db
-      .query<{ entity_id: string }, [string, string]>(
-        `SELECT a.entity_id FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id
-         WHERE a.agent_id = ? AND a.key = ? ORDER BY e.merged_into IS NOT NULL LIMIT 1`,
-      )
-      .get(agentId, nameKey(ref))?.entity_id;
-    for (let hops = 0; id && hops < 64; hops++) {
-      const row = this.db
-        .query<EntityRow & { merged_into: string | null }, [string]>(
-          `SELECT id, name, type, pinned, merged_into, (SELECT count(*) FROM graph_mentions m WHERE m.entity_id = e.id) AS mentions
-           FROM graph_entities e WHERE id = ?`,
-        )
-        .get(id);
-      if (!row) return null;
-      if (row.merged_into === null) {
-        const { merged_into: _, ...entity } = row;
-        return { ...entity, aliases: this.aliasesOf(row.id, row.name) };
-      }
-      id = row.merged_into;
-    }
-    return null;
-  }
-
-  /** Each of `seqs`' entities (live ones, by id and name). */
-  mentionsOf(seqs: number[]): { memory_seq: number; entity_id: string; name: string }[] {
-    if (seqs.length === 0) return [];
-    return this.db
-      .query<{ memory_seq: number; entity_id: string; name: string }, [string]>(
-        `SELECT g.memory_seq, g.entity_id, e.name FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
-         WHERE g.memory_seq IN (SELECT value FROM json_each(?)) AND e.merged_into IS NULL ORDER BY e.type = 'project', e.name`,
-      )
-      .all(JSON.stringify(seqs));
-  }
-
+  gazetteer(agentId: string): Promise<ReadonlyMap<string, string>>;
   /** How many of the agent's memories extraction has read. */
-  extractedCount(agentId: string): number {
-    return this.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM graph_extracted WHERE agent_id = ?").get(agentId)!.n;
-  }
+  extractedCount(agentId: string): Promise<number>;
 
-  anySuperseded(): boolean {
-    return this.db.query("SELECT 1 FROM graph_claims WHERE status = 'superseded' LIMIT 1").get() !== null;
-  }
-
-  /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
-  supersededBy(seqs: number[]): Map<number, Set<number>> {
-    const out = new Map<number, Set<number>>();
-    if (seqs.length === 0) return out;
-    const rows = this.db
-      .query<{ old: number; newer: number }, [string]>(
-        `SELECT c.memory_seq AS old, n.memory_seq AS newer FROM graph_claims c JOIN graph_claims n ON n.id = c.superseded_by
-         WHERE c.memory_seq IN (SELECT value FROM json_each(?)) AND c.status = 'superseded'`,
-      )
-      .all(JSON.stringify(seqs));
-    for (const r of rows) (out.get(r.old) ?? out.set(r.old, new Set()).get(r.old)!).add(r.newer);
-    return out;
-  }
+  // ---- recall and feedback ----
 
   /** Which live entities each of `seqs` mentions, as (memory, entity) pairs. */
-  mentionPairs(seqs: number[]): { memory_seq: number; entity_id: string }[] {
-    if (seqs.length === 0) return [];
-    return this.db
-      .query<{ memory_seq: number; entity_id: string }, [string]>(
-        "SELECT memory_seq, entity_id FROM graph_mentions WHERE memory_seq IN (SELECT value FROM json_each(?))",
-      )
-      .all(JSON.stringify(seqs));
-  }
-
+  mentionPairs(seqs: number[]): Promise<{ memory_seq: number; entity_id: string }[]>;
+  /** Each of `seqs`' entities (live ones, by id and name), projects last. */
+  mentionsOf(seqs: number[]): Promise<{ memory_seq: number; entity_id: string; name: string }[]>;
+  /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
+  supersededBy(seqs: number[]): Promise<Map<number, Set<number>>>;
+  /** The seqs of the agent's memories among `ids`. */
+  seqsOf(agentId: string, ids: string[]): Promise<Map<string, number>>;
   /**
-   * A move of memory `seq`'s feedback signal moves the weight of each aspect on its entity paths: for each entity it
-   * mentions, the aspects of the claims it makes about it, or the entity's `mentions` aspect when it
-   * makes none. Weights move by e^(0.2·move), within [0.25, 4]. How many weights moved.
+   * A move of memory `seq`'s feedback signal moves the weight of each aspect on its entity paths: for
+   * each entity it mentions, the aspects of the claims it makes about it, or the entity's `mentions`
+   * aspect when it makes none. Weights move by e^(0.2·move), within [0.25, 4]. In one transaction;
+   * how many of the moves (of `agentId`'s memories) moved any weight.
    */
-  rateAspects(seq: number, move: number): number {
-    if (move === 0) return 0;
-    const paths = this.db
-      .query<{ entity_id: string; aspect: string }, [number, number]>(
-        `SELECT g.entity_id, COALESCE(c.aspect, 'mentions') AS aspect FROM graph_mentions g
-         LEFT JOIN (SELECT DISTINCT entity_id, aspect FROM graph_claims WHERE memory_seq = ?1) c ON c.entity_id = g.entity_id
-         WHERE g.memory_seq = ?2`,
-      )
-      .all(seq, seq);
-    const ensure = this.db.query("INSERT OR IGNORE INTO graph_aspects (entity_id, name) VALUES (?, ?)");
-    const shift = this.db.query("UPDATE graph_aspects SET weight = MIN(4, MAX(0.25, weight * ?)) WHERE entity_id = ? AND name = ?");
-    let moved = 0;
-    for (const p of paths) {
-      ensure.run(p.entity_id, p.aspect);
-      moved += shift.run(Math.exp(0.2 * move), p.entity_id, p.aspect).changes;
-    }
-    return moved;
-  }
+  rateAspects(agentId: string, moves: { seq: number; move: number }[]): Promise<number>;
+
+  // ---- reviews ----
 
   /** The agent's queued reviews no session start has listed yet, oldest due first. */
-  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[] {
-    return this.db
-      .query<{ seq: number; id: string; content: string; type: string; reason: string }, [string, number]>(
-        `SELECT m.seq, m.id, m.content, m.type, r.reason FROM graph_reviews r JOIN memories m ON m.seq = r.memory_seq
-         WHERE r.agent_id = ? AND r.surfaced_at IS NULL AND m.deleted_at IS NULL ORDER BY r.due_at, m.seq LIMIT ?`,
-      )
-      .all(agentId, limit);
-  }
-
-  markSurfaced(seqs: number[], at: string): void {
-    const mark = this.db.query("UPDATE graph_reviews SET surfaced_at = ? WHERE memory_seq = ?");
-    for (const seq of seqs) mark.run(at, seq);
-  }
-
+  dueReviews(agentId: string, limit: number): Promise<DueReview[]>;
+  markSurfaced(seqs: number[], at: string): Promise<void>;
   /** Agents with a memory whose reviewAfter has passed and that no pass has queued yet. */
-  agentsWithDueReviews(now: string): string[] {
-    return this.db
-      .query<{ agent_id: string }, [string]>(
-        `SELECT DISTINCT m.agent_id FROM memories m INDEXED BY idx_memories_review_after
-         WHERE m.review_after IS NOT NULL AND m.deleted_at IS NULL AND m.review_after <= ?
-           AND NOT EXISTS (SELECT 1 FROM graph_reviews r WHERE r.memory_seq = m.seq)`,
-      )
-      .all(now)
-      .map((r) => r.agent_id);
-  }
+  agentsWithDueReviews(now: string): Promise<string[]>;
 
-  aspects(entityId: string): { name: string; weight: number }[] {
-    return this.db.query<{ name: string; weight: number }, [string]>("SELECT name, weight FROM graph_aspects WHERE entity_id = ? ORDER BY name").all(entityId);
-  }
+  // ---- the API's reads ----
 
-  claims(entityId: string): ClaimRow[] {
-    return this.db
-      .query<ClaimRow, [string]>(
-        `SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.confidence, c.status, c.valid_from, c.valid_until,
-                c.superseded_by, m.id AS memory_id, c.recorded_at
-         FROM graph_claims c JOIN memories m ON m.seq = c.memory_seq
-         WHERE c.entity_id = ? ORDER BY c.aspect, c.slot, c.status, c.valid_from DESC, c.id DESC`,
-      )
-      .all(entityId);
-  }
+  /** The agent's live entities, those whose names contain `query` when one is given, most mentioned first. */
+  entities(agentId: string, query: string | undefined, limit: number): Promise<(EntityRow & { aliases: string[] })[]>;
+  /** The agent's entity with this id or name (a merged one answers as the entity it was merged into). */
+  find(agentId: string, ref: string): Promise<(EntityRow & { aliases: string[] }) | null>;
+  aspects(entityId: string): Promise<{ name: string; weight: number }[]>;
+  claims(entityId: string): Promise<ClaimRow[]>;
+  relations(entityId: string, limit: number): Promise<RelationRow[]>;
+  memories(entityId: string, limit: number): Promise<MentionedMemoryRow[]>;
 
-  relations(entityId: string, limit: number): RelationRow[] {
-    return this.db
-      .query<RelationRow, [string, string, string, number]>(
-        `SELECT e.id, e.name, e.type, r.type AS relation, r.strength, r.evidence
-         FROM graph_relations r JOIN graph_entities e ON e.id = CASE WHEN r.from_id = ?1 THEN r.to_id ELSE r.from_id END
-         WHERE (r.from_id = ?2 OR r.to_id = ?3) AND e.merged_into IS NULL
-         ORDER BY r.strength DESC, r.evidence DESC LIMIT ?4`,
-      )
-      .all(entityId, entityId, entityId, limit);
-  }
+  // ---- Dreaming ----
 
-  memories(entityId: string, limit: number): MentionedMemoryRow[] {
-    return this.db
-      .query<MentionedMemoryRow, [string, number]>(
-        `SELECT m.id, m.content, m.created_at FROM graph_mentions g JOIN memories m ON m.seq = g.memory_seq
-         WHERE g.entity_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.seq DESC LIMIT ?`,
-      )
-      .all(entityId, limit);
-  }
+  /**
+   * Runs `pass` as the agent's only pass: null, without running it, when another daemon sharing
+   * the store runs one for the agent now.
+   */
+  alone<T>(agentId: string, pass: () => Promise<T>): Promise<T | null>;
+  passGraph(agentId: string): Promise<PassGraph>;
+  passClaims(agentId: string): Promise<PassClaim[]>;
+  /** The co-occurrences stored from each of `entityIds`, as (from, to) pairs. */
+  coOccurrences(entityIds: string[]): Promise<[string, string][]>;
+  /** When a pass last scanned all of the agent's memories for decay. */
+  decayedAt(agentId: string): Promise<string | null>;
+  /** The largest memory seq (0 for none): decays are planned a range of seqs at a time. */
+  topSeq(): Promise<number>;
+  /** The agent's memories with seq in (after, upTo] whose importance `rule` moves. */
+  decays(agentId: string, rule: DecayRule, after: number, upTo: number): Promise<Decay[]>;
+  /** The agent's memories whose reviewAfter has passed by `now` and that no pass has queued. */
+  dueForReview(agentId: string, now: string): Promise<{ seq: number; id: string; dueAt: string }[]>;
+  /** Writes a pass, in one transaction, and records it; the pass's id. */
+  applyPass(agentId: string, writes: PassWrites, record: PassRecord): Promise<number>;
+  /** Adds audit rows (each action with its detail as JSON) of pass `dreamId`, in one transaction. */
+  audit(dreamId: number, rows: { action: string; detail: string }[]): Promise<void>;
+}
+
+/** The LIKE pattern (escaped with a backslash) of the name keys that contain `query`. */
+export function namePattern(query: string): string {
+  return `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

@@ -54,6 +54,11 @@ export class PostgresMemoryStore implements MemoryStore {
     return (await historyOf(this.sql, id)).map(toHistoryEntry);
   }
 
+  async count(forgotten: boolean): Promise<number> {
+    const [row] = await this.sql.unsafe(`SELECT count(*)::int AS n FROM memories${forgotten ? "" : " WHERE deleted_at IS NULL"}`);
+    return row.n;
+  }
+
   async list(filter: ListFilter): Promise<MemoryRow[]> {
     const { where, params } = filterSql(filter);
     const order = filter.forgotten ? "deleted_at DESC, seq DESC" : "created_at DESC, seq DESC";

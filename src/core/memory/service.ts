@@ -138,6 +138,11 @@ export class MemoryService {
     return this.remember(caller, { content, type: "note", tags: req.tags, project: req.project }, NOTE_SOURCE);
   }
 
+  /** Live memories in the store, of every agent (for /health). */
+  liveCount(): Promise<number> {
+    return this.store.count(false);
+  }
+
   async get(caller: Caller, id: string): Promise<MemoryWithHistory> {
     const row = await this.readable(caller, id);
     return { ...toMemory(row), history: await this.store.history(row.id) };

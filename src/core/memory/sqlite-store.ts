@@ -208,6 +208,10 @@ export class SqliteMemoryStore implements MemoryStore, CommitHooks {
     return this.rows.list(filter);
   }
 
+  async count(forgotten: boolean): Promise<number> {
+    return this.rows.count(forgotten);
+  }
+
   /** Runs in the next group commit, in a savepoint of its own: a decision that throws undoes this write alone. */
   write<T>(reads: WriteReads, decide: (read: ReadForWrite) => Decision<T>): Promise<{ answer: T; change: MemoryChange | null }> {
     return this.group.run(() =>

@@ -231,6 +231,8 @@ export interface MemoryStore {
   history(id: string): Promise<HistoryEntry[]>;
   /** Newest first (forgotten ones by when they were forgotten), paged. */
   list(filter: ListFilter): Promise<MemoryRow[]>;
+  /** How many memories the store holds, of every agent: live ones, and forgotten ones with `forgotten`. */
+  count(forgotten: boolean): Promise<number>;
   /**
    * Reads what `reads` asks for, calls `decide` on it and writes what it asks for, in one
    * transaction; an error thrown by `decide` writes nothing. Resolves once committed, with the

@@ -66,11 +66,11 @@ export interface RecallServiceOptions {
 /** What recall asks of the knowledge graph (core/graph/service.ts). */
 interface RecallGraph {
   /** Factors ≥ 1 on candidates' ranks (never their scores), by seq: memories about entities the query names. */
-  orderFactors(agentId: string, query: string, seqs: number[]): Map<number, number>;
+  orderFactors(agentId: string, query: string, seqs: number[]): Promise<Map<number, number>>;
   /** For each memory with a superseded claim, the memories whose newer evidence superseded it. */
-  supersededBy(seqs: number[]): Map<number, Set<number>>;
+  supersededBy(seqs: number[]): Promise<Map<number, Set<number>>>;
   /** The names of the entities each memory is about. */
-  entityNames(seqs: number[]): Map<number, string[]>;
+  entityNames(seqs: number[]): Promise<Map<number, string[]>>;
 }
 
 /** A candidate in the ranked order, with its evidence (RecallService.rank). */
@@ -175,7 +175,7 @@ export class RecallService {
     await this.usage?.prepare();
     const queryTokens = new Set(tokenize(req.query));
     const found = await this.candidates(req, filter, queryTokens, excludeType);
-    const graphOrder = this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
+    const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
     const orderLift = this.orderLift(queryTokens, graphOrder);
     const fused = this.fused(found, orderLift);
     // The strong hits' session neighbours, read first: withNeighbours weighs them in.
@@ -188,7 +188,7 @@ export class RecallService {
       (item) => round4(item.relevance) >= (req.minScore ?? 0),
       orderLift,
     );
-    if (this.graph) belowNewerEvidence(ranked, this.graph.supersededBy(ranked.map((r) => r.row.seq)));
+    if (this.graph) belowNewerEvidence(ranked, await this.graph.supersededBy(ranked.map((r) => r.row.seq)));
     const { keyword, vector } = found;
     const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
     const candidates = new Set([...keyword, ...vector].map((h) => h.seq)).size;
@@ -251,7 +251,7 @@ export class RecallService {
     const minimum = req.minScore ?? 0;
     const relevant = scoredDownTo(ranked, minimum, cosines.length > 0 ? backgroundCosine(cosines, BACKGROUND_AT) : null);
     const { scored, rerankMeta } = await this.limited(req, relevant, reorder);
-    const about = this.graph?.entityNames(scored.map((s) => s.row.seq));
+    const about = await this.graph?.entityNames(scored.map((s) => s.row.seq));
     const results = scored.map(({ row, score, matchedBy, ownEvidence }) => {
       const result = toResult(row, score, matchedBy, ownEvidence);
       const entities = about?.get(row.seq);

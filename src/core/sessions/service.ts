@@ -64,9 +64,9 @@ export interface SessionServiceOptions {
 /** What sessions ask of the knowledge graph (core/graph/service.ts). */
 interface SessionGraph {
   /** How many of the memories' signal moves also moved aspect weights on their entity paths. */
-  propagate(agentId: string, moves: [string, number][]): number;
-  dueReviews(agentId: string, limit: number): { seq: number; id: string; content: string; type: string; reason: string }[];
-  reviewsListed(seqs: number[]): void;
+  propagate(agentId: string, moves: [string, number][]): Promise<number>;
+  dueReviews(agentId: string, limit: number): Promise<{ seq: number; id: string; content: string; type: string; reason: string }[]>;
+  reviewsListed(seqs: number[]): Promise<void>;
 }
 
 /** How many memories due for review one session start lists. */
@@ -157,21 +157,21 @@ export class SessionService {
     if (parent) block.text(`Parent session ${parent.key}`, await this.parentSummary(parent), PARENT_SHARE);
     const agents = this.memory.readableAgents(caller);
     block.memories("Pinned memories", await this.store.pinned(agents, PINNED_LIMIT));
-    this.listReviews(block, caller.agentId);
+    await this.listReviews(block, caller.agentId);
     if (session.project) block.memories(`Memories for ${session.project}`, await this.store.ofProject(agents, session.project, PROJECT_LIMIT));
     block.memories("Preferences and decisions for every project", await this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
     return await this.inject(session, "session-start", block.build(), block.ids);
   }
 
   /** Memories whose reviewAfter has passed, each with why, listed at one session start only. */
-  private listReviews(block: ContextBuilder, agentId: string): void {
-    const due = this.options.graph?.dueReviews(agentId, REVIEW_LIMIT) ?? [];
+  private async listReviews(block: ContextBuilder, agentId: string): Promise<void> {
+    const due = (await this.options.graph?.dueReviews(agentId, REVIEW_LIMIT)) ?? [];
     if (due.length === 0) return;
     block.memories(
       "Due for review (still true? modify or forget them)",
       due.map((r) => ({ id: r.id, type: r.type, content: `[${r.reason}] ${r.content}` })),
     );
-    this.options.graph!.reviewsListed(due.filter((r) => block.ids.includes(r.id)).map((r) => r.seq));
+    await this.options.graph!.reviewsListed(due.filter((r) => block.ids.includes(r.id)).map((r) => r.seq));
   }
 
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
@@ -403,7 +403,7 @@ export class SessionService {
     const ratings = Object.entries(req.ratings);
     const { accepted, moves } = await this.store.rate(key, caller.agentId, ratings, this.now().toISOString());
     const rejectedIds = ratings.map(([id]) => id).filter((id) => !accepted.has(id));
-    const propagated = this.options.graph?.propagate(caller.agentId, moves) ?? 0;
+    const propagated = (await this.options.graph?.propagate(caller.agentId, moves)) ?? 0;
     return { ok: true, recorded: ratings.length, accepted: accepted.size, rejected: rejectedIds.length, rejectedIds, propagated };
   }
 }

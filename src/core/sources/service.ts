@@ -4,7 +4,9 @@
 // the source, never through a link out of it (read.ts). A file is parsed again only when it
 // changed: same size and mtime skip it unread, the same content hash skips it unparsed. Chunks are
 // keyword-searchable once their batch commits; vectors follow in the background (the embedding worker's loop, vectors.ts).
-import type { Database } from "bun:sqlite";
+// The store is the daemon's SQLite file or a PostgreSQL database several daemons share
+// (postgres-store.ts says what they share); a daemon following the latter's change feed keeps its
+// keyword index and vectors in step with the chunks the others write (followStored).
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { RECALL_STRONG_SCORE } from "../../contracts/scores";
@@ -35,7 +37,7 @@ import { SOURCE_OWNER, SourceVectors } from "./vectors";
 import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
 import { PdfExtractor } from "./pdf";
 import { errCode, kindOf, probe, readWithin } from "./read";
-import { COLUMN_WEIGHTS, SourceStore, type ChunkRow, type FileRow, type IndexedChunk, type SourceRow } from "./store";
+import { COLUMN_WEIGHTS, type ChunkChange, type ChunkChanges, type ChunkRow, type FileRow, type FileWrite, type IndexedChunk, type SourceRow, type SourceStore } from "./store";
 import { foundFile, walkDirectory, type FoundFile } from "./walk";
 
 /** Candidates each search leg contributes before fusion. */
@@ -64,34 +66,44 @@ function hashOf(...parts: (string | Uint8Array)[]): string {
 }
 
 export class SourceService {
-  readonly store: SourceStore;
   private readonly vectors: SourceVectors;
   /** Ingestion runs one at a time: two adds of overlapping directories never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
   private stopped = false;
   /**
    * The keyword leg's in-memory index (core/search/keyword-index: FTS5's BM25 over posting lists), as
-   * memory recall keeps one; source_chunks_fts answers while it loads, and for path filters.
+   * memory recall keeps one; where the store has FTS5 (source_chunks_fts) it answers while the index
+   * loads, and for path filters and terms FTS5 reads as phrases.
    */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
   private keywordsReady = false;
+  /** Settles once the index has loaded (or failed to): without FTS5, searches wait for it. */
+  private loaded: Promise<unknown> = Promise.resolve();
   private readonly pdf = new PdfExtractor(PDF_LIMITS);
 
   constructor(
-    db: Database,
+    readonly store: SourceStore,
     private readonly embeddings: EmbeddingWorker | null,
     log?: Logger,
   ) {
-    this.store = new SourceStore(db);
-    this.vectors = new SourceVectors(this.store, log);
+    this.vectors = new SourceVectors(store, log);
   }
 
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */
   async start(): Promise<number> {
     const worker = this.embeddings;
     if (worker && worker.provider !== "none") this.vectors.start((queue) => worker.serve(queue));
-    this.keywordsReady = await loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
+    const loading = loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
+    this.loaded = loading.catch(() => false);
+    this.keywordsReady = await loading;
     return this.keywords.size;
+  }
+
+  /** Follows a chunk another daemon sharing the store wrote, removed or embedded (postgres-feed.ts), as it is now. */
+  followStored(change: ChunkChange): void {
+    if (change.columns) this.keywords.set(indexDoc({ seq: change.seq, columns: change.columns }));
+    else this.keywords.remove(change.seq);
+    this.vectors.followStored(change);
   }
 
   /** New adds and syncs are refused, and one in progress ends after the file it reads (its request then answers). */
@@ -106,20 +118,18 @@ export class SourceService {
     this.vectors.stop();
   }
 
-  list(): SourceSummary[] {
-    return this.store.allSources().map((s) => this.summary(s));
+  async list(): Promise<SourceSummary[]> {
+    return Promise.all((await this.store.allSources()).map((s) => this.summary(s)));
   }
 
   /** Adds a file or directory (an existing source is synced, with the new glob when one is given). */
   add(req: SourceAddRequest, onProgress?: ProgressListener): Promise<SourceAddResponse> {
     return this.serially(async () => {
       const { kind, path } = this.checkAdd(req);
-      const existing = this.store.sourceByPath(path);
-      const now = new Date().toISOString();
-      const row = existing ?? this.store.insertSource(path, kind, req.glob ?? null, now);
-      if (existing && req.glob !== undefined) this.store.updateSource(existing.id, req.glob, existing.synced_at);
-      const report = await this.ingest(this.store.sourceById(row.id)!, onProgress);
-      return { ...report, created: !existing };
+      const { row, created } = await this.store.openSource(path, kind, req.glob ?? null, new Date().toISOString());
+      if (!created && req.glob !== undefined) await this.store.updateSource(row.id, req.glob, row.synced_at);
+      const report = await this.ingest(await this.sourceOrThrow(row.id), onProgress);
+      return { ...report, created };
     });
   }
 
@@ -135,14 +145,14 @@ export class SourceService {
   }
 
   /** Throws not_found unless source `id` exists. */
-  checkSync(id: number | undefined): void {
-    if (id !== undefined) this.sourceOrThrow(id);
+  async checkSync(id: number | undefined): Promise<void> {
+    if (id !== undefined) await this.sourceOrThrow(id);
   }
 
   /** Re-checks one source or all: changed and new files are parsed, deleted ones leave. */
   sync(id: number | undefined, onProgress?: ProgressListener): Promise<{ reports: IngestReport[] }> {
     return this.serially(async () => {
-      const rows = id === undefined ? this.store.allSources() : [this.sourceOrThrow(id)];
+      const rows = id === undefined ? await this.store.allSources() : [await this.sourceOrThrow(id)];
       const reports: IngestReport[] = [];
       for (const row of rows) reports.push(await this.ingest(row, onProgress));
       return { reports };
@@ -151,9 +161,9 @@ export class SourceService {
 
   remove(id: number): Promise<{ removed: SourceSummary }> {
     return this.serially(async () => {
-      const row = this.sourceOrThrow(id);
-      const summary = this.summary(row);
-      this.applied(this.store.deleteSource(id), []);
+      const row = await this.sourceOrThrow(id);
+      const summary = await this.summary(row);
+      this.applied({ removed: await this.store.deleteSource(id), added: [] });
       return { removed: summary };
     });
   }
@@ -173,9 +183,9 @@ export class SourceService {
   /** `keywordQuery` replaces the query for the keyword leg only (recall's field of that name). */
   async search(req: SourceSearchRequest, keywordQuery?: string): Promise<SourceSearchResponse> {
     const started = performance.now();
-    const keyword = this.keywordLeg(keywordQuery ?? req.query, req.path);
+    const keyword = await this.keywordLeg(keywordQuery ?? req.query, req.path);
     const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path, keyword.hits);
-    const rows = new Map<number, ChunkRow>(this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]).map((r) => [r.seq, r]));
+    const rows = new Map<number, ChunkRow>((await this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))])).map((r) => [r.seq, r]));
     const kwHits = keyword.hits.filter((h) => rows.has(h.seq));
     const vecHits = vectorHits.filter((h) => rows.has(h.seq));
     // The same query-adaptive fusion as memory recall: a chunk holding the query's rare words or its
@@ -208,33 +218,61 @@ export class SourceService {
   }
 
   /**
-   * BM25 over the in-memory index, as memory recall's keyword leg does; FTS5 while it loads, for a
-   * path filter, and for terms FTS5 reads as phrases (snake_case). With each hit's calibrated relevance
-   * and the leg's evidence for weighing the legs (search/fusion.ts).
+   * BM25 over the in-memory index, as memory recall's keyword leg does. Where the store has FTS5, FTS5
+   * answers while the index loads, for a path filter, and for terms FTS5 reads as phrases (snake_case);
+   * without it the index answers every leg once it has loaded, a phrase's tokens taken as terms. With
+   * each hit's calibrated relevance and the leg's evidence for weighing the legs (search/fusion.ts).
    */
-  private keywordLeg(query: string, path?: string): { hits: { seq: number; raw: number }[]; relevance: Map<number, number>; evidence: KeywordEvidence } {
+  private async keywordLeg(
+    query: string,
+    path?: string,
+  ): Promise<{ hits: { seq: number; raw: number }[]; relevance: Map<number, number>; evidence: KeywordEvidence }> {
     const terms = queryTerms(query);
     if (terms.length === 0) return { hits: [], relevance: new Map(), evidence: { best: 0, identifier: false } };
+    const fts = this.store.fts;
+    if (!fts) await this.loaded;
     const tokens = terms.map((t) => tokenize(t));
     let hits: { seq: number; raw: number }[];
     let stats: TermStats;
     let matched: Map<number, number[]>;
-    if (this.keywordsReady && path === undefined && tokens.every((t) => t.length <= 1)) {
+    if (!fts || (this.keywordsReady && path === undefined && tokens.every((t) => t.length <= 1))) {
       const flat = tokens.flat();
-      hits = this.keywords.search(flat, LEG_DEPTH, { agentIds: [SOURCE_OWNER] }).map((h) => ({ seq: h.seq, raw: h.score }));
-      stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
+      ({ hits, stats } = await this.indexHits(flat, path));
       matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
     } else {
-      hits = this.store.ftsTop(matchOfTerms(terms), LEG_DEPTH, path).map((h) => ({ seq: h.seq, raw: -h.score }));
+      hits = fts.ftsTop(matchOfTerms(terms), LEG_DEPTH, path).map((h) => ({ seq: h.seq, raw: -h.score }));
       // A term with no token matches nothing and carries no weight.
       const matches = terms.filter((_, i) => tokens[i]!.length > 0).map((t) => matchOfTerms([t]));
-      stats = this.store.termStats(matches, path);
-      matched = this.store.matchedTerms(matches, hits.map((h) => h.seq));
+      stats = fts.termStats(matches, path);
+      matched = fts.matchedTerms(matches, hits.map((h) => h.seq));
     }
     const relevanceOf = keywordRelevance(stats);
     const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
     // Matched positions count the terms that have a token, in order (both branches above).
     return { hits, relevance, evidence: keywordEvidence(query, terms, tokens, relevance, matched) };
+  }
+
+  /**
+   * The index's best chunks for `tokens`, with the term statistics they are weighed by; under `path`,
+   * as FTS5's joined query answers: every match scored over all chunks, those elsewhere left out, and
+   * the statistics those of the chunks under it.
+   */
+  private async indexHits(tokens: string[], path?: string): Promise<{ hits: { seq: number; raw: number }[]; stats: TermStats }> {
+    const scope = { agentIds: [SOURCE_OWNER] };
+    if (path === undefined) {
+      const hits = this.keywords.search(tokens, LEG_DEPTH, scope).map((h) => ({ seq: h.seq, raw: h.score }));
+      return { hits, stats: { n: this.keywords.size, df: this.keywords.documentFrequencies(tokens) } };
+    }
+    const under = await this.store.seqsUnder(path);
+    const allowed = new Set(under);
+    const hits = this.keywords
+      .search(tokens, this.keywords.size, scope)
+      .filter((h) => allowed.has(h.seq))
+      .slice(0, LEG_DEPTH)
+      .map((h) => ({ seq: h.seq, raw: h.score }));
+    const df = tokens.map(() => 0);
+    for (const held of this.keywords.matchedTerms(tokens, under).values()) for (const i of held) df[i]!++;
+    return { hits, stats: { n: under.length, df } };
   }
 
   /**
@@ -262,24 +300,24 @@ export class SourceService {
     }
     if (!vector) return { hits: [], embedding: "unavailable" };
     if (index.dimensions !== vector.length) return { hits: [], embedding: "ok" };
-    const allowed = path === undefined ? undefined : new Set(this.store.seqsUnder(path));
+    const allowed = path === undefined ? undefined : new Set(await this.store.seqsUnder(path));
     const hits = index.search(vector, { k: LEG_DEPTH, owners: new Set([index.ownerCode(SOURCE_OWNER)]), allowed });
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }
 
   /** Committed chunk changes reach the keyword index and the chunk vectors. */
-  private applied(removed: number[], added: IndexedChunk[]): void {
+  private applied({ removed, added }: ChunkChanges): void {
     for (const seq of removed) this.keywords.remove(seq);
     for (const chunk of added) this.keywords.set(indexDoc(chunk));
     this.vectors.changed(removed, added.map((c) => c.seq));
   }
 
-  private summary(row: SourceRow): SourceSummary {
+  private summary(row: SourceRow): Promise<SourceSummary> {
     return this.store.summary(row, this.vectors.model);
   }
 
-  private sourceOrThrow(id: number): SourceRow {
-    const row = this.store.sourceById(id);
+  private async sourceOrThrow(id: number): Promise<SourceRow> {
+    const row = await this.store.sourceById(id);
     if (!row) throw notFound(`source ${id}`);
     return row;
   }
@@ -326,7 +364,7 @@ export class SourceService {
       if (!(err instanceof SignetError)) throw err;
       skipped.push({ path: source.path, reason: err.message.replace(/^path: /, "") });
     }
-    const known = new Map<string, FileRow>(this.store.filesOf(source.id).map((f) => [f.path, f]));
+    const known = new Map<string, FileRow>((await this.store.filesOf(source.id)).map((f) => [f.path, f]));
     const counts = { parsed: 0, unchanged: 0, removed: 0, chunks: 0 };
     const total = found.length;
     onProgress?.({ done: 0, total });
@@ -334,23 +372,25 @@ export class SourceService {
     while (next < found.length && !this.stopped) {
       const stepStarted = performance.now();
       const prepared: Prepared[] = [];
-      const touched: { id: number; found: FoundFile }[] = [];
+      const touched: { id: number; size: number; mtimeMs: number }[] = [];
       // A step ends after FILES_PER_BATCH files or STEP_MS of reading and chunking, whichever comes
       // first, so the daemon answers other requests between steps even on large or slow files.
       for (let taken = 0; next < found.length && !this.stopped && taken < FILES_PER_BATCH && performance.now() - stepStarted < STEP_MS; taken++) {
         const file = found[next++]!;
-        const mine = known.get(file.path);
+        let mine = known.get(file.path);
         known.delete(file.path);
-        if (mine && mine.size === file.size && mine.mtime_ms === file.mtimeMs) {
-          counts.unchanged++;
-          continue;
-        }
         if (!mine) {
-          const other = this.store.fileByPath(file.path);
-          if (other) {
+          const other = await this.store.fileByPath(file.path);
+          if (other && other.source_id !== source.id) {
             skipped.push({ path: file.path, reason: `already part of source ${other.source_id}` });
             continue;
           }
+          // This source's file all the same: another daemon sharing the store wrote it since the files were listed.
+          mine = other ?? undefined;
+        }
+        if (mine && mine.size === file.size && mine.mtime_ms === file.mtimeMs) {
+          counts.unchanged++;
+          continue;
         }
         let bytes: Uint8Array;
         try {
@@ -368,7 +408,7 @@ export class SourceService {
         }
         const hash = hashOf(bytes);
         if (mine && mine.content_hash === hash) {
-          touched.push({ id: mine.id, found: file });
+          touched.push({ id: mine.id, size: file.size, mtimeMs: file.mtimeMs });
           counts.unchanged++;
           continue;
         }
@@ -383,32 +423,27 @@ export class SourceService {
           if (mine) known.set(file.path, mine);
         }
       }
-      const now = new Date().toISOString();
-      const changes: { removed: number[]; added: IndexedChunk[] }[] = [];
-      this.store.db.transaction(() => {
-        for (const t of touched) this.store.touchFile(t.id, t.found.size, t.found.mtimeMs);
-        for (const p of prepared) {
-          const chunks = p.chunks.map((c) => ({ ...c, id: hashOf(p.found.path, "\0", `${c.startLine}:${c.endLine}`, "\0", c.content).slice(0, 24) }));
-          changes.push(this.store.writeFile(source.id, { ...p.found, format: p.format, hash: p.hash }, chunks, now));
-          counts.parsed++;
-          counts.chunks += chunks.length;
-        }
-      })();
-      for (const c of changes) this.applied(c.removed, c.added);
+      const written = prepared.map(
+        (p): FileWrite => ({
+          ...p.found,
+          format: p.format,
+          hash: p.hash,
+          chunks: p.chunks.map((c) => ({ ...c, id: hashOf(p.found.path, "\0", `${c.startLine}:${c.endLine}`, "\0", c.content).slice(0, 24) })),
+        }),
+      );
+      if (touched.length > 0 || written.length > 0) this.applied(await this.store.writeBatch(source.id, { touched, written }, new Date().toISOString()));
+      counts.parsed += written.length;
+      for (const w of written) counts.chunks += w.chunks.length;
       onProgress?.({ done: next, total, path: found[next - 1]?.path });
       await yieldToLoop();
     }
     if (known.size > 0 && !this.stopped) {
-      const removed: number[] = [];
-      this.store.db.transaction(() => {
-        for (const f of known.values()) removed.push(...this.store.deleteFile(f.id));
-      })();
-      this.applied(removed, []);
+      this.applied(await this.store.writeBatch(source.id, { deleted: [...known.values()].map((f) => f.id) }, new Date().toISOString()));
       counts.removed = known.size;
     }
-    this.store.updateSource(source.id, source.glob, new Date().toISOString());
+    await this.store.updateSource(source.id, source.glob, new Date().toISOString());
     return {
-      source: this.summary(this.store.sourceById(source.id)!),
+      source: await this.summary(await this.sourceOrThrow(source.id)),
       scanned: total,
       ...counts,
       skipped,

@@ -1,17 +1,15 @@
-// SQL for document sources (migrations/006_sources.sql): sources, their files, chunks with their FTS5
-// rows, and chunk vectors. A file's chunks and FTS5 rows are replaced together, inside the caller's
-// transaction.
-import type { Database, Statement } from "bun:sqlite";
+// What document sources need of a store, and the rows both stores return: the SQLite one
+// (sqlite-store.ts, with FTS5) and the PostgreSQL one (postgres-store.ts) several daemons share. The
+// keyword leg runs in the daemon's in-memory index; a store with a full-text search of its own
+// (SQLite's FTS5) answers while that index loads, and for what the index cannot answer alone.
 import { basename, relative } from "node:path";
 import type { SourceFormat, SourceSummary } from "../../contracts/sources";
-import { matchesAmong } from "../search/matches";
 import type { TermStats } from "../search/scoring";
 import { indexTerms } from "../search/text";
 import type { Chunk } from "./chunk";
 
 /** BM25 weights of the keyword columns (source_chunks_fts and the in-memory index): content, heading, path (relative to the source), extra terms. */
 export const COLUMN_WEIGHTS = [1.0, 0.8, 0.5, 0.5] as const;
-const BM25 = `bm25(source_chunks_fts, ${COLUMN_WEIGHTS.join(", ")})`;
 
 export interface SourceRow {
   id: number;
@@ -42,6 +40,7 @@ export interface ChunkRow {
   heading: string | null;
   content: string;
 }
+export const CHUNK_COLUMNS = "c.seq, c.id, f.path, c.start_line, c.end_line, c.ordinal, c.heading, c.content";
 
 export interface FtsHit {
   seq: number;
@@ -78,7 +77,7 @@ function chunkTerms(text: string): string {
 }
 
 /** A chunk's four keyword columns, as source_chunks_fts and the in-memory index hold them. */
-type KeywordColumns = [content: string, heading: string, path: string, terms: string];
+export type KeywordColumns = [content: string, heading: string, path: string, terms: string];
 
 export interface IndexedChunk {
   seq: number;
@@ -86,246 +85,103 @@ export interface IndexedChunk {
 }
 
 /** `relPath`: the file's path relative to its source's root (its name for a file source). */
-function keywordColumns(content: string, heading: string | null, relPath: string): KeywordColumns {
+export function keywordColumns(content: string, heading: string | null, relPath: string): KeywordColumns {
   return [content, heading ?? "", relPath, chunkTerms(`${heading ?? ""}\n${relPath}\n${content}`)];
 }
 
-const CHUNK_COLUMNS = "c.seq, c.id, f.path, c.start_line, c.end_line, c.ordinal, c.heading, c.content";
+/** A chunk's row with its file's and source's paths, as the keyword index is loaded from. */
+export interface ChunkSourceRow {
+  seq: number;
+  content: string;
+  heading: string | null;
+  path: string;
+  root: string;
+  kind: string;
+}
+export const CHUNK_SOURCE_COLUMNS = "c.seq, c.content, c.heading, f.path, s.path AS root, s.kind";
 
-export class SourceStore {
-  private readonly insertChunk: Statement<unknown, [string, number, number, number, number, string | null, string]>;
-  private readonly insertFts: Statement;
-  private readonly deleteFtsOfFile: Statement;
-  private readonly deleteChunksOfFile: Statement;
-  private readonly upsertFile: Statement<{ id: number }, [number, string, string, number, number, string, string]>;
-  private readonly ftsTopStmt: Statement<FtsHit, [string, number]>;
-  private readonly ftsTopInStmt: Statement<FtsHit, [string, string, number]>;
-  private readonly ftsCountStmt: Statement<{ n: number }, [string]>;
-  private readonly ftsCountInStmt: Statement<{ n: number }, [string, string]>;
-  private readonly ftsAmongStmt: Statement<{ seq: number }, [string, string]>;
+export function indexedChunk(r: ChunkSourceRow): IndexedChunk {
+  return { seq: r.seq, columns: keywordColumns(r.content, r.heading, r.kind === "dir" ? relative(r.root, r.path) : basename(r.path)) };
+}
 
-  constructor(readonly db: Database) {
-    this.insertChunk = db.query(
-      "INSERT INTO source_chunks (id, file_id, ordinal, start_line, end_line, heading, content) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.insertFts = db.query("INSERT INTO source_chunks_fts (rowid, content, heading, path, terms) VALUES (?, ?, ?, ?, ?)");
-    this.deleteFtsOfFile = db.query("DELETE FROM source_chunks_fts WHERE rowid IN (SELECT seq FROM source_chunks WHERE file_id = ?)");
-    this.deleteChunksOfFile = db.query("DELETE FROM source_chunks WHERE file_id = ?");
-    this.upsertFile = db.query(
-      `INSERT INTO source_files (source_id, path, format, size, mtime_ms, content_hash, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(path) DO UPDATE SET source_id = excluded.source_id, format = excluded.format, size = excluded.size,
-         mtime_ms = excluded.mtime_ms, content_hash = excluded.content_hash, ingested_at = excluded.ingested_at
-       RETURNING id`,
-    );
-    this.ftsTopStmt = db.query(`SELECT rowid AS seq, ${BM25} AS score FROM source_chunks_fts WHERE source_chunks_fts MATCH ? ORDER BY score LIMIT ?`);
-    this.ftsTopInStmt = db.query(
-      `SELECT source_chunks_fts.rowid AS seq, ${BM25} AS score FROM source_chunks_fts
-       JOIN source_chunks c ON c.seq = source_chunks_fts.rowid JOIN source_files f ON f.id = c.file_id
-       WHERE source_chunks_fts MATCH ? AND instr(f.path, ?) > 0 ORDER BY score LIMIT ?`,
-    );
-    this.ftsCountStmt = db.query("SELECT count(*) AS n FROM source_chunks_fts WHERE source_chunks_fts MATCH ?");
-    this.ftsCountInStmt = db.query(
-      `SELECT count(*) AS n FROM source_chunks_fts JOIN source_chunks c ON c.seq = source_chunks_fts.rowid
-       JOIN source_files f ON f.id = c.file_id WHERE source_chunks_fts MATCH ? AND instr(f.path, ?) > 0`,
-    );
-    this.ftsAmongStmt = db.query(
-      "SELECT rowid AS seq FROM source_chunks_fts WHERE source_chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-    );
-  }
+/** A file read and chunked, to be written with its chunks. */
+export interface FileWrite {
+  path: string;
+  /** The path relative to the source's root (its name for a file source). */
+  relative: string;
+  format: SourceFormat;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  chunks: (Chunk & { id: string })[];
+}
 
-  // ---- sources ----
+/** What one step of an ingestion writes, all of it in one transaction. */
+export interface IngestBatch {
+  /** Files whose content did not change, with their new size and mtime. */
+  touched?: { id: number; size: number; mtimeMs: number }[];
+  /** Files written anew, each replacing the row and chunks its path had. */
+  written?: FileWrite[];
+  /** Files that left the source, with their chunks. */
+  deleted?: number[];
+}
 
-  sourceByPath(path: string): SourceRow | null {
-    return this.db.query<SourceRow, [string]>("SELECT * FROM sources WHERE path = ?").get(path);
-  }
+/** The chunks a write removed and those it added, for the keyword index and the vectors. */
+export interface ChunkChanges {
+  removed: number[];
+  added: IndexedChunk[];
+}
 
-  sourceById(id: number): SourceRow | null {
-    return this.db.query<SourceRow, [number]>("SELECT * FROM sources WHERE id = ?").get(id);
-  }
+/**
+ * A chunk as it is now, told by the change feed of a store several daemons share (postgres-feed.ts):
+ * its keyword columns and stored vector, or null columns once it is gone.
+ */
+export interface ChunkChange {
+  seq: number;
+  columns: KeywordColumns | null;
+  vector: { model: string; bytes: Uint8Array } | null;
+}
 
-  allSources(): SourceRow[] {
-    return this.db.query<SourceRow, []>("SELECT * FROM sources ORDER BY id").all();
-  }
-
-  insertSource(path: string, kind: "file" | "dir", glob: string | null, now: string): SourceRow {
-    return this.db
-      .query<SourceRow, [string, string, string | null, string, string]>(
-        "INSERT INTO sources (path, kind, glob, created_at, synced_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
-      )
-      .get(path, kind, glob, now, now)!;
-  }
-
-  updateSource(id: number, glob: string | null, syncedAt: string): void {
-    this.db.query("UPDATE sources SET glob = ?, synced_at = ? WHERE id = ?").run(glob, syncedAt, id);
-  }
-
-  /** Removes the source with its files, chunks, FTS5 rows and vectors. */
-  deleteSource(id: number): number[] {
-    const seqs = this.db
-      .query<{ seq: number }, [number]>("SELECT c.seq FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE f.source_id = ?")
-      .all(id)
-      .map((r) => r.seq);
-    this.db.transaction(() => {
-      this.db.query("DELETE FROM source_chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))").run(JSON.stringify(seqs));
-      this.db.query("DELETE FROM sources WHERE id = ?").run(id);
-    })();
-    return seqs;
-  }
-
-  summary(row: SourceRow, model: string | null): SourceSummary {
-    const counts = this.db
-      .query<{ files: number; chunks: number; embedded: number }, [string | null, number]>(
-        `SELECT (SELECT count(*) FROM source_files WHERE source_id = s.id) AS files,
-           (SELECT count(*) FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE f.source_id = s.id) AS chunks,
-           (SELECT count(*) FROM source_vectors v JOIN source_chunks c ON c.seq = v.seq JOIN source_files f ON f.id = c.file_id
-              WHERE f.source_id = s.id AND v.model = ?) AS embedded
-         FROM sources s WHERE s.id = ?`,
-      )
-      .get(model, row.id)!;
-    return { id: row.id, path: row.path, kind: row.kind, glob: row.glob, ...counts, createdAt: row.created_at, syncedAt: row.synced_at };
-  }
-
-  // ---- files and chunks ----
-
-  filesOf(sourceId: number): FileRow[] {
-    return this.db
-      .query<FileRow, [number]>("SELECT id, source_id, path, size, mtime_ms, content_hash FROM source_files WHERE source_id = ?")
-      .all(sourceId);
-  }
-
-  /** The file's row whichever source holds it. */
-  fileByPath(path: string): FileRow | null {
-    return this.db.query<FileRow, [string]>("SELECT id, source_id, path, size, mtime_ms, content_hash FROM source_files WHERE path = ?").get(path);
-  }
-
-  touchFile(id: number, size: number, mtimeMs: number): void {
-    this.db.query("UPDATE source_files SET size = ?, mtime_ms = ? WHERE id = ?").run(size, mtimeMs, id);
-  }
-
-  /** Removes a file's chunks (and FTS5 rows); returns their seqs. */
-  clearFile(fileId: number): number[] {
-    const seqs = this.db.query<{ seq: number }, [number]>("SELECT seq FROM source_chunks WHERE file_id = ?").all(fileId).map((r) => r.seq);
-    this.deleteFtsOfFile.run(fileId);
-    this.deleteChunksOfFile.run(fileId);
-    return seqs;
-  }
-
-  deleteFile(fileId: number): number[] {
-    const seqs = this.clearFile(fileId);
-    this.db.query("DELETE FROM source_files WHERE id = ?").run(fileId);
-    return seqs;
-  }
-
-  /** Writes a file's row and its chunks (replacing what it had); returns the new chunks' seqs. */
-  writeFile(
-    sourceId: number,
-    file: { path: string; relative: string; format: SourceFormat; size: number; mtimeMs: number; hash: string },
-    chunks: (Chunk & { id: string })[],
-    now: string,
-  ): { removed: number[]; added: IndexedChunk[] } {
-    const existing = this.fileByPath(file.path);
-    const removed = existing ? this.clearFile(existing.id) : [];
-    const fileId = this.upsertFile.get(sourceId, file.path, file.format, file.size, file.mtimeMs, file.hash, now)!.id;
-    const added = chunks.map((c, ordinal): IndexedChunk => {
-      const seq = Number(this.insertChunk.run(c.id, fileId, ordinal, c.startLine, c.endLine, c.heading, c.content).lastInsertRowid);
-      const columns = keywordColumns(c.content, c.heading, file.relative);
-      this.insertFts.run(seq, ...columns);
-      return { seq, columns };
-    });
-    return { removed, added };
-  }
-
-  /** The next `limit` chunks after `afterSeq` with their keyword columns, for loading the in-memory index. */
-  indexChunk(afterSeq: number, limit: number): IndexedChunk[] {
-    return this.db
-      .query<{ seq: number; content: string; heading: string | null; path: string; root: string; kind: string }, [number, number]>(
-        `SELECT c.seq, c.content, c.heading, f.path, s.path AS root, s.kind FROM source_chunks c
-         JOIN source_files f ON f.id = c.file_id JOIN sources s ON s.id = f.source_id WHERE c.seq > ? ORDER BY c.seq LIMIT ?`,
-      )
-      .all(afterSeq, limit)
-      .map((r) => ({ seq: r.seq, columns: keywordColumns(r.content, r.heading, r.kind === "dir" ? relative(r.root, r.path) : basename(r.path)) }));
-  }
-
-  chunksAmong(seqs: number[]): ChunkRow[] {
-    if (seqs.length === 0) return [];
-    return this.db
-      .query<ChunkRow, [string]>(
-        `SELECT ${CHUNK_COLUMNS} FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE c.seq IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(seqs));
-  }
-
-  /** Chunks whose file path contains `path`. */
-  seqsUnder(path: string): number[] {
-    return this.db
-      .query<{ seq: number }, [string]>("SELECT c.seq FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE instr(f.path, ?) > 0")
-      .all(path)
-      .map((r) => r.seq);
-  }
-
-  // ---- keyword search ----
-
-  ftsTop(match: string, limit: number, path?: string): FtsHit[] {
-    return path === undefined ? this.ftsTopStmt.all(match, limit) : this.ftsTopInStmt.all(match, path, limit);
-  }
-
+/** FTS5's search over the chunks (source_chunks_fts), where the store keeps it; `path` keeps the chunks of files whose path contains it. */
+export interface SourceFts {
+  ftsTop(match: string, limit: number, path?: string): FtsHit[];
   /** How many chunks there are (under `path`) and how many match each expression, for weighing terms (search/scoring.ts). */
-  termStats(matches: string[], path?: string): TermStats {
-    const n =
-      path === undefined
-        ? this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM source_chunks").get()!.n
-        : this.db
-            .query<{ n: number }, [string]>("SELECT count(*) AS n FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE instr(f.path, ?) > 0")
-            .get(path)!.n;
-    const df = matches.map((m) => (path === undefined ? this.ftsCountStmt.get(m)! : this.ftsCountInStmt.get(m, path)!).n);
-    return { n, df };
-  }
-
+  termStats(matches: string[], path?: string): TermStats;
   /** Per chunk of `seqs`, the positions in `matches` of the expressions it matches. */
-  matchedTerms(matches: string[], seqs: number[]): Map<number, number[]> {
-    return matchesAmong(this.ftsAmongStmt, matches, seqs);
-  }
+  matchedTerms(matches: string[], seqs: number[]): Map<number, number[]>;
+}
 
-  // ---- vectors ----
-
+/** Sources, their files, chunks and chunk vectors, in whichever store the daemon runs on. */
+export interface SourceStore {
+  /** Where the chunk vector index keeps its file (vector-file.ts). */
+  readonly vectorDir: string;
+  /** The store's own full-text search, or null (PostgreSQL: the in-memory index alone answers). */
+  readonly fts: SourceFts | null;
+  sourceByPath(path: string): Promise<SourceRow | null>;
+  sourceById(id: number): Promise<SourceRow | null>;
+  allSources(): Promise<SourceRow[]>;
+  /** The source kept under `path`, created unless there is one (two adds of one path at once get the same row). */
+  openSource(path: string, kind: "file" | "dir", glob: string | null, now: string): Promise<{ row: SourceRow; created: boolean }>;
+  updateSource(id: number, glob: string | null, syncedAt: string): Promise<void>;
+  /** Removes the source with its files, chunks and vectors; returns the chunks' seqs. */
+  deleteSource(id: number): Promise<number[]>;
+  summary(row: SourceRow, model: string | null): Promise<SourceSummary>;
+  filesOf(sourceId: number): Promise<FileRow[]>;
+  /** The file's row whichever source holds it. */
+  fileByPath(path: string): Promise<FileRow | null>;
+  /** Writes one step of source `sourceId`'s ingestion in one transaction. */
+  writeBatch(sourceId: number, batch: IngestBatch, now: string): Promise<ChunkChanges>;
+  /** The next `limit` chunks after `afterSeq` with their keyword columns, for loading the in-memory index. */
+  indexChunk(afterSeq: number, limit: number): Promise<IndexedChunk[]>;
+  chunksAmong(seqs: number[]): Promise<ChunkRow[]>;
+  /** Chunks whose file path contains `path`. */
+  seqsUnder(path: string): Promise<number[]>;
   /** Chunks without a vector of `model`, in order. */
-  unembedded(model: string): number[] {
-    return this.db
-      .query<{ seq: number }, [string]>(
-        "SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ? WHERE v.seq IS NULL ORDER BY c.seq",
-      )
-      .all(model)
-      .map((r) => r.seq);
-  }
-
-  textsOf(seqs: number[]): { seq: number; text: string }[] {
-    return this.db
-      .query<{ seq: number; text: string }, [string]>(
-        `SELECT seq, CASE WHEN heading IS NULL THEN content ELSE heading || char(10) || content END AS text
-         FROM source_chunks WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-      )
-      .all(JSON.stringify(seqs));
-  }
-
-  /** Stores vectors of chunks that still exist (one may have been replaced while it was embedded). */
-  storeVectors(model: string, rows: { seq: number; vector: Float32Array }[]): number[] {
-    const stored: number[] = [];
-    const insert = this.db.query(
-      `INSERT INTO source_vectors (seq, model, dimensions, vector) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM source_chunks WHERE seq = ?1)
-       ON CONFLICT(seq) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions, vector = excluded.vector`,
-    );
-    this.db.transaction(() => {
-      for (const { seq, vector } of rows) {
-        const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-        if (insert.run(seq, model, vector.length, bytes).changes > 0) stored.push(seq);
-      }
-    })();
-    return stored;
-  }
-
-  vectorsOf(model: string): IterableIterator<{ seq: number; vector: Uint8Array }> {
-    return this.db
-      .query<{ seq: number; vector: Uint8Array }, [string]>("SELECT seq, vector FROM source_vectors WHERE model = ? ORDER BY seq")
-      .iterate(model);
-  }
+  unembedded(model: string): Promise<number[]>;
+  /** What is embedded of each chunk among `seqs` that still exists: its heading and content. */
+  textsOf(seqs: number[]): Promise<{ seq: number; text: string }[]>;
+  /** Stores vectors of chunks that still exist (one may have been replaced while it was embedded); returns their seqs. */
+  storeVectors(model: string, rows: { seq: number; vector: Float32Array }[]): Promise<number[]>;
+  /** The next `limit` vectors of `model` after `afterSeq`, in seq order. */
+  storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]>;
 }

@@ -6,10 +6,10 @@
 import type { Logger } from "../../logger";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
+import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
-import { vectorFileDir } from "../search/vector-file";
 import { indexOfDimensions, type VectorIndex } from "../search/vector-index";
-import type { SourceStore } from "./store";
+import type { ChunkChange, SourceStore } from "./store";
 
 /** Every chunk vector has this owner in the index: sources belong to the owner, not to an agent. */
 export const SOURCE_OWNER = "sources";
@@ -22,6 +22,8 @@ function blobToVector(blob: Uint8Array): Float32Array {
 
 export class SourceVectors implements EmbeddingQueue {
   private embedder: Embedder | null = null;
+  /** The model whose vectors the index holds, from when they start loading. */
+  private indexed: string | null = null;
   private index: VectorIndex | null = null;
   private readonly pending = new Set<number>();
   private stopped = false;
@@ -68,40 +70,63 @@ export class SourceVectors implements EmbeddingQueue {
     return this.holds.take();
   }
 
-  /** Follows a file's re-ingestion: its old chunks leave the index, its new ones wait for vectors. */
+  /**
+   * Follows a file's re-ingestion: its old chunks leave the index, its new ones wait for vectors
+   * (before the provider is up, ready() finds them).
+   */
   changed(removed: number[], added: number[]): void {
     for (const seq of removed) {
       this.index?.remove(seq);
       this.pending.delete(seq);
     }
-    if (!this.embedder) return;
+    if (this.indexed === null) return;
     for (const seq of added) this.pending.add(seq);
     if (added.length > 0) this.wake();
   }
 
-  ready(embedder: Embedder): void {
-    for (const row of this.store.vectorsOf(embedder.model)) {
-      const vector = blobToVector(row.vector);
-      this.ensureIndex(vector.length).upsert(row.seq, SOURCE_OWNER, vector);
-    }
-    for (const seq of this.store.unembedded(embedder.model)) this.pending.add(seq);
+  /**
+   * Follows a chunk another daemon sharing the store changed (the change feed): the index takes its
+   * stored vector of the current model (one queued here waits no more), or lets it go. The daemon
+   * that wrote a chunk embeds it, so nothing is queued here.
+   */
+  followStored(change: ChunkChange): void {
+    const { seq, columns, vector } = change;
+    if (columns === null) this.changed([seq], []);
+    else if (vector && vector.model === this.indexed) {
+      const floats = blobToVector(vector.bytes);
+      this.ensureIndex(floats.length).upsert(seq, SOURCE_OWNER, floats);
+      this.pending.delete(seq);
+    } else this.index?.remove(seq);
+  }
+
+  async ready(embedder: Embedder): Promise<void> {
+    this.indexed = embedder.model;
+    await readInSteps(
+      (after, n) => this.store.storedVectors(embedder.model, after, n),
+      (row) => {
+        const vector = blobToVector(row.vector);
+        this.ensureIndex(vector.length).upsert(row.seq, SOURCE_OWNER, vector);
+      },
+      () => !this.stopped,
+    );
+    for (const seq of await this.store.unembedded(embedder.model)) this.pending.add(seq);
     this.embedder = embedder;
   }
 
-  next(n: number): QueuedText[] {
-    if (this.stopped || this.holds.held) return [];
+  async next(n: number): Promise<QueuedText[]> {
     for (;;) {
+      if (this.stopped || this.holds.held) return [];
       const seqs = [...this.pending].slice(0, n);
       if (seqs.length === 0) return [];
-      const rows = this.store.textsOf(seqs);
+      const rows = await this.store.textsOf(seqs);
       const live = new Set(rows.map((r) => r.seq));
       for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
       if (rows.length > 0) return rows;
     }
   }
 
-  embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): void {
-    const stored = new Set(this.store.storeVectors(embedder.model, batch.map((r, i) => ({ seq: r.seq, vector: vectors[i]! }))));
+  async embedded(embedder: Embedder, batch: QueuedText[], vectors: Float32Array[]): Promise<void> {
+    const stored = new Set(await this.store.storeVectors(embedder.model, batch.map((r, i) => ({ seq: r.seq, vector: vectors[i]! }))));
     batch.forEach((r, i) => {
       // A chunk re-ingested while it was embedded has a new seq: its old vector is not kept.
       if (stored.has(r.seq) && this.pending.has(r.seq)) this.ensureIndex(vectors[i]!.length).upsert(r.seq, SOURCE_OWNER, vectors[i]!);
@@ -116,7 +141,7 @@ export class SourceVectors implements EmbeddingQueue {
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
-    this.index = indexOfDimensions(this.index, dimensions, vectorFileDir(this.store.db));
+    this.index = indexOfDimensions(this.index, dimensions, this.store.vectorDir);
     return this.index;
   }
 }

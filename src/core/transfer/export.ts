@@ -1,11 +1,12 @@
 // `GET /api/export` (docs/api.md#get-apiexport): every memory with its whole history as JSON lines,
-// read from one snapshot of the database on a connection of its own. The answer is produced a page at
-// a time as the client reads it, so 100,000 memories never sit in memory together, and the daemon's
-// own connection keeps writing meanwhile (WAL: a reader's snapshot does not block writers).
+// read from one snapshot of the store on a connection of its own. The answer is produced a page at a
+// time as the client reads it, so 100,000 memories never sit in memory together, and the daemon's
+// other connections keep writing meanwhile (SQLite's WAL, PostgreSQL's MVCC: a reader's snapshot
+// does not block writers). `signet store copy` compares the exports of both ends the same way.
 import { Database } from "bun:sqlite";
-import { EXPORT_FORMAT_VERSION, type ExportHeader, type ExportRecord } from "../../contracts/transfer";
+import { EXPORT_FORMAT_VERSION, type ExportHeader, type ExportHistoryEntry, type ExportRecord } from "../../contracts/transfer";
 import { SqliteMemoryRows } from "../memory/sqlite-store";
-import { toMemory } from "../memory/store";
+import { type MemoryRow, toMemory } from "../memory/store";
 
 /** Memories per chunk of the answer: a few hundred kilobytes of text in the usual case. */
 const PAGE = 200;
@@ -16,53 +17,78 @@ export interface ExportOptions {
   now?: () => Date;
 }
 
-/** The export of the database at `dbPath` as it is now: the header line, then one line per memory. */
-export function exportStream(dbPath: string, options: ExportOptions): ReadableStream<Uint8Array> {
-  const db = new Database(dbPath, { readonly: true, strict: true });
-  const encoder = new TextEncoder();
-  let store: SqliteMemoryRows;
-  let header: ExportHeader;
+/** One snapshot of a store's memories, read in the order they were stored. */
+export interface ExportReader {
+  count(forgotten: boolean): Promise<number>;
+  page(afterSeq: number, limit: number, forgotten: boolean): Promise<MemoryRow[]>;
+  /** Each memory's history, oldest first. */
+  histories(ids: string[]): Promise<Map<string, ExportHistoryEntry[]>>;
+  /** Ends the snapshot; the reader is not used again. */
+  close(): Promise<void>;
+}
+
+/** A snapshot of the SQLite file at `path`, on a read-only connection of its own. */
+export function sqliteExportReader(path: string): ExportReader {
+  const db = new Database(path, { readonly: true, strict: true });
   try {
     db.run("PRAGMA busy_timeout = 5000");
     // The snapshot starts with the transaction's first read: the count and every page see the same data.
     db.run("BEGIN");
-    store = new SqliteMemoryRows(db);
-    const exportedAt = (options.now?.() ?? new Date()).toISOString();
-    header = { kind: "signet-export", version: EXPORT_FORMAT_VERSION, exportedAt, count: store.count(options.forgotten), forgotten: options.forgotten };
   } catch (err) {
     db.close();
+    throw err;
+  }
+  const rows = new SqliteMemoryRows(db);
+  return {
+    count: async (forgotten) => rows.count(forgotten),
+    page: async (afterSeq, limit, forgotten) => rows.page(afterSeq, limit, forgotten),
+    histories: async (ids) => new Map(ids.map((id) => [id, rows.exportHistory(id)])),
+    close: async () => db.close(),
+  };
+}
+
+/** The export of what `reader` sees: the header line, then one line per memory. The stream closes the reader. */
+export async function exportStream(reader: ExportReader, options: ExportOptions): Promise<ReadableStream<Uint8Array>> {
+  const encoder = new TextEncoder();
+  let header: ExportHeader;
+  try {
+    const exportedAt = (options.now?.() ?? new Date()).toISOString();
+    header = { kind: "signet-export", version: EXPORT_FORMAT_VERSION, exportedAt, count: await reader.count(options.forgotten), forgotten: options.forgotten };
+  } catch (err) {
+    await reader.close();
     throw err;
   }
   let afterSeq = 0;
   let sentHeader = false;
   let open = true;
-  const finish = () => {
+  const finish = async () => {
     if (!open) return;
     open = false;
-    db.close();
+    await reader.close();
   };
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       try {
         if (!sentHeader) {
           sentHeader = true;
           controller.enqueue(encoder.encode(`${JSON.stringify(header)}\n`));
           return;
         }
-        const rows = store.page(afterSeq, PAGE, options.forgotten);
+        const rows = await reader.page(afterSeq, PAGE, options.forgotten);
         if (rows.length === 0) {
-          finish();
+          await finish();
           controller.close();
           return;
         }
         afterSeq = rows.at(-1)!.seq;
+        const histories = await reader.histories(rows.map((r) => r.id));
         const lines = rows.map((row) => {
-          const record: ExportRecord = { kind: "memory", ...toMemory(row), history: store.exportHistory(row.id) };
+          const record: ExportRecord = { kind: "memory", ...toMemory(row), history: histories.get(row.id) ?? [] };
           return `${JSON.stringify(record)}\n`;
         });
         controller.enqueue(encoder.encode(lines.join("")));
       } catch (err) {
-        finish();
+        await finish().catch(() => undefined);
         controller.error(err);
       }
     },

@@ -23,12 +23,12 @@ const UNUSED_LIST_TIMEOUT_MS = 10_000;
 
 export function analyticsRoutes(ctx: DaemonContext) {
   const { analytics, bridge } = ctx;
-  const toolSources = (start: boolean, timeoutMs: number): ServerToolSource[] =>
-    bridge.list().map((s) => ({
+  const toolSources = async (start: boolean, timeoutMs: number): Promise<ServerToolSource[]> =>
+    (await bridge.list()).map((s) => ({
       name: s.name,
       enabled: s.enabled,
       tools: async () => {
-        const tools = start ? await bridge.tools(s.name, timeoutMs) : bridge.knownTools(s.name);
+        const tools = start ? await bridge.tools(s.name, timeoutMs) : await bridge.knownTools(s.name);
         return tools ? { names: tools.map((t) => t.name) } : { status: "not_listed" as const };
       },
     }));
@@ -49,7 +49,7 @@ export function analyticsRoutes(ctx: DaemonContext) {
     }),
     serve(ANALYTICS_API.alerts, ({ query }) => analytics.alerts({ hours: query.hours, agentId: query.agent_id })),
     serve(ANALYTICS_API.features, ({ query }) => analytics.features({ agentId: query.agent_id, server: query.server })),
-    serve(ANALYTICS_API.unused, ({ query, request }) => {
+    serve(ANALYTICS_API.unused, async ({ query, request }) => {
       // Starting servers is more than a read: a token needs mcp-call for it, as for listing a server's tools.
       const principal = principalOf(request);
       if (query.start && principal?.kind === "token" && !ROLE_PERMISSIONS[principal.role].has("mcp-call")) {
@@ -57,7 +57,7 @@ export function analyticsRoutes(ctx: DaemonContext) {
       }
       // Starting servers may outlast the HTTP idle timeout: each one's own timeout bounds it.
       if (query.start) ctx.setIdleTimeout?.(request, 0);
-      return analytics.unused(toolSources(query.start, query.timeout_ms ?? UNUSED_LIST_TIMEOUT_MS), query.days);
+      return analytics.unused(await toolSources(query.start, query.timeout_ms ?? UNUSED_LIST_TIMEOUT_MS), query.days);
     }),
     serve(ANALYTICS_API.sessionTools, ({ params, query, request }) => {
       const key = parseInput(SessionKeySchema, params.key ?? "", "session key in the path");

@@ -61,9 +61,9 @@ function streamed(
 export function bridgeRoutes(ctx: DaemonContext) {
   const { bridge } = ctx;
   return routes(
-    serve(BRIDGE_API.list, ({ query }) => {
+    serve(BRIDGE_API.list, async ({ query }) => {
       const running = new Set(bridge.live().map((s) => s.name));
-      return { servers: bridge.list(query).map((s) => ({ ...s, running: running.has(s.name) })) };
+      return { servers: (await bridge.list(query)).map((s) => ({ ...s, running: running.has(s.name) })) };
     }),
     serve(BRIDGE_API.install, ({ body, set }) => {
       set.status = 201;

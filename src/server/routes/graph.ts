@@ -9,8 +9,8 @@ import { routes, serve } from "../serve";
 export function graphRoutes(ctx: DaemonContext) {
   const { graph } = ctx;
   return routes(
-    serve(GRAPH_API.entities, ({ query, request }) => ({
-      entities: graph.entities(callerFrom(request, query.agent_id).agentId, query.query, query.limit),
+    serve(GRAPH_API.entities, async ({ query, request }) => ({
+      entities: await graph.entities(callerFrom(request, query.agent_id).agentId, query.query, query.limit),
     })),
     serve(GRAPH_API.entity, ({ params, query, request }) => graph.entity(callerFrom(request, query.agent_id).agentId, params.id ?? "")),
     serve(GRAPH_API.dream, async ({ body, request }) => {

@@ -11,15 +11,10 @@ const NONCE_MAX = 256;
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
 
 export function healthRoutes(ctx: DaemonContext) {
-  const count = ctx.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memories WHERE deleted_at IS NULL");
   return routes(
-    serve(HEALTH_API.health, ({ rawQuery, request }) => {
-      let memories: number | null = null;
-      try {
-        memories = count.get()?.n ?? 0;
-      } catch {
-        memories = null;
-      }
+    serve(HEALTH_API.health, async ({ rawQuery, request }) => {
+      // A store that cannot answer makes the daemon degraded, not down: /health still answers.
+      const memories = await ctx.memory.liveCount().catch(() => null);
       const { error: _error, ...embedding } = ctx.embeddings.status();
       const nonce = rawQuery[CHALLENGE_PARAM];
       return {

@@ -48,13 +48,13 @@ export function sourceRoutes(ctx: DaemonContext) {
   }
 
   return routes(
-    serve(SOURCES_API.list, () => ({ sources: sources.list() })),
-    serve(SOURCES_API.add, ({ body, request, set }) => {
-      const isNew = sources.store.sourceByPath(sources.checkAdd(body).path) === null;
+    serve(SOURCES_API.list, async () => ({ sources: await sources.list() })),
+    serve(SOURCES_API.add, async ({ body, request, set }) => {
+      const isNew = (await sources.store.sourceByPath(sources.checkAdd(body).path)) === null;
       return answer(request, isNew ? 201 : 200, set, (onProgress) => sources.add(body, onProgress));
     }),
-    serve(SOURCES_API.sync, ({ body, request, set }) => {
-      sources.checkSync(body.id);
+    serve(SOURCES_API.sync, async ({ body, request, set }) => {
+      await sources.checkSync(body.id);
       return answer(request, 200, set, (onProgress) => sources.sync(body.id, onProgress));
     }),
     serve(SOURCES_API.remove, ({ params }) => sources.remove(parseInput(SourceIdParamSchema, params, "source id").id)),

@@ -1,6 +1,6 @@
 // Export, import and backup (docs/api.md#export-import-and-backup): the owner's operations over every
 // agent's memories and the database file, so the guard asks for the admin token on all of them.
-import { databasePath } from "../../config/paths";
+import { invalidInput } from "../../contracts/errors";
 import { TRANSFER_API } from "../../contracts/transfer";
 import { backupDatabase } from "../../core/transfer/backup";
 import { exportStream } from "../../core/transfer/export";
@@ -12,8 +12,8 @@ import { routes, serve } from "../serve";
 export function transferRoutes(ctx: DaemonContext) {
   const { memory } = ctx;
   return routes(
-    serve(TRANSFER_API.export, ({ query, request }) => {
-      const body = exportStream(databasePath(ctx.config.dataDir), { forgotten: query.forgotten ?? false });
+    serve(TRANSFER_API.export, async ({ query, request }) => {
+      const body = await exportStream(await ctx.stores.exportReader(), { forgotten: query.forgotten ?? false });
       // The answer takes as long as the client takes to read it.
       ctx.setIdleTimeout?.(request, 0);
       return new Response(body, { headers: { "content-type": "application/x-ndjson" } });
@@ -22,6 +22,12 @@ export function transferRoutes(ctx: DaemonContext) {
       const caller = callerFrom(request, "agentId" in body ? body.agentId : undefined);
       return importBatch(memory, caller, body);
     }),
-    serve(TRANSFER_API.backup, ({ body }) => backupDatabase(ctx.db, body.path)),
+    serve(TRANSFER_API.backup, ({ body }) => {
+      const db = ctx.stores.sqlite;
+      if (!db) {
+        throw invalidInput(`a backup copies the SQLite file, and this daemon's store is PostgreSQL (${ctx.stores.location}): back it up with pg_dump (docs/deploy.md#backups)`);
+      }
+      return backupDatabase(db, body.path);
+    }),
   );
 }
