@@ -7,7 +7,7 @@ import p002 from "../../migrations/postgres/002_rate_buckets.sql" with { type: "
 import p003 from "../../migrations/postgres/003_memory_changes.sql" with { type: "text" };
 import p004 from "../../migrations/postgres/004_session_transcripts.sql" with { type: "text" };
 import p005 from "../../migrations/postgres/005_secret_job_daemons.sql" with { type: "text" };
-import p007 from "../../migrations/postgres/007_sources.sql" with { type: "text" };
+import p006 from "../../migrations/postgres/006_source_changes.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -16,5 +16,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 3, name: "003_memory_changes", sql: p003 },
   { version: 4, name: "004_session_transcripts", sql: p004 },
   { version: 5, name: "005_secret_job_daemons", sql: p005 },
-  { version: 7, name: "007_sources", sql: p007 },
+  { version: 6, name: "006_source_changes", sql: p006 },
 ];

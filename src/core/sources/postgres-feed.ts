@@ -1,5 +1,5 @@
 // The document chunks' change feed on PostgreSQL (core/change-feed.ts): every chunk written or
-// removed, and every vector stored for one, adds a line to source_changes (PostgreSQL migration 007)
+// removed, and every vector stored for one, adds a line to source_changes (PostgreSQL migration 006)
 // and notifies SOURCE_CHANNEL when it commits; a daemon following the feed is told of each chunk as
 // it is now (SourceService.followStored).
 import { ChangeFeed, type ChangeFeedOptions } from "../change-feed";
