@@ -154,7 +154,9 @@ for (const kind of STORES) {
       fake.refuse = "Poisonwood";
       try {
         expect((await d.sources.add({ path: dir })).chunks).toBe(3);
-        expect(await eventually(async () => (await d.sources.list())[0]!.embedded === 2 && fake.refusals > 0)).toBe(true);
+        // The refusal is logged once the worker has dealt with it, which may come after the provider answered.
+        const refusedLogged = () => d.logged.some((l) => l.includes("refused"));
+        expect(await eventually(async () => (await d.sources.list())[0]!.embedded === 2 && fake.refusals > 0 && refusedLogged())).toBe(true);
       } finally {
         fake.refuse = undefined;
       }
