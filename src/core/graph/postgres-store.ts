@@ -14,6 +14,7 @@
 //   read again at its next use; one that finds a memory another daemon read takes in the names of
 //   what that memory mentions.
 // Each of a batch's writes to a table is one statement, its rows as arrays.
+import { LOCK_SPACE } from "../advisory-locks";
 import { nameKey, type Extraction } from "./extract";
 import { ExtractionRows, namesOf } from "./extraction-rows";
 import { parameters } from "../sql-parameters";
@@ -38,9 +39,8 @@ import {
 
 type Sql = Bun.SQL;
 
-/** The advisory-lock spaces (first key) of an agent's graph writes and of its pass; 1 to 3 are the memories' and feedback's. */
-const LOCK_GRAPH_WRITES = 4;
-const LOCK_DREAM = 5;
+const LOCK_GRAPH_WRITES = LOCK_SPACE.graphWrites;
+const LOCK_DREAM = LOCK_SPACE.dream;
 
 /** An entity with its mentions counted and its aliases (but its own name), in SQLite's byte order. */
 const ENTITY_COLUMNS = `e.id, e.name, e.type, e.pinned, (SELECT count(*)::int FROM graph_mentions m WHERE m.entity_id = e.id) AS mentions,

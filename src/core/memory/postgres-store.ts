@@ -4,6 +4,7 @@
 // duplicate it looks for may not exist yet) or the id it imports under. Every write adds a line to
 // the change feed (memory_changes), which the other daemons follow (postgres-feed.ts). There is no
 // keyword index here: each daemon keeps its own in memory (search/keyword-index.ts).
+import { LOCK_SPACE } from "../advisory-locks";
 import type { HistoryEntry } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
 import { filterSql, numbered } from "./filter";
@@ -29,9 +30,8 @@ import {
 
 type Sql = Bun.SQL;
 
-/** The advisory-lock spaces (the first key of the two-key form) of what a write locks before it reads. */
-const LOCK_DEDUPE_KEY = 1;
-const LOCK_IMPORTED_ID = 2;
+const LOCK_DEDUPE_KEY = LOCK_SPACE.dedupeKey;
+const LOCK_IMPORTED_ID = LOCK_SPACE.importedId;
 
 /** The columns of a new row: every one but seq, which the identity assigns. */
 const INSERT_COLUMNS = MEMORY_COLUMNS.replace(/^seq,\s*/, "")

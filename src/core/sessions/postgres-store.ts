@@ -2,6 +2,7 @@
 // session, transcripts (session_transcripts, PostgreSQL migration 004, searched with PostgreSQL's
 // own full text) and memory feedback signals. A session's writes are single statements; rating a
 // memory locks its signal first, so two daemons rating one memory at once both count.
+import { LOCK_SPACE } from "../advisory-locks";
 import type { SessionMemory } from "../../contracts/session";
 import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { queryTerms } from "../search/text";
@@ -14,8 +15,7 @@ const SESSION_COLUMNS = `s.seq, s.key, s.agent_id, s.harness, s.project, s.paren
   s.bypassed, s.injection_window, s.carry, s.summary,
   CASE WHEN EXISTS (SELECT 1 FROM session_transcripts t WHERE t.session_seq = s.seq) THEN 1 ELSE 0 END AS has_transcript`;
 
-/** The advisory-lock space (first key) of a memory's feedback signal; memory/postgres-store.ts uses 1 and 2. */
-const LOCK_FEEDBACK = 3;
+const LOCK_FEEDBACK = LOCK_SPACE.feedback;
 
 export class PostgresSessionStore implements SessionStore {
   constructor(private readonly sql: Sql) {}

@@ -8,6 +8,7 @@
 // files there (one machine, or a shared mount). Writes to one source take its advisory lock, so two
 // daemons ingesting it at once write its files one after the other, each file's chunks replaced
 // whole, never doubled.
+import { LOCK_SPACE } from "../advisory-locks";
 import type { SourceSummary } from "../../contracts/sources";
 import { SOURCE_CHANNEL } from "./postgres-feed";
 import {
@@ -27,8 +28,7 @@ import {
 
 type Sql = Bun.SQL;
 
-/** The advisory-lock space (first key) of a source's writes; 1 to 5 are the memories', the feedback signals' and the graph's. */
-const LOCK_SOURCE = 6;
+const LOCK_SOURCE = LOCK_SPACE.source;
 
 const FILE_COLUMNS = "id, source_id, path, size::float8 AS size, mtime_ms, content_hash";
 
