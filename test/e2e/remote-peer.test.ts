@@ -189,7 +189,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       expect((await remote(`${remoteUrl}/api/memories`, { headers: forged })).status).toBe(401);
       expect((await remote(`${remoteUrl}/api/memory/remember`, { method: "POST", body: MEMORY("forged"), headers: forged })).status).toBe(401);
       expect(Object.keys((await remote(`${remoteUrl}/health`, { headers: forged })).body).sort()).toEqual(["status", "version"]);
-      const count = s.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'forged'").get() as { n: number };
+      const count = s.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'forged'").get() as { n: number };
       expect(count.n).toBe(0);
     });
 

@@ -123,7 +123,7 @@ describe("keyword recall (provider none)", () => {
     const id = await remember(td, { content: "quasar telescope calibration notes" });
     const r = await recall(td, { query: "quasar telescope", sessionKey: "sess-rec" });
     expect(r.results[0]!.id).toBe(id);
-    const db = td.daemon.context.stores.sqlite!;
+    const db = td.daemon.context.stores.sqlite;
     const row = db
       .query<{ source: string; rank: number; agent_id: string }, [string]>(
         "SELECT source, rank, agent_id FROM session_memories WHERE memory_id = ?",

@@ -1,6 +1,5 @@
 // Export, import and backup (docs/api.md#export-import-and-backup): the owner's operations over every
 // agent's memories and the database file, so the guard asks for the admin token on all of them.
-import { invalidInput } from "../../contracts/errors";
 import { TRANSFER_API } from "../../contracts/transfer";
 import { backupDatabase } from "../../core/transfer/backup";
 import { exportStream } from "../../core/transfer/export";
@@ -22,12 +21,6 @@ export function transferRoutes(ctx: DaemonContext) {
       const caller = callerFrom(request, "agentId" in body ? body.agentId : undefined);
       return importBatch(memory, caller, body);
     }),
-    serve(TRANSFER_API.backup, ({ body }) => {
-      const db = ctx.stores.sqlite;
-      if (!db) {
-        throw invalidInput(`a backup copies the SQLite file, and this daemon's store is PostgreSQL (${ctx.stores.location}): back it up with pg_dump (docs/deploy.md#backups)`);
-      }
-      return backupDatabase(db, body.path);
-    }),
+    serve(TRANSFER_API.backup, ({ body }) => backupDatabase(ctx.stores.sqlite, body.path)),
   );
 }
