@@ -29,7 +29,7 @@ const progress = (line: string) => process.stderr.write(`[agents] ${line}\n`);
 const dataDir = mkdtempSync(join(tmpdir(), "signet-bench-agents-"));
 writeFileSync(join(dataDir, "agent.yaml"), "embedding:\n  provider: none\n");
 const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir } });
-const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+const daemon = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
 
 const post = (content: string) =>
   fetch(`${daemon.url}/api/cross-agent/messages`, {

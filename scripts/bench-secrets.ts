@@ -29,7 +29,7 @@ const dir = makeTempDir();
 writeFileSync(join(dir, "agent.yaml"), `embedding:\n  provider: none\nsecrets:\n  sandbox: ${opts.sandbox}\n`);
 const config = loadConfig({ env: { SIGNET_PATH: dir, HOME: dir } });
 const silent = { info() {}, warn() {}, error() {} };
-const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } }, { log: silent });
+const daemon = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } }, { log: silent });
 const headers = {
   "content-type": "application/json",
   authorization: `Bearer ${daemon.context.credentials.adminToken}`,

@@ -96,6 +96,7 @@ function envLayer(env: Env): Tree {
   const tokenFile = envString(env, "SIGNET_TOKEN_FILE");
   return {
     daemon: { port: envInt(env, "SIGNET_PORT"), bind: envString(env, "SIGNET_BIND"), autostart: envBool(env, "SIGNET_AUTOSTART") },
+    storage: { url: envString(env, "SIGNET_DATABASE_URL") },
     agent: { id: envString(env, "SIGNET_AGENT_ID") },
     auth: { mode: envString(env, "SIGNET_AUTH_MODE"), token: tokenFile ? readTokenFile(tokenFile) : envString(env, "SIGNET_TOKEN") },
     acp: { allowedOrigins: origins?.split(",").map((s) => s.trim()).filter(Boolean) },

@@ -28,6 +28,8 @@ export const daemonFiles = (dataDir: string) => ({
   /** The owner's credentials (docs/security.md#the-owners-credentials). */
   adminToken: join(daemonDir(dataDir), "admin.token"),
   instanceKey: join(daemonDir(dataDir), "instance.key"),
+  /** This daemon's lasting id, among the daemons sharing a PostgreSQL store. */
+  daemonId: join(daemonDir(dataDir), "daemon.id"),
   /** The last validated configuration, for `signet hook` (src/config/cache.ts). */
   configCache: join(daemonDir(dataDir), "config-cache.json"),
 });

@@ -27,6 +27,17 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Where the daemon keeps its data (docs/deploy.md): unset, the SQLite file in the data directory. */
+    storage: z
+      .object({
+        /** A PostgreSQL database several daemons may share. */
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)")
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
     agent: z.object({ id: agentId.default(DEFAULT_AGENT_ID) }).strict().prefault({}),
     agents: z
       .record(agentId, z.object({ readPolicy: z.enum(["private", "shared"]).default("private") }).strict())

@@ -1,5 +1,6 @@
-// Creates the owner's credentials at first start and loads them afterwards (docs/security.md).
-// Each file is created exclusively (never through a planted symlink) with mode 0600.
+// Creates the owner's credentials and the daemon's lasting id at first start and loads them
+// afterwards (docs/security.md). Each file is created exclusively (never through a planted symlink)
+// with mode 0600.
 import { randomBytes } from "node:crypto";
 import { readOwnerFile } from "../config/owner-files";
 import { daemonFiles } from "../config/paths";
@@ -10,10 +11,10 @@ export interface OwnerCredentials {
   instanceKey: string;
 }
 
-function loadOrCreate(path: string): string {
+function loadOrCreate(path: string, make = () => randomBytes(32).toString("base64url")): string {
   const existing = readOwnerFile(path);
   if (existing !== null) return existing;
-  const value = randomBytes(32).toString("base64url");
+  const value = make();
   try {
     writeOwnerOnlyFile(path, `${value}\n`, { exclusive: true });
     return value;
@@ -26,4 +27,12 @@ function loadOrCreate(path: string): string {
 export function ownerCredentials(dataDir: string): OwnerCredentials {
   const files = daemonFiles(dataDir);
   return { adminToken: loadOrCreate(files.adminToken), instanceKey: loadOrCreate(files.instanceKey) };
+}
+
+/**
+ * This daemon's id, the same after every restart on its data directory: in a store several daemons
+ * share, it marks what only this daemon may take up again (its secret exec jobs).
+ */
+export function lastingDaemonId(dataDir: string): string {
+  return loadOrCreate(daemonFiles(dataDir).daemonId, () => `d_${randomBytes(8).toString("hex")}`);
 }

@@ -5,49 +5,35 @@ import { isLoopbackHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
 import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
-import { SqliteServerRows } from "../core/bridge/sqlite-registry";
 import { openSecrets } from "../core/secrets";
 import { Analytics } from "../core/analytics";
-import { SqliteInvocationStore } from "../core/analytics/sqlite-store";
+import { AccessLog } from "../core/recall/access-log";
 import { UsageBoost } from "../core/recall/usage-boost";
 import { TokenService } from "../core/auth/tokens";
-import { SqliteTokenStore } from "../core/auth/sqlite-token-store";
-import { RateLimiter } from "../core/auth/rate-limit";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
-import { SqliteEmbeddingStore } from "../core/embed/sqlite-store";
 import { GraphService } from "../core/graph/service";
-import { SqliteGraphStore } from "../core/graph/sqlite-store";
-import { SqliteMemoryStore } from "../core/memory/sqlite-store";
 import { MemoryService } from "../core/memory/service";
-import { AccessLog, SqliteAccessWrites } from "../core/recall/access-log";
-import { SqliteRecallStore } from "../core/recall/sqlite-store";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
-import { SqliteSessionStore } from "../core/sessions/sqlite-store";
 import { AgentsService } from "../core/agents/service";
-import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import { createChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
-import { SqliteSourceStore } from "../core/sources/sqlite-store";
 import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
 import { procInfo } from "../os/proc-stat";
-import { migrate } from "../db/migrate";
-import { startCheckpointer, type Checkpointer } from "../db/checkpointer";
-import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
-import { codeProjectsPath, daemonFiles, databasePath } from "../config/paths";
+import { codeProjectsPath, daemonFiles } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
 import { collectionPacer } from "./collect-pacer";
 import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
-import { ownerCredentials } from "./credentials";
+import { lastingDaemonId, ownerCredentials } from "./credentials";
 import { secureDataDir } from "../control/data-dir";
 import { DaemonLock } from "../control/lock";
 import { createLogger, type Logger } from "../logger";
-import { sqliteStores } from "./stores";
+import { type DaemonStores, openStores } from "./stores";
 
 class DaemonStartError extends Error {
   constructor(message: string) {
@@ -96,24 +82,22 @@ function secretsPassphrase(): string | undefined {
 }
 
 /** `options.log`: where the daemon logs; by default its own lines on stderr. */
-export function startDaemon(config: Config, options: { log?: Logger } = {}): RunningDaemon {
+export async function startDaemon(config: Config, options: { log?: Logger } = {}): Promise<RunningDaemon> {
   checkAuthMode(config);
   const log = options.log ?? createLogger("daemon");
   secureDataDir(config.dataDir, log);
   const lock = DaemonLock.acquire(config.dataDir);
-  let db: ReturnType<typeof openDatabase> | undefined;
-  let checkpoints: Checkpointer | undefined;
+  let stores: DaemonStores | undefined;
   try {
-    db = openDatabase(databasePath(config.dataDir), { cacheMiB: MEMORY_STORE_CACHE_MIB });
-    const { applied } = migrate(db);
-    if (applied.length > 0) log.info(`applied migrations: ${applied.join(", ")}`);
-    checkpoints = startCheckpointer(db, databasePath(config.dataDir), (message) => log.error(message));
+    stores = await openStores(config, log, lastingDaemonId(config.dataDir));
+    const store = stores;
+    if (store.migrated.applied.length > 0) log.info(`applied migrations: ${store.migrated.applied.join(", ")}`);
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const paceCollections = collectionPacer();
-    const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
-    const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
+    const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
+    const accessLog = new AccessLog(store.access, log);
     let recall: RecallService | undefined;
-    const graph = new GraphService(new SqliteGraphStore(db), {
+    const graph = new GraphService(store.graph, {
       dreamAfterMemories: config.graph.dreamAfterMemories,
       dreamIdleMs: config.graph.dreamIdleS * 1000,
       onError: (message) => log.error(message),
@@ -121,7 +105,7 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       llm: createChatModel(config.llm),
       llmApply: config.graph.llmApply,
     });
-    const memory = new MemoryService(new SqliteMemoryStore(db), {
+    const memory = new MemoryService(store.memory, {
       sharedAgents: sharedAgents(config),
       onChange: (c) => {
         embeddings.onChange(c);
@@ -130,21 +114,20 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
         paceCollections(1);
       },
     });
-    const analytics = new Analytics(new SqliteInvocationStore(db), config.analytics, log);
+    const analytics = new Analytics(store.invocations, config.analytics, log, store.invocationFollower);
     const usageBoost = new UsageBoost(async () => (await analytics.features()).servers);
-    const sources = new SourceService(new SqliteSourceStore(db), embeddings, log);
-    recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { llm: createChatModel(config.llm), usage: usageBoost, graph });
+    const sources = new SourceService(store.sources, embeddings, log);
+    recall = new RecallService(store.recall, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usage: usageBoost, graph });
     // Presence and messages: the agents' routes and the session hooks share one store.
-    const agentStore = new SqliteAgentStore(db);
-    const sessions = new SessionService(new SqliteSessionStore(db), memory, recall, {
+    const sessions = new SessionService(store.sessions, memory, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
       llm: createChatModel(config.llm),
       log,
       graph,
-      agents: agentStore,
+      agents: store.agents,
     });
-    const agents = new AgentsService(agentStore, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
+    const agents = new AgentsService(store.agents, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
     void agents.start();
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
@@ -152,13 +135,13 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
     if (swept > 0) log.warn(`ended ${swept} MCP server process group(s) left by a daemon that did not stop cleanly`);
     const secrets = openSecrets({
       dataDir: config.dataDir,
-      db,
+      jobStore: store.secretJobs,
       provider: config.secrets.provider,
       passphrase: secretsPassphrase(),
       jobs: config.secrets,
       log,
     });
-    const bridge = new BridgeService(new SqliteServerRows(db), {
+    const bridge = new BridgeService(store.servers, {
       ...config.bridge,
       invocations: analytics,
       secrets: secrets.lookup,
@@ -168,14 +151,14 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       onServersChanged: () => void mcpStreams.toolsChanged(),
       onToolsChanged: () => void mcpStreams.toolsChanged(),
     });
-    const tokens = new TokenService(new SqliteTokenStore(db));
+    const tokens = new TokenService(store.tokens);
     void tokens.start();
     const context: DaemonContext = {
       config,
       credentials: ownerCredentials(config.dataDir),
       tokens,
-      rateLimits: new RateLimiter(config.auth.rateLimit),
-      stores: sqliteStores(db, databasePath(config.dataDir)),
+      rateLimits: store.rateLimits,
+      stores: store,
       memory,
       recall,
       sessions,
@@ -238,10 +221,16 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
       (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
       (err) => log.error(`keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
     );
+    // On a shared store, what other daemons write reaches this one's indexes through the change feeds.
+    const feedError = (message: string) => log.error(message);
+    await store.followMemories?.((c) => {
+      recall.onChange(c);
+      embeddings.followStored(c);
+    }, feedError);
+    await store.followSources?.((c) => sources.followStored(c), feedError);
     const processStart = procInfo(process.pid)?.started;
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION, ...(processStart ? { processStart } : {}) });
     let stopping: Promise<void> | undefined;
-    const openDb = db;
     return {
       url,
       port,
@@ -273,16 +262,14 @@ export function startDaemon(config: Config, options: { log?: Logger } = {}): Run
           // After the bridge and the server: the last calls they record are written too.
           await analytics.stop();
           context.code.close();
-          await checkpoints!.stop();
-          openDb.close();
+          await store.close();
           lock.release();
         })();
         return stopping;
       },
     };
   } catch (err) {
-    checkpoints?.terminate();
-    db?.close();
+    await stores?.close().catch(() => {});
     lock.release();
     throw err;
   }
@@ -294,11 +281,11 @@ export async function runDaemonForeground(config: Config): Promise<void> {
   // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
   const noSubreaper = becomeChildSubreaper();
   if (noSubreaper) log.info(noSubreaper);
-  const daemon = startDaemon(config, { log });
+  const daemon = await startDaemon(config, { log });
   // A fixed working directory: one autostarted inside a repository must not let that repository's
   // files (node_modules, .env) decide what anything the daemon starts resolves to.
   process.chdir(config.dataDir);
-  log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir}, auth.mode ${config.auth.mode})`);
+  log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir}, store ${daemon.context.stores.location}, auth.mode ${config.auth.mode})`);
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info(`${signal} received: shutting down`);

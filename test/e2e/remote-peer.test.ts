@@ -113,10 +113,10 @@ interface Served {
   owner: Record<string, string>;
 }
 
-function serve(mode: "team" | "hybrid", bind: string, allowedHosts: string[] = []): Served {
+async function serve(mode: "team" | "hybrid", bind: string, allowedHosts: string[] = []): Promise<Served> {
   const dataDir = tempDir("signet-remote-");
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, SIGNET_AUTH_MODE: mode, SIGNET_BIND: bind } });
-  const daemon = startDaemon({
+  const daemon = await startDaemon({
     ...config,
     daemon: { ...config.daemon, port: 0, allowedHosts },
     embedding: { ...config.embedding, provider: "none" },
@@ -145,9 +145,9 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
     let s: Served;
     let remoteUrl: string;
     let loopbackUrl: string;
-    beforeAll(() => {
+    beforeAll(async () => {
       // Every address, so loopback callers and the namespace both reach it; the namespace's Host is allowed by name.
-      s = serve("hybrid", "0.0.0.0", [HOST_ADDR]);
+      s = await serve("hybrid", "0.0.0.0", [HOST_ADDR]);
       remoteUrl = `http://${HOST_ADDR}:${s.daemon.port}`;
       loopbackUrl = `http://127.0.0.1:${s.daemon.port}`;
     });
@@ -189,7 +189,7 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       expect((await remote(`${remoteUrl}/api/memories`, { headers: forged })).status).toBe(401);
       expect((await remote(`${remoteUrl}/api/memory/remember`, { method: "POST", body: MEMORY("forged"), headers: forged })).status).toBe(401);
       expect(Object.keys((await remote(`${remoteUrl}/health`, { headers: forged })).body).sort()).toEqual(["status", "version"]);
-      const count = s.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'forged'").get() as { n: number };
+      const count = s.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'forged'").get() as { n: number };
       expect(count.n).toBe(0);
     });
 
@@ -218,8 +218,8 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
   describe("team mode", () => {
     let s: Served;
     let url: string;
-    beforeAll(() => {
-      s = serve("team", HOST_ADDR);
+    beforeAll(async () => {
+      s = await serve("team", HOST_ADDR);
       url = `http://${HOST_ADDR}:${s.daemon.port}`;
     });
     afterAll(() => stop(s));

@@ -31,7 +31,7 @@ export async function startTestDaemon(options: { yaml?: string; env?: Record<str
   if (!options.dataDir) writeFileSync(join(dataDir, "agent.yaml"), /^embedding:/m.test(yaml) ? yaml : `${yaml}\nembedding:\n  provider: none\n`);
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, ...options.env } });
   // Port 0: the OS picks a free port; the daemon reports the real one.
-  const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+  const daemon = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
   return {
     url: daemon.url,
     dataDir,

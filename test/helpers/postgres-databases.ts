@@ -14,6 +14,8 @@ export interface PostgresDatabases {
   restart(downMs?: number): Promise<void>;
   /** A fresh, migrated database; returns how to open a client of it (one per "daemon"). */
   database(options?: { max?: number }): Promise<() => SQL>;
+  /** The URL of a fresh, empty database (what a daemon or `signet store copy` migrates itself). */
+  emptyDatabase(): Promise<string>;
 }
 
 export function postgresDatabases(): PostgresDatabases {
@@ -30,6 +32,7 @@ export function postgresDatabases(): PostgresDatabases {
   return {
     available,
     restart: (downMs) => pg!.restart(downMs),
+    emptyDatabase: () => pg!.createDatabase(),
     async database(options = {}) {
       const url = await pg!.createDatabase();
       const connect = () => {

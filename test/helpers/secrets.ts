@@ -16,11 +16,11 @@ export interface LoggedDaemon {
 }
 
 /** A daemon on `dataDir` (keyword-only, free port) whose log lines are kept in `lines`. */
-export function startLoggedDaemon(dataDir: string, yaml = ""): LoggedDaemon {
+export async function startLoggedDaemon(dataDir: string, yaml = ""): Promise<LoggedDaemon> {
   writeFileSync(join(dataDir, "agent.yaml"), `${yaml}\nembedding:\n  provider: none\nanalytics:\n  flushMs: 50\n`);
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir } });
   const { log, lines } = recordingLogger();
-  const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } }, { log });
+  const daemon = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } }, { log });
   const owner = {
     authorization: `Bearer ${daemon.context.credentials.adminToken}`,
     "x-signet-instance-key": daemon.context.credentials.instanceKey,

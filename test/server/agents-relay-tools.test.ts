@@ -23,7 +23,7 @@ afterAll(async () => {
 const relay = (body: Record<string, unknown>, agent = "relayer") =>
   call(td, "POST", "/api/cross-agent/messages", { body: { content: "please summarise the diff", via: "acp", acpBaseUrl: acp.url, ...body }, agent });
 const stored = (id: number) =>
-  td.daemon.context.stores.sqlite.query("SELECT delivery_status, delivery_error, acp_run_id FROM agent_messages WHERE id = ?").get(id) as any;
+  td.daemon.context.stores.sqlite!.query("SELECT delivery_status, delivery_error, acp_run_id FROM agent_messages WHERE id = ?").get(id) as any;
 
 describe("ACP relay", () => {
   test("posts a run with agent_name and the content as a text part; delivered with the run id", async () => {
@@ -61,7 +61,7 @@ describe("ACP relay", () => {
 
   test("an origin outside acp.allowedOrigins is refused (403) and nothing is stored or sent", async () => {
     const before = acp.received.length;
-    const count = () => (td.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM agent_messages").get() as any).n;
+    const count = () => (td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM agent_messages").get() as any).n;
     const n = count();
     const other = acp.url.replace("127.0.0.1", "localhost");
     expectError(await relay({ acpBaseUrl: other, acpTargetAgentName: "echo" }), 403, "forbidden", /acp\.allowedOrigins/);

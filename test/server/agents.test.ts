@@ -25,7 +25,7 @@ const inbox = (agent: string, query = "") => call(td, "GET", `/api/cross-agent/m
 const heartbeat = (agent: string, body: Record<string, unknown>) => call(td, "POST", "/api/cross-agent/presence", { body, agent });
 const peers = (agent: string, query = "") => call(td, "GET", `/api/cross-agent/presence${query}`, { agent });
 const contents = (items: AgentMessage[]) => items.map((m) => m.content);
-const messageCount = () => td.daemon.context.stores.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM agent_messages").get()!.n;
+const messageCount = () => td.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM agent_messages").get()!.n;
 
 describe("presence", () => {
   test("a heartbeat registers a session; peers leave out the caller's own agent unless include_self; project and limit filter", async () => {
@@ -45,7 +45,7 @@ describe("presence", () => {
     await call(td, "POST", "/api/hooks/session-start", { body: { sessionKey: "p-hooked", harness: "codex", project: "/work/h" }, agent: "p-hook" });
     expect((await peers("p-other", "?project=/work/h")).body.sessions.map((s: any) => s.sessionKey)).toEqual(["p-hooked"]);
     // Each prompt is a heartbeat.
-    td.daemon.context.stores.sqlite.query("UPDATE agent_presence SET last_seen_at = '2020-01-01T00:00:00.000Z' WHERE session_key = 'p-hooked'").run();
+    td.daemon.context.stores.sqlite!.query("UPDATE agent_presence SET last_seen_at = '2020-01-01T00:00:00.000Z' WHERE session_key = 'p-hooked'").run();
     await call(td, "POST", "/api/hooks/user-prompt-submit", { body: { sessionKey: "p-hooked", harness: "codex", prompt: "hi" }, agent: "p-hook" });
     expect((await peers("p-other", "?project=/work/h")).body.count).toBe(1);
     await call(td, "POST", "/api/hooks/session-end", { body: { sessionKey: "p-hooked", harness: "codex" }, agent: "p-hook" });
@@ -56,8 +56,8 @@ describe("presence", () => {
     await heartbeat("p-old", { sessionKey: "p-old-1", project: "/work/ttl" });
     await heartbeat("p-fresh", { sessionKey: "p-fresh-1", project: "/work/ttl" });
     // As if the last heartbeat was 601 s ago (the TTL is 600 s).
-    td.daemon.context.stores.sqlite.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = 'p-old-1'").run(new Date(Date.now() - 601_000).toISOString());
-    td.daemon.context.stores.sqlite.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = 'p-fresh-1'").run(new Date(Date.now() - 599_000).toISOString());
+    td.daemon.context.stores.sqlite!.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = 'p-old-1'").run(new Date(Date.now() - 601_000).toISOString());
+    td.daemon.context.stores.sqlite!.query("UPDATE agent_presence SET last_seen_at = ? WHERE session_key = 'p-fresh-1'").run(new Date(Date.now() - 599_000).toISOString());
     expect((await peers("x", "?project=/work/ttl")).body.sessions.map((s: any) => s.sessionKey)).toEqual(["p-fresh-1"]);
     await heartbeat("p-fresh", { sessionKey: "p-fresh-1" });
     const entry = (await peers("x", "?project=/work/ttl")).body.sessions[0];
@@ -83,7 +83,7 @@ describe("presence", () => {
     expectError(await heartbeat("a", { sessionKey: "k", harness: "no spaces" }), 400, "invalid_input", "harness");
     expectError(await heartbeat("a", { sessionKey: "k", agentId: "b" }), 403, "forbidden", "agentId");
     expectError(await call(td, "DELETE", "/api/cross-agent/presence", { agent: "a" }), 400, "invalid_input", "session_key");
-    expect(td.daemon.context.stores.sqlite.query("SELECT 1 FROM agent_presence WHERE session_key = 'k'").get()).toBeNull();
+    expect(td.daemon.context.stores.sqlite!.query("SELECT 1 FROM agent_presence WHERE session_key = 'k'").get()).toBeNull();
   });
 });
 
@@ -167,7 +167,7 @@ describe("messages", () => {
 
   test("since filters by time", async () => {
     await send("s-ada", { content: "old", toAgentId: "s-bob" });
-    td.daemon.context.stores.sqlite.query("UPDATE agent_messages SET created_at = '2020-01-01T00:00:00.000Z' WHERE content = 'old'").run();
+    td.daemon.context.stores.sqlite!.query("UPDATE agent_messages SET created_at = '2020-01-01T00:00:00.000Z' WHERE content = 'old'").run();
     await send("s-ada", { content: "new", toAgentId: "s-bob" });
     expect(contents((await inbox("s-bob", "?since=2024-01-01&include_broadcast=false")).body.items)).toEqual(["new"]);
     expect(contents((await inbox("s-bob", "?since=2019-12-31T00:00:00Z&include_broadcast=false")).body.items)).toEqual(["old", "new"]);
@@ -215,7 +215,7 @@ describe("messages", () => {
     ];
     for (const [method, path, body] of routes) await expectForgedRefused(td, method, path, body);
     expect(messageCount()).toBe(before);
-    expect(td.daemon.context.stores.sqlite.query("SELECT 1 FROM agent_presence WHERE session_key = 'forged'").get()).toBeNull();
+    expect(td.daemon.context.stores.sqlite!.query("SELECT 1 FROM agent_presence WHERE session_key = 'forged'").get()).toBeNull();
   });
 });
 
@@ -276,7 +276,7 @@ describe("durability", () => {
         body: JSON.stringify({ content, toAgentId: "d-bob" }),
       }).then((r) => r.json() as Promise<AgentMessage>);
     try {
-      let daemon = start();
+      let daemon = await start();
       const stream = await openSse(`${daemon.url}/api/cross-agent/stream`, { "x-signet-agent-id": "d-bob" });
       await post(daemon.url, "before-1");
       const seenLast = JSON.parse((await stream.next((e) => e.event === "message")).data!) as AgentMessage;
@@ -285,7 +285,7 @@ describe("durability", () => {
       await daemon.stop();
       expect(performance.now() - stopping).toBeLessThan(5000);
       await stream.ended;
-      daemon = start();
+      daemon = await start();
       try {
         await post(daemon.url, "while-away-1");
         await post(daemon.url, "while-away-2");

@@ -273,7 +273,7 @@ describe("GET /api/mcp/unused", () => {
 
     // Retention prunes the raw rows (here: everything older than 5 days); the rollups answer the same.
     const { analytics } = d.daemon.context;
-    const db = d.daemon.context.stores.sqlite;
+    const db = d.daemon.context.stores.sqlite!;
     const rawBefore = db.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE server = 'fake'").get() as { n: number };
     expect(rawBefore.n).toBe(2);
     expect(await analytics.prune(Date.now() + 25 * DAY_MS)).toBeGreaterThanOrEqual(2);

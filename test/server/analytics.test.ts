@@ -76,7 +76,7 @@ describe("POST /api/mcp/invocations", () => {
     expect(r.agents).toEqual([{ agentId: agent, calls: 3, failures: 1 }]);
     expect(r.timeline).toContainEqual({ day: "2026-01-02", server: "signet", calls: 1, failures: 0 });
     // Stored as reported, with the agent from the header and source mcp.
-    const rows = d.daemon.context.stores.sqlite
+    const rows = d.daemon.context.stores.sqlite!
       .query("SELECT source, session_key, created_at FROM mcp_invocations WHERE agent_id = ? ORDER BY id")
       .all(agent);
     expect(rows).toEqual([

@@ -101,7 +101,7 @@ describe("team mode", () => {
     expect(days).toBe(30);
     expect((await call(td, "GET", "/api/memories", { headers: bearer(aging.token) })).status).toBe(200);
     // Thirty days pass (in the database): the next request is refused.
-    td.daemon.context.stores.sqlite.query("UPDATE api_tokens SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), aging.id);
+    td.daemon.context.stores.sqlite!.query("UPDATE api_tokens SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), aging.id);
     expectError(await call(td, "GET", "/api/memories", { headers: bearer(aging.token) }), 401, "unauthorized", "has expired");
   });
 
@@ -155,7 +155,7 @@ describe("team mode", () => {
     expect(listed.status).toBe(200);
     for (const secret of Object.values(tokens)) expect(listed.text).not.toContain(secret);
     expect(listed.text).not.toContain("hash");
-    const stored = td.daemon.context.stores.sqlite.query("SELECT hash FROM api_tokens").all() as { hash: string }[];
+    const stored = td.daemon.context.stores.sqlite!.query("SELECT hash FROM api_tokens").all() as { hash: string }[];
     for (const secret of Object.values(tokens)) expect(stored.map((r) => r.hash)).not.toContain(secret);
     expect(stored.every((r) => /^[0-9a-f]{64}$/.test(r.hash))).toBe(true);
   });
@@ -299,9 +299,9 @@ describe("team mode", () => {
     expect(result.isError).toBeFalsy();
     const id = (result.structuredContent as any).id;
     await agent.close();
-    const row = td.daemon.context.stores.sqlite.query("SELECT agent_id FROM memories WHERE id = ?").get(id) as { agent_id: string };
+    const row = td.daemon.context.stores.sqlite!.query("SELECT agent_id FROM memories WHERE id = ?").get(id) as { agent_id: string };
     expect(row.agent_id).toBe("bound-agent");
-    const nothing = td.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM memories WHERE content LIKE 'readonly must not%'").get() as { n: number };
+    const nothing = td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content LIKE 'readonly must not%'").get() as { n: number };
     expect(nothing.n).toBe(0);
   });
 
@@ -391,11 +391,11 @@ describe("local mode", () => {
     expectError(await call(td, "GET", "/api/mcp/analytics", { headers: bearer(token) }), 403, "forbidden", "analytics-read");
   });
 
-  test("a non-loopback bind is refused at start with what to do", () => {
+  test("a non-loopback bind is refused at start with what to do", async () => {
     const dataDir = tempDir();
     const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, SIGNET_BIND: "0.0.0.0" } });
     try {
-      expect(() => startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } })).toThrow(/auth.mode "local" serves loopback only.*team.*hybrid/);
+      await expect(startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } })).rejects.toThrow(/auth.mode "local" serves loopback only.*team.*hybrid/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -432,7 +432,7 @@ describe("rate limits", () => {
     // A GET changes nothing, whatever its permission: polling a job's status is not limited.
     expect((await call(td, "GET", `/api/secrets/exec/${crypto.randomUUID()}`, { headers: bearer(a) })).status).toBe(404);
     expect((await call(td, "POST", "/api/memory/remember", { body: memoryBody("other token"), headers: bearer(b) })).status).toBe(201);
-    const count = td.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'still limited'").get() as { n: number };
+    const count = td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'still limited'").get() as { n: number };
     expect(count.n).toBe(0);
   });
 });

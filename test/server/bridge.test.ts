@@ -70,7 +70,7 @@ async function streamCall(name: string, body: Record<string, unknown>) {
 const FAKE_TASKS = resolve(import.meta.dir, "../helpers/fake-task-server.mjs");
 
 function invocationRows(server: string) {
-  return d.daemon.context.stores.sqlite
+  return d.daemon.context.stores.sqlite!
     .query<any, [string]>("SELECT * FROM mcp_invocations WHERE server = ? ORDER BY id")
     .all(server);
 }

@@ -73,7 +73,7 @@ describe("the builtin model loads when there is first something to embed", () =>
     expect(await eventually(async () => (await td.client().embed.status()).vectors[0]?.count === 2, MODEL_WAIT_MS)).toBe(true);
     await td.daemon.stop();
     const config = loadConfig({ env: { SIGNET_PATH: td.dataDir, HOME: td.dataDir } });
-    const again = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+    const again = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
     daemons = daemons.filter((d) => d !== td);
     daemons.push(again);
     const client = new SignetClient({ baseUrl: again.url });

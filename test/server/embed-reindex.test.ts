@@ -36,10 +36,10 @@ function dataDir(): string {
 }
 
 /** A daemon on `dir` embedding with `model` from the fake provider, and a client acting as the owner's CLI. */
-function start(dir: string, model: string): { daemon: RunningDaemon; client: SignetClient } {
+async function start(dir: string, model: string): Promise<{ daemon: RunningDaemon; client: SignetClient }> {
   writeFileSync(join(dir, "agent.yaml"), `embedding:\n  provider: openai\n  model: ${model}\n  baseUrl: ${fake.url}\n`);
   const config = loadConfig({ env: { SIGNET_PATH: dir, HOME: dir } });
-  const daemon = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+  const daemon = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
   running.push(daemon);
   return { daemon, client: new SignetClient({ baseUrl: daemon.url, agentId: "default", actor: "test", actorType: "operator", dataDir: dir }) };
 }
@@ -70,14 +70,14 @@ async function seed(client: SignetClient, filler: number): Promise<string> {
 describe("after a model change", () => {
   test("recall answers throughout, each vector compared only with a query of its own model; /health shows progress", async () => {
     const dir = dataDir();
-    let { daemon, client } = start(dir, OLD);
+    let { daemon, client } = await start(dir, OLD);
     const automobile = await seed(client, 40);
     await waitFor(drained(client));
     await stop(daemon);
 
     // The new model is slow, so the re-embedding is caught half done.
     fake.delayMs = 250;
-    ({ daemon, client } = start(dir, NEW));
+    ({ daemon, client } = await start(dir, NEW));
     await waitFor(async () => {
       const r = (await client.health()).embedding.reindex;
       return r?.state === "running" && r.previousModel === OLD && r.done > 0;
@@ -111,14 +111,14 @@ describe("after a model change", () => {
 
   test("a restart in the middle resumes: nothing done is embedded again, the job and its count carry on", async () => {
     const dir = dataDir();
-    let { daemon, client } = start(dir, OLD);
+    let { daemon, client } = await start(dir, OLD);
     await seed(client, 63);
     await waitFor(drained(client));
     await stop(daemon);
 
     fake.delayMs = 200;
     const firstRun = fake.requests.length;
-    ({ daemon, client } = start(dir, NEW));
+    ({ daemon, client } = await start(dir, NEW));
     await waitFor(async () => ((await client.health()).embedding.reindex?.done ?? 0) >= 16);
     const before = (await client.health()).embedding.reindex!;
     expect(before.state).toBe("running");
@@ -128,7 +128,7 @@ describe("after a model change", () => {
 
     fake.delayMs = 0;
     const secondRun = fake.requests.length;
-    ({ daemon, client } = start(dir, NEW));
+    ({ daemon, client } = await start(dir, NEW));
     const resumed = (await client.health()).embedding.reindex;
     await waitFor(drained(client));
     const done = (await client.health()).embedding.reindex!;
@@ -142,7 +142,7 @@ describe("after a model change", () => {
 describe("POST /api/embed/reindex", () => {
   test("--all re-embeds vectors already of the current model; progress is followed to the end", async () => {
     const dir = dataDir();
-    const { client } = start(dir, OLD);
+    const { client } = await start(dir, OLD);
     await seed(client, 9);
     await waitFor(drained(client));
     const mark = fake.requests.length;
@@ -158,7 +158,7 @@ describe("POST /api/embed/reindex", () => {
 
   test("needs the owner's admin token; forged callers are refused and nothing starts", async () => {
     const dir = dataDir();
-    const { daemon, client } = start(dir, OLD);
+    const { daemon, client } = await start(dir, OLD);
     await seed(client, 2);
     await waitFor(drained(client));
     const mark = fake.requests.length;
@@ -218,7 +218,7 @@ describe("signet embed", () => {
 
   test("reindex starts with the owner's token read by the CLI, follows to the end, prints JSON in a pipe; status too", async () => {
     const dir = dataDir();
-    const { daemon, client } = start(dir, OLD);
+    const { daemon, client } = await start(dir, OLD);
     await seed(client, 5);
     await waitFor(drained(client));
     fake.delayMs = 100;

@@ -30,7 +30,7 @@ describe("feedback right after a search", () => {
     expect(rated.status).toBe(200);
     expect(rated.body).toEqual({ ok: true, recorded: 3, accepted: 1, rejected: 2, rejectedIds: [never, elsewhere], propagated: 0 });
     // The rating is on the session's record of the memory.
-    const row = daemon().daemon.context.stores.sqlite.query("SELECT via, relevance_score FROM session_memories WHERE session_key = 'ft-1' AND memory_id = ?").get(shown);
+    const row = daemon().daemon.context.stores.sqlite!.query("SELECT via, relevance_score FROM session_memories WHERE session_key = 'ft-1' AND memory_id = ?").get(shown);
     expect(row).toEqual({ via: "recall", relevance_score: 1 });
   });
 

@@ -42,7 +42,7 @@ function configFor(dataDir: string) {
 async function startAndStop(dataDir: string, whileRunning: () => void = () => {}): Promise<string> {
   const stderr = spyOn(process.stderr, "write");
   try {
-    const daemon = startDaemon(configFor(dataDir));
+    const daemon = await startDaemon(configFor(dataDir));
     try {
       whileRunning();
     } finally {
@@ -120,36 +120,36 @@ describe("modes at daemon start", () => {
 describe("symbolic links are refused", () => {
   const refusal = (path: string) => `${path} is a symbolic link; refusing to follow it (remove it)`;
 
-  test("a linked daemon.lock: by the daemon's start, the lock and the lock probe", () => {
+  test("a linked daemon.lock: by the daemon's start, the lock and the lock probe", async () => {
     const dir = root();
     const dataDir = join(dir, "agents");
     const target = join(dir, "elsewhere.db");
     const lock = daemonFiles(dataDir).lock;
     link(target, lock);
-    expect(() => startDaemon(configFor(dataDir))).toThrow(refusal(lock));
+    await expect(startDaemon(configFor(dataDir))).rejects.toThrow(refusal(lock));
     expect(() => DaemonLock.acquire(dataDir)).toThrow(refusal(lock));
     expect(() => isLockHeld(dataDir)).toThrow(refusal(lock));
     expect(existsSync(target)).toBe(false);
   });
 
-  test("a linked memories.db: by the daemon's start and by openDatabase", () => {
+  test("a linked memories.db: by the daemon's start and by openDatabase", async () => {
     const dir = root();
     const dataDir = join(dir, "agents");
     const target = join(dir, "elsewhere.db");
     const db = databasePath(dataDir);
     link(target, db);
-    expect(() => startDaemon(configFor(dataDir))).toThrow(refusal(db));
+    await expect(startDaemon(configFor(dataDir))).rejects.toThrow(refusal(db));
     expect(() => openDatabase(db)).toThrow(refusal(db));
     expect(existsSync(target)).toBe(false);
   });
 
-  test("a linked .daemon", () => {
+  test("a linked .daemon", async () => {
     const dir = root();
     const dataDir = join(dir, "agents");
     const target = join(dir, "elsewhere");
     mkdirSync(target);
     link(target, daemonDir(dataDir));
-    expect(() => startDaemon(configFor(dataDir))).toThrow(refusal(daemonDir(dataDir)));
+    await expect(startDaemon(configFor(dataDir))).rejects.toThrow(refusal(daemonDir(dataDir)));
     expect(readdirSync(target)).toEqual([]);
   });
 
@@ -164,7 +164,7 @@ describe("symbolic links are refused", () => {
     expect(readFileSync(target, "utf8")).toBe("not the daemon's\n");
   });
 
-  test("openOwnerOnly (how the log is opened) does not follow a link", () => {
+  test("openOwnerOnly (how the log is opened) does not follow a link", async () => {
     const dir = root();
     const target = join(dir, "elsewhere.log");
     const path = join(dir, "daemon.log");
@@ -181,22 +181,22 @@ describe("directories another account controls", () => {
   // Making a directory another account's needs root (chown); as anyone else these cannot be set up.
   const asRoot = test.skipIf(!chownable);
 
-  asRoot("a world-writable .daemon owned by another account stops the start", () => {
+  asRoot("a world-writable .daemon owned by another account stops the start", async () => {
     const dataDir = join(root(), "agents");
     const dir = daemonDir(dataDir);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o777);
     chownSync(dir, nobody, nobody);
-    expect(() => startDaemon(configFor(dataDir))).toThrow(`${dir} is owned by uid ${nobody} (mode 0777), not by uid 0 that runs the daemon`);
+    await expect(startDaemon(configFor(dataDir))).rejects.toThrow(`${dir} is owned by uid ${nobody} (mode 0777), not by uid 0 that runs the daemon`);
     expect(readdirSync(dir)).toEqual([]);
     expect(modeOf(dir)).toBe(0o777);
   });
 
-  asRoot("a data directory owned by another account stops the start", () => {
+  asRoot("a data directory owned by another account stops the start", async () => {
     const dataDir = join(root(), "agents");
     mkdirSync(dataDir, { mode: 0o700 });
     chownSync(dataDir, nobody, nobody);
-    expect(() => startDaemon(configFor(dataDir))).toThrow(`${dataDir} is owned by uid ${nobody} (mode 0700), not by uid 0 that runs the daemon`);
+    await expect(startDaemon(configFor(dataDir))).rejects.toThrow(`${dataDir} is owned by uid ${nobody} (mode 0700), not by uid 0 that runs the daemon`);
     expect(readdirSync(dataDir)).toEqual([]);
   });
 });

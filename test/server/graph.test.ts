@@ -258,7 +258,7 @@ describe("a web page cannot reach the graph", () => {
     expect((await raw("/api/graph/dream", { method: "POST", body, headers: { ...td.ownerHeaders, "content-type": "text/plain" } })).status).toBe(415);
     expect((await raw("/api/graph/entities", { headers: { host: "evil.example" } })).status).toBe(403);
     expect((await raw("/api/graph/entities", { headers: { origin: "http://evil.example" } })).status).toBe(403);
-    const passes = td.daemon.context.stores.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM graph_dreams").get()!.n;
+    const passes = td.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT count(*) AS n FROM graph_dreams").get()!.n;
     expect(passes).toBe(0);
   });
 });

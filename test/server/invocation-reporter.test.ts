@@ -15,7 +15,7 @@ test("the row is in the daemon when the report returns; a daemon that is gone co
     const report = localCallReporter(d.client("reporter-agent"), log);
     await report({ tool: "signet_code_clear", latencyMs: 3, success: false, errorText: `refused: ${"x".repeat(10_000)}`, sessionKey: "s-r" });
     await d.daemon.context.analytics.flush();
-    const row = d.daemon.context.stores.sqlite
+    const row = d.daemon.context.stores.sqlite!
       .query<{ tool: string; session_key: string; length: number }, []>(
         "SELECT tool, session_key, length(error_text) AS length FROM mcp_invocations WHERE agent_id = 'reporter-agent' AND server = 'signet' AND source = 'mcp'",
       )

@@ -35,7 +35,7 @@ describe("session tools over MCP", () => {
     const client = await connect(agent, "mcp-s2");
     const found = await tool(client, "memory_search", { query: "lighthouse keeper" });
     expect(found.structured.results.map((x: { id: string }) => x.id)).toContain(id);
-    const db = daemon().daemon.context.stores.sqlite;
+    const db = daemon().daemon.context.stores.sqlite!;
     expect(await eventually(() => db.query("SELECT 1 FROM session_memories WHERE session_key = 'mcp-s2' AND memory_id = ?").get(id) !== null)).toBe(true);
     expect((await tool(client, "memory_feedback", { session_key: "mcp-s2", ratings: { [id]: 1 } })).structured).toMatchObject({ accepted: 1 });
   });

@@ -8,7 +8,7 @@ import { call, freshAgent, remember, useTestDaemon } from "../helpers/memory-api
 const td = useTestDaemon();
 
 describe("every write is atomic across row, tags, history and the FTS index", () => {
-  const db = () => td().daemon.context.stores.sqlite;
+  const db = () => td().daemon.context.stores.sqlite!;
   const seqOf = (id: string) => db().query<{ seq: number }, [string]>("SELECT seq FROM memories WHERE id = ?").get(id)!.seq;
   const ftsRow = (id: string) =>
     db().query<{ content: string; tags: string; hints: string }, [number]>("SELECT content, tags, hints FROM memories_fts WHERE rowid = ?").get(seqOf(id));

@@ -27,7 +27,7 @@ function client(td: TestDaemon, headers: Headers) {
 
 const as = (td: TestDaemon, agent: string) => client(td, { "x-signet-agent-id": agent });
 const deliveries = (td: TestDaemon, id: number) =>
-  td.daemon.context.stores.sqlite
+  td.daemon.context.stores.sqlite!
     .query<{ session_key: string }, [number]>("SELECT session_key FROM agent_message_deliveries WHERE message_id = ? ORDER BY session_key")
     .all(id)
     .map((r) => r.session_key);
@@ -67,13 +67,13 @@ describe("messages at the prompt", () => {
     await cy.start("cy-1");
     await cy.start("cy-2");
     // cy-1 and cy-2 started long before anything below.
-    td.daemon.context.stores.sqlite.query("UPDATE sessions SET started_at = '2020-01-01T00:00:00.000Z' WHERE key IN ('cy-1', 'cy-2')").run();
+    td.daemon.context.stores.sqlite!.query("UPDATE sessions SET started_at = '2020-01-01T00:00:00.000Z' WHERE key IN ('cy-1', 'cy-2')").run();
     const toAgent = await dee.send({ content: "the staging deploy is frozen", toAgentId: "m-cy" });
     const toSession = await dee.send({ content: "cy-2 only: take the parser", toSessionKey: "cy-2" });
 
     expect((await cy.prompt("cy-1")).messageIds).toEqual([toAgent.id]);
     // A session started after the message first reached the agent does not get it again.
-    td.daemon.context.stores.sqlite.query("UPDATE agent_message_deliveries SET delivered_at = '2021-01-01T00:00:00.000Z' WHERE message_id = ?").run(toAgent.id);
+    td.daemon.context.stores.sqlite!.query("UPDATE agent_message_deliveries SET delivered_at = '2021-01-01T00:00:00.000Z' WHERE message_id = ?").run(toAgent.id);
     await cy.start("cy-3");
     expect((await cy.prompt("cy-3")).messageIds).toEqual([]);
     // cy-2 had started: it gets the agent's message once itself, with its own.

@@ -25,7 +25,7 @@ interface Row {
 /** The rows of `agent`, once the recorder wrote them (it writes every analytics.flushMs). */
 async function rows(td: TestDaemon, agent: string): Promise<Row[]> {
   await td.daemon.context.analytics.flush();
-  return td.daemon.context.stores.sqlite
+  return td.daemon.context.stores.sqlite!
     .query<Row, [string]>("SELECT tool, agent_id, session_key, success, error_text FROM mcp_invocations WHERE agent_id = ? AND server = 'signet' AND source = 'mcp' ORDER BY id")
     .all(agent);
 }
@@ -90,7 +90,7 @@ describe("local mode", () => {
       "invalid_input",
       "harnessProcess",
     );
-    expect(td.daemon.context.stores.sqlite.query("SELECT 1 FROM sessions WHERE key = 'hp-bad'").get()).toBeNull();
+    expect(td.daemon.context.stores.sqlite!.query("SELECT 1 FROM sessions WHERE key = 'hp-bad'").get()).toBeNull();
   });
 });
 

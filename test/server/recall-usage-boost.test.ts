@@ -53,7 +53,7 @@ describe("the usage boost", () => {
 
   test("a memory tagged mcp:<server> rises as the server's use grows, never above a stronger match, and its score stays", async () => {
     const { memory, analytics, log } = d.daemon.context;
-    const db = d.daemon.context.stores.sqlite;
+    const db = d.daemon.context.stores.sqlite!;
     const boost = new UsageBoost(async () => (await analytics.features()).servers, { refreshMs: 0 });
     const accessLog = new AccessLog(new SqliteAccessWrites(db), log);
     const recall = new RecallService(new SqliteRecallStore(db), memory, null, accessLog, { usage: boost });

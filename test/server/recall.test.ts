@@ -123,7 +123,7 @@ describe("keyword recall (provider none)", () => {
     const id = await remember(td, { content: "quasar telescope calibration notes" });
     const r = await recall(td, { query: "quasar telescope", sessionKey: "sess-rec" });
     expect(r.results[0]!.id).toBe(id);
-    const db = td.daemon.context.stores.sqlite;
+    const db = td.daemon.context.stores.sqlite!;
     const row = db
       .query<{ source: string; rank: number; agent_id: string }, [string]>(
         "SELECT source, rank, agent_id FROM session_memories WHERE memory_id = ?",
@@ -146,7 +146,7 @@ describe("keyword recall (provider none)", () => {
     await remember(own, { content: "The zeppelin museum opens at nine", project: "tours" });
     await own.daemon.stop();
     const config = loadConfig({ env: { SIGNET_PATH: own.dataDir, HOME: own.dataDir } });
-    const again = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+    const again = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
     try {
       const client = new SignetClient({ baseUrl: again.url });
       await waitFor(() => again.context.recall.keywordIndexSize === 3);

@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a full queue is 503 queue_full; a stop ends running jobs' groups and interrupts the rest; a restart reports them", async () => {
   const unsandboxed = 'secrets:\n  sandbox: "off"\n';
-  const first = startLoggedDaemon(dir, unsandboxed);
+  const first = await startLoggedDaemon(dir, unsandboxed);
   const pids = join(dir, "pids");
   const { maxConcurrent, maxQueued } = EXEC_LIMITS;
   const ids: string[] = [];
@@ -45,7 +45,7 @@ test("a full queue is 503 queue_full; a stop ends running jobs' groups and inter
   expect(await eventually(() => started.every((pid) => !alive(pid)), 5000)).toBe(true);
   expect(existsSync(mark)).toBe(false);
 
-  const second = startLoggedDaemon(dir, unsandboxed);
+  const second = await startLoggedDaemon(dir, unsandboxed);
   try {
     const jobs = await Promise.all(ids.map(async (id) => (await second.api("GET", `/api/secrets/exec/${id}`)).body));
     expect(jobs.every((j) => j.status === "interrupted")).toBe(true);
@@ -61,7 +61,7 @@ test("a full queue is 503 queue_full; a stop ends running jobs' groups and inter
 
 test("whether a sandbox works is found at the first job, not when the daemon starts, and once", async () => {
   const lazy = tempDir("signet-secret-probe-");
-  const { daemon, lines, api } = startLoggedDaemon(lazy, 'secrets:\n  sandbox: "off"\n');
+  const { daemon, lines, api } = await startLoggedDaemon(lazy, 'secrets:\n  sandbox: "off"\n');
   try {
     const said = () => lines.filter((l) => l.includes("secret exec: jobs run"));
     expect((await api("GET", "/health")).status).toBe(200);

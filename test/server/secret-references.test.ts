@@ -43,7 +43,7 @@ const calls = () => (existsSync(join(fakes, "calls")) ? readFileSync(join(fakes,
 async function withDaemon(name: string, yaml: string, body: (d: LoggedDaemon) => Promise<void>) {
   const dir = join(root, name);
   mkdirSync(dir);
-  const d = startLoggedDaemon(dir, yaml);
+  const d = await startLoggedDaemon(dir, yaml);
   try {
     await body(d);
   } finally {

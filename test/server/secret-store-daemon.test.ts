@@ -16,7 +16,7 @@ afterAll(() => {
 
 test("a passphrase store; without the passphrase, or tampered with, it is reported and nothing is read", async () => {
   process.env.SIGNET_SECRETS_PASSPHRASE = "a long passphrase for the test";
-  const first = startLoggedDaemon(dir);
+  const first = await startLoggedDaemon(dir);
   try {
     expect((await first.api("PUT", "/api/secrets/TOKEN", { value: "passphrase-protected-value" })).status).toBe(200);
     expect(existsSync(join(dir, ".secrets", "store.key"))).toBe(false);
@@ -26,7 +26,7 @@ test("a passphrase store; without the passphrase, or tampered with, it is report
   }
 
   delete process.env.SIGNET_SECRETS_PASSPHRASE;
-  const second = startLoggedDaemon(dir);
+  const second = await startLoggedDaemon(dir);
   try {
     expect(second.lines.some((l) => l.startsWith("error") && l.includes("SIGNET_SECRETS_PASSPHRASE"))).toBe(true);
     const list = await second.api("GET", "/api/secrets");
@@ -48,7 +48,7 @@ test("a passphrase store; without the passphrase, or tampered with, it is report
   const file = join(dir, ".secrets", "store.enc");
   const original = readFileSync(file, "utf8");
   writeFileSync(file, original.slice(0, original.length >> 1));
-  const third = startLoggedDaemon(dir);
+  const third = await startLoggedDaemon(dir);
   try {
     expect(third.lines.some((l) => l.startsWith("error") && l.includes("damaged"))).toBe(true);
     const list = await third.api("GET", "/api/secrets");

@@ -24,7 +24,7 @@ beforeAll(async () => {
   work = tempDir("signet-secrets-work-");
   // A variable of the daemon's own environment that no job may see.
   process.env.SIGNET_TEST_DAEMON_ONLY = "daemon-env-marker";
-  d = startLoggedDaemon(dir, `secrets:\n  execWritable: [${JSON.stringify(work)}]\n`);
+  d = await startLoggedDaemon(dir, `secrets:\n  execWritable: [${JSON.stringify(work)}]\n`);
   expect((await d.api("PUT", "/api/secrets/API_KEY", { value: VALUE })).status).toBe(200);
   expect((await d.api("PUT", "/api/secrets/OTHER", { value: OTHER })).status).toBe(200);
 });
@@ -231,9 +231,9 @@ describe("leaks", () => {
     const needles = [VALUE, OTHER, Buffer.from(VALUE).toString("base64"), encodeURIComponent(VALUE)];
     for (const needle of needles) {
       expect(d.lines.filter((l) => l.includes(needle))).toEqual([]);
-      const rows = d.daemon.context.stores.sqlite.query("SELECT * FROM mcp_invocations").all();
+      const rows = d.daemon.context.stores.sqlite!.query("SELECT * FROM mcp_invocations").all();
       expect(JSON.stringify(rows)).not.toContain(needle);
-      const jobs = d.daemon.context.stores.sqlite.query("SELECT * FROM secret_exec_jobs").all();
+      const jobs = d.daemon.context.stores.sqlite!.query("SELECT * FROM secret_exec_jobs").all();
       expect(jobs.length).toBeGreaterThanOrEqual(attempts.length);
       expect(JSON.stringify(jobs)).not.toContain(needle);
       // The WAL and the database file are searched as bytes, together with everything else.

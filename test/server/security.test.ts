@@ -47,7 +47,7 @@ async function raw(method: string, path: string, headers: Record<string, string>
 async function expectUntouched() {
   expect(await d.daemon.context.bridge.list()).toEqual([]);
   expect(d.daemon.context.bridge.live()).toEqual([]);
-  expect(d.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM memories").get()).toEqual({ n: 0 });
+  expect(d.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories").get()).toEqual({ n: 0 });
   expect(existsSync(pwned)).toBe(false);
 }
 
@@ -111,7 +111,7 @@ describe("web pages", () => {
       expect(anyone.json).toMatchObject({ status: "ok", db: { ok: true } });
       expect(["pid", "port", "dataDir"].filter((k) => k in anyone.json)).toEqual([]);
     } finally {
-      d.daemon.context.stores.sqlite.run("DELETE FROM memories");
+      d.daemon.context.stores.sqlite!.run("DELETE FROM memories");
     }
     await expectUntouched();
   });
@@ -226,7 +226,7 @@ describe("the owner's admin token", () => {
     const { loadConfig } = await import("../../src/config/load");
     const { startDaemon } = await import("../../src/server/daemon");
     const config = loadConfig({ env: { SIGNET_PATH: dir, HOME: dir } });
-    const restarted = startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
+    const restarted = await startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
     try {
       expect(restarted.context.credentials).toEqual(first);
     } finally {
@@ -243,7 +243,7 @@ describe("invocation reports", () => {
     expect((await raw("POST", "/api/mcp/invocations", json, report)).status).toBe(401);
     expect((await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": "guess" }, report)).status).toBe(403);
     await d.daemon.context.analytics.flush();
-    expect(d.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE tool = 'forged'").get()).toEqual({ n: 0 });
+    expect(d.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM mcp_invocations WHERE tool = 'forged'").get()).toEqual({ n: 0 });
     const ok = await raw("POST", "/api/mcp/invocations", { ...json, "x-signet-instance-key": d.daemon.context.credentials.instanceKey }, report);
     expect(ok.status).toBe(202);
   });

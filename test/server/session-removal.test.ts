@@ -16,13 +16,13 @@ async function hookedSession(td: TestDaemon, agent: string, key: string): Promis
   const start = await hook(td, "session-start", agent, { sessionKey: key });
   expect(start.body.memoryIds.length).toBe(1);
   expect((await hook(td, "user-prompt-submit", agent, { sessionKey: key, prompt: "when do the zebras deploy" })).status).toBe(200);
-  td.daemon.context.stores.sqlite
+  td.daemon.context.stores.sqlite!
     .query("INSERT INTO agent_message_deliveries (message_id, agent_id, session_key, delivered_at) VALUES (?, ?, ?, ?)")
     .run(1, agent, key, new Date().toISOString());
 }
 
 const rows = (td: TestDaemon, key: string) => {
-  const count = (sql: string) => td.daemon.context.stores.sqlite.query<{ n: number }, [string]>(sql).get(key)!.n;
+  const count = (sql: string) => td.daemon.context.stores.sqlite!.query<{ n: number }, [string]>(sql).get(key)!.n;
   return {
     session: count("SELECT COUNT(*) AS n FROM sessions WHERE key = ?"),
     transcript: count("SELECT COUNT(*) AS n FROM session_transcripts_fts WHERE rowid IN (SELECT seq FROM sessions WHERE key = ?)"),

@@ -62,7 +62,7 @@ async function takeoverRefused(td: TestDaemon, alice: Headers, bob: Headers, tag
   expect(after.memoryIds).toEqual([memory.id]);
   expect(after.context).toContain("quasar");
   expect((await ok(as(alice, "POST", "/api/sessions/search", { query: "zeppelin" }))).hits.map((h: any) => h.sessionKey)).toEqual([key]);
-  const transcript = td.daemon.context.stores.sqlite
+  const transcript = td.daemon.context.stores.sqlite!
     .query<{ content: string }, [string]>("SELECT t.content FROM session_transcripts_fts t JOIN sessions s ON s.seq = t.rowid WHERE s.key = ?")
     .get(key);
   expect(transcript?.content).not.toContain("bob was here");
@@ -127,7 +127,7 @@ describe("reads behind a hook", () => {
     const hers = (await ok(call(td, "POST", "/api/memory/remember", { body: { content: "carol's private pager rota", pinned: true }, headers: agent("carol") }), 201)).id;
     const mine = (await ok(call(td, "POST", "/api/memory/remember", { body: { content: "dave's build uses ninja", pinned: true }, headers: agent("dave") }), 201)).id;
     await ok(call(td, "POST", "/api/hooks/session-start", { body: { sessionKey: "dave-1", harness: "codex" }, headers: agent("dave") }));
-    td.daemon.context.stores.sqlite.query("UPDATE sessions SET carry = ? WHERE key = 'dave-1'").run(JSON.stringify([hers, mine]));
+    td.daemon.context.stores.sqlite!.query("UPDATE sessions SET carry = ? WHERE key = 'dave-1'").run(JSON.stringify([hers, mine]));
     const after = await ok(call(td, "POST", "/api/hooks/compaction-complete", { body: { sessionKey: "dave-1", harness: "codex" }, headers: agent("dave") }));
     expect(after.memoryIds).toEqual([mine]);
     expect(after.context).not.toContain("pager rota");

@@ -23,7 +23,7 @@ const hook = (event: string, body: Record<string, unknown>, agent = "default") =
 const feedback = (body: Record<string, unknown>, agent = "default") => call(td, "POST", "/api/memory/feedback", { body, agent });
 /** Waits until recall's bookkeeping (written just after the answer) has recorded the session's ids. */
 async function surfacedIn(session: string, ids: string[]): Promise<void> {
-  const db = td.daemon.context.stores.sqlite;
+  const db = td.daemon.context.stores.sqlite!;
   const seen = () => {
     const rows = db.query<{ memory_id: string }, [string]>("SELECT memory_id FROM session_memories WHERE session_key = ?").all(session);
     return ids.every((id) => rows.some((r) => r.memory_id === id));
@@ -52,7 +52,7 @@ describe("memory feedback", () => {
     expect((await feedback({ sessionKey: "session:fb-1", ratings: { [injected]: 1 } })).body).toMatchObject({ accepted: 1, propagated: 0 });
     // Another agent cannot rate this session's memories.
     expect((await feedback({ sessionKey: "fb-1", ratings: { [injected]: -1 } }, "intruder")).body).toMatchObject({ accepted: 0, rejected: 1 });
-    const signal = td.daemon.context.stores.sqlite.query("SELECT signal, ratings FROM memory_feedback WHERE memory_id = ?").get(injected);
+    const signal = td.daemon.context.stores.sqlite!.query("SELECT signal, ratings FROM memory_feedback WHERE memory_id = ?").get(injected);
     expect(signal).toEqual({ signal: 1, ratings: 1 });
     const detail = await td.client().sessions.get("fb-1");
     expect(detail.memories.find((m) => m.memoryId === surfaced)).toMatchObject({ via: "recall", rating: -0.5 });

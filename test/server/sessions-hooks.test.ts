@@ -24,7 +24,7 @@ afterAll(async () => {
 const hook = (event: string, body: Record<string, unknown>, agent = "default") => call(td, "POST", `/api/hooks/${event}`, { body, agent });
 const remember = async (body: BodyOf<typeof API.memory.remember>, agent = "default") => (await td.client(agent).memory.remember(body)).id;
 const injectedRows = (key: string) =>
-  td.daemon.context.stores.sqlite
+  td.daemon.context.stores.sqlite!
     .query<{ memory_id: string; via: string; injection_window: number }, [string]>(
       "SELECT memory_id, via, injection_window FROM session_memories WHERE session_key = ? AND source = 'injected' ORDER BY injection_window, rank",
     )
@@ -53,7 +53,7 @@ describe("session-start", () => {
         [project, "session-start", 0],
       ].sort(),
     );
-    const presence = td.daemon.context.stores.sqlite.query("SELECT agent_id, harness, project FROM agent_presence WHERE session_key = 's-start'").get();
+    const presence = td.daemon.context.stores.sqlite!.query("SELECT agent_id, harness, project FROM agent_presence WHERE session_key = 's-start'").get();
     expect(presence).toEqual({ agent_id: "default", harness: "claude-code", project: "/work/ada" });
   });
 
@@ -64,7 +64,7 @@ describe("session-start", () => {
     expect(body.memoryIds.length).toBeGreaterThan(0);
     expect(body.memoryIds.length).toBeLessThan(40);
     for (const id of body.memoryIds) expect(body.context).toContain(id);
-    td.daemon.context.stores.sqlite.run("UPDATE memories SET pinned = 0 WHERE content LIKE 'Pinned rule number%'");
+    td.daemon.context.stores.sqlite!.run("UPDATE memories SET pinned = 0 WHERE content LIKE 'Pinned rule number%'");
   });
 
   test("a sub-agent gets its parent's summary: from parentSessionKey, or from an agent:<id>:subagent:<x> key", async () => {
@@ -134,7 +134,7 @@ describe("session-end without an llm", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ context: "", memoryIds: [], transcriptStored: true, extraction: "skipped" });
     expect(res.body.note).toContain("no llm is configured");
-    expect(td.daemon.context.stores.sqlite.query("SELECT 1 FROM agent_presence WHERE session_key = 's-end'").get()).toBeNull();
+    expect(td.daemon.context.stores.sqlite!.query("SELECT 1 FROM agent_presence WHERE session_key = 's-end'").get()).toBeNull();
     const session = (await call(td, "GET", "/api/sessions/s-end")).body as SessionDetail;
     expect(session.endedAt).not.toBeNull();
     expect(session.hasTranscript).toBe(true);
@@ -168,7 +168,7 @@ describe("sessions list and get", () => {
 
 describe("bad input and forged callers", () => {
   test("each hook answers 400 naming the field, and writes nothing", async () => {
-    const before = td.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM sessions").get();
+    const before = td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM sessions").get();
     for (const event of ["session-start", "user-prompt-submit", "session-end", "pre-compaction", "compaction-complete"]) {
       expectError(await hook(event, { harness: "codex" }), 400, "invalid_input", "sessionKey");
       expectError(await hook(event, { sessionKey: "x", harness: "bad harness!" }), 400, "invalid_input", "harness");
@@ -177,7 +177,7 @@ describe("bad input and forged callers", () => {
       expectError(await hook(event, { sessionKey: "x", harness: "codex", agentId: "bad id!" }), 400, "invalid_input", "agentId");
       expectError(await call(td, "POST", `/api/hooks/${event}`, { raw: "{not json", headers: { "content-type": "application/json" } }), 400, "invalid_input");
     }
-    expect(td.daemon.context.stores.sqlite.query("SELECT COUNT(*) AS n FROM sessions").get()).toEqual(before);
+    expect(td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM sessions").get()).toEqual(before);
     expectError(await call(td, "POST", "/api/hooks/session-middle", { body: { sessionKey: "x", harness: "codex" } }), 404, "not_found");
     expectError(await call(td, "POST", `/api/sessions/${"k".repeat(600)}/bypass`, { body: { enabled: true } }), 400, "invalid_input", "session key");
     expectError(await call(td, "POST", "/api/sessions/x/bypass", { body: { enabled: "yes" } }), 400, "invalid_input", "enabled");
@@ -229,7 +229,7 @@ describe("bad input and forged callers", () => {
         expect({ path, status: res.status }).toEqual({ path, status: 415 });
       }
     }
-    expect(td.daemon.context.stores.sqlite.query("SELECT 1 FROM sessions WHERE key = 'forged'").get()).toBeNull();
+    expect(td.daemon.context.stores.sqlite!.query("SELECT 1 FROM sessions WHERE key = 'forged'").get()).toBeNull();
   });
 });
 
@@ -275,13 +275,13 @@ test("bypass survives a daemon restart", async () => {
   writeFileSync(join(dataDir, "agent.yaml"), "embedding:\n  provider: none\n");
   const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir } });
   const start = () => startDaemon({ ...config, daemon: { ...config.daemon, port: 0 } });
-  const clientOf = (d: ReturnType<typeof start>) => new SignetClient({ baseUrl: d.url, dataDir });
+  const clientOf = (d: Awaited<ReturnType<typeof start>>) => new SignetClient({ baseUrl: d.url, dataDir });
   try {
-    let daemon = start();
+    let daemon = await start();
     await clientOf(daemon).hooks.sessionStart({ sessionKey: "kept", harness: "claude-code" });
     expect(await clientOf(daemon).sessions.bypass("kept", { enabled: true })).toEqual({ key: "kept", bypassed: true });
     await daemon.stop();
-    daemon = start();
+    daemon = await start();
     try {
       expect(await clientOf(daemon).hooks.userPromptSubmit({ sessionKey: "kept", harness: "claude-code", prompt: "hello" })).toEqual({ bypassed: true });
       expect((await clientOf(daemon).sessions.get("kept")).bypassed).toBe(true);

@@ -42,7 +42,7 @@ describe("the hooks' route", () => {
     expectError(await call(td, "POST", "/api/hooks/session-begin", { body }), 404, "not_found", "no route POST /api/hooks/session-begin");
     expectError(await call(td, "POST", "/api/hooks/session-start/again", { body }), 404, "not_found");
     expectError(await call(td, "POST", "/api/hooks/user-prompt-submit", { body: { ...body, prompt: 7 } }), 400, "invalid_input", "invalid user-prompt-submit hook request: prompt");
-    const count = td.daemon.context.stores.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM sessions WHERE key = 'ops-hook-1'").get()!.n;
+    const count = td.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM sessions WHERE key = 'ops-hook-1'").get()!.n;
     expect(count).toBe(0);
   });
 
@@ -94,7 +94,7 @@ describe("with API tokens", () => {
     await refused(readonly.sessions.feedback({ sessionKey: "ada-ops-1", ratings: { [id]: -1 } }), "needs permission sessions");
     await refused(readonly.hooks.userPromptSubmit({ sessionKey: "ada-ops-1", harness: "codex", prompt: "Oslo?" }), "needs permission sessions");
     await refused(readonly.sessions.bypass("ada-ops-1", { enabled: false }), "needs permission sessions");
-    const rating = td.daemon.context.stores.sqlite.query<{ r: number }, [string]>("SELECT relevance_score AS r FROM session_memories WHERE memory_id = ?").get(id)!.r;
+    const rating = td.daemon.context.stores.sqlite!.query<{ r: number }, [string]>("SELECT relevance_score AS r FROM session_memories WHERE memory_id = ?").get(id)!.r;
     expect(rating).toBe(1);
   });
 

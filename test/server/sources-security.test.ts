@@ -58,7 +58,7 @@ function sharedDir(): string {
 
 /** Chunks anywhere in the store holding the admin token. */
 function chunksWithToken(): number {
-  return td.daemon.context.stores.sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM source_chunks WHERE instr(content, ?) > 0").get(token)!.n;
+  return td.daemon.context.stores.sqlite!.query<{ n: number }, [string]>("SELECT count(*) AS n FROM source_chunks WHERE instr(content, ?) > 0").get(token)!.n;
 }
 
 /** Recall with sourceOnly, asked for the token: the rows that hold it. */

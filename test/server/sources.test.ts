@@ -115,7 +115,7 @@ describe("ingesting a directory", () => {
   });
 
   test("each chunk records its absolute path and line range, and its content is exactly those lines", async () => {
-    const chunks = td.daemon.context.stores.sqlite
+    const chunks = td.daemon.context.stores.sqlite!
       .query<{ path: string; start_line: number; end_line: number; heading: string | null; content: string }, []>(
         "SELECT f.path, c.start_line, c.end_line, c.heading, c.content FROM source_chunks c JOIN source_files f ON f.id = c.file_id ORDER BY f.path, c.ordinal",
       )
@@ -194,7 +194,7 @@ describe("re-ingesting", () => {
     expect([moved.scanned, moved.parsed, moved.removed]).toEqual([6, 1, 1]);
     expect((await search("wombat burrow")).results).toEqual([]);
     expect((await search("nocturnal kiwi")).results[0]!.path).toBe(join(root, "notes/kiwi.md"));
-    const rows = td.daemon.context.stores.sqlite.query<{ n: number }, [string]>(
+    const rows = td.daemon.context.stores.sqlite!.query<{ n: number }, [string]>(
       "SELECT count(*) AS n FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE f.path = ?",
     );
     expect(rows.get(join(root, "src/burrow.ts"))!.n).toBe(0);
@@ -260,7 +260,7 @@ describe("memories and sources never mix", () => {
 
 describe("bad input", () => {
   const post = (body: unknown) => call(td, "POST", "/api/sources", { body, headers: td.ownerHeaders });
-  const sourceCount = () => td.daemon.context.stores.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM sources").get()!.n;
+  const sourceCount = () => td.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT count(*) AS n FROM sources").get()!.n;
 
   test.each([
     [{}, /^invalid source add request: path: is required$/],
@@ -394,7 +394,7 @@ describe("rm", () => {
     expect(r.removed).toMatchObject({ id, path: root });
     expect((await td.client().sources.list()).sources.find((s) => s.path === root)).toBeUndefined();
     expect((await search("quokkas", { minScore: 0 })).results).toEqual([]);
-    const left = td.daemon.context.stores.sqlite.query<{ n: number }, []>("SELECT (SELECT count(*) FROM source_chunks) + (SELECT count(*) FROM source_files) AS n").get()!;
+    const left = td.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT (SELECT count(*) FROM source_chunks) + (SELECT count(*) FROM source_files) AS n").get()!;
     expect(left.n).toBe(0);
     expect(await Bun.file(join(root, "README.md")).exists()).toBe(true);
   });
@@ -503,7 +503,7 @@ describe("a stop during an add", () => {
       for (let i = 0; i < many; i++) writeFileSync(join(dir, `note-${i}.md`), `# Note ${i}\n\nThe dunnart number ${i} forages at dusk along the creek.\n`);
       const adding = d.client().sources.add({ path: dir });
       // Under way: some files are stored, far from all.
-      const db = d.daemon.context.stores.sqlite;
+      const db = d.daemon.context.stores.sqlite!;
       const files = () => (db.query("SELECT COUNT(*) AS n FROM source_files").get() as { n: number }).n;
       expect(await eventually(() => files() > 0, 10_000)).toBe(true);
       await d.stop();

@@ -78,7 +78,7 @@ describe("a token's streams end with the token", () => {
     // A minute is the shortest lifetime the API gives: bring the expiry to a few seconds from now
     // (in the database), before the streams open.
     const at = new Date(Date.now() + 4000).toISOString();
-    td.daemon.context.stores.sqlite.query("UPDATE api_tokens SET expires_at = ? WHERE id = ?").run(at, aging.id);
+    td.daemon.context.stores.sqlite!.query("UPDATE api_tokens SET expires_at = ? WHERE id = ?").run(at, aging.id);
     const [message, mcp] = await streamsOf(aging.token);
     expect(await endsWithin(message!, 20_000)).toBe(true);
     expect(await endsWithin(mcp!, 20_000)).toBe(true);

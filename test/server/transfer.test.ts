@@ -34,7 +34,7 @@ async function exportLines(td: TestDaemon, forgotten = false): Promise<any[]> {
 }
 
 function count(td: TestDaemon, table: string): number {
-  return (td.daemon.context.stores.sqlite.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return (td.daemon.context.stores.sqlite!.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 }
 
 describe("round trip", () => {

@@ -27,7 +27,7 @@ const FLOORS = {
   dev: { mrr: 0.48, hitAt5: 0.63 },
   "held-out": { mrr: 0.45, hitAt5: 0.6 },
 } as const;
-const MIN_NAMES_MRR = 0.94;
+const MIN_NAMES_MRR = 0.93;
 
 const set = loadCodeQuestions();
 let project: string;

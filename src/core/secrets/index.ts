@@ -1,6 +1,5 @@
 // The daemon's secrets: the local store, reference resolution, exec jobs, and the lookup that
 // resolves installed MCP servers' `secret:NAME` values when a server starts (docs/security.md#secrets).
-import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "../../logger";
 import { probeSandbox, type Sandbox } from "../../os/sandbox";
@@ -8,7 +7,6 @@ import { ChildLedger } from "../bridge/child-ledger";
 import { storeLookup, type SecretLookup } from "../bridge/secret-refs";
 import { SecretExecService, minimalEnv } from "./exec";
 import type { SecretJobStore } from "./job-store";
-import { SqliteSecretJobStore } from "./sqlite-job-store";
 import { ReferenceResolver, type SecretProvider } from "./references";
 import { SecretStore } from "./store";
 
@@ -23,9 +21,8 @@ export interface Secrets {
 
 export interface SecretsOptions {
   dataDir: string;
-  db: Database;
-  /** Where exec jobs are kept; the daemon's SQLite file when not given. */
-  jobStore?: SecretJobStore;
+  /** Where exec jobs are kept: the daemon's store. */
+  jobStore: SecretJobStore;
   provider: SecretProvider;
   /** SIGNET_SECRETS_PASSPHRASE: derive the store's key from it instead of a key file. */
   passphrase?: string;
@@ -61,7 +58,7 @@ export function openSecrets(options: SecretsOptions): Secrets {
     return probed;
   };
   const exec = new SecretExecService({
-    jobs: options.jobStore ?? new SqliteSecretJobStore(options.db),
+    jobs: options.jobStore,
     resolver,
     log,
     ledger,

@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { EXPORT_FORMAT_VERSION, type ExportHeader, type ExportHistoryEntry, type ExportRecord } from "../../contracts/transfer";
 import { SqliteMemoryRows } from "../memory/sqlite-store";
-import { type MemoryRow, toMemory } from "../memory/store";
+import { HISTORY_COLUMNS, MEMORY_COLUMNS, type HistoryRow, type MemoryRow, toExportHistoryEntry, toMemory } from "../memory/store";
 
 /** Memories per chunk of the answer: a few hundred kilobytes of text in the usual case. */
 const PAGE = 200;
@@ -44,6 +44,42 @@ export function sqliteExportReader(path: string): ExportReader {
     page: async (afterSeq, limit, forgotten) => rows.page(afterSeq, limit, forgotten),
     histories: async (ids) => new Map(ids.map((id) => [id, rows.exportHistory(id)])),
     close: async () => db.close(),
+  };
+}
+
+/** A snapshot of a PostgreSQL store, in a read-only repeatable-read transaction on a reserved connection. */
+export async function postgresExportReader(sql: Bun.SQL): Promise<ExportReader> {
+  const conn = await sql.reserve();
+  try {
+    await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
+  } catch (err) {
+    conn.release();
+    throw err;
+  }
+  const live = (forgotten: boolean) => (forgotten ? "" : " AND deleted_at IS NULL");
+  return {
+    async count(forgotten) {
+      const [row] = await conn.unsafe(`SELECT count(*)::int AS n FROM memories WHERE true${live(forgotten)}`);
+      return row.n;
+    },
+    page: (afterSeq, limit, forgotten) =>
+      conn.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE seq > $1${live(forgotten)} ORDER BY seq LIMIT $2`, [afterSeq, limit]),
+    async histories(ids) {
+      const rows: (HistoryRow & { memory_id: string })[] = await conn.unsafe(
+        `SELECT memory_id, ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = ANY($1::text[]) ORDER BY id`,
+        [ids],
+      );
+      const byId = new Map<string, ExportHistoryEntry[]>(ids.map((id) => [id, []]));
+      for (const { memory_id, ...row } of rows) byId.get(memory_id)!.push(toExportHistoryEntry(row));
+      return byId;
+    },
+    async close() {
+      try {
+        await conn`ROLLBACK`;
+      } finally {
+        conn.release();
+      }
+    },
   };
 }
 

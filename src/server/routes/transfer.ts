@@ -1,7 +1,6 @@
 // Export, import and backup (docs/api.md#export-import-and-backup): the owner's operations over every
-// agent's memories and the database file, so the guard asks for the admin token on all of them.
+// agent's memories and the store, so the guard asks for the admin token on all of them.
 import { TRANSFER_API } from "../../contracts/transfer";
-import { backupDatabase } from "../../core/transfer/backup";
 import { exportStream } from "../../core/transfer/export";
 import { importBatch } from "../../core/transfer/import";
 import { callerFrom } from "../caller";
@@ -21,6 +20,6 @@ export function transferRoutes(ctx: DaemonContext) {
       const caller = callerFrom(request, "agentId" in body ? body.agentId : undefined);
       return importBatch(memory, caller, body);
     }),
-    serve(TRANSFER_API.backup, ({ body }) => backupDatabase(ctx.stores.sqlite, body.path)),
+    serve(TRANSFER_API.backup, ({ body }) => ctx.stores.backup(body.path)),
   );
 }
