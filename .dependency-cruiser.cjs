@@ -89,16 +89,16 @@ module.exports = {
     {
       name: "cli-never-opens-the-database",
       severity: "error",
-      comment: "the CLI talks to the daemon; only `signet migrate` (src/cli/migrate.ts) opens the database",
-      from: { path: "^src/cli/", pathNot: "^src/cli/migrate\\.ts$" },
+      comment: "the CLI talks to the daemon; only `signet migrate` and `signet store copy` (src/cli/migrate.ts, store.ts), with the daemon stopped, open the store",
+      from: { path: "^src/cli/", pathNot: "^src/cli/(migrate|store)\\.ts$" },
       to: { path: ["^src/db/", "^bun:sqlite$"] },
     },
     {
       name: "cli-reaches-the-daemon-only-to-run-it",
       severity: "error",
       comment:
-        "the CLI uses the client; only `signet daemon run` (src/cli/daemon.ts) starts the server in process, and `signet index` (src/cli/code-index.ts) indexes a project in process (docs/architecture.md#code-index)",
-      from: { path: "^src/cli/", pathNot: "^src/cli/(daemon|code-index)\\.ts$" },
+        "the CLI uses the client; only `signet daemon run` (src/cli/daemon.ts) starts the server in process, `signet index` (src/cli/code-index.ts) indexes a project in process (docs/architecture.md#code-index), and `signet store copy` (src/cli/store.ts) copies a stopped daemon's store",
+      from: { path: "^src/cli/", pathNot: "^src/cli/(daemon|code-index|store)\\.ts$" },
       to: { path: "^src/(server|core)/" },
     },
     {

@@ -29,6 +29,7 @@ const root: AnyCommand = defineCommand({
     graph: () => import("./graph").then((m) => m.graph),
     dream: () => import("./graph").then((m) => m.dream),
     migrate: () => import("./migrate").then((m) => m.migrate),
+    store: () => import("./store").then((m) => m.store),
     secret: () => import("./secret").then((m) => m.secret),
     agents: () => import("./agents").then((m) => m.agents),
     message: () => import("./message").then((m) => m.message),

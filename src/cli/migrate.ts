@@ -1,13 +1,36 @@
-// `signet migrate`: apply migrations with the daemon stopped. The one CLI command that opens the
-// database (docs/architecture.md#layers); the daemon's lock keeps a running daemon out meanwhile.
+// `signet migrate`: apply migrations with the daemon stopped, to the SQLite file or to storage.url's
+// PostgreSQL database. With `signet store copy`, the one CLI command that opens the store
+// (docs/architecture.md#layers); the daemon's lock keeps this data directory's daemon out meanwhile.
 import { defineCommand } from "citty";
 import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
-import { migrate as runMigrations } from "../db/migrate";
+import { type MigrateResult, migrate as runMigrations } from "../db/migrate";
 import { openDatabase } from "../db/open";
+import { displayedUrl, migratePostgres, openPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
 import { emit, outputArgs } from "./output";
+
+function migrateFile(path: string): MigrateResult {
+  const db = openDatabase(path);
+  try {
+    return runMigrations(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** A shared store: each migration runs under the advisory lock, so daemons starting meanwhile wait for it. */
+async function migrateShared(url: string): Promise<MigrateResult> {
+  const sql = openPostgres(url, { max: 1 });
+  try {
+    return await migratePostgres(sql);
+  } catch (err) {
+    throw new ExitError(EXIT.failed, `cannot migrate ${displayedUrl(url)}: ${(err as Error).message}`);
+  } finally {
+    await sql.close();
+  }
+}
 
 export const migrate = defineCommand({
   meta: { name: "migrate", description: "Apply database migrations with the daemon stopped" },
@@ -24,15 +47,10 @@ export const migrate = defineCommand({
       throw err;
     }
     try {
-      const db = openDatabase(databasePath(config.dataDir));
-      try {
-        const result = runMigrations(db);
-        emit(result, args, (r) =>
-          r.applied.length ? `applied ${r.applied.join(", ")}; schema version ${r.version}` : `up to date at schema version ${r.version}`,
-        );
-      } finally {
-        db.close();
-      }
+      const result = config.storage.url ? await migrateShared(config.storage.url) : migrateFile(databasePath(config.dataDir));
+      emit(result, args, (r) =>
+        r.applied.length ? `applied ${r.applied.join(", ")}; schema version ${r.version}` : `up to date at schema version ${r.version}`,
+      );
     } finally {
       lock.release();
     }

@@ -1,0 +1,291 @@
+// `signet store copy` (docs/deploy.md#moving-a-store): every row of one store into another that is
+// empty, SQLite to PostgreSQL or back. The two schemas hold the same tables and columns
+// (test/unit/postgres-schema.test.ts keeps them so), so rows move table by table, parents before the
+// tables that refer to them, read from one snapshot of the source and written in one transaction, so
+// a copy that fails leaves the target as it was. What each store derives on its own is not copied
+// but made again: SQLite's full-text tables from the rows, PostgreSQL's change feeds (they start empty:
+// daemons load everything at start) and rate buckets. Then both ends' exports are compared.
+import type { Database } from "bun:sqlite";
+import { keywordColumns as memoryKeywordColumns } from "../search/text";
+import { CHUNK_SOURCE_COLUMNS, indexedChunk, type ChunkSourceRow } from "../sources/store";
+import { exportStream, postgresExportReader, sqliteExportReader, type ExportReader } from "./export";
+
+export type StoreEnd = { kind: "sqlite"; db: Database; path: string } | { kind: "postgres"; sql: Bun.SQL };
+
+type Row = Record<string, unknown>;
+
+/** Rows read and written at a time. */
+const BATCH = 500;
+
+/** Tables a store keeps for itself: its migrations' record, SQLite's own, the derived ones. */
+const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "memory_changes", "source_changes", "rate_buckets"]);
+/** SQLite keeps transcripts in a full-text table, PostgreSQL in a table of its own: the one table copied by hand. */
+const TRANSCRIPTS = { sqlite: "session_transcripts_fts", postgres: "session_transcripts" } as const;
+
+export interface CopyProgress {
+  table: string;
+  rows: number;
+}
+
+export interface CopyReport {
+  tables: CopyProgress[];
+  /** Memories in the export both ends gave (forgotten ones included). */
+  memories: number;
+}
+
+export class StoreCopyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreCopyError";
+  }
+}
+
+/** A store's tables, their columns, and which tables each one refers to. */
+interface Shape {
+  columns: Map<string, string[]>;
+  references: [from: string, to: string][];
+}
+
+async function shapeOf(end: StoreEnd): Promise<Shape> {
+  const columns = new Map<string, string[]>();
+  const references: [string, string][] = [];
+  if (end.kind === "sqlite") {
+    const tables = end.db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name NOT LIKE '%\\_fts\\_%' ESCAPE '\\'")
+      .all();
+    for (const { name } of tables) {
+      columns.set(name, end.db.query<{ name: string }, [string]>("SELECT name FROM pragma_table_info(?) ORDER BY cid").all(name).map((c) => c.name));
+      for (const fk of end.db.query<{ table: string }, [string]>('SELECT "table" FROM pragma_foreign_key_list(?)').all(name)) references.push([name, fk.table]);
+    }
+  } else {
+    const rows: { table_name: string; column_name: string }[] = await end.sql`
+      SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`;
+    for (const r of rows) columns.set(r.table_name, [...(columns.get(r.table_name) ?? []), r.column_name]);
+    const fks: { from: string; to: string }[] = await end.sql`
+      SELECT DISTINCT tc.table_name AS "from", ccu.table_name AS "to" FROM information_schema.table_constraints tc
+      JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
+      WHERE tc.constraint_type = 'FOREIGN KEY' AND tc.table_schema = current_schema()`;
+    for (const fk of fks) references.push([fk.from, fk.to]);
+  }
+  return { columns, references };
+}
+
+/** The tables both stores have, each after the tables it refers to. */
+function copyOrder(from: Shape, to: Shape): { table: string; columns: string[] }[] {
+  const shared = [...from.columns.keys()].filter((t) => to.columns.has(t) && !NOT_COPIED.has(t)).sort();
+  const parents = new Map(shared.map((t) => [t, new Set<string>()]));
+  for (const [child, parent] of [...from.references, ...to.references]) {
+    if (child !== parent && parents.has(child) && parents.has(parent)) parents.get(child)!.add(parent);
+  }
+  const order: string[] = [];
+  const placed = new Set<string>();
+  const place = (table: string, path: Set<string>) => {
+    if (placed.has(table)) return;
+    if (path.has(table)) throw new StoreCopyError(`the tables ${[...path].join(", ")} refer to each other in a cycle`);
+    path.add(table);
+    for (const parent of parents.get(table)!) place(parent, path);
+    path.delete(table);
+    placed.add(table);
+    order.push(table);
+  };
+  for (const table of shared) place(table, new Set());
+  return order.map((table) => {
+    const theirs = new Set(to.columns.get(table));
+    return { table, columns: from.columns.get(table)!.filter((c) => theirs.has(c)) };
+  });
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Reads one snapshot of a store, a batch at a time. */
+interface SnapshotReader {
+  rows(table: string, columns: string[]): AsyncGenerator<Row[]>;
+  exportReader(): Promise<ExportReader>;
+  close(): Promise<void>;
+}
+
+async function snapshotOf(end: StoreEnd): Promise<SnapshotReader> {
+  if (end.kind === "sqlite") {
+    end.db.run("BEGIN");
+    return {
+      async *rows(table, columns) {
+        let batch: Row[] = [];
+        for (const row of end.db.query<Row, []>(`SELECT ${columns.map(quoted).join(", ")} FROM ${quoted(table)}`).iterate()) {
+          batch.push(row);
+          if (batch.length === BATCH) {
+            yield batch;
+            batch = [];
+          }
+        }
+        if (batch.length > 0) yield batch;
+      },
+      exportReader: async () => sqliteExportReader(end.path),
+      close: async () => void end.db.run("ROLLBACK"),
+    };
+  }
+  const conn = await end.sql.reserve();
+  await conn`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`;
+  return {
+    async *rows(table, columns) {
+      await conn.unsafe(`DECLARE copy_rows NO SCROLL CURSOR FOR SELECT ${columns.map(quoted).join(", ")} FROM ${quoted(table)}`);
+      try {
+        for (;;) {
+          const batch: Row[] = await conn.unsafe(`FETCH ${BATCH} FROM copy_rows`);
+          if (batch.length === 0) break;
+          yield [...batch];
+        }
+      } finally {
+        await conn.unsafe("CLOSE copy_rows");
+      }
+    },
+    exportReader: () => postgresExportReader(end.sql),
+    async close() {
+      try {
+        await conn`ROLLBACK`;
+      } finally {
+        conn.release();
+      }
+    },
+  };
+}
+
+/** Writes into the target in one transaction. */
+interface TargetWriter {
+  insert(table: string, columns: string[], rows: Row[]): Promise<void>;
+  /** Makes again what the store derives from the rows (full-text tables, identity counters). */
+  derive(): Promise<void>;
+}
+
+/** Throws naming the first table of `tables` that holds a row. */
+async function refuseUnlessEmpty(end: StoreEnd, tables: string[], where: string): Promise<void> {
+  for (const table of tables) {
+    const n =
+      end.kind === "sqlite"
+        ? end.db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${quoted(table)}`).get()!.n
+        : Number((await end.sql.unsafe(`SELECT count(*)::int AS n FROM ${quoted(table)}`))[0].n);
+    if (n > 0) throw new StoreCopyError(`${where} is not empty (${table} holds ${n} row${n === 1 ? "" : "s"}): copy into a new database or file`);
+  }
+}
+
+function sqliteWriter(db: Database): TargetWriter {
+  return {
+    async insert(table, columns, rows) {
+      const statement = db.query(`INSERT INTO ${quoted(table)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+      for (const row of rows) statement.run(...(columns.map((c) => toSqlite(row[c])) as never[]));
+    },
+    async derive() {
+      const memoryFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
+      for (const m of db.query<{ seq: number; content: string; tags: string; hints: string }, []>("SELECT seq, content, tags, hints FROM memories WHERE deleted_at IS NULL").iterate()) {
+        memoryFts.run(m.seq, ...memoryKeywordColumns(m.content, m.tags, m.hints));
+      }
+      const chunkFts = db.query("INSERT INTO source_chunks_fts (rowid, content, heading, path, terms) VALUES (?, ?, ?, ?, ?)");
+      const chunks = db.query<ChunkSourceRow, []>(
+        `SELECT ${CHUNK_SOURCE_COLUMNS} FROM source_chunks c JOIN source_files f ON f.id = c.file_id JOIN sources s ON s.id = f.source_id`,
+      );
+      for (const row of chunks.iterate()) {
+        const { seq, columns } = indexedChunk(row);
+        chunkFts.run(seq, ...columns);
+      }
+    },
+  };
+}
+
+/** PostgreSQL gives BYTEA as a Buffer and BIGINT as a string; SQLite takes both as they are, but a Buffer's view may be shared. */
+function toSqlite(value: unknown): unknown {
+  return value instanceof Uint8Array ? new Uint8Array(value) : value;
+}
+
+function postgresWriter(tx: Bun.SQL): TargetWriter {
+  return {
+    async insert(table, columns, rows) {
+      // NUL cannot be in a PostgreSQL text value; nothing the daemon stores holds one, a hand-made file might.
+      await tx`INSERT INTO ${tx(table)} ${tx(rows.map(withoutNul), ...columns)}`;
+    },
+    async derive() {
+      // Copied rows kept their ids: each identity counter continues after the highest.
+      const identities: { table_name: string; column_name: string }[] = await tx`
+        SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`;
+      for (const { table_name, column_name } of identities) {
+        if (NOT_COPIED.has(table_name)) continue;
+        await tx.unsafe(
+          `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT MAX(${quoted(column_name)}) FROM ${quoted(table_name)}), 0) + 1, false)`,
+          [table_name, column_name],
+        );
+      }
+    },
+  };
+}
+
+function withoutNul(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = typeof v === "string" && v.includes("\0") ? v.replaceAll("\0", "") : v;
+  return out;
+}
+
+/** The transcripts' rows in `from`'s shape, as `to` keeps them. */
+async function* transcripts(reader: SnapshotReader, from: StoreEnd): AsyncGenerator<{ session_seq: number; content: string }[]> {
+  const source = from.kind === "sqlite" ? { table: TRANSCRIPTS.sqlite, columns: ["rowid", "content"] } : { table: TRANSCRIPTS.postgres, columns: ["session_seq", "content"] };
+  for await (const batch of reader.rows(source.table, source.columns)) {
+    yield batch.map((r) => ({ session_seq: Number(r.rowid ?? r.session_seq), content: String(r.content) }));
+  }
+}
+
+/** An export's lines without the header's time of export. */
+async function exportLines(reader: ExportReader): Promise<string[]> {
+  const text = await new Response(await exportStream(reader, { forgotten: true, now: () => new Date(0) })).text();
+  return text.split("\n");
+}
+
+/**
+ * Copies every row of `from` into `to`, both migrated to the same schema version, `to` empty.
+ * `onProgress` hears each table as it is copied. Throws StoreCopyError when `to` is not empty or the
+ * exports differ afterwards (the copy then stays, for a look: the target was empty).
+ */
+export async function copyStore(from: StoreEnd, to: StoreEnd, onProgress: (p: CopyProgress) => void = () => undefined): Promise<CopyReport> {
+  const order = copyOrder(await shapeOf(from), await shapeOf(to));
+  await refuseUnlessEmpty(to, [...order.map((t) => t.table), to.kind === "sqlite" ? TRANSCRIPTS.sqlite : TRANSCRIPTS.postgres], "the target");
+  const reader = await snapshotOf(from);
+  const tables: CopyProgress[] = [];
+  try {
+    const copy = async (writer: TargetWriter) => {
+      for (const { table, columns } of order) {
+        const progress = { table, rows: 0 };
+        for await (const batch of reader.rows(table, columns)) {
+          await writer.insert(table, columns, batch);
+          progress.rows += batch.length;
+          onProgress(progress);
+        }
+        tables.push(progress);
+      }
+      const progress = { table: "session transcripts", rows: 0 };
+      for await (const batch of transcripts(reader, from)) {
+        if (to.kind === "sqlite") await writer.insert(TRANSCRIPTS.sqlite, ["rowid", "content"], batch.map((t) => ({ rowid: t.session_seq, content: t.content })));
+        else await writer.insert(TRANSCRIPTS.postgres, ["session_seq", "content"], batch);
+        progress.rows += batch.length;
+        onProgress(progress);
+      }
+      tables.push(progress);
+      await writer.derive();
+    };
+    if (to.kind === "sqlite") {
+      to.db.run("BEGIN IMMEDIATE");
+      try {
+        await copy(sqliteWriter(to.db));
+        to.db.run("COMMIT");
+      } catch (err) {
+        to.db.run("ROLLBACK");
+        throw err;
+      }
+    } else {
+      await to.sql.begin((tx) => copy(postgresWriter(tx)));
+    }
+    const [a, b] = [await exportLines(await reader.exportReader()), await exportLines(await (to.kind === "sqlite" ? sqliteExportReader(to.path) : postgresExportReader(to.sql)))];
+    const differs = a.findIndex((line, i) => line !== b[i]);
+    if (differs >= 0 || a.length !== b.length) {
+      throw new StoreCopyError(`the copy's export differs from the source's at line ${differs >= 0 ? differs + 1 : Math.min(a.length, b.length) + 1}`);
+    }
+    return { tables, memories: a.filter(Boolean).length - 1 };
+  } finally {
+    await reader.close();
+  }
+}
