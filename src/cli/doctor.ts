@@ -11,6 +11,7 @@ import { DaemonIdentityError, SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import { readOwnerFile } from "../config/owner-files";
 import { daemonFiles, databasePath } from "../config/paths";
+import { displayedUrl } from "../config/storage-url";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
 import { ownerOnlyPaths } from "../control/data-dir";
@@ -75,7 +76,9 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
-function storeCheck(dataDir: string, health: HealthResponse | undefined): Check {
+function storeCheck(config: Config, health: HealthResponse | undefined): Check {
+  if (config.storage.url) return sharedStoreCheck(displayedUrl(config.storage.url), health);
+  const { dataDir } = config;
   const db = databasePath(dataDir);
   if (!statOrNull(dataDir)) return note("store", `${dataDir} does not exist yet`, "signet daemon start creates it");
   const st = statOrNull(db);
@@ -83,6 +86,20 @@ function storeCheck(dataDir: string, health: HealthResponse | undefined): Check 
   const mib = ((st.size + (statOrNull(`${db}-wal`)?.size ?? 0)) / 1048576).toFixed(1);
   if (health && !health.db.ok) return problem("store", `the daemon cannot read ${db}`, "signet daemon logs; then signet daemon restart");
   return ok("store", `${db} (${mib} MiB${health ? `, ${health.db.memories} memories` : ""})`);
+}
+
+/** A PostgreSQL store, as the daemon reaches it (doctor never opens a store): reachable, and who shares it. */
+function sharedStoreCheck(url: string, health: HealthResponse | undefined): Check {
+  if (!health) return note("store", `PostgreSQL at ${url}: not checked, no daemon answers`, "signet daemon start (it stops at once, naming the problem, when it cannot reach the database)");
+  if (!health.db.ok) {
+    return problem("store", `the daemon cannot reach PostgreSQL at ${url}`, "check that PostgreSQL runs and accepts storage.url's user (signet daemon logs); the daemon reconnects by itself");
+  }
+  const daemons = health.store?.daemons ?? [];
+  const shared = daemons.map((d) => `${d.url} (${d.id}, v${d.version})`).join(", ");
+  const detail = `PostgreSQL at ${url} (${health.db.memories} memories), shared by ${daemons.length} daemon${daemons.length === 1 ? "" : "s"}: ${shared}`;
+  const versions = new Set(daemons.map((d) => d.version));
+  if (versions.size > 1) return note("store", detail, `the daemons run different versions (${[...versions].join(", ")}): upgrade them all, so none meets a schema it does not know`);
+  return ok("store", detail);
 }
 
 function embedderCheck(health: HealthResponse | undefined): Check {
@@ -303,7 +320,7 @@ export const doctor = defineCommand({
   async run({ args }) {
     const config = configFromFlags(args);
     const { checks, health } = await daemonChecks(config);
-    checks.push(storeCheck(config.dataDir, health), embedderCheck(health), ...modeChecks(config.dataDir));
+    checks.push(storeCheck(config, health), embedderCheck(health), ...modeChecks(config.dataDir));
     const findings = HARNESS_NAMES.map((harness) => harnessFindings(harness, { home: process.env.HOME || homedir(), env: process.env }, config));
     const paths = await pathChecks(findings, config, health);
     findings.forEach((f, i) => checks.push(...f.head, ...paths[i]!, ...f.tail));

@@ -15,6 +15,15 @@ const HealthResponseSchema = answer({
   port: z.number().optional(),
   dataDir: z.string().optional(),
   db: answer({ ok: z.boolean(), memories: z.number().nullable() }),
+  /**
+   * The store, for the owner as where the daemon runs: its kind, where it is (a PostgreSQL URL without
+   * its password), and on PostgreSQL the daemons sharing it, seen in the last few seconds.
+   */
+  store: answer({
+    kind: z.enum(["sqlite", "postgres"]),
+    location: z.string(),
+    daemons: z.array(answer({ id: z.string(), url: z.string(), version: z.string(), startedAt: z.string(), seenAt: z.string() })).optional(),
+  }).optional(),
   embedding: HealthEmbeddingSchema,
   /**
    * With `?challenge=<nonce>`: HMAC-SHA256(instance key, "<host>:<port>\n<nonce>") over the address

@@ -8,6 +8,7 @@ import p003 from "../../migrations/postgres/003_memory_changes.sql" with { type:
 import p004 from "../../migrations/postgres/004_session_transcripts.sql" with { type: "text" };
 import p005 from "../../migrations/postgres/005_secret_job_daemons.sql" with { type: "text" };
 import p006 from "../../migrations/postgres/006_source_changes.sql" with { type: "text" };
+import p007 from "../../migrations/postgres/007_daemons.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -17,4 +18,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 4, name: "004_session_transcripts", sql: p004 },
   { version: 5, name: "005_secret_job_daemons", sql: p005 },
   { version: 6, name: "006_source_changes", sql: p006 },
+  { version: 7, name: "007_daemons", sql: p007 },
 ];

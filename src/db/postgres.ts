@@ -13,17 +13,6 @@ export function openPostgres(url: string, options: { max?: number } = {}): Bun.S
   return new Bun.SQL(url, { max: options.max ?? 10, connectionTimeout: 10 });
 }
 
-/** `postgres://user@host:5432/db`: the URL without its password, to show. */
-export function displayedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = "";
-    return u.toString();
-  } catch {
-    return "postgres://…";
-  }
-}
-
 async function versionOf(sql: Bun.SQL): Promise<number> {
   const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
   if (!table.present) return 0;

@@ -17,6 +17,7 @@ import type { TokenService } from "../core/auth/tokens";
 import type { RateLimits } from "../core/auth/rate-limit";
 import type { OwnerCredentials } from "./credentials";
 import type { DaemonStores } from "./stores";
+import type { DaemonRoster } from "../core/cluster/roster";
 
 export interface DaemonContext {
   config: Config;
@@ -24,6 +25,8 @@ export interface DaemonContext {
   credentials: OwnerCredentials;
   /** The stores the services run on: the SQLite file, or a PostgreSQL database daemons share. */
   stores: DaemonStores;
+  /** On a shared store: the daemons sharing it (this one among them). */
+  roster?: DaemonRoster;
   memory: MemoryService;
   recall: RecallService;
   /** Sessions the hooks report, transcripts, and memory feedback. */

@@ -89,7 +89,8 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
   const lock = DaemonLock.acquire(config.dataDir);
   let stores: DaemonStores | undefined;
   try {
-    stores = await openStores(config, log, lastingDaemonId(config.dataDir));
+    const daemonId = lastingDaemonId(config.dataDir);
+    stores = await openStores(config, log, daemonId);
     const store = stores;
     if (store.migrated.applied.length > 0) log.info(`applied migrations: ${store.migrated.applied.join(", ")}`);
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
@@ -228,6 +229,10 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       embeddings.followStored(c);
     }, feedError);
     await store.followSources?.((c) => sources.followStored(c), feedError);
+    // On a shared store: this daemon's row among those sharing it (signet doctor lists them).
+    const roster = store.enrol?.({ id: daemonId, url, version: VERSION, startedAt: new Date(context.startedAt).toISOString() }, (m) => log.warn(m));
+    await roster?.start();
+    context.roster = roster;
     const processStart = procInfo(process.pid)?.started;
     lock.writePid({ pid: process.pid, port, url, startedAt: new Date(context.startedAt).toISOString(), version: VERSION, ...(processStart ? { processStart } : {}) });
     let stopping: Promise<void> | undefined;
@@ -262,6 +267,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
           // After the bridge and the server: the last calls they record are written too.
           await analytics.stop();
           context.code.close();
+          await roster?.stop();
           await store.close();
           lock.release();
         })();

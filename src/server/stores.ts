@@ -8,6 +8,7 @@ import { PostgresAgentStore } from "../core/agents/postgres-store";
 import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import type { AgentStore } from "../core/agents/store";
 import type { InvocationFollower } from "../core/analytics";
+import { type DaemonEntry, DaemonRoster } from "../core/cluster/roster";
 import { InvocationFeed, PostgresInvocationStore } from "../core/analytics/postgres-store";
 import { SqliteInvocationStore } from "../core/analytics/sqlite-store";
 import type { InvocationStore, StoredRow } from "../core/analytics/store";
@@ -51,7 +52,8 @@ import { backupDatabase } from "../core/transfer/backup";
 import { startCheckpointer } from "../db/checkpointer";
 import { migrate, type MigrateResult } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
-import { displayedUrl, migratePostgres, openPostgres } from "../db/postgres";
+import { displayedUrl } from "../config/storage-url";
+import { migratePostgres, openPostgres } from "../db/postgres";
 import type { Logger } from "../logger";
 import { makeOwnerOnlyDir } from "../os/owner-only-files";
 import { join } from "node:path";
@@ -92,6 +94,8 @@ export interface DaemonStores {
   followMemories?(onChange: (change: MemoryChange) => void, onError: (message: string) => void): Promise<void>;
   /** On a shared store: follows the document chunks other daemons write, likewise from the head read at opening. */
   followSources?(onChange: (change: ChunkChange) => void, onError: (message: string) => void): Promise<void>;
+  /** On a shared store: this daemon's row among the daemons sharing it, written while it runs. */
+  enrol?(self: Omit<DaemonEntry, "seenAt">, onError: (message: string) => void): DaemonRoster;
   close(): Promise<void>;
 }
 
@@ -178,6 +182,7 @@ async function openShared(url: string, config: Config, daemonId: string): Promis
         feeds.push(feed);
         await feed.start(sourceHead);
       },
+      enrol: (self, onError) => new DaemonRoster(sql, self, { onError }),
       async close() {
         for (const feed of feeds.splice(0)) await feed.stop();
         await sql.close();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonFiles } from "../../src/config/paths";
-import { requireBinary, sandbox, type Sandbox } from "../helpers/binary";
+import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { openSse } from "../helpers/sse";
 import { eventually } from "../helpers/wait";
@@ -68,10 +68,12 @@ function giveOwnerCredentials(dataDir: string): void {
 }
 
 let daemons: Daemon[] = [];
+let databaseUrl = "";
 
 beforeAll(async () => {
   if (!postgres.available) return;
   const url = await postgres.emptyDatabase();
+  databaseUrl = url;
   for (let i = 0; i < 3; i++) {
     const s = await sandbox('embedding:\n  provider: none\nsecrets:\n  sandbox: "off"\n');
     giveOwnerCredentials(s.dataDir);
@@ -102,6 +104,18 @@ describe.skipIf(!postgres.available)("three daemons on one PostgreSQL", () => {
     const [onB, onC] = await Promise.all([seenOn(b), seenOn(c)]);
     expect(onB).toBeLessThan(1_000);
     expect(onC).toBeLessThan(1_000);
+  });
+
+  test("each lists the three in /health, and signet doctor reports the store and who shares it", async () => {
+    const health = await daemons[1]!.api("GET", "/health");
+    expect(health.body.store.kind).toBe("postgres");
+    expect(health.body.store.location).toStartWith("postgres://postgres@127.0.0.1:");
+    expect(health.body.store.daemons.map((d: { url: string }) => d.url).sort()).toEqual(daemons.map((d) => d.url).sort());
+    const doctor = await run(["doctor", "--json"], { env: { ...daemons[0]!.s.env, SIGNET_DATABASE_URL: databaseUrl } });
+    const store = json(doctor).checks.find((c: { area: string }) => c.area === "store");
+    expect(store.status).toBe("ok");
+    expect(store.detail).toContain("shared by 3 daemons");
+    for (const d of daemons) expect(store.detail).toContain(d.url);
   });
 
   test("a message sent through one reaches a stream held on another, and replays on a third", async () => {

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../src/config/load";
 import { ROLES, type Role } from "../../src/contracts/auth";
 import { TOOLS } from "../../src/mcp/tools";
@@ -65,7 +66,10 @@ describe("team mode", () => {
     expect(health.status).toBe(200);
     expect(health.body.db.ok).toBe(true);
     expect(health.body.dataDir).toBeUndefined();
-    expect((await call(td, "GET", "/health", { headers: td.ownerHeaders })).body.dataDir).toBe(td.dataDir);
+    expect(health.body.store).toBeUndefined();
+    const owners = (await call(td, "GET", "/health", { headers: td.ownerHeaders })).body;
+    expect(owners.dataDir).toBe(td.dataDir);
+    expect(owners.store).toEqual({ kind: "sqlite", location: join(td.dataDir, "memory", "memories.db") });
     // The dashboard's page is public: whatever answers, it is not a refusal for want of a token.
     expect((await call(td, "GET", "/")).status).not.toBe(401);
     const list = await call(td, "GET", "/api/memories", { headers: bearer(tokens.readonly) });

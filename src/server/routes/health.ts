@@ -23,11 +23,19 @@ export function healthRoutes(ctx: DaemonContext) {
         uptimeS: Math.round((Date.now() - ctx.startedAt) / 1000),
         db: { ok: memories !== null, memories },
         embedding,
-        ...(isOwner(request, ctx.credentials.instanceKey) && { pid: process.pid, port: ctx.port, dataDir: ctx.config.dataDir }),
+        ...(isOwner(request, ctx.credentials.instanceKey) && { pid: process.pid, port: ctx.port, dataDir: ctx.config.dataDir, store: await storeOf(ctx) }),
         ...(nonce !== undefined && { proof: proofFor(nonce, ctx.credentials.instanceKey, listeningEndpoint(ctx.config.daemon.bind, request, ctx.port)) }),
       };
     }),
   );
+}
+
+/** The store and, on a shared one, the daemons sharing it (none listed while it cannot be read). */
+async function storeOf(ctx: DaemonContext) {
+  const { kind, location } = ctx.stores;
+  if (!ctx.roster) return { kind, location };
+  const daemons = await ctx.roster.list().catch(() => undefined);
+  return { kind, location, ...(daemons && { daemons }) };
 }
 
 /**
