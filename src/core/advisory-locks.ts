@@ -13,4 +13,6 @@ export const LOCK_SPACE = {
   dream: 5,
   /** A document source's writes (sources/postgres-store.ts). */
   source: 6,
+  /** The store's pruning, so one daemon prunes at a time (cluster/pruner.ts). */
+  pruning: 7,
 } as const;

@@ -9,6 +9,8 @@ import p004 from "../../migrations/postgres/004_session_transcripts.sql" with { 
 import p005 from "../../migrations/postgres/005_secret_job_daemons.sql" with { type: "text" };
 import p006 from "../../migrations/postgres/006_source_changes.sql" with { type: "text" };
 import p007 from "../../migrations/postgres/007_daemons.sql" with { type: "text" };
+import p008 from "../../migrations/postgres/008_work_leases.sql" with { type: "text" };
+import p009 from "../../migrations/postgres/009_change_log_pruning.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -19,4 +21,6 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 5, name: "005_secret_job_daemons", sql: p005 },
   { version: 6, name: "006_source_changes", sql: p006 },
   { version: 7, name: "007_daemons", sql: p007 },
+  { version: 8, name: "008_work_leases", sql: p008 },
+  { version: 9, name: "009_change_log_pruning", sql: p009 },
 ];

@@ -9,6 +9,7 @@ import { SqliteAgentStore } from "../core/agents/sqlite-store";
 import type { AgentStore } from "../core/agents/store";
 import type { InvocationFollower } from "../core/analytics";
 import { type DaemonEntry, DaemonRoster } from "../core/cluster/roster";
+import { StorePruner } from "../core/cluster/pruner";
 import { InvocationFeed, PostgresInvocationStore } from "../core/analytics/postgres-store";
 import { SqliteInvocationStore } from "../core/analytics/sqlite-store";
 import type { InvocationStore, StoredRow } from "../core/analytics/store";
@@ -136,7 +137,7 @@ function openSqlite(config: Config, log: Logger): DaemonStores {
   }
 }
 
-async function openShared(url: string, config: Config, daemonId: string): Promise<DaemonStores> {
+async function openShared(url: string, config: Config, log: Logger, daemonId: string): Promise<DaemonStores> {
   // Vectors stay in each daemon's own index, whose files are beside its data, as with SQLite.
   const vectorDir = join(config.dataDir, "memory");
   makeOwnerOnlyDir(vectorDir);
@@ -147,6 +148,9 @@ async function openShared(url: string, config: Config, daemonId: string): Promis
     const memoryHead = await MemoryFeed.head(sql);
     const sourceHead = await SourceFeed.head(sql);
     const feeds: { stop(): Promise<void> }[] = [];
+    // The change logs, leases and the daemons' rows would grow with every write: pruned every 10 min.
+    const pruner = new StorePruner(sql, { onError: (m) => log.warn(m) });
+    pruner.start();
     return {
       kind: "postgres",
       location: displayedUrl(url),
@@ -160,7 +164,7 @@ async function openShared(url: string, config: Config, daemonId: string): Promis
       rateLimits: new SharedRateLimiter(sql, config.auth.rateLimit),
       invocations: new PostgresInvocationStore(sql),
       invocationFollower: (onRow) => new InvocationFeed(sql, { onRow }),
-      embeddings: new PostgresEmbeddingStore(sql, vectorDir),
+      embeddings: new PostgresEmbeddingStore(sql, vectorDir, daemonId),
       graph: new PostgresGraphStore(sql),
       sources: new PostgresSourceStore(sql, vectorDir),
       servers: new PostgresServerRows(sql),
@@ -184,6 +188,7 @@ async function openShared(url: string, config: Config, daemonId: string): Promis
       },
       enrol: (self, onError) => new DaemonRoster(sql, self, { onError }),
       async close() {
+        pruner.stop();
         for (const feed of feeds.splice(0)) await feed.stop();
         await sql.close();
       },
@@ -196,5 +201,5 @@ async function openShared(url: string, config: Config, daemonId: string): Promis
 
 /** Opens and migrates the store `config` names; `daemonId` marks what is this daemon's in a shared one. */
 export async function openStores(config: Config, log: Logger, daemonId: string): Promise<DaemonStores> {
-  return config.storage.url ? openShared(config.storage.url, config, daemonId) : openSqlite(config, log);
+  return config.storage.url ? openShared(config.storage.url, config, log, daemonId) : openSqlite(config, log);
 }

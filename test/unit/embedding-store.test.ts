@@ -9,7 +9,7 @@ import { createBuiltinEmbedder } from "../../src/core/embed/builtin";
 import { PostgresEmbeddingStore } from "../../src/core/embed/postgres-store";
 import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import type { EmbeddingStore } from "../../src/core/embed/store";
-import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { EmbeddingWorker, type EmbeddingWorkerOptions } from "../../src/core/embed/worker";
 import { MemoryFeed } from "../../src/core/memory/postgres-feed";
 import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
@@ -44,7 +44,7 @@ interface Stores {
 }
 
 /** A worker with the builtin model; `counted.texts` counts what its model embedded (queries too). */
-function worker(store: EmbeddingStore, counted: { texts: number } = { texts: 0 }): EmbeddingWorker {
+function worker(store: EmbeddingStore, counted: { texts: number } = { texts: 0 }, options: EmbeddingWorkerOptions = {}): EmbeddingWorker {
   const w = new EmbeddingWorker(store, "builtin", async () => {
     const inner = await createBuiltinEmbedder();
     return Object.assign(Object.create(inner) as typeof inner, {
@@ -53,7 +53,7 @@ function worker(store: EmbeddingStore, counted: { texts: number } = { texts: 0 }
         return inner.embed(texts);
       },
     });
-  });
+  }, options);
   workers.push(w);
   w.start();
   return w;
@@ -82,7 +82,7 @@ const STORES: { name: string; available: boolean; open(): Promise<Stores> }[] = 
     available: postgres.available,
     async open() {
       const connect = await postgres.database({ max: 4 });
-      return { memory: () => new PostgresMemoryStore(connect()), embedding: () => new PostgresEmbeddingStore(connect(), tempDir()) };
+      return { memory: () => new PostgresMemoryStore(connect()), embedding: () => new PostgresEmbeddingStore(connect(), tempDir(), "d_test") };
     },
   },
 ];
@@ -123,10 +123,10 @@ for (const kind of STORES) {
 describe.skipIf(!postgres.available)("embeddings shared by two daemons on one PostgreSQL", () => {
   test("vectors one daemon stores reach the other's index through the change feed; the other never embeds them", async () => {
     const connect = await postgres.database({ max: 6 });
-    const a = worker(new PostgresEmbeddingStore(connect(), tempDir()));
+    const a = worker(new PostgresEmbeddingStore(connect(), tempDir(), "d_a"));
     const memory = new MemoryService(new PostgresMemoryStore(connect()), { onChange: (c) => a.onChange(c) });
     const bEmbedded = { texts: 0 };
-    const b = worker(new PostgresEmbeddingStore(connect(), tempDir()), bEmbedded);
+    const b = worker(new PostgresEmbeddingStore(connect(), tempDir(), "d_b"), bEmbedded);
     const reader = connect();
     const feed = new MemoryFeed(reader, { onChange: (c) => b.followStored(c) });
     feeds.push(feed);
@@ -139,5 +139,49 @@ describe.skipIf(!postgres.available)("embeddings shared by two daemons on one Po
     expect(bEmbedded.texts).toBe(0);
     await memory.forget(ada, ids[1]!, { reason: "stale" });
     await embedded(b, MEMORIES.length - 1);
+  }, 60_000);
+});
+
+describe.skipIf(!postgres.available)("embedding work leased among daemons on one PostgreSQL", () => {
+  /** A daemon's worker on its own store and directory, following the feed from now on. */
+  async function daemon(connect: () => Bun.SQL, id: string, counted: { texts: number }, options: EmbeddingWorkerOptions = {}) {
+    const reader = connect();
+    const head = await MemoryFeed.head(reader);
+    const w = worker(new PostgresEmbeddingStore(connect(), tempDir(), id), counted, options);
+    const feed = new MemoryFeed(reader, { onChange: (c) => w.followStored(c) });
+    feeds.push(feed);
+    await feed.start(head);
+    return w;
+  }
+
+  test("two daemons starting on the same unembedded memories embed each of them once", async () => {
+    const connect = await postgres.database({ max: 8 });
+    // Written while no daemon embedded (both were down).
+    const memory = new MemoryService(new PostgresMemoryStore(connect()));
+    for (let i = 0; i < 40; i++) await memory.remember(ada, { content: `${MEMORIES[i % MEMORIES.length]} (note ${i})` });
+    const [aTexts, bTexts] = [{ texts: 0 }, { texts: 0 }];
+    const [a, b] = await Promise.all([daemon(connect, "d_a", aTexts, { batchSize: 4 }), daemon(connect, "d_b", bTexts, { batchSize: 4 })]);
+    await embedded(a, 40);
+    await embedded(b, 40);
+    expect(aTexts.texts + bTexts.texts).toBe(40);
+  }, 60_000);
+
+  test("memories a dead daemon leased, or took and never embedded, are taken over by a live one", async () => {
+    const connect = await postgres.database({ max: 8 });
+    const memory = new MemoryService(new PostgresMemoryStore(connect()));
+    const counted = { texts: 0 };
+    const live = await daemon(connect, "d_live", counted, { takeOverMs: 100, takeOverAfterMs: 300 });
+    await embedded(live, 0);
+    // The dead daemon took these writes and leased the first three just before it died; its
+    // leases run out after 1 s. Nothing told the live daemon to embed any of them.
+    const dead = new PostgresEmbeddingStore(connect(), tempDir(), "d_dead", { ttlMs: 1_000 });
+    const ids = [];
+    for (const content of MEMORIES) ids.push((await memory.remember(ada, { content })).id);
+    const seqs = (await connect()`SELECT seq FROM memories ORDER BY seq`).map((r: { seq: number }) => r.seq);
+    expect((await dead.lease(seqs.slice(0, 3), "use-lite-512")).sort((x, y) => x - y)).toEqual(seqs.slice(0, 3));
+    // Leased to the dead daemon: the live one cannot take them before the lease runs out.
+    expect(await new PostgresEmbeddingStore(connect(), tempDir(), "d_other").lease(seqs.slice(0, 3), "use-lite-512")).toEqual([]);
+    await embedded(live, MEMORIES.length);
+    expect(counted.texts).toBe(MEMORIES.length);
   }, 60_000);
 });

@@ -5,7 +5,8 @@
 // same new names at once, a daemon's gazetteer following names another one made, and two passes
 // for one agent at once.
 import { describe, expect, test } from "bun:test";
-import { GraphService } from "../../src/core/graph/service";
+import { GraphService, type GraphOptions } from "../../src/core/graph/service";
+import { eventually } from "../helpers/wait";
 import { PostgresGraphStore } from "../../src/core/graph/postgres-store";
 import { SqliteGraphStore } from "../../src/core/graph/sqlite-store";
 import type { GraphStore } from "../../src/core/graph/store";
@@ -35,7 +36,7 @@ interface Daemon {
   importance(id: string): Promise<number>;
 }
 
-function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemon["count"], llm?: ChatModel): Daemon {
+function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemon["count"], llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
   const errors: string[] = [];
   const changes: MemoryChange[] = [];
   let graph: GraphService | undefined;
@@ -45,7 +46,7 @@ function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemo
       graph?.onChange(c);
     },
   });
-  graph = new GraphService(stores.graph, { dreamAfterMemories: 1_000_000, dreamIdleMs: 3_600_000, onError: (m) => errors.push(m), llm });
+  graph = new GraphService(stores.graph, { dreamAfterMemories: 1_000_000, dreamIdleMs: 3_600_000, onError: (m) => errors.push(m), llm, ...options });
   return {
     memory,
     graph,
@@ -69,11 +70,12 @@ function sqliteDaemon(llm?: ChatModel): Daemon {
   );
 }
 
-function postgresDaemon(sql: Bun.SQL, llm?: ChatModel): Daemon {
+function postgresDaemon(sql: Bun.SQL, llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
   return daemon(
     { memory: new PostgresMemoryStore(sql), graph: new PostgresGraphStore(sql) },
     async (table) => ((await sql.unsafe(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n,
     llm,
+    options,
   );
 }
 
@@ -304,6 +306,22 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
     await Promise.all([one.graph.settled(), two.graph.settled()]);
     for (const name of names) expect((await two.graph.entities(ada.agentId, name, 10)).map((e) => [e.name, e.mentions])).toEqual([[name, 2]]);
     expect([...one.errors, ...two.errors]).toEqual([]);
+  });
+
+  test("memories a daemon took and died before extracting are extracted by a live one, once", async () => {
+    const connect = await postgres.database({ max: 4 });
+    const [live, other] = [0, 1].map(() => postgresDaemon(connect(), undefined, { takeOverMs: 50, takeOverAfterMs: 200 }));
+    await Promise.all([live!.graph.start(), other!.graph.start()]);
+    // The dead daemon's writes committed; its graph never read them.
+    const dead = new MemoryService(new PostgresMemoryStore(connect()));
+    await dead.remember(ada, { content: "Dana Weber leads the payments team." });
+    await dead.remember(ada, { content: "Kenji Sato owns the search service." });
+    expect(await eventually(async () => (await live!.count("graph_extracted")) === 2, 5_000)).toBe(true);
+    await Promise.all([live!.graph.settled(), other!.graph.settled()]);
+    // Both live daemons looked; the agent's lock and the check under it let one extract each memory.
+    for (const name of ["Dana Weber", "Kenji Sato"]) expect((await live!.graph.entities(ada.agentId, name, 10)).map((e) => [e.name, e.mentions])).toEqual([[name, 1]]);
+    await Promise.all([live!.graph.stop(), other!.graph.stop()]);
+    expect([...live!.errors, ...other!.errors]).toEqual([]);
   });
 
   test("a daemon's gazetteer follows the names another daemon made", async () => {

@@ -248,7 +248,7 @@ function defaultsMatch(sqlite: string | null, pg: string | null): boolean {
  * memory, the memories' and the document chunks' change feeds, which a lone daemon does without, and
  * the session transcripts SQLite keeps in an FTS5 table.
  */
-const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets", "memory_changes", "session_transcripts", "source_changes", "daemons"]);
+const POSTGRES_ONLY = new Set(["schema_migrations", "rate_buckets", "memory_changes", "session_transcripts", "source_changes", "daemons", "work_leases"]);
 
 /** Columns of shared tables only a shared store has: the daemon that runs a secret exec job. */
 const POSTGRES_ONLY_COLUMNS = new Set(["secret_exec_jobs.daemon_id"]);

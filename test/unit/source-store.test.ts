@@ -77,7 +77,7 @@ function sqliteStores(): Stores {
 
 function postgresStores(sql: Bun.SQL): Stores {
   const dir = tempDir();
-  return { sources: new PostgresSourceStore(sql, dir), embeddings: new PostgresEmbeddingStore(sql, dir) };
+  return { sources: new PostgresSourceStore(sql, dir), embeddings: new PostgresEmbeddingStore(sql, dir, "d_test") };
 }
 
 /** A directory of notes (its real path: sources keep paths with their links resolved). */

@@ -2,6 +2,7 @@
 // daemon keeps its own vector index in memory, its vector files in its own data directory. A stored
 // vector adds a line to the memories' change feed (memory/postgres-feed.ts), so the other daemons
 // load it into their indexes (EmbeddingWorker.followStored) instead of embedding the memory too.
+import { WorkLeases } from "../cluster/leases";
 import { MEMORY_CHANNEL } from "../memory/postgres-feed";
 import type { ReindexJob } from "./reindex";
 import type { EmbeddingStore, ModelRow, PendingRow, StoredVectorRow, VectorWrite } from "./store";
@@ -10,11 +11,36 @@ import type { EmbeddingStore, ModelRow, PendingRow, StoredVectorRow, VectorWrite
 const bytesOf = (v: Uint8Array) => (v instanceof Uint8Array ? v : new Uint8Array(v as ArrayBufferLike));
 
 export class PostgresEmbeddingStore implements EmbeddingStore {
-  /** `vectorDir`: this daemon's directory for its vector files (its data directory). */
+  private readonly leases: WorkLeases;
+
+  /** `vectorDir`: this daemon's directory for its vector files (its data directory); `daemonId`: who holds its leases. */
   constructor(
     private readonly sql: Bun.SQL,
     readonly vectorDir: string,
-  ) {}
+    daemonId: string,
+    leaseOptions: { ttlMs?: number; now?: () => number } = {},
+  ) {
+    this.leases = new WorkLeases(sql, daemonId, leaseOptions);
+  }
+
+  lease(seqs: number[], model: string): Promise<number[]> {
+    // Only what still lacks a current vector: one another daemon stored since is not embedded again.
+    return this.leases.claim("embed", {
+      sql: `SELECT m.seq AS item FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
+            WHERE m.seq = ANY($1::int[]) AND m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> $2 OR v.content_key <> m.content_key)`,
+      params: [seqs, model],
+    });
+  }
+
+  async orphans(model: string, writtenBefore: string): Promise<number[]> {
+    const rows = await this.sql<{ seq: number }[]>`
+      SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
+        LEFT JOIN work_leases l ON l.kind = 'embed' AND l.item = m.seq AND l.lease_until >= ${this.leases.now()}
+      WHERE m.deleted_at IS NULL AND m.updated_at < ${writtenBefore} AND l.item IS NULL
+        AND (v.seq IS NULL OR v.model <> ${model} OR v.content_key <> m.content_key)
+      ORDER BY m.seq LIMIT 1000`;
+    return rows.map((r) => r.seq);
+  }
 
   async liveSeqs(): Promise<number[]> {
     return (await this.sql<{ seq: number }[]>`SELECT seq FROM memories WHERE deleted_at IS NULL ORDER BY seq`).map((r) => r.seq);
@@ -66,6 +92,8 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
           INSERT INTO memory_changes (memory_seq, changed_at)
           SELECT seq, ${at} FROM unnest(${tx.array(vectors.map((v) => v.seq), "INT")}::int[]) AS seq RETURNING change_seq)
         SELECT pg_notify(${MEMORY_CHANNEL}, max(change_seq)::text) FROM logged`;
+      // Done: the leases end with the vectors stored.
+      await this.leases.release(tx, "embed", vectors.map((v) => v.seq));
     });
   }
 

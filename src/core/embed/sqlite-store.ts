@@ -65,6 +65,11 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
       .all(...seqs);
   }
 
+  /** A lone daemon embeds every memory itself. */
+  async lease(seqs: number[], _model: string): Promise<number[]> {
+    return seqs;
+  }
+
   async storeVectors(model: string, vectors: VectorWrite[], at: string): Promise<void> {
     this.db.transaction(() => {
       for (const v of vectors) this.upsertVector.run(v.seq, model, v.dimensions, v.contentKey, v.bytes, at);

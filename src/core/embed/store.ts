@@ -55,6 +55,18 @@ export interface EmbeddingStore {
   vectorOf(seq: number, model: string): Promise<(Omit<StoredVectorRow, "seq" | "dimensions">) | null>;
   /** The live ones among `seqs`, as they are now, in order. */
   rowsOf(seqs: number[]): Promise<PendingRow[]>;
+  /**
+   * Of `seqs`, those this daemon embeds with `model` now: on a shared store the ones still without a
+   * current vector whose lease it holds (core/cluster/leases.ts; storing their vectors ends it), the
+   * others being done or another daemon's; on a lone store all of them.
+   */
+  lease(seqs: number[], model: string): Promise<number[]>;
+  /**
+   * On a shared store: live memories without a current vector of `model`, last written before
+   * `writtenBefore`, that no daemon holds the lease of: work a daemon left (it died, or lost the
+   * store), for this one to take over. Absent on a lone store.
+   */
+  orphans?(model: string, writtenBefore: string): Promise<number[]>;
   /** Stores the vectors of `model` in one transaction, each replacing the memory's earlier one. */
   storeVectors(model: string, vectors: VectorWrite[], at: string): Promise<void>;
   /** The model most current vectors of live memories that are not of `current` are of, if any. */

@@ -38,6 +38,10 @@ export interface EmbeddingWorkerOptions {
   loadModel?: (profile: ModelProfile) => Promise<Embedder | null>;
   /** Told how many vectors a batch stored, once it committed (the daemon paces its collections by it). */
   afterStore?: (vectors: number) => void;
+  /** On a shared store: how often to look for memories other daemons left unembedded (store.orphans). */
+  takeOverMs?: number;
+  /** How long after its last write a memory nobody embeds counts as left (its daemon had time). */
+  takeOverAfterMs?: number;
 }
 
 /** The vectors of the model being replaced, and that model's embedder for queries once it has loaded. */
@@ -114,6 +118,8 @@ export class EmbeddingWorker {
    * when the provider comes up, then kept by onChange, so a batch never scans the table.
    */
   private readonly pending = new Set<number>();
+  /** On a shared store: the look for memories other daemons left unembedded. */
+  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
   /** Memories of a refused batch, sent one at a time to find the one at fault. */
   private solo: number[] = [];
   /** Memories the provider refused on their own; embedded again only when their content changes. */
@@ -147,6 +153,8 @@ export class EmbeddingWorker {
       queryTimeoutMs: 2000,
       loadModel: (profile) => createEmbedder(configOf(profile)),
       afterStore: () => {},
+      takeOverMs: 15_000,
+      takeOverAfterMs: 30_000,
       ...options,
     };
   }
@@ -161,6 +169,7 @@ export class EmbeddingWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.takeOverTimer);
     this.rouse();
     this.resume?.();
     if (this.sleeping) {
@@ -415,6 +424,7 @@ export class EmbeddingWorker {
         await this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
+        this.watchForOrphans(embedder);
         for (const queue of this.queues) this.readyQueue(queue, embedder);
         this.succeeded();
         await this.finishIfDone();
@@ -433,8 +443,18 @@ export class EmbeddingWorker {
       }
       const embedder = this.embedder!;
       this.woken = false;
-      const batch = await this.nextBatch();
-      const queued = batch.length === 0 ? await this.nextQueued() : null;
+      let batch: PendingRow[];
+      let queued: { queue: EmbeddingQueue; batch: QueuedText[] } | null;
+      try {
+        batch = await this.nextBatch();
+        // A batch other daemons held every memory of: the next pending ones, until none is left.
+        while (batch.length === 0 && this.pending.size > 0 && !this.stopped) batch = await this.nextBatch();
+        queued = batch.length === 0 ? await this.nextQueued() : null;
+      } catch {
+        // The store is away (a shared one restarting): the provider is not at fault; look again soon.
+        await this.sleep(this.opts.minBackoffMs);
+        continue;
+      }
       if (batch.length === 0 && !queued) {
         if (!this.woken) await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = null;
@@ -606,9 +626,29 @@ export class EmbeddingWorker {
     }
     if (seqs.length === 0) return [];
     const rows = await this.store.rowsOf(seqs);
-    const live = new Set(rows.map((r) => r.seq));
-    for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
-    return rows;
+    // On a shared store, a memory whose lease another daemon holds is that daemon's: its vector comes
+    // through the change feed (followStored), or the lease runs out and the look for orphans finds it.
+    const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.embedder!.model));
+    for (const seq of seqs) if (!mine.has(seq)) this.pending.delete(seq);
+    return rows.filter((r) => mine.has(r.seq));
+  }
+
+  /** On a shared store: every takeOverMs, memories no daemon embeds (their daemon died) join the queue. */
+  private watchForOrphans(embedder: Embedder): void {
+    const orphans = this.store.orphans?.bind(this.store);
+    if (!orphans) return;
+    this.takeOverTimer = setInterval(() => {
+      orphans(embedder.model, new Date(Date.now() - this.opts.takeOverAfterMs).toISOString()).then(
+        (seqs) => {
+          const before = this.pending.size;
+          for (const seq of seqs) if (!this.rejected.has(seq)) this.pending.add(seq);
+          if (this.pending.size > before) this.rouse();
+        },
+        // The store is away: the next look tries again, and what fails meanwhile says so itself.
+        () => undefined,
+      );
+    }, this.opts.takeOverMs);
+    this.takeOverTimer.unref?.();
   }
 
   /** The first queue's next texts, once no memory waits. */

@@ -74,6 +74,15 @@ export class PostgresGraphStore implements GraphStore {
       ORDER BY m.seq LIMIT ${limit}`;
   }
 
+  async leftUnextracted(writtenBefore: string): Promise<number[]> {
+    const rows = await this.sql<{ seq: number }[]>`
+      SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
+      WHERE m.updated_at < ${writtenBefore} AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
+                                               OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
+      ORDER BY m.seq LIMIT 1000`;
+    return rows.map((r) => r.seq);
+  }
+
   async extract(seqs: number[], now: string, read: ReadMemory): Promise<ExtractedBatch> {
     const done: ExtractedBatch = { extracted: [], removed: [] };
     const learned = await this.sql.begin(async (tx): Promise<Learned> => {

@@ -26,6 +26,10 @@ export interface GraphOptions {
   llm?: ChatModel;
   /** `graph.llmApply`: what the llm proposes is applied, and background passes ask it too. */
   llmApply?: boolean;
+  /** On a shared store: how often to look for memories other daemons left unextracted (default 15 s). */
+  takeOverMs?: number;
+  /** How long after its last write a memory nobody extracted counts as left (default 30 s). */
+  takeOverAfterMs?: number;
 }
 
 interface PassOptions {
@@ -123,6 +127,7 @@ export class GraphService {
   private readonly now: () => Date;
   private readonly onError: (message: string) => void;
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
+  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
   /** The passes, one after another (dream()). */
   private passes: Promise<unknown> = Promise.resolve();
   /** The batches of extraction, one after another: the last one asked for. */
@@ -150,6 +155,29 @@ export class GraphService {
     this.checkReviews();
     this.reviewTimer = setInterval(() => this.checkReviews(), REVIEW_CHECK_MS);
     this.reviewTimer.unref?.();
+    this.watchForLeftovers();
+  }
+
+  /**
+   * On a shared store, the daemon that took a write extracts it; what a daemon left when it died is
+   * queued here after a while. The agent's lock and the check of what was read under it (store.extract)
+   * keep a memory that two daemons queue from being extracted twice.
+   */
+  private watchForLeftovers(): void {
+    const left = this.store.leftUnextracted?.bind(this.store);
+    if (!left) return;
+    const afterMs = this.options.takeOverAfterMs ?? 30_000;
+    this.takeOverTimer = setInterval(() => {
+      left(new Date(this.now().getTime() - afterMs).toISOString()).then(
+        (seqs) => {
+          for (const seq of seqs) this.pending.add(seq);
+          if (seqs.length > 0 && this.running) this.kick();
+        },
+        // The store is away: the next look tries again.
+        () => undefined,
+      );
+    }, this.options.takeOverMs ?? 15_000);
+    this.takeOverTimer.unref?.();
   }
 
   /** A reviewAfter passes with time, not with a write: a pass for each agent with one due and not queued. */
@@ -182,6 +210,7 @@ export class GraphService {
     this.stopped = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
+    clearInterval(this.takeOverTimer);
     await this.draining;
     await this.passes;
   }

@@ -148,6 +148,12 @@ export interface GraphStore {
   /** Memories after `after` (by seq) extraction has not read: new, changed, or forgotten with what the graph still holds from them. */
   unextracted(after: number, limit: number): Promise<{ seq: number }[]>;
   /**
+   * On a shared store: memories extraction has not read that were last written before
+   * `writtenBefore`, work the daemon that took them left (it died, or lost the store), for another to
+   * take over. Absent on a lone store.
+   */
+  leftUnextracted?(writtenBefore: string): Promise<number[]>;
+  /**
    * One batch of extraction, in one transaction: a memory forgotten (or gone) has what the graph
    * holds from it taken out (its mentions, claims and queued review); one whose version extraction
    * already read is left; each other one is read by `read`, in the order of `seqs`, and what it found

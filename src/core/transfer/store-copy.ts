@@ -17,8 +17,8 @@ type Row = Record<string, unknown>;
 /** Rows read and written at a time. */
 const BATCH = 500;
 
-/** Tables a store keeps for itself: its migrations' record, SQLite's own, the derived ones, the daemons sharing it. */
-const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "memory_changes", "source_changes", "rate_buckets", "daemons"]);
+/** Tables a store keeps for itself: its migrations' record, SQLite's own, the derived ones, the daemons sharing it and their leases. */
+const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "memory_changes", "source_changes", "rate_buckets", "daemons", "work_leases"]);
 /** SQLite keeps transcripts in a full-text table, PostgreSQL in a table of its own: the one table copied by hand. */
 const TRANSCRIPTS = { sqlite: "session_transcripts_fts", postgres: "session_transcripts" } as const;
 
