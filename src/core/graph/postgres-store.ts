@@ -356,12 +356,17 @@ export class PostgresGraphStore implements GraphStore {
 
   async alone<T>(agentId: string, pass: () => Promise<T>): Promise<T | null> {
     const held = await this.sql.reserve();
+    let got = false;
     try {
       const [row] = await held<{ got: boolean }[]>`SELECT pg_try_advisory_lock(${LOCK_DREAM}, hashtext(${agentId})) AS got`;
-      if (!row!.got) return null;
+      got = row!.got;
+      if (!got) return null;
       return await pass();
     } finally {
-      // Closed, not returned to the pool: the lock ends with its session, whatever the pass left it in.
+      // Unlocked before the pass's caller hears it ended (the server ends a closed session's locks
+      // only once it notices), then closed, not returned to the pool: the session ends whatever the
+      // pass left it in.
+      if (got) await held`SELECT pg_advisory_unlock(${LOCK_DREAM}, hashtext(${agentId}))`.catch(() => undefined);
       await held.close();
     }
   }
