@@ -6,6 +6,8 @@
 //   bun scripts/bench-injection.ts --quick          the developer store only (well under a minute)
 //   bun scripts/bench-injection.ts --split dev      only the dev prompts of the developer store
 //   bun scripts/bench-injection.ts --json           machine-readable results on stdout
+//   bun scripts/bench-injection.ts --quick --postgres   the developer store with the daemon on a shared
+//                                                   PostgreSQL 15 (a throwaway cluster)
 //
 // How it runs:
 //   1. Developer store: a daemon (separate process, throwaway SIGNET_PATH/HOME, no agent.yaml: the
@@ -42,6 +44,7 @@ import type { Caller } from "../src/core/memory/service";
 import type { RecallService } from "../src/core/recall/service";
 import { parseFlags } from "./lib/args";
 import { installCleanup, makeTempDir, ROOT, spawnDaemon, runBench, type BenchDaemon } from "./lib/daemon";
+import { storeChoice } from "./lib/store-choice";
 import {
   badInjections,
   devStoreProblems,
@@ -64,15 +67,17 @@ import { withInProcessRecall } from "./lib/in-process-recall";
 import { NO_ANSWER_QUERIES } from "./lib/no-answer";
 import { buildDevStore, DEV_SET_PATH, devKeys } from "./lib/paraphrase-dev";
 
-const USAGE = "usage: bun scripts/bench-injection.ts [--quick] [--split dev|held-out|all] [--json]";
+const USAGE = "usage: bun scripts/bench-injection.ts [--quick] [--split dev|held-out|all] [--postgres] [--json]";
 const opts = parseFlags(
   process.argv.slice(2),
-  { quick: { kind: "bool" }, json: { kind: "bool" }, split: { kind: "string", choices: ["dev", "held-out", "all"] } },
-  { quick: false, json: false, split: "all" },
+  { quick: { kind: "bool" }, json: { kind: "bool" }, postgres: { kind: "bool" }, split: { kind: "string", choices: ["dev", "held-out", "all"] } },
+  { quick: false, json: false, postgres: false, split: "all" },
   { script: "bench-injection", line: USAGE },
 );
 const progress = (line: string) => process.stderr.write(`[injection] ${line}\n`);
 installCleanup(progress);
+/** The daemon's store: its SQLite file, or with --postgres a database of a throwaway cluster. */
+const storage = storeChoice(opts.postgres);
 
 /** The default embedding provider, for the in-process recall of the paraphrase set. */
 const DEFAULT_PROVIDER = "builtin";
@@ -149,8 +154,8 @@ async function devstore(): Promise<DevstoreResults> {
   const problems = devStoreProblems(store);
   if (problems.length > 0) throw new Error(`scripts/data/devstore.json breaks its grading rules:\n${problems.join("\n")}`);
   const dataDir = makeTempDir("signet-injection-");
-  // No agent.yaml: the default configuration.
-  const daemon = await spawnDaemon({ dataDir });
+  // No agent.yaml: the default configuration (with --postgres, storage.url on a throwaway cluster).
+  const daemon = await spawnDaemon({ dataDir, env: await storage.env() });
   progress(`developer store: daemon pid ${daemon.pid} on ${daemon.baseUrl}, data ${dataDir}`);
   try {
     const keyOf = await rememberDevStore(daemon.baseUrl, store);
@@ -447,6 +452,10 @@ async function bench(): Promise<Results> {
 }
 
 await runBench(async () => {
-  const results = await bench();
-  return opts.json ? JSON.stringify(results, null, 2) : output(results);
+  try {
+    const results = await bench();
+    return opts.json ? JSON.stringify(results, null, 2) : output(results);
+  } finally {
+    await storage.stop();
+  }
 }, progress);

@@ -18,7 +18,9 @@
 //        --dev-background N (2000 synthetic memories around the paraphrase set), --dev-store FILE (an
 //        embedded paraphrase store a --keep run left), --bare (each turn's content alone: no project,
 //        speaker, session or time, as a memory_store call sends it; the questions then search the
-//        whole store, since no memory has a project), --binary, --json, --keep.
+//        whole store, since no memory has a project), --postgres (the daemons on a shared PostgreSQL 15,
+//        a throwaway cluster, instead of their SQLite files: the HTTP figures, with no snapshot,
+//        in-process ablations or variants), --binary, --json, --keep.
 //
 // How it runs:
 //   1. A daemon (separate process, temp SIGNET_PATH/HOME, agent.yaml `embedding: provider: X`).
@@ -72,6 +74,7 @@ import { withInProcessRecall } from "./lib/in-process-recall";
 import { NO_ANSWER_QUERIES } from "./lib/no-answer";
 import { buildDevStore, DEV_SET_PATH, devKeys, scoreDevSet, type DevScore } from "./lib/paraphrase-dev";
 import { postJson, waitForEmbeddings } from "./lib/http";
+import { storeChoice } from "./lib/store-choice";
 import { runPool } from "./lib/pool";
 import { procStatusKb, rssPeakSampler } from "./lib/proc";
 import { stats, type LatencyStats } from "./lib/stats";
@@ -81,7 +84,7 @@ import { stats, type LatencyStats } from "./lib/stats";
 
 const USAGE =
   "usage: bun scripts/bench-locomo.ts [--provider builtin|none|ollama|openai] [--data DIR] [--limit-queries N] [--clients N] " +
-  "[--drain-timeout S] [--coding N] [--no-ablations] [--variants] [--variant NAME,NAME] [--snapshot FILE] [--dev-background N] [--dev-store FILE] [--bare] [--binary] [--json] [--keep]";
+  "[--drain-timeout S] [--coding N] [--no-ablations] [--variants] [--variant NAME,NAME] [--snapshot FILE] [--dev-background N] [--dev-store FILE] [--bare] [--postgres] [--binary] [--json] [--keep]";
 const opts = parseFlags(
   process.argv.slice(2),
   {
@@ -98,6 +101,7 @@ const opts = parseFlags(
     "dev-background": { kind: "int", min: 0 },
     "dev-store": { kind: "string" },
     bare: { kind: "bool" },
+    postgres: { kind: "bool" },
     binary: { kind: "bool" },
     json: { kind: "bool" },
     keep: { kind: "bool" },
@@ -116,6 +120,7 @@ const opts = parseFlags(
     "dev-background": 2000,
     "dev-store": "",
     bare: false,
+    postgres: false,
     binary: false,
     json: false,
     keep: false,
@@ -124,6 +129,12 @@ const opts = parseFlags(
 );
 const progress = (line: string) => process.stderr.write(`[locomo] ${line}\n`);
 installCleanup(progress);
+if (opts.postgres && (opts.variants || opts.variant || opts.snapshot)) {
+  process.stderr.write("bench-locomo: --postgres runs the HTTP figures only; --variants, --variant and --snapshot need a SQLite snapshot\n");
+  process.exit(2);
+}
+/** Each daemon's store: its SQLite file, or with --postgres a database of a throwaway cluster. */
+const store = storeChoice(opts.postgres);
 /** A question's scope: its conversation, unless --bare stored no project to scope by. */
 const scopeOf = (conv: string): { project?: string } => (opts.bare ? {} : { project: conv });
 
@@ -298,6 +309,7 @@ interface VariantResult {
 interface Results {
   config: {
     provider: string;
+    store: "sqlite" | "postgres";
     model: string | null;
     data: string;
     memories: number;
@@ -361,7 +373,7 @@ async function askAll(daemon: BenchDaemon, queries: { query: string; project?: s
  */
 async function codingStore(size: number): Promise<NoAnswerStats & { memories: number; answerable: NoAnswerStats }> {
   const dataDir = makeTempDir("signet-locomo-coding-", opts.keep);
-  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary });
+  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary, env: await store.env() });
   try {
     const gen = makeGenerator(7);
     const bodies = Array.from({ length: size }, () => JSON.parse(gen()) as unknown);
@@ -454,7 +466,7 @@ async function bench(): Promise<Results> {
       `${questions.length}${questions.length < totalQuestions ? ` of ${totalQuestions}` : ""} questions (categories 1-4); provider ${opts.provider}`,
   );
   const dataDir = makeTempDir("signet-locomo-", opts.keep);
-  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary });
+  const daemon = await spawnDaemon({ dataDir, agentYaml: agentYaml(opts.provider), binary: opts.binary, env: await store.env() });
   progress(`daemon pid ${daemon.pid} on ${daemon.baseUrl} (started in ${daemon.startMs.toFixed(0)} ms), data ${dataDir}`);
   const rssPeak = rssPeakSampler(daemon.pid);
 
@@ -520,7 +532,7 @@ async function bench(): Promise<Results> {
 
   // 3. Snapshot before any recall touches access counts.
   const snapshot = join(dataDir, "snapshot.db");
-  {
+  if (!opts.postgres) {
     const live = new Database(databasePath(dataDir));
     live.run("PRAGMA busy_timeout = 5000");
     live.run("VACUUM INTO ?", [snapshot]);
@@ -572,7 +584,7 @@ async function bench(): Promise<Results> {
 
   // 5. Ablations in this process: keyword-only recall, and the daemon's recall again.
   let agreement: number | null = null;
-  if (!opts["no-ablations"]) {
+  if (!opts["no-ablations"] && !opts.postgres) {
     for (const [name, provider] of [["keyword", "none"], ["fused (in-process)", opts.provider]] as const) {
       progress(`${name}: RecallService in-process, provider ${provider}`);
       const r = await askInProcess(snapshot, dataDir, name, provider, questions);
@@ -607,6 +619,7 @@ async function bench(): Promise<Results> {
   return {
     config: {
       provider: opts.provider,
+      store: store.kind,
       model: drained.model,
       data: opts.data,
       memories: turns.length,
@@ -809,7 +822,7 @@ function output(r: Results): string {
   const out: string[] = [
     `Signet LoCoMo retrieval benchmark: provider ${c.provider}${c.model ? ` (${c.model})` : ""}, ${int(c.memories)} memories, ` +
       `${int(c.questions)} questions${c.sampled ? " (an evenly spaced sample; the floor is over all 1,536)" : ""}, ` +
-      `daemon from ${c.mode} (bun ${c.bunVersion}, ${c.cpus} CPUs, ${c.platform})`,
+      `daemon from ${c.mode} on ${c.store === "postgres" ? "a shared PostgreSQL" : "its SQLite file"} (bun ${c.bunVersion}, ${c.cpus} CPUs, ${c.platform})`,
     "",
     "Floor: plain BM25 keyword-only (bench/README.md). fused and fused+context go through the daemon's HTTP API; " +
       "keyword and fused (in-process) run RecallService in the benchmark process on a copy of the same database " +
@@ -898,6 +911,10 @@ function output(r: Results): string {
 
 await runBench(async () => {
   if (opts.snapshot) return variantsOnly(opts.snapshot);
-  const results = await bench();
-  return opts.json ? JSON.stringify(results, null, 2) : output(results);
+  try {
+    const results = await bench();
+    return opts.json ? JSON.stringify(results, null, 2) : output(results);
+  } finally {
+    await store.stop();
+  }
 }, progress);

@@ -150,6 +150,8 @@ export interface SpawnOptions {
   /** The stderr log's file name inside dataDir (a second daemon on the same dir should use another). */
   logName?: string;
   healthTimeoutMs?: number;
+  /** Set in the daemon's environment besides SIGNET_PATH and HOME (SIGNET_DATABASE_URL, say). */
+  env?: Record<string, string>;
 }
 
 /** Spawns `signet daemon run` and waits for /health; throws (with the log tail) if it never answers. */
@@ -168,7 +170,7 @@ export async function spawnDaemon(opts: SpawnOptions): Promise<BenchDaemon> {
   // A clean environment: nothing of the operator's Signet setup leaks into the benchmark daemon.
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SIGNET_")) env[k] = v;
-  Object.assign(env, { SIGNET_PATH: dataDir, HOME: dataDir });
+  Object.assign(env, { SIGNET_PATH: dataDir, HOME: dataDir }, opts.env);
   const logPath = join(dataDir, opts.logName ?? "daemon-stderr.log");
   // The log is written over from its start, not truncated: an earlier run's lines would remain.
   rmSync(logPath, { force: true });

@@ -56,6 +56,9 @@ describe.skipIf(!postgres.available)("copying a store", () => {
     expect(there.tables.find((t) => t.table === "memory_history")!.rows).toBe(3);
     expect(there.tables.find((t) => t.table === "session transcripts")!.rows).toBe(1);
     expect(progress).toContain("source_chunks");
+    // Analyzed at the end, so the first queries on the copy are planned from its real sizes.
+    const [analyzed] = await sql`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'memories'`;
+    expect(analyzed.last_analyze).not.toBeNull();
     // A memory written after the copy takes the next number, not one a copied memory holds.
     const memory = new MemoryService(new PostgresMemoryStore(sql));
     await memory.remember(ada, { content: "Written on PostgreSQL after the copy" });

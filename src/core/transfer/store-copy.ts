@@ -278,6 +278,9 @@ export async function copyStore(from: StoreEnd, to: StoreEnd, onProgress: (p: Co
       }
     } else {
       await to.sql.begin((tx) => copy(postgresWriter(tx)));
+      // The planner's statistics, now rather than when autovacuum gets to the new rows: until then a
+      // daemon's first queries on the copy would be planned as if the tables were empty.
+      await to.sql`ANALYZE`;
     }
     const [a, b] = [await exportLines(await reader.exportReader()), await exportLines(await (to.kind === "sqlite" ? sqliteExportReader(to.path) : postgresExportReader(to.sql)))];
     const differs = a.findIndex((line, i) => line !== b[i]);
