@@ -6,7 +6,7 @@
 // another, whose indexes follow the chunks' change feed, and two daemons adding or syncing one path
 // at once write its files and chunks once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { realpathSync, rmSync, writeFileSync } from "node:fs";
+import { realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCES_API } from "../../src/contracts/sources";
 import { OllamaEmbedder } from "../../src/core/embed/http";
@@ -210,6 +210,22 @@ describe.skipIf(!postgres.available)("sources shared by daemons on one PostgreSQ
     expect(await eventually(async () => (await two.paths("otters kestrel windowsill")).length === 0, 5_000)).toBe(true);
     expect(await two.sources.list()).toEqual([]);
     expect([...one.logged, ...two.logged].filter((l) => l.startsWith("error"))).toEqual([]);
+  });
+
+  test("a sync through a daemon whose machine does not see the source keeps it, and says so", async () => {
+    const connect = await postgres.database({ max: 4 });
+    const one = await following(connect);
+    const two = await following(connect);
+    const dir = notes(NOTES);
+    await one.sources.add({ path: dir });
+    // The other machine has no such folder: here, moved away for the sync.
+    renameSync(dir, `${dir}-elsewhere`);
+    const [report] = (await two.sources.sync(undefined)).reports;
+    renameSync(`${dir}-elsewhere`, dir);
+    expect(report!.removed).toBe(0);
+    expect(report!.skipped[0]!.reason).toContain("the source is kept as it is");
+    expect(await two.paths("heron")).toEqual([join(dir, "herons.md")]);
+    expect((await one.sources.list())[0]!.files).toBe(Object.keys(NOTES).length);
   });
 
   test("two daemons adding one directory at once, then syncing it at once, write each file and chunk once", async () => {

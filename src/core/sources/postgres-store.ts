@@ -47,6 +47,7 @@ async function logChanges(tx: Sql, seqs: number[], at: string): Promise<void> {
 
 export class PostgresSourceStore implements SourceStore {
   readonly fts = null;
+  readonly shared = true;
 
   /** `vectorDir`: this daemon's directory for its vector files (its data directory). */
   constructor(

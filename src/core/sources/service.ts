@@ -360,9 +360,15 @@ export class SourceService {
         skipped.push(...walked.skipped);
       } else found = [foundFile(source.path, basename(source.path), { readPath: source.path, stats })];
     } catch (err) {
-      // A source gone from disk is synced to nothing: its files' chunks leave.
       if (!(err instanceof SignetError)) throw err;
-      skipped.push({ path: source.path, reason: err.message.replace(/^path: /, "") });
+      const reason = err.message.replace(/^path: /, "");
+      // On a shared store the source may be on another daemon's machine: kept as it is, said so.
+      if (this.store.shared) {
+        skipped.push({ path: source.path, reason: `${reason} on this daemon's machine: the source is kept as it is (sync it through a daemon that sees it, or remove it)` });
+        return { source: await this.summary(source), scanned: 0, parsed: 0, unchanged: 0, removed: 0, chunks: 0, skipped, tookMs: round2(performance.now() - started) };
+      }
+      // A source gone from disk is synced to nothing: its files' chunks leave.
+      skipped.push({ path: source.path, reason });
     }
     const known = new Map<string, FileRow>((await this.store.filesOf(source.id)).map((f) => [f.path, f]));
     const counts = { parsed: 0, unchanged: 0, removed: 0, chunks: 0 };

@@ -29,6 +29,7 @@ const BM25 = `bm25(source_chunks_fts, ${COLUMN_WEIGHTS.join(", ")})`;
 
 export class SqliteSourceStore implements SourceStore, SourceFts {
   readonly fts: SourceFts = this;
+  readonly shared = false;
   readonly vectorDir: string;
   private readonly insertChunk: Statement<unknown, [string, number, number, number, number, string | null, string]>;
   private readonly insertFts: Statement;

@@ -157,6 +157,11 @@ export interface SourceStore {
   readonly vectorDir: string;
   /** The store's own full-text search, or null (PostgreSQL: the in-memory index alone answers). */
   readonly fts: SourceFts | null;
+  /**
+   * Whether other daemons share the store (PostgreSQL): a source one of them added may be on a machine
+   * this daemon cannot see, so a sync here does not take a root it cannot find for one that is gone.
+   */
+  readonly shared: boolean;
   sourceByPath(path: string): Promise<SourceRow | null>;
   sourceById(id: number): Promise<SourceRow | null>;
   allSources(): Promise<SourceRow[]>;
