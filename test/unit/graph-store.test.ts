@@ -324,6 +324,22 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
     expect([...live!.errors, ...other!.errors]).toEqual([]);
   });
 
+  test("a pass through one daemon that merges names reaches the other's gazetteer", async () => {
+    const connect = await postgres.database({ max: 4 });
+    const one = await started(postgresDaemon(connect()));
+    const two = await started(postgresDaemon(connect()));
+    await one.remember(ada, { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
+    const approved = await one.remember(ada, { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
+    await one.graph.settled();
+    // The second daemon reads its gazetteer now: "dana" is the lone Dana's entity.
+    expect(await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).toEqual(new Map([[approved.seq, 1.2]]));
+    // The first merges Dana into Dana Weber: the memory's mention moves to Dana Weber's entity.
+    expect((await pass(one, ada)).counts).toMatchObject({ merge: 1 });
+    // Told by the store, the second reads its names again and finds the memory by "dana" still.
+    expect(await eventually(async () => (await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
+    await Promise.all([one.graph.stop(), two.graph.stop()]);
+  });
+
   test("a daemon's gazetteer follows the names another daemon made", async () => {
     const connect = await postgres.database({ max: 4 });
     const one = await started(postgresDaemon(connect()));

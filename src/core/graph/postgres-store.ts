@@ -41,6 +41,8 @@ type Sql = Bun.SQL;
 
 const LOCK_GRAPH_WRITES = LOCK_SPACE.graphWrites;
 const LOCK_DREAM = LOCK_SPACE.dream;
+/** Told an agent's id when a pass for it commits (a pass moves names between entities). */
+const GRAPH_PASS_CHANNEL = "signet_graph_passes";
 
 /** An entity with its mentions counted and its aliases (but its own name), in SQLite's byte order. */
 const ENTITY_COLUMNS = `e.id, e.name, e.type, e.pinned, (SELECT count(*)::int FROM graph_mentions m WHERE m.entity_id = e.id) AS mentions,
@@ -206,6 +208,11 @@ export class PostgresGraphStore implements GraphStore {
       this.gazetteers.set(agentId, names);
     }
     return names;
+  }
+
+  async follow(): Promise<() => Promise<void>> {
+    const subscription = await this.sql.listen(GRAPH_PASS_CHANNEL, (agentId) => this.gazetteers.delete(agentId));
+    return () => subscription.unlisten();
   }
 
   gazetteer(agentId: string): Promise<ReadonlyMap<string, string>> {
@@ -500,6 +507,8 @@ export class PostgresGraphStore implements GraphStore {
       const [pass] = await tx<{ id: number }[]>`
         INSERT INTO graph_dreams (agent_id, trigger, started_at, finished_at, summary)
         VALUES (${agentId}, ${record.trigger}, ${record.startedAt}, ${record.finishedAt}, ${record.summary}) RETURNING id`;
+      // Heard by every daemon when the pass commits: their gazetteers of the agent are stale.
+      await tx`SELECT pg_notify(${GRAPH_PASS_CHANNEL}, ${agentId})`;
       return pass!.id;
     });
     // The pass moved names between entities.

@@ -128,6 +128,7 @@ export class GraphService {
   private readonly onError: (message: string) => void;
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
   private takeOverTimer: ReturnType<typeof setInterval> | undefined;
+  private unfollow: (() => Promise<void>) | undefined;
   /** The passes, one after another (dream()). */
   private passes: Promise<unknown> = Promise.resolve();
   /** The batches of extraction, one after another: the last one asked for. */
@@ -146,6 +147,7 @@ export class GraphService {
   /** Queues what extraction has not read: new memories, changed ones, forgotten ones it still holds. */
   async start(): Promise<void> {
     this.running = true;
+    this.unfollow = await this.store.follow?.();
     await readInSteps(
       (after, n) => this.store.unextracted(after, n),
       (row) => this.pending.add(row.seq),
@@ -211,6 +213,7 @@ export class GraphService {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
     clearInterval(this.takeOverTimer);
+    await this.unfollow?.();
     await this.draining;
     await this.passes;
   }

@@ -154,6 +154,11 @@ export interface GraphStore {
    */
   leftUnextracted?(writtenBefore: string): Promise<number[]>;
   /**
+   * On a shared store: hears the passes other daemons apply, and drops this daemon's cached names of
+   * their agents (a pass merges and prunes entities); returns how to stop hearing them.
+   */
+  follow?(): Promise<() => Promise<void>>;
+  /**
    * One batch of extraction, in one transaction: a memory forgotten (or gone) has what the graph
    * holds from it taken out (its mentions, claims and queued review); one whose version extraction
    * already read is left; each other one is read by `read`, in the order of `seqs`, and what it found
