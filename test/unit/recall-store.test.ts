@@ -74,6 +74,16 @@ const STORES: { name: string; available: boolean; open(): Promise<Daemon> }[] = 
 
 for (const kind of STORES) {
   describe.skipIf(!kind.available)(`recall on ${kind.name}`, () => {
+    test("a query term of several tokens (snake_case) is found, phrase-like: by all of its words", async () => {
+      const d = await kind.open();
+      await d.memory.remember(ada, { content: "The style guide says snake_case for Python function names" });
+      await d.memory.remember(ada, { content: "A case of snake oil in the vendor pitch" });
+      await d.memory.remember(ada, { content: "Deploys go out on Tuesdays" });
+      const found = await d.ask(ada, "what does the style guide say about snake_case?");
+      expect(found[0]).toBe("The style guide says snake_case for Python function names");
+      expect(await d.ask(ada, "snake_case")).toContain("The style guide says snake_case for Python function names");
+    });
+
     test("ranks by the query's words, follows modifies and forgets, and reads only what the caller may", async () => {
       const d = await kind.open();
       await d.memory.remember(ada, { content: "The staging database runs on heron-7" });

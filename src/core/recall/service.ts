@@ -373,9 +373,11 @@ export class RecallService {
     if (!fts || (this.keywordsReady && tokens.every((t) => t.length <= 1))) {
       const flat = [...termTokens.flat(), ...conceptTerms];
       const match = matchOfTerms([...terms, ...conceptTerms]);
+      // Positions in `flat` are tokens; a term of several tokens (only without FTS5) counts as one.
+      const perTerm = byTerm(termTokens, conceptTerms.length);
       hits = await this.indexHits(flat, match, filter);
-      stats = { n: this.keywords.size, df: this.keywords.documentFrequencies(flat) };
-      matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
+      stats = { n: this.keywords.size, df: perTerm.frequencies(this.keywords.documentFrequencies(flat)) };
+      matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
       if (hits.length > 0) {
         // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
         const relevanceOf = conceptRelevance(stats, termTokens.length);
@@ -383,7 +385,7 @@ export class RecallService {
         const extra = expands(best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
         if (extra.tokens.length > 0) {
           hits = await this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
-          matched = once(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
+          matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
         }
       }
     } else {
@@ -489,12 +491,13 @@ export class RecallService {
   /** The session neighbours of `rows` up to `window` each side that pass the request's filters, per row's seq. */
   private async sessionNeighbours(rows: CandidateRow[], window: number, filter: MemoryFilter): Promise<Map<number, Neighbour<CandidateRow>[]>> {
     const found = new Map<number, Neighbour<CandidateRow>[]>();
-    for (const row of rows) {
-      if (!row.session_key) continue;
-      const near = async (side: "before" | "after") =>
-        (await this.store.neighbours(side, row.session_key!, row, window)).map((n, i) => ({ row: n, distance: i + 1 }));
-      found.set(row.seq, [...(await near("before")), ...(await near("after"))]);
-    }
+    const near = async (row: CandidateRow, side: "before" | "after") =>
+      (await this.store.neighbours(side, row.session_key!, row, window)).map((n, i) => ({ row: n, distance: i + 1 }));
+    // Asked all at once: on a shared store each is a round trip.
+    const lists = await Promise.all(
+      rows.filter((row) => row.session_key).map(async (row) => [row.seq, (await Promise.all([near(row, "before"), near(row, "after")])).flat()] as const),
+    );
+    for (const [seq, list] of lists) found.set(seq, list);
     const seqs = [...new Set([...found.values()].flat().map((n) => n.row.seq))];
     if (seqs.length === 0) return found;
     const passing = new Set(await this.store.seqsPassingAmong(seqs, filter));
@@ -507,13 +510,18 @@ export class RecallService {
     const shown = new Set(scored.map((s) => s.row.seq));
     const readable = new Set(agents);
     const out: SupportingResult[] = [];
-    for (const { row, score, matchedBy } of scored) {
-      if (!row.session_key || !readable.has(row.agent_id)) continue;
-      for (const [relation, side] of [
-        ["previous-in-session", "before"],
-        ["next-in-session", "after"],
-      ] as const) {
-        const n = (await this.store.neighbours(side, row.session_key, row))[0];
+    const sides = [
+      ["previous-in-session", "before"],
+      ["next-in-session", "after"],
+    ] as const;
+    const withSession = scored.filter(({ row }) => row.session_key && readable.has(row.agent_id));
+    // Asked all at once (on a shared store each is a round trip), then taken in the results' order.
+    const nearest = await Promise.all(
+      withSession.map(({ row }) => Promise.all(sides.map(async ([, side]) => (await this.store.neighbours(side, row.session_key!, row))[0]))),
+    );
+    for (const [i, { row, score, matchedBy }] of withSession.entries()) {
+      for (const [j, [relation]] of sides.entries()) {
+        const n = nearest[i]![j];
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
         out.push({ ...toResult(n, score * 0.5, matchedBy, false), relation, supports: row.id });
@@ -521,6 +529,35 @@ export class RecallService {
     }
     return out;
   }
+}
+
+/**
+ * Token positions among [...tokens of each term, ...concepts] as term positions among [...terms,
+ * ...concepts]: a term of several tokens (a phrase FTS5 would read, searched by its words where the
+ * store has no FTS5) matches where all of its tokens do, and its document frequency is its rarest
+ * token's. The identity when every term is one token.
+ */
+function byTerm(termTokens: string[][], concepts: number) {
+  if (termTokens.every((t) => t.length === 1)) return { matched: (m: Map<number, number[]>) => m, frequencies: (df: number[]) => df };
+  const starts: number[] = [];
+  let tokens = 0;
+  for (const t of termTokens) {
+    starts.push(tokens);
+    tokens += t.length;
+  }
+  const terms = termTokens.map((t, i) => t.map((_, k) => starts[i]! + k));
+  return {
+    matched(m: Map<number, number[]>): Map<number, number[]> {
+      for (const [seq, positions] of m) {
+        const held = new Set(positions);
+        const own = terms.flatMap((at, i) => (at.every((p) => held.has(p)) ? [i] : []));
+        const about = positions.filter((p) => p >= tokens).map((p) => p - tokens + termTokens.length);
+        m.set(seq, [...own, ...about]);
+      }
+      return m;
+    },
+    frequencies: (df: number[]) => [...terms.map((at) => Math.min(...at.map((p) => df[p]!))), ...df.slice(tokens, tokens + concepts)],
+  };
 }
 
 /**
