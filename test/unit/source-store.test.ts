@@ -137,6 +137,17 @@ for (const kind of STORES) {
       expect(d.logged).toEqual([]);
     });
 
+    test("a query term of several tokens (snake_case) finds the chunk with all of its words first", async () => {
+      const d = await daemon(await kind.open());
+      const dir = notes({
+        "style.md": "# Style\n\nPython function names use snake_case throughout the codebase.\n",
+        "zoo.md": "# Zoo\n\nThe snake house has a case of lizards by the door.\n",
+      });
+      await d.sources.add({ path: dir });
+      const found = await d.sources.search(SOURCES_API.search.body.parse({ query: "which snake_case names?", minScore: 0 }));
+      expect(found.results[0]!.path).toBe(join(dir, "style.md"));
+    });
+
     test("a NUL past the binary check is stored (PostgreSQL's text takes none) and the words it parts are found", async () => {
       const d = await daemon(await kind.open());
       const dir = notes({ "log.txt": `${"the survey team walked the creek at dawn\n".repeat(250)}a kiwi\0bird was heard\n` });

@@ -4,6 +4,7 @@
 // in; each result's score is its calibrated relevance (core/search/scoring.ts), and those under the request's
 // minimum are not returned. Same-session neighbours of the results come as supporting context too.
 // Its SQL lives in store.ts.
+import { byTerm } from "../search/term-positions";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryService } from "../memory/service";
@@ -529,35 +530,6 @@ export class RecallService {
     }
     return out;
   }
-}
-
-/**
- * Token positions among [...tokens of each term, ...concepts] as term positions among [...terms,
- * ...concepts]: a term of several tokens (a phrase FTS5 would read, searched by its words where the
- * store has no FTS5) matches where all of its tokens do, and its document frequency is its rarest
- * token's. The identity when every term is one token.
- */
-function byTerm(termTokens: string[][], concepts: number) {
-  if (termTokens.every((t) => t.length === 1)) return { matched: (m: Map<number, number[]>) => m, frequencies: (df: number[]) => df };
-  const starts: number[] = [];
-  let tokens = 0;
-  for (const t of termTokens) {
-    starts.push(tokens);
-    tokens += t.length;
-  }
-  const terms = termTokens.map((t, i) => t.map((_, k) => starts[i]! + k));
-  return {
-    matched(m: Map<number, number[]>): Map<number, number[]> {
-      for (const [seq, positions] of m) {
-        const held = new Set(positions);
-        const own = terms.flatMap((at, i) => (at.every((p) => held.has(p)) ? [i] : []));
-        const about = positions.filter((p) => p >= tokens).map((p) => p - tokens + termTokens.length);
-        m.set(seq, [...own, ...about]);
-      }
-      return m;
-    },
-    frequencies: (df: number[]) => [...terms.map((at) => Math.min(...at.map((p) => df[p]!))), ...df.slice(tokens, tokens + concepts)],
-  };
 }
 
 /**

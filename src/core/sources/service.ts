@@ -7,6 +7,7 @@
 // The store is the daemon's SQLite file or a PostgreSQL database several daemons share
 // (postgres-store.ts says what they share); a daemon following the latter's change feed keeps its
 // keyword index and vectors in step with the chunks the others write (followStored).
+import { byTerm } from "../search/term-positions";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { RECALL_STRONG_SCORE } from "../../contracts/scores";
@@ -237,8 +238,11 @@ export class SourceService {
     let matched: Map<number, number[]>;
     if (!fts || (this.keywordsReady && path === undefined && tokens.every((t) => t.length <= 1))) {
       const flat = tokens.flat();
+      // Positions in `flat` are tokens; a term of several tokens (only without FTS5) counts as one.
+      const perTerm = byTerm(tokens.filter((t) => t.length > 0), 0);
       ({ hits, stats } = await this.indexHits(flat, path));
-      matched = this.keywords.matchedTerms(flat, hits.map((h) => h.seq));
+      stats = { n: stats.n, df: perTerm.frequencies(stats.df) };
+      matched = perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
     } else {
       hits = fts.ftsTop(matchOfTerms(terms), LEG_DEPTH, path).map((h) => ({ seq: h.seq, raw: -h.score }));
       // A term with no token matches nothing and carries no weight.
