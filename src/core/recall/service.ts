@@ -492,13 +492,8 @@ export class RecallService {
   /** The session neighbours of `rows` up to `window` each side that pass the request's filters, per row's seq. */
   private async sessionNeighbours(rows: CandidateRow[], window: number, filter: MemoryFilter): Promise<Map<number, Neighbour<CandidateRow>[]>> {
     const found = new Map<number, Neighbour<CandidateRow>[]>();
-    const near = async (row: CandidateRow, side: "before" | "after") =>
-      (await this.store.neighbours(side, row.session_key!, row, window)).map((n, i) => ({ row: n, distance: i + 1 }));
-    // Asked all at once: on a shared store each is a round trip.
-    const lists = await Promise.all(
-      rows.filter((row) => row.session_key).map(async (row) => [row.seq, (await Promise.all([near(row, "before"), near(row, "after")])).flat()] as const),
-    );
-    for (const [seq, list] of lists) found.set(seq, list);
+    const withDistance = (rows: CandidateRow[]) => rows.map((row, i) => ({ row, distance: i + 1 }));
+    for (const [seq, n] of await this.store.sessionNeighbours(rows, window)) found.set(seq, [...withDistance(n.before), ...withDistance(n.after)]);
     const seqs = [...new Set([...found.values()].flat().map((n) => n.row.seq))];
     if (seqs.length === 0) return found;
     const passing = new Set(await this.store.seqsPassingAmong(seqs, filter));
@@ -516,13 +511,10 @@ export class RecallService {
       ["next-in-session", "after"],
     ] as const;
     const withSession = scored.filter(({ row }) => row.session_key && readable.has(row.agent_id));
-    // Asked all at once (on a shared store each is a round trip), then taken in the results' order.
-    const nearest = await Promise.all(
-      withSession.map(({ row }) => Promise.all(sides.map(async ([, side]) => (await this.store.neighbours(side, row.session_key!, row))[0]))),
-    );
-    for (const [i, { row, score, matchedBy }] of withSession.entries()) {
-      for (const [j, [relation]] of sides.entries()) {
-        const n = nearest[i]![j];
+    const nearest = await this.store.sessionNeighbours(withSession.map((s) => s.row), 1);
+    for (const { row, score, matchedBy } of withSession) {
+      for (const [relation, side] of sides) {
+        const n = nearest.get(row.seq)?.[side][0];
         if (!n || shown.has(n.seq)) continue;
         shown.add(n.seq);
         out.push({ ...toResult(n, score * 0.5, matchedBy, false), relation, supports: row.id });

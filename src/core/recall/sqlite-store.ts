@@ -7,7 +7,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { filterSql, type MemoryFilter } from "../memory/filter";
 import type { TermStats } from "../search/scoring";
 import { matchesAmong } from "../search/matches";
-import { CANDIDATE_COLUMNS, COLUMN_WEIGHTS, type CandidateRow, type FtsHit, type FtsSearch, INDEX_COLUMNS, type IndexRow, type RecallStore } from "./store";
+import { CANDIDATE_COLUMNS, COLUMN_WEIGHTS, type CandidateRow, type FtsHit, type FtsSearch, INDEX_COLUMNS, type IndexRow, type RecallStore, type SessionNeighbours } from "./store";
 
 type Neighbour = Statement<CandidateRow, [string, string, string, number, number]>;
 
@@ -102,9 +102,14 @@ export class SqliteRecallStore implements RecallStore, FtsSearch {
     return this.ownersStmt.all().map((r) => r.agent_id);
   }
 
-  /** The live memories stored just before (or after) `row` in its session `sessionKey` by the same agent, nearest first. */
-  async neighbours(side: "before" | "after", sessionKey: string, row: CandidateRow, count = 1): Promise<CandidateRow[]> {
-    return (side === "before" ? this.before : this.after).all(sessionKey, row.agent_id, row.created_at, row.seq, count);
+  async sessionNeighbours(rows: CandidateRow[], count: number): Promise<Map<number, SessionNeighbours>> {
+    const out = new Map<number, SessionNeighbours>();
+    for (const row of rows) {
+      if (!row.session_key) continue;
+      const args = [row.session_key, row.agent_id, row.created_at, row.seq, count] as const;
+      out.set(row.seq, { before: this.before.all(...args), after: this.after.all(...args) });
+    }
+    return out;
   }
 
   private among<T>(columns: string, seqs: number[], filter: MemoryFilter): T[] {

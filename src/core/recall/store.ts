@@ -57,6 +57,12 @@ export interface FtsSearch {
 }
 
 /** Recall's reads, in whichever store the daemon runs on. */
+/** A memory's neighbours in its session, nearest first. */
+export interface SessionNeighbours {
+  before: CandidateRow[];
+  after: CandidateRow[];
+}
+
 export interface RecallStore {
   /** The store's own full-text search, or null (PostgreSQL: the in-memory index alone answers). */
   readonly fts: FtsSearch | null;
@@ -68,6 +74,9 @@ export interface RecallStore {
   candidatesAmong(seqs: number[], filter: MemoryFilter): Promise<CandidateRow[]>;
   /** The next `limit` live memories after `afterSeq`, in seq order, for loading the keyword index. */
   indexChunk(afterSeq: number, limit: number): Promise<IndexRow[]>;
-  /** The live memories stored just before (or after) `row` in its session `sessionKey` by the same agent, nearest first. */
-  neighbours(side: "before" | "after", sessionKey: string, row: CandidateRow, count?: number): Promise<CandidateRow[]>;
+  /**
+   * For each of `rows` with a session, the live memories its agent stored just before and just after
+   * it in that session, up to `count` each side, nearest first: one read for them all.
+   */
+  sessionNeighbours(rows: CandidateRow[], count: number): Promise<Map<number, SessionNeighbours>>;
 }
