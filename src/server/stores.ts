@@ -166,7 +166,7 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
       invocationFollower: (onRow) => new InvocationFeed(sql, { onRow }),
       embeddings: new PostgresEmbeddingStore(sql, vectorDir, daemonId),
       graph: new PostgresGraphStore(sql),
-      sources: new PostgresSourceStore(sql, vectorDir),
+      sources: new PostgresSourceStore(sql, vectorDir, daemonId),
       servers: new PostgresServerRows(sql),
       secretJobs: new PostgresSecretJobStore(sql, daemonId),
       sqlite: null,

@@ -17,6 +17,7 @@ import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SourceFeed } from "../../src/core/sources/postgres-feed";
 import { PostgresSourceStore } from "../../src/core/sources/postgres-store";
 import { SourceService } from "../../src/core/sources/service";
+import type { TakeOverTiming } from "../../src/core/sources/vectors";
 import { SqliteSourceStore } from "../../src/core/sources/sqlite-store";
 import type { SourceStore } from "../../src/core/sources/store";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";
@@ -53,12 +54,12 @@ interface Daemon {
 }
 
 /** A daemon's sources, with chunk vectors from the fake embedding service when `embed` (one text a batch, so a refusal is the refused text's alone). */
-async function daemon(stores: Stores, embed = false): Promise<Daemon> {
+async function daemon(stores: Stores, embed = false, takeOver?: TakeOverTiming): Promise<Daemon> {
   const { log, lines } = recordingLogger();
   const worker = embed
     ? new EmbeddingWorker(stores.embeddings, "ollama", async () => new OllamaEmbedder("fake-embed", fake.url, 256), { batchSize: 1, minBackoffMs: 50 })
     : null;
-  const sources = new SourceService(stores.sources, worker, log);
+  const sources = new SourceService(stores.sources, worker, log, takeOver);
   stops.push(async () => {
     await sources.stop();
     await worker?.stop();
@@ -75,9 +76,12 @@ function sqliteStores(): Stores {
   return { sources: new SqliteSourceStore(db), embeddings: new SqliteEmbeddingStore(db) };
 }
 
+let daemons = 0;
+/** A daemon's stores on `sql`, each daemon with an id of its own (what its leases are held by). */
 function postgresStores(sql: Bun.SQL): Stores {
   const dir = tempDir();
-  return { sources: new PostgresSourceStore(sql, dir), embeddings: new PostgresEmbeddingStore(sql, dir, "d_test") };
+  const id = `d_${++daemons}`;
+  return { sources: new PostgresSourceStore(sql, dir, id), embeddings: new PostgresEmbeddingStore(sql, dir, id) };
 }
 
 /** A directory of notes (its real path: sources keep paths with their links resolved). */
@@ -186,10 +190,10 @@ for (const kind of STORES) {
 
 describe.skipIf(!postgres.available)("sources shared by daemons on one PostgreSQL", () => {
   /** A daemon as one starts on a shared store: the feed's head, then the load, then the feed. */
-  async function following(connect: () => Bun.SQL, embed = false): Promise<Daemon> {
+  async function following(connect: () => Bun.SQL, embed = false, takeOver?: TakeOverTiming): Promise<Daemon> {
     const sql = connect();
     const head = await SourceFeed.head(sql);
-    const d = await daemon(postgresStores(sql), embed);
+    const d = await daemon(postgresStores(sql), embed, takeOver);
     const feed = new SourceFeed(sql, { onChange: (c) => d.sources.followStored(c), onError: (m) => d.logged.push(`error ${m}`) });
     stops.push(() => feed.stop());
     await feed.start(head);
@@ -237,6 +241,27 @@ describe.skipIf(!postgres.available)("sources shared by daemons on one PostgreSQ
     expect(report!.skipped[0]!.reason).toContain("the source is kept as it is");
     expect(await two.paths("heron")).toEqual([join(dir, "herons.md")]);
     expect((await one.sources.list())[0]!.files).toBe(Object.keys(NOTES).length);
+  });
+
+  test("chunks a daemon wrote and died before embedding are embedded by a live one; one leased to a live daemon is left to it", async () => {
+    const connect = await postgres.database({ max: 6 });
+    const live = await following(connect, true, { everyMs: 100, afterMs: 300 });
+    expect(await eventually(() => live.worker!.status().model !== null, 10_000)).toBe(true);
+    // The dead daemon had no embedding provider running: its chunks were written without vectors.
+    const dead = await following(connect);
+    const dir = notes(NOTES);
+    await dead.sources.add({ path: dir });
+    const requests = fake.requests.length;
+    expect(await eventually(async () => (await live.sources.list())[0]?.embedded === Object.keys(NOTES).length, 10_000)).toBe(true);
+    // Each chunk once: three requests of one text (batch size 1).
+    expect(fake.requests.slice(requests).flatMap((r) => r.texts)).toHaveLength(Object.keys(NOTES).length);
+    // A chunk leased to another daemon whose lease holds is not this one's to take.
+    const [one] = (await connect()`SELECT seq FROM source_chunks ORDER BY seq LIMIT 1`).map((r: { seq: number }) => r.seq);
+    await connect()`DELETE FROM source_vectors WHERE seq = ${one}`;
+    const holder = new PostgresSourceStore(connect(), tempDir(), "d_holder");
+    const other = new PostgresSourceStore(connect(), tempDir(), "d_other");
+    expect(await holder.lease([one], "fake-embed")).toEqual([one]);
+    expect(await other.lease([one], "fake-embed")).toEqual([]);
   });
 
   test("two daemons adding one directory at once, then syncing it at once, write each file and chunk once", async () => {

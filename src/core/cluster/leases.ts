@@ -5,8 +5,8 @@
 // (the caller's query) upserted into the leases, so two daemons claiming one item at once meet at its
 // key and the second sees the first's lease and gets nothing.
 
-/** What is leased: a memory to embed. */
-export type LeaseKind = "embed";
+/** What is leased: a memory to embed, or a document chunk to embed. */
+export type LeaseKind = "embed" | "chunk";
 
 /** `sql` selects the items to claim, one column `item`, with `params` as $1, $2, ... */
 export interface LeaseCandidates {

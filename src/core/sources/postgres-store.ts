@@ -8,6 +8,7 @@
 // files there (one machine, or a shared mount). Writes to one source take its advisory lock, so two
 // daemons ingesting it at once write its files one after the other, each file's chunks replaced
 // whole, never doubled.
+import { WorkLeases } from "../cluster/leases";
 import { LOCK_SPACE } from "../advisory-locks";
 import type { SourceSummary } from "../../contracts/sources";
 import { SOURCE_CHANNEL } from "./postgres-feed";
@@ -49,11 +50,17 @@ export class PostgresSourceStore implements SourceStore {
   readonly fts = null;
   readonly shared = true;
 
-  /** `vectorDir`: this daemon's directory for its vector files (its data directory). */
+  private readonly leases: WorkLeases;
+
+  /** `vectorDir`: this daemon's directory for its vector files (its data directory); `daemonId`: who holds its leases. */
   constructor(
     private readonly sql: Sql,
     readonly vectorDir: string,
-  ) {}
+    daemonId: string,
+    leaseOptions: { ttlMs?: number; now?: () => number } = {},
+  ) {
+    this.leases = new WorkLeases(sql, daemonId, leaseOptions);
+  }
 
   // ---- sources ----
 
@@ -226,8 +233,29 @@ export class PostgresSourceStore implements SourceStore {
         if (written.count > 0) stored.push(seq);
       }
       await logChanges(tx, stored, new Date().toISOString());
+      // Done: the leases end with the vectors stored.
+      await this.leases.release(tx, "chunk", rows.map((r) => r.seq));
       return stored;
     });
+  }
+
+  lease(seqs: number[], model: string): Promise<number[]> {
+    // Only what still lacks a vector of the model: one another daemon stored since is not embedded again.
+    return this.leases.claim("chunk", {
+      sql: `SELECT c.seq AS item FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = $2
+            WHERE c.seq = ANY($1::int[]) AND v.seq IS NULL`,
+      params: [seqs, model],
+    });
+  }
+
+  async orphans(model: string, changedBefore: string): Promise<number[]> {
+    const rows = await this.sql<{ seq: number }[]>`
+      SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ${model}
+        LEFT JOIN work_leases l ON l.kind = 'chunk' AND l.item = c.seq AND l.lease_until >= ${this.leases.now()}
+      WHERE v.seq IS NULL AND l.item IS NULL
+        AND NOT EXISTS (SELECT 1 FROM source_changes s WHERE s.chunk_seq = c.seq AND s.changed_at >= ${changedBefore})
+      ORDER BY c.seq LIMIT 1000`;
+    return rows.map((r) => r.seq);
   }
 
   async storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]> {

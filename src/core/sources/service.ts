@@ -34,7 +34,7 @@ import { keywordRelevance, type TermStats } from "../search/scoring";
 import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { matchOfTerms, queryTerms } from "../search/text";
 import { chunkText, type Chunk } from "./chunk";
-import { SOURCE_OWNER, SourceVectors } from "./vectors";
+import { SOURCE_OWNER, SourceVectors, type TakeOverTiming } from "./vectors";
 import { NotADocument, PDF_LIMITS, byteLimitOf, extractText } from "./extract";
 import { PdfExtractor } from "./pdf";
 import { errCode, kindOf, probe, readWithin } from "./read";
@@ -86,8 +86,10 @@ export class SourceService {
     readonly store: SourceStore,
     private readonly embeddings: EmbeddingWorker | null,
     log?: Logger,
+    /** On a shared store: when chunks other daemons left unembedded are taken over. */
+    takeOver?: TakeOverTiming,
   ) {
-    this.vectors = new SourceVectors(store, log);
+    this.vectors = new SourceVectors(store, log, takeOver);
   }
 
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */

@@ -250,6 +250,11 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
       .all(JSON.stringify(seqs));
   }
 
+  /** A lone daemon embeds every chunk itself. */
+  async lease(seqs: number[], _model: string): Promise<number[]> {
+    return seqs;
+  }
+
   async storeVectors(model: string, rows: { seq: number; vector: Float32Array }[]): Promise<number[]> {
     const stored: number[] = [];
     const insert = this.db.query(

@@ -187,6 +187,18 @@ export interface SourceStore {
   textsOf(seqs: number[]): Promise<{ seq: number; text: string }[]>;
   /** Stores vectors of chunks that still exist (one may have been replaced while it was embedded); returns their seqs. */
   storeVectors(model: string, rows: { seq: number; vector: Float32Array }[]): Promise<number[]>;
+  /**
+   * Of `seqs`, the chunks this daemon embeds with `model` now: on a shared store those still without
+   * a vector of it whose lease it holds (core/cluster/leases.ts; storing the vectors ends it); on a
+   * lone store all of them.
+   */
+  lease(seqs: number[], model: string): Promise<number[]>;
+  /**
+   * On a shared store: chunks without a vector of `model`, last changed before `changedBefore`, that
+   * no daemon holds the lease of (the daemon that wrote them died, or lost the store). Absent on a
+   * lone store.
+   */
+  orphans?(model: string, changedBefore: string): Promise<number[]>;
   /** The next `limit` vectors of `model` after `afterSeq`, in seq order. */
   storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]>;
 }

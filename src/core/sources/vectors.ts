@@ -20,6 +20,12 @@ function blobToVector(blob: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+/** How often to look for chunks other daemons left unembedded, and how long after their last change. */
+export interface TakeOverTiming {
+  everyMs?: number;
+  afterMs?: number;
+}
+
 export class SourceVectors implements EmbeddingQueue {
   private embedder: Embedder | null = null;
   /** The model whose vectors the index holds, from when they start loading. */
@@ -32,9 +38,13 @@ export class SourceVectors implements EmbeddingQueue {
   /** Tells the embedding worker there are chunks to embed (set once it serves this queue). */
   private wake: () => void = () => undefined;
 
+  /** On a shared store: the look for chunks other daemons left unembedded. */
+  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
+
   constructor(
     private readonly store: SourceStore,
     private readonly log?: Logger,
+    private readonly takeOver: TakeOverTiming = {},
   ) {}
 
   /** Has `serve` (the embedding worker's) embed the chunks from now on. */
@@ -45,6 +55,7 @@ export class SourceVectors implements EmbeddingQueue {
   /** No chunk is given to the worker after this (it may still finish a batch it has). */
   stop(): void {
     this.stopped = true;
+    clearInterval(this.takeOverTimer);
   }
 
   /** The current model, once the provider is loaded. */
@@ -111,6 +122,26 @@ export class SourceVectors implements EmbeddingQueue {
     );
     for (const seq of await this.store.unembedded(embedder.model)) this.pending.add(seq);
     this.embedder = embedder;
+    this.watchForOrphans(embedder.model);
+  }
+
+  /** On a shared store: every takeOver.everyMs, chunks no daemon embeds (their daemon died) join the queue. */
+  private watchForOrphans(model: string): void {
+    const orphans = this.store.orphans?.bind(this.store);
+    if (!orphans || this.stopped) return;
+    const afterMs = this.takeOver.afterMs ?? 30_000;
+    this.takeOverTimer = setInterval(() => {
+      orphans(model, new Date(Date.now() - afterMs).toISOString()).then(
+        (seqs) => {
+          const before = this.pending.size;
+          for (const seq of seqs) this.pending.add(seq);
+          if (this.pending.size > before) this.wake();
+        },
+        // The store is away: the next look tries again.
+        () => undefined,
+      );
+    }, this.takeOver.everyMs ?? 15_000);
+    this.takeOverTimer.unref?.();
   }
 
   async next(n: number): Promise<QueuedText[]> {
@@ -119,9 +150,12 @@ export class SourceVectors implements EmbeddingQueue {
       const seqs = [...this.pending].slice(0, n);
       if (seqs.length === 0) return [];
       const rows = await this.store.textsOf(seqs);
-      const live = new Set(rows.map((r) => r.seq));
-      for (const seq of seqs) if (!live.has(seq)) this.pending.delete(seq);
-      if (rows.length > 0) return rows;
+      // On a shared store, a chunk whose lease another daemon holds is that daemon's (its vector comes
+      // through the change feed), or one another daemon already embedded.
+      const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.embedder!.model));
+      for (const seq of seqs) if (!mine.has(seq)) this.pending.delete(seq);
+      const taken = rows.filter((r) => mine.has(r.seq));
+      if (taken.length > 0) return taken;
     }
   }
 
