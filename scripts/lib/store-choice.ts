@@ -8,6 +8,8 @@ export interface StoreChoice {
   kind: "sqlite" | "postgres";
   /** The environment that puts the next daemon on its store (SIGNET_DATABASE_URL of a new database, or nothing). */
   env(): Promise<Record<string, string>>;
+  /** Has PostgreSQL gather the planner's statistics of the database at `url` now. */
+  analyze(url: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -19,6 +21,14 @@ export function storeChoice(postgres: boolean): StoreChoice {
       if (!postgres) return {};
       cluster ??= startPostgresCluster(makeTempDir("signet-bench-pg-"));
       return { SIGNET_DATABASE_URL: await (await cluster).createDatabase() };
+    },
+    async analyze(url) {
+      const sql = new Bun.SQL(url, { max: 1 });
+      try {
+        await sql`ANALYZE`;
+      } finally {
+        await sql.close();
+      }
     },
     async stop() {
       await (await cluster)?.stop();
