@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { daemonFiles } from "../../src/config/paths";
 import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 import { postgresDatabases } from "../helpers/postgres-databases";
+import { McpClients } from "../helpers/mcp-client";
 import { openSse } from "../helpers/sse";
 import { eventually } from "../helpers/wait";
 
@@ -141,6 +142,39 @@ describe.skipIf(!postgres.available)("three daemons on one PostgreSQL", () => {
     } finally {
       stream.close();
     }
+  });
+
+  test("an agent's MCP client on one daemon stores what its client on another finds", async () => {
+    const [a, b] = daemons as [Daemon, Daemon, Daemon];
+    const token = (await a.api("POST", "/api/tokens", { role: "agent", agentId: "mcp-agent" })).body.token as string;
+    const [onA, onB] = [new McpClients(() => a.url, "pg-a"), new McpClients(() => b.url, "pg-b")];
+    try {
+      const writer = await onA.withToken(token);
+      const stored = await writer.callTool({ name: "memory_store", arguments: { content: "The billing cron moved to 02:00 UTC" } });
+      expect(stored.isError).toBeFalsy();
+      const reader = await onB.withToken(token);
+      const found = await reader.callTool({ name: "memory_search", arguments: { query: "when does the billing cron run?" } });
+      expect(JSON.stringify(found.structuredContent)).toContain("The billing cron moved to 02:00 UTC");
+    } finally {
+      await onA.closeAll();
+      await onB.closeAll();
+    }
+  });
+
+  test("one session's hooks may land on different daemons: what one injected, another does not inject again", async () => {
+    const [a, b, c] = daemons as [Daemon, Daemon, Daemon];
+    const hook = (d: Daemon, event: string, extra: Record<string, unknown> = {}) =>
+      d.api("POST", `/api/hooks/${event}`, { sessionKey: "s-spread", harness: "claude-code", project: "/src/shop", ...extra });
+    await a.api("POST", "/api/memory/remember", { content: "The shop's checkout uses the stripe-v3 client", project: "/src/shop" });
+    expect((await hook(a, "session-start")).status).toBe(200);
+    const first = await hook(b, "user-prompt-submit", { prompt: "which stripe client does checkout use?" });
+    expect(first.status).toBe(200);
+    expect(first.body.memoryIds).toHaveLength(1);
+    const again = await hook(c, "user-prompt-submit", { prompt: "remind me which stripe client checkout uses" });
+    expect(again.body.memoryIds).toEqual([]);
+    expect((await hook(c, "session-end", { transcript: "user: which stripe client?\nassistant: stripe-v3" })).status).toBe(200);
+    const found = await a.api("POST", "/api/sessions/search", { query: "stripe" });
+    expect(found.body.hits.map((h: { sessionKey: string }) => h.sessionKey)).toEqual(["s-spread"]);
   });
 
   test("a secret exec job accepted by one runs exactly once, and every daemon reports it", async () => {
