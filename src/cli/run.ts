@@ -3,7 +3,7 @@
 // the same tree.
 import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { EXIT, UsageError } from "./errors";
-import { renderHelp, stdout, type HelpDoc, type HelpEntry } from "./output";
+import { renderHelp, type HelpDoc, type HelpEntry } from "./output";
 
 export type AnyCommand = CommandDef<ArgsDef>;
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
@@ -131,7 +131,8 @@ export async function runTree(top: AnyCommand, rawArgs: string[]): Promise<numbe
   const { cmd, path, rest } = await resolveLeaf(top, rawArgs, [topName]);
   const beforeDashes = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (beforeDashes.includes("--help") || beforeDashes.includes("-h") || (cmd === top && rest.length === 0)) {
-    stdout().write(renderHelp(await helpDoc(cmd, path)));
+    // console.log, not process.stdout: building Node's stdout stream costs more than the rest of a help.
+    console.log(renderHelp(await helpDoc(cmd, path)).replace(/\n$/, ""));
     return EXIT.ok;
   }
   await checkFlags(cmd, rest);

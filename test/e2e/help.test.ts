@@ -31,12 +31,16 @@ async function helpInProcess(words: string[], columns: number): Promise<{ code: 
   Object.assign(process.env, env);
   stdout.write = ((chunk: string) => out.stdout.push(String(chunk)) > 0) as typeof stdout.write;
   stderr.write = ((chunk: string) => out.stderr.push(String(chunk)) > 0) as typeof stderr.write;
+  // Help is printed with console.log (src/cli/run.ts), other output through process.stdout.
+  const log = console.log;
+  console.log = (...parts: unknown[]) => void out.stdout.push(`${parts.join(" ")}\n`);
   try {
     const code = await runCli([...words, "--help"]);
     return { code, stdout: out.stdout.join(""), stderr: out.stderr.join("") };
   } finally {
     stdout.write = writes.stdout;
     stderr.write = writes.stderr;
+    console.log = log;
     for (const [k, v] of Object.entries(savedEnv)) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
