@@ -1,6 +1,5 @@
 // The one configuration loader: flags > environment > agent.yaml > defaults.
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
 import { cachedParse } from "./cache";
@@ -23,7 +22,9 @@ export function resolveDataDir(env: Env = process.env): string {
   const explicit = env.SIGNET_PATH?.trim();
   // Absolute: the daemon changes to a fixed directory, and clients compare it with the daemon's.
   if (explicit) return resolve(explicit);
-  return join(env.HOME?.trim() || homedir(), ".agents");
+  // node:os only without HOME: loading it costs every command about 2 ms.
+  const home = env.HOME?.trim() || (require("node:os") as typeof import("node:os")).homedir();
+  return join(home, ".agents");
 }
 
 function readConfigFile(path: string): Tree {
