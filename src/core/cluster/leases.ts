@@ -14,6 +14,9 @@ export interface LeaseCandidates {
   params: unknown[];
 }
 
+/** How long a finished item's lease still holds off other daemons' claims that raced its commit. */
+const RELEASE_GRACE_MS = 10_000;
+
 export class WorkLeases {
   constructor(
     private readonly db: Bun.SQL,
@@ -37,9 +40,16 @@ export class WorkLeases {
     return rows.map((r) => Number(r.item));
   }
 
-  /** Ends this daemon's leases on `items` (inside the transaction `tx` that finished them). */
+  /**
+   * Ends this daemon's leases on `items` (inside the transaction `tx` that finished them) a few
+   * seconds from now, not at once: another daemon's claim that read the store before this commit
+   * (and so found the work still to do) meets the lease and gets nothing, instead of doing it again.
+   */
   async release(tx: Bun.SQL, kind: LeaseKind, items: number[]): Promise<void> {
-    await tx`DELETE FROM work_leases WHERE kind = ${kind} AND daemon_id = ${this.daemonId} AND item = ANY(${tx.array(items, "INT")}::bigint[])`;
+    const until = new Date(Date.parse(this.now()) + RELEASE_GRACE_MS).toISOString();
+    await tx`
+      UPDATE work_leases SET lease_until = ${until}
+      WHERE kind = ${kind} AND daemon_id = ${this.daemonId} AND item = ANY(${tx.array(items, "INT")}::bigint[]) AND lease_until > ${until}`;
   }
 
   /** The time leases are compared with, for a query that leaves out items someone holds. */
