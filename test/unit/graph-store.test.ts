@@ -310,7 +310,7 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
 
   test("memories a daemon took and died before extracting are extracted by a live one, once", async () => {
     const connect = await postgres.database({ max: 4 });
-    const [live, other] = [0, 1].map(() => postgresDaemon(connect(), undefined, { takeOverMs: 50, takeOverAfterMs: 200 }));
+    const [live, other] = [0, 1].map(() => postgresDaemon(connect(), undefined, { takeOver: { everyMs: 50, afterMs: 200 } }));
     await Promise.all([live!.graph.start(), other!.graph.start()]);
     // The dead daemon's writes committed; its graph never read them.
     const dead = new MemoryService(new PostgresMemoryStore(connect()));

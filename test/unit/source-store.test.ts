@@ -17,7 +17,7 @@ import { EmbeddingWorker } from "../../src/core/embed/worker";
 import { SourceFeed } from "../../src/core/sources/postgres-feed";
 import { PostgresSourceStore } from "../../src/core/sources/postgres-store";
 import { SourceService } from "../../src/core/sources/service";
-import type { TakeOverTiming } from "../../src/core/sources/vectors";
+import type { TakeOverTiming } from "../../src/core/cluster/take-over";
 import { SqliteSourceStore } from "../../src/core/sources/sqlite-store";
 import type { SourceStore } from "../../src/core/sources/store";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";

@@ -6,6 +6,7 @@
 // until the memory's new vector replaces it. The same loop embeds other texts that have vectors
 // (document chunks) once no memory waits, through an EmbeddingQueue: one provider, one backoff, and
 // recalls first for both.
+import { type TakeOverTiming, watchForLeftovers } from "../cluster/take-over";
 import type { MemoryChange } from "../memory/store";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
@@ -38,10 +39,8 @@ export interface EmbeddingWorkerOptions {
   loadModel?: (profile: ModelProfile) => Promise<Embedder | null>;
   /** Told how many vectors a batch stored, once it committed (the daemon paces its collections by it). */
   afterStore?: (vectors: number) => void;
-  /** On a shared store: how often to look for memories other daemons left unembedded (store.orphans). */
-  takeOverMs?: number;
-  /** How long after its last write a memory nobody embeds counts as left (its daemon had time). */
-  takeOverAfterMs?: number;
+  /** On a shared store: when memories other daemons left unembedded are taken over (store.orphans). */
+  takeOver?: TakeOverTiming;
 }
 
 /** The vectors of the model being replaced, and that model's embedder for queries once it has loaded. */
@@ -118,8 +117,8 @@ export class EmbeddingWorker {
    * when the provider comes up, then kept by onChange, so a batch never scans the table.
    */
   private readonly pending = new Set<number>();
-  /** On a shared store: the look for memories other daemons left unembedded. */
-  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
+  /** On a shared store: stops the look for memories other daemons left unembedded. */
+  private stopTakingOver: (() => void) | undefined;
   /** Memories of a refused batch, sent one at a time to find the one at fault. */
   private solo: number[] = [];
   /** Memories the provider refused on their own; embedded again only when their content changes. */
@@ -153,8 +152,7 @@ export class EmbeddingWorker {
       queryTimeoutMs: 2000,
       loadModel: (profile) => createEmbedder(configOf(profile)),
       afterStore: () => {},
-      takeOverMs: 15_000,
-      takeOverAfterMs: 30_000,
+      takeOver: {},
       ...options,
     };
   }
@@ -169,7 +167,7 @@ export class EmbeddingWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.takeOverTimer);
+    this.stopTakingOver?.();
     this.rouse();
     this.resume?.();
     if (this.sleeping) {
@@ -633,22 +631,19 @@ export class EmbeddingWorker {
     return rows.filter((r) => mine.has(r.seq));
   }
 
-  /** On a shared store: every takeOverMs, memories no daemon embeds (their daemon died) join the queue. */
+  /** On a shared store: memories no daemon embeds (their daemon died) join the queue. */
   private watchForOrphans(embedder: Embedder): void {
     const orphans = this.store.orphans?.bind(this.store);
     if (!orphans) return;
-    this.takeOverTimer = setInterval(() => {
-      orphans(embedder.model, new Date(Date.now() - this.opts.takeOverAfterMs).toISOString()).then(
-        (seqs) => {
-          const before = this.pending.size;
-          for (const seq of seqs) if (!this.rejected.has(seq)) this.pending.add(seq);
-          if (this.pending.size > before) this.rouse();
-        },
-        // The store is away: the next look tries again, and what fails meanwhile says so itself.
-        () => undefined,
-      );
-    }, this.opts.takeOverMs);
-    this.takeOverTimer.unref?.();
+    this.stopTakingOver = watchForLeftovers(
+      (writtenBefore) => orphans(embedder.model, writtenBefore),
+      (seqs) => {
+        const before = this.pending.size;
+        for (const seq of seqs) if (!this.rejected.has(seq)) this.pending.add(seq);
+        if (this.pending.size > before) this.rouse();
+      },
+      this.opts.takeOver,
+    );
   }
 
   /** The first queue's next texts, once no memory waits. */

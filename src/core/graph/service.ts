@@ -1,6 +1,7 @@
 // The knowledge graph's service: extraction follows memory changes off the write's path (queued
 // like embedding: what waits is what graph_extracted has not read, so it survives kill -9),
 // Dreaming runs after enough new evidence or a quiet spell, and on demand, and the API reads here.
+import { type TakeOverTiming, watchForLeftovers } from "../cluster/take-over";
 import { SignetError } from "../../contracts/errors";
 import { readInSteps, yieldToLoop } from "../event-loop";
 import type { MemoryChange } from "../memory/store";
@@ -26,10 +27,8 @@ export interface GraphOptions {
   llm?: ChatModel;
   /** `graph.llmApply`: what the llm proposes is applied, and background passes ask it too. */
   llmApply?: boolean;
-  /** On a shared store: how often to look for memories other daemons left unextracted (default 15 s). */
-  takeOverMs?: number;
-  /** How long after its last write a memory nobody extracted counts as left (default 30 s). */
-  takeOverAfterMs?: number;
+  /** On a shared store: when memories other daemons left unextracted are taken over. */
+  takeOver?: TakeOverTiming;
 }
 
 interface PassOptions {
@@ -127,7 +126,7 @@ export class GraphService {
   private readonly now: () => Date;
   private readonly onError: (message: string) => void;
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
-  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
+  private stopTakingOver: (() => void) | undefined;
   private unfollow: (() => Promise<void>) | undefined;
   /** The passes, one after another (dream()). */
   private passes: Promise<unknown> = Promise.resolve();
@@ -168,18 +167,15 @@ export class GraphService {
   private watchForLeftovers(): void {
     const left = this.store.leftUnextracted?.bind(this.store);
     if (!left) return;
-    const afterMs = this.options.takeOverAfterMs ?? 30_000;
-    this.takeOverTimer = setInterval(() => {
-      left(new Date(this.now().getTime() - afterMs).toISOString()).then(
-        (seqs) => {
-          for (const seq of seqs) this.pending.add(seq);
-          if (seqs.length > 0 && this.running) this.kick();
-        },
-        // The store is away: the next look tries again.
-        () => undefined,
-      );
-    }, this.options.takeOverMs ?? 15_000);
-    this.takeOverTimer.unref?.();
+    this.stopTakingOver = watchForLeftovers(
+      left,
+      (seqs) => {
+        for (const seq of seqs) this.pending.add(seq);
+        if (seqs.length > 0 && this.running) this.kick();
+      },
+      this.options.takeOver,
+      () => this.now().getTime(),
+    );
   }
 
   /** A reviewAfter passes with time, not with a write: a pass for each agent with one due and not queued. */
@@ -212,7 +208,7 @@ export class GraphService {
     this.stopped = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
-    clearInterval(this.takeOverTimer);
+    this.stopTakingOver?.();
     await this.unfollow?.();
     await this.draining;
     await this.passes;

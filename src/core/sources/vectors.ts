@@ -4,6 +4,7 @@
 // in-memory vector index (core/search/vector-index) in step. A chunk the provider refuses stays
 // keyword-only.
 import type { Logger } from "../../logger";
+import { type TakeOverTiming, watchForLeftovers } from "../cluster/take-over";
 import type { EmbeddingQueue, QueuedText } from "../embed/worker";
 import type { EmbedRejectedError, Embedder } from "../embed/types";
 import { readInSteps } from "../event-loop";
@@ -20,12 +21,6 @@ function blobToVector(blob: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-/** How often to look for chunks other daemons left unembedded, and how long after their last change. */
-export interface TakeOverTiming {
-  everyMs?: number;
-  afterMs?: number;
-}
-
 export class SourceVectors implements EmbeddingQueue {
   private embedder: Embedder | null = null;
   /** The model whose vectors the index holds, from when they start loading. */
@@ -38,8 +33,8 @@ export class SourceVectors implements EmbeddingQueue {
   /** Tells the embedding worker there are chunks to embed (set once it serves this queue). */
   private wake: () => void = () => undefined;
 
-  /** On a shared store: the look for chunks other daemons left unembedded. */
-  private takeOverTimer: ReturnType<typeof setInterval> | undefined;
+  /** On a shared store: stops the look for chunks other daemons left unembedded. */
+  private stopTakingOver: (() => void) | undefined;
 
   constructor(
     private readonly store: SourceStore,
@@ -55,7 +50,7 @@ export class SourceVectors implements EmbeddingQueue {
   /** No chunk is given to the worker after this (it may still finish a batch it has). */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.takeOverTimer);
+    this.stopTakingOver?.();
   }
 
   /** The current model, once the provider is loaded. */
@@ -125,23 +120,19 @@ export class SourceVectors implements EmbeddingQueue {
     this.watchForOrphans(embedder.model);
   }
 
-  /** On a shared store: every takeOver.everyMs, chunks no daemon embeds (their daemon died) join the queue. */
+  /** On a shared store: chunks no daemon embeds (their daemon died) join the queue. */
   private watchForOrphans(model: string): void {
     const orphans = this.store.orphans?.bind(this.store);
     if (!orphans || this.stopped) return;
-    const afterMs = this.takeOver.afterMs ?? 30_000;
-    this.takeOverTimer = setInterval(() => {
-      orphans(model, new Date(Date.now() - afterMs).toISOString()).then(
-        (seqs) => {
-          const before = this.pending.size;
-          for (const seq of seqs) this.pending.add(seq);
-          if (this.pending.size > before) this.wake();
-        },
-        // The store is away: the next look tries again.
-        () => undefined,
-      );
-    }, this.takeOver.everyMs ?? 15_000);
-    this.takeOverTimer.unref?.();
+    this.stopTakingOver = watchForLeftovers(
+      (changedBefore) => orphans(model, changedBefore),
+      (seqs) => {
+        const before = this.pending.size;
+        for (const seq of seqs) this.pending.add(seq);
+        if (this.pending.size > before) this.wake();
+      },
+      this.takeOver,
+    );
   }
 
   async next(n: number): Promise<QueuedText[]> {
