@@ -3,11 +3,13 @@
 // others serve; a killed daemon loses no acknowledged write and catches up on restart; PostgreSQL
 // restarted under load costs 503s while it is down and nothing after.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daemonFiles } from "../../src/config/paths";
-import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, requireBinary, run, runForeground, sandbox, type Sandbox } from "../helpers/binary";
 import { postgresDatabases } from "../helpers/postgres-databases";
+import { jsonCall, type JsonAnswer } from "../helpers/json-call";
 import { McpClients } from "../helpers/mcp-client";
 import { openSse } from "../helpers/sse";
 import { eventually } from "../helpers/wait";
@@ -18,7 +20,7 @@ const OWNER = { adminToken: "cluster-admin-token-0123456789abcdef", instanceKey:
 const owner = { authorization: `Bearer ${OWNER.adminToken}`, "x-signet-instance-key": OWNER.instanceKey };
 
 class Daemon {
-  proc: ReturnType<typeof Bun.spawn> | null = null;
+  proc: Subprocess | null = null;
   constructor(
     readonly s: Sandbox,
     private readonly databaseUrl: string,
@@ -29,13 +31,7 @@ class Daemon {
   }
 
   async start(): Promise<void> {
-    this.proc = Bun.spawn([requireBinary(), "daemon", "run"], {
-      env: { ...this.s.env, SIGNET_DATABASE_URL: this.databaseUrl, SIGNET_AUTH_MODE: "team" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    const up = await eventually(async () => (await fetch(`${this.url}/health`).catch(() => null))?.ok === true, 20_000);
-    if (!up) throw new Error(`daemon on ${this.url} did not come up: ${readFileSync(join(this.s.dataDir, ".daemon", "logs", "daemon.log"), "utf8").slice(-2000)}`);
+    this.proc = await runForeground(this.s, { SIGNET_DATABASE_URL: this.databaseUrl, SIGNET_AUTH_MODE: "team" }, 20_000);
   }
 
   async kill(signal: "SIGKILL" | "SIGTERM"): Promise<void> {
@@ -44,14 +40,8 @@ class Daemon {
     this.proc = null;
   }
 
-  async api(method: string, path: string, body?: unknown, headers: Record<string, string> = { ...owner, "x-signet-agent-id": "ada" }) {
-    const res = await fetch(`${this.url}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  api(method: string, path: string, body?: unknown, headers: Record<string, string> = { ...owner, "x-signet-agent-id": "ada" }): Promise<JsonAnswer> {
+    return jsonCall(this.url, method, path, body, headers);
   }
 
   async recalled(query: string): Promise<string[]> {

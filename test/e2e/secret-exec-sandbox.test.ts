@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run, sandbox, type Sandbox } from "../helpers/binary";
+import { jsonCall } from "../helpers/json-call";
 import { hasSystemTool } from "../helpers/system-tool";
 import { eventually } from "../helpers/wait";
 
@@ -34,15 +35,7 @@ async function startDaemon(yaml: string, env: Record<string, string> = {}): Prom
   const pidFile = JSON.parse(readFileSync(join(s.dataDir, ".daemon", "daemon.pid"), "utf8"));
   const admin = readFileSync(join(s.dataDir, ".daemon", "admin.token"), "utf8").trim();
   const url = `http://127.0.0.1:${s.port}`;
-  const api = async (method: string, path: string, token: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (method: string, path: string, token: string, body?: unknown) => jsonCall(url, method, path, body, { authorization: `Bearer ${token}` });
   const agentToken = async (agent: string) => {
     const r = await api("POST", "/api/tokens", admin, { role: "agent", agentId: agent });
     expect(r.status).toBe(201);

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { databasePath } from "../../src/config/paths";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { jsonCall } from "../helpers/json-call";
 import { postgresDatabases } from "../helpers/postgres-databases";
 
 const postgres = postgresDatabases();
@@ -17,14 +18,8 @@ const YAML = "embedding:\n  provider: none\n";
 let source: Sandbox;
 const cli = (s: Sandbox, args: string[], env: Record<string, string> = {}) => run(args, { env: { ...s.env, ...env }, cwd: s.home });
 
-async function api(s: Sandbox, method: string, path: string, body?: unknown, agentId = "ada") {
-  const res = await fetch(`http://127.0.0.1:${s.port}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), "x-signet-agent-id": agentId },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = (s: Sandbox, method: string, path: string, body?: unknown, agentId = "ada") =>
+  jsonCall(`http://127.0.0.1:${s.port}`, method, path, body, { "x-signet-agent-id": agentId });
 
 /** What a daemon on `s` serves of the copied store: recall, history, the forgotten memory, the transcript, the source, the message, the token, the graph. */
 async function served(s: Sandbox, env: Record<string, string> = {}) {

@@ -1,4 +1,5 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
+import type { Subprocess } from "bun";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/lib/daemon";
@@ -81,20 +82,28 @@ export function json<T = any>(r: RunResult): T {
 
 
 /**
+ * A foreground daemon of the sandbox (`signet daemon run`, with `env` added to the sandbox's), once it
+ * answers /health; the caller ends it. One that does not answer within `timeoutMs` is killed, and
+ * the error says so.
+ */
+export async function runForeground(s: Sandbox, env: Record<string, string> = {}, timeoutMs = 10_000): Promise<Subprocess> {
+  const url = `http://127.0.0.1:${s.port}`;
+  const proc = Bun.spawn([requireBinary(), "daemon", "run"], { env: { ...s.env, ...env }, stdout: "ignore", stderr: "ignore" });
+  for (let i = 0; i < timeoutMs / 25; i++) {
+    if ((await fetch(`${url}/health`).catch(() => null))?.ok) return proc;
+    await Bun.sleep(25);
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`the daemon on ${url} did not come up`);
+}
+
+/**
  * `before` against a foreground daemon of the sandbox (`signet daemon run`), which is then killed with
  * SIGKILL; `after` against a second one started on the same data. Both are stopped whatever happens.
  */
 export async function acrossKill9(s: Sandbox, before: (url: string) => Promise<void>, after: (url: string) => Promise<void>): Promise<void> {
   const url = `http://127.0.0.1:${s.port}`;
-  const start = async () => {
-    const proc = Bun.spawn([requireBinary(), "daemon", "run"], { env: s.env, stdout: "ignore", stderr: "ignore" });
-    for (let i = 0; i < 400; i++) {
-      if ((await fetch(`${url}/health`).catch(() => null))?.ok) return proc;
-      await Bun.sleep(25);
-    }
-    proc.kill("SIGKILL");
-    throw new Error("daemon did not come up");
-  };
+  const start = () => runForeground(s);
   const first = await start();
   try {
     await before(url);

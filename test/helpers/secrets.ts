@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config/load";
 import type { ExecJob } from "../../src/contracts/secrets";
 import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
+import { jsonCall } from "./json-call";
 import { recordingLogger } from "./log";
 
 export interface LoggedDaemon {
@@ -25,15 +26,7 @@ export async function startLoggedDaemon(dataDir: string, yaml = ""): Promise<Log
     authorization: `Bearer ${daemon.context.credentials.adminToken}`,
     "x-signet-instance-key": daemon.context.credentials.instanceKey,
   };
-  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = owner) => {
-    const res = await fetch(`${daemon.url}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = owner) => jsonCall(daemon.url, method, path, body, headers);
   return { daemon, lines, owner, api };
 }
 
