@@ -82,7 +82,7 @@ export interface DaemonStores {
   sources: SourceStore;
   servers: ServerRows;
   secretJobs: SecretJobStore;
-  /** The SQLite file itself; null on PostgreSQL. */
+  /** The SQLite file itself, for tests that read it directly; null on PostgreSQL. */
   sqlite: Database | null;
   /** A consistent copy of the whole store in a new file at `path` (POST /api/backup). */
   backup(path: string): BackupResponse;
@@ -138,6 +138,7 @@ function openSqlite(config: Config, log: Logger): DaemonStores {
 }
 
 async function openShared(url: string, config: Config, log: Logger, daemonId: string): Promise<DaemonStores> {
+  const shown = displayedUrl(url);
   // Vectors stay in each daemon's own index, whose files are beside its data, as with SQLite.
   const vectorDir = join(config.dataDir, "memory");
   makeOwnerOnlyDir(vectorDir);
@@ -153,7 +154,7 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
     pruner.start();
     return {
       kind: "postgres",
-      location: displayedUrl(url),
+      location: shown,
       migrated,
       memory: new PostgresMemoryStore(sql),
       recall: new PostgresRecallStore(sql),
@@ -172,7 +173,7 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
       sqlite: null,
       backup() {
         throw invalidInput(
-          `a backup copies the daemon's SQLite file, and this daemon's store is PostgreSQL (${displayedUrl(url)}): back the database up with pg_dump (docs/deploy.md#backups)`,
+          `a backup copies the daemon's SQLite file, and this daemon's store is PostgreSQL (${shown}): back the database up with pg_dump (docs/deploy.md#backups)`,
         );
       },
       exportReader: () => postgresExportReader(sql),
@@ -195,7 +196,7 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
     };
   } catch (err) {
     await sql.close();
-    throw new Error(`cannot open the PostgreSQL store ${displayedUrl(url)} (storage.url, SIGNET_DATABASE_URL): ${(err as Error).message}`);
+    throw new Error(`cannot open the PostgreSQL store ${shown} (storage.url, SIGNET_DATABASE_URL): ${(err as Error).message}`);
   }
 }
 
