@@ -13,6 +13,7 @@ import { TokenService } from "../core/auth/tokens";
 import { CodeIndexService } from "../core/code/service";
 import { createEmbedder } from "../core/embed/factory";
 import { EmbeddingWorker } from "../core/embed/worker";
+import { Foreground } from "../core/foreground";
 import { GraphService } from "../core/graph/service";
 import { MemoryService } from "../core/memory/service";
 import { RecallService } from "../core/recall/service";
@@ -98,6 +99,8 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(store.access, log);
     let recall: RecallService | undefined;
+    // Writes come first: the graph's extraction and passes wait for them to pause.
+    const foreground = new Foreground();
     const graph = new GraphService(store.graph, {
       dreamAfterMemories: config.graph.dreamAfterMemories,
       dreamIdleMs: config.graph.dreamIdleS * 1000,
@@ -105,10 +108,12 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       afterWork: paceCollections,
       llm: createChatModel(config.llm),
       llmApply: config.graph.llmApply,
+      pause: () => foreground.pause(),
     });
     const memory = new MemoryService(store.memory, {
       sharedAgents: sharedAgents(config),
       onChange: (c) => {
+        foreground.touch();
         embeddings.onChange(c);
         recall?.onChange(c);
         graph.onChange(c);

@@ -5,6 +5,7 @@
 // same new names at once, a daemon's gazetteer following names another one made, and two passes
 // for one agent at once.
 import { describe, expect, test } from "bun:test";
+import { Foreground } from "../../src/core/foreground";
 import { GraphService, type GraphOptions } from "../../src/core/graph/service";
 import { eventually } from "../helpers/wait";
 import { PostgresGraphStore } from "../../src/core/graph/postgres-store";
@@ -61,12 +62,13 @@ function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemo
   };
 }
 
-function sqliteDaemon(llm?: ChatModel): Daemon {
+function sqliteDaemon(llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
   const db = migratedDatabase();
   return daemon(
     { memory: new SqliteMemoryStore(db), graph: new SqliteGraphStore(db) },
     async (table) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n,
     llm,
+    options,
   );
 }
 
@@ -278,6 +280,26 @@ for (const kind of STORES) {
     });
   });
 }
+
+describe("the graph's work waits for writes to pause", () => {
+  test("nothing is extracted while memories keep coming; all of them once they stop", async () => {
+    const foreground = new Foreground({ quietMs: 300, maxWaitMs: 60_000 });
+    const d = await started(sqliteDaemon(undefined, { pause: () => foreground.pause() }));
+    for (let i = 0; i < 20; i++) {
+      foreground.touch();
+      await d.remember(ada, { content: `Quentin Blake reviewed the staging DB migration, part ${i}.` });
+      foreground.touch();
+      await Bun.sleep(5);
+      expect(await d.count("graph_mentions")).toBe(0);
+    }
+    expect(d.graph.backlog).toBe(20);
+    await d.graph.settled();
+    expect(d.graph.backlog).toBe(0);
+    expect((await d.graph.entities(ada.agentId, "", 10)).map((e) => [e.name, e.mentions])).toEqual([["Quentin Blake", 20]]);
+    await d.graph.stop();
+    expect(d.errors).toEqual([]);
+  });
+});
 
 describe.skipIf(!postgres.available)("the graph shared by two daemons on one PostgreSQL", () => {
   test("two daemons extracting the same memories, which name the same new entities, at once: each written once", async () => {

@@ -29,6 +29,11 @@ export interface GraphOptions {
   llmApply?: boolean;
   /** On a shared store: when memories other daemons left unextracted are taken over. */
   takeOver?: TakeOverTiming;
+  /**
+   * Resolves when background work may take the thread (the daemon's: once writes pause, foreground.ts).
+   * Extraction's batches and the passes after them wait for it; by default only for a turn of the loop.
+   */
+  pause?: () => Promise<void>;
 }
 
 interface PassOptions {
@@ -224,7 +229,7 @@ export class GraphService {
 
   private async drain(): Promise<void> {
     // Let the writes that told us answer first: extraction is never on their path.
-    await yieldToLoop();
+    await this.pause();
     while (this.pending.size > 0 && this.running) {
       const batch = [...this.pending].slice(0, BATCH);
       for (const seq of batch) this.pending.delete(seq);
@@ -233,10 +238,14 @@ export class GraphService {
       } catch (err) {
         this.onError(`graph: extraction failed, ${batch.length} memories will be read again at the next start: ${(err as Error).message}`);
       }
-      await yieldToLoop();
+      await this.pause();
     }
     await this.dreamWhereDue();
     this.armIdle();
+  }
+
+  private pause(): Promise<void> {
+    return this.options.pause?.() ?? yieldToLoop();
   }
 
   private extractBatch(seqs: number[]): Promise<void> {
