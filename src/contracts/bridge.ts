@@ -108,10 +108,14 @@ const UpdateServerRequestSchema = z
 /** The longest a bridged call may take: the largest `timeoutMs`, and the bound of a call whose progress renews it. */
 export const MAX_CALL_TIMEOUT_MS = 30 * 60 * 1000;
 
+/** `--param k=v` words the daemon types against the tool's schema (bridge-params.ts), instead of `arguments`. */
+const MAX_CALL_PARAMS = 1000;
+
 const CallRequestSchema = z
   .object({
     tool: z.string().min(1).max(256),
     arguments: z.record(z.string(), z.unknown()).default({}),
+    params: z.array(z.string().max(1_000_000)).max(MAX_CALL_PARAMS).optional(),
     timeoutMs: z.number().int().min(1).max(MAX_CALL_TIMEOUT_MS).optional(),
     /** Who makes the call, for analytics: the operator's bridge (`cli`) or an agent (`agent`). */
     source: z.enum(["cli", "agent"]).default("cli"),
@@ -119,7 +123,11 @@ const CallRequestSchema = z
     client: z.enum(["cli", "dashboard"]).optional(),
     sessionKey: z.string().min(1).max(256).optional(),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.params === undefined || Object.keys(r.arguments).length === 0, {
+    message: "give either arguments or params, not both",
+    path: ["params"],
+  });
 
 /** The `Accept` type that asks a call to stream its progress: NDJSON, one `CallStreamLine` a line. */
 export const CALL_STREAM_TYPE = "application/x-ndjson";

@@ -153,6 +153,25 @@ describe("calls through the pool", () => {
     expect((await call("everything", { tool: 7 })).status).toBe(400);
   });
 
+  test("`params` words are typed by the daemon from the tool's schema; what does not fit is refused naming it", async () => {
+    await install("everything", everythingStdio());
+    expect(await call("everything", { tool: "echo", params: ["message=007"] })).toEqual({ status: 200, body: { content: [{ type: "text", text: "Echo: 007" }] } });
+    expect((await call("everything", { tool: "get-sum", params: ["a=1.5", "b=2"] })).body.content[0].text).toContain("3.5");
+    const notNumber = await call("everything", { tool: "get-sum", params: ["a=x", "b=1"] });
+    expect(notNumber).toMatchObject({ status: 400, body: { code: "invalid_input" } });
+    expect(notNumber.body.error).toContain('"a"');
+    const missing = await call("everything", { tool: "get-sum", params: ["a=1"] });
+    expect(missing.body.error).toContain('missing required parameter "b"');
+    const noTool = await call("everything", { tool: "nope", params: [] });
+    expect(noTool).toMatchObject({ status: 400, body: { code: "invalid_input" } });
+    expect(noTool.body.error).toContain("its tools: echo");
+    const both = await call("everything", { tool: "echo", arguments: { message: "a" }, params: ["message=b"] });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toContain("params");
+    // The route's guard holds for it as for any call: a page elsewhere cannot make one.
+    expect((await call("everything", { tool: "echo", params: ["message=x"] }, { origin: "https://evil.example" })).status).toBe(403);
+  });
+
   test("a server that exits at start, or is not there at all, fails to start with the reason", async () => {
     await install("dies", {
       type: "stdio",

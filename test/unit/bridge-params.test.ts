@@ -3,7 +3,7 @@
 // server-everything's tools/list; the union shapes are what zod 4 and pydantic emit.
 import { describe, expect, test } from "bun:test";
 import type { BridgeTool } from "../../src/contracts/bridge";
-import { ParamError, parameters, parseParams, validateArguments } from "../../src/cli/mcp/params";
+import { ParamError, parameters, parseParams, validateArguments } from "../../src/contracts/bridge-params";
 
 function tool(name: string, properties: Record<string, unknown>, required: string[] = [], extra: Record<string, unknown> = {}): BridgeTool {
   return { name, inputSchema: { type: "object", properties, required, ...extra } };

@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseArgs } from "node:util";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
-import { ParamError, isPlainObject, parseParams, validateArguments } from "./params";
+import { ParamError, isPlainObject, validateArguments } from "../../contracts/bridge-params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { wantsJson, writeJson, writeText } from "../output";
@@ -125,11 +125,11 @@ function findTool(server: string, tools: BridgeTool[], name: string): BridgeTool
   return tool;
 }
 
-async function argumentsFor(tool: BridgeTool, flags: CallFlags): Promise<Record<string, unknown>> {
-  if (flags.jsonArgs !== undefined && flags.params.length > 0) throw new UsageError("give either --param or --json arguments, not both");
+/** `--json` arguments, checked against the tool's schema. */
+async function argumentsFor(tool: BridgeTool, params: string[], jsonArgs: string): Promise<Record<string, unknown>> {
+  if (params.length > 0) throw new UsageError("give either --param or --json arguments, not both");
   try {
-    if (flags.jsonArgs === undefined) return parseParams(tool, flags.params);
-    const text = flags.jsonArgs === "-" ? await readStdinText() : flags.jsonArgs;
+    const text = jsonArgs === "-" ? await readStdinText() : jsonArgs;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -187,9 +187,17 @@ async function toolsOf(client: SignetClient, server: string, timeoutMs: number |
  */
 async function callWatched(client: SignetClient, server: string, body: Parameters<SignetClient["bridge"]["call"]>[1]): Promise<CallToolResult> {
   const status = new StatusLine();
+  // A cold server may take a while to start before the call's own news comes.
+  const waiting = setTimeout(() => status.show(`waiting for ${server} (${body.tool})…`), 1000);
   try {
-    return await client.bridge.call(server, body, { onUpdate: (update) => status.show(renderCallUpdate(body.tool, update)) });
+    return await client.bridge.call(server, body, {
+      onUpdate: (update) => {
+        clearTimeout(waiting);
+        status.show(renderCallUpdate(body.tool, update));
+      },
+    });
   } finally {
+    clearTimeout(waiting);
     status.clear();
   }
 }
@@ -249,24 +257,33 @@ export async function runServerCommand(server: string, args: string[]): Promise<
     writeText(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
-  const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
   if (word === "list-tools") {
+    const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
     if (wantsJson(flags)) writeJson({ server, tools });
     else writeText(renderToolList(server, tools));
     return EXIT.ok;
   }
-  const tool = findTool(server, tools, word);
-  if (flags.help) {
+  const { jsonArgs } = flags;
+  // A call with --param words is one request: the daemon types them by the tool's schema.
+  if (!flags.help && jsonArgs === undefined) {
+    return finish(await callWatched(client, server, { tool: word, params: flags.params, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" }), flags);
+  }
+  const tool = findTool(server, await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs), word);
+  if (flags.help || jsonArgs === undefined) {
     writeText(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
   const result = await callWatched(client, server, {
     tool: tool.name,
-    arguments: await argumentsFor(tool, flags),
+    arguments: await argumentsFor(tool, flags.params, jsonArgs),
     timeoutMs: flags.timeoutMs,
     source: "cli",
     client: "cli",
   });
+  return finish(result, flags);
+}
+
+function finish(result: CallToolResult, flags: CallFlags): number {
   print(result, flags);
   if (result.isError) throw new ExitError(EXIT.failed);
   return EXIT.ok;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { UnusedResponse } from "../../contracts/analytics";
 import type { BridgeTool, CallUpdate, InstalledServer, Transport } from "../../contracts/bridge";
-import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "./params";
+import { parameters, VALUE_RULES, type ParamInfo, type ValueKind } from "../../contracts/bridge-params";
 import { hanging, helpWidth } from "../output";
 import { terminalText } from "../terminal-text";
 

@@ -10,6 +10,7 @@ import type {
   UpdateServerRequest,
 } from "../../contracts/bridge";
 import type { InvocationSink } from "../analytics/types";
+import { ParamError, parseParams } from "../../contracts/bridge-params";
 import { SignetError } from "../../contracts/errors";
 import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
 import { ServerRegistry, type ServerRows } from "./registry";
@@ -87,11 +88,12 @@ export class BridgeService {
    */
   async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void): Promise<CallToolResult> {
     const server = await this.enabled(name);
+    const args = req.params === undefined ? req.arguments : await this.typed(server, req.tool, req.params);
     const started = performance.now();
     let result: CallToolResult | undefined;
     let failure: unknown;
     try {
-      result = await this.pool.call(server, req.tool, req.arguments, {
+      result = await this.pool.call(server, req.tool, args, {
         callMs: req.timeoutMs ?? this.options.callTimeoutMs,
         startMs: this.options.callTimeoutMs,
       }, onUpdate);
@@ -120,6 +122,29 @@ export class BridgeService {
 
   stop(): Promise<void> {
     return this.pool.stop();
+  }
+
+  /**
+   * A call's `params` (`k=v` words, as `signet mcp <server> <tool> --param` takes them) typed by the
+   * tool's schema: the command line's call in one request. What does not fit, or a tool the server
+   * does not have, is the caller's input to correct.
+   */
+  private async typed(server: InstalledServer, toolName: string, params: string[]): Promise<Record<string, unknown>> {
+    const tools = await this.pool.tools(server, this.options.callTimeoutMs);
+    const tool = tools.find((t) => t.name === toolName);
+    if (!tool) {
+      const names = tools.map((t) => t.name);
+      throw new SignetError(
+        "invalid_input",
+        `server "${server.name}" has no tool "${toolName}"; its tools: ${names.length ? names.join(", ") : "(none)"} (see \`signet mcp ${server.name} list-tools\`)`,
+      );
+    }
+    try {
+      return parseParams(tool, params);
+    } catch (err) {
+      if (err instanceof ParamError) throw new SignetError("invalid_input", err.message);
+      throw err;
+    }
   }
 
   private async enabled(name: string): Promise<InstalledServer> {

@@ -1,8 +1,9 @@
 // Typing of `signet mcp <server> <tool> --param k=v` from the tool's JSON Schema (docs/api.md#bridge). The
 // command line only carries text, so every value is read against what the parameter accepts:
-// text stays text, everything else is parsed, and anything that does not fit is refused here
-// with a message a person can act on, before the server is ever started.
-import type { BridgeTool } from "../../contracts/bridge";
+// text stays text, everything else is parsed, and anything that does not fit is refused with a
+// message a person can act on, before the tool is called. The daemon types a call's `params` with it
+// (one request for `signet mcp <server> <tool> --param ...`); the CLI, `--json` arguments and help.
+import type { BridgeTool } from "./bridge";
 
 export class ParamError extends Error {
   constructor(message: string) {
