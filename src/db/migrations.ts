@@ -12,6 +12,7 @@ import m010 from "../../migrations/010_agents.sql" with { type: "text" };
 import m011 from "../../migrations/011_session_process_deliveries.sql" with { type: "text" };
 import m012 from "../../migrations/012_vector_models.sql" with { type: "text" };
 import m013 from "../../migrations/013_graph.sql" with { type: "text" };
+import m014 from "../../migrations/014_memories_without_fts.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -33,4 +34,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: "011_session_process_deliveries", sql: m011 },
   { version: 12, name: "012_vector_models", sql: m012 },
   { version: 13, name: "013_graph", sql: m013 },
+  { version: 14, name: "014_memories_without_fts", sql: m014 },
 ];

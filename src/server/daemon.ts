@@ -225,7 +225,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const indexing = performance.now();
     recall.start().then(
       (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
-      (err) => log.error(`keyword index: loading failed, recall stays on FTS5: ${(err as Error).message}`),
+      (err) => log.error(`keyword index: loading failed, keyword recall finds only what it read and what was written since: ${(err as Error).message}`),
     );
     // On a shared store, what other daemons write reaches this one's indexes through the change feeds.
     const feedError = (message: string) => log.error(message);

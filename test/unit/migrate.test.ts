@@ -109,9 +109,22 @@ describe("migrate on a fresh database", () => {
     const { db } = freshDb();
     migrate(db);
     const names = tables(db);
-    for (const t of ["memories", "memory_tags", "memory_history", "memories_fts", "schema_migrations"]) {
+    for (const t of ["memories", "memory_tags", "memory_history", "schema_migrations"]) {
       expect(names).toContain(t);
     }
+    // Keyword search over memories is the daemon's in-memory index: no full-text table of them.
+    expect(names.filter((t) => t.startsWith("memories_fts"))).toEqual([]);
+  });
+
+  test("a store from before the in-memory keyword index keeps its memories and loses memories_fts", () => {
+    const { db } = freshDb();
+    const dropping = MIGRATIONS.findIndex((m) => m.name === "014_memories_without_fts");
+    migrate(db, MIGRATIONS.slice(0, dropping));
+    db.run("INSERT INTO memories (id, agent_id, content, content_key, created_at, updated_at) VALUES ('m1', 'default', 'heron-7', 'k', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
+    db.run("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (1, 'heron-7', '', '', '')");
+    expect(migrate(db).applied).toEqual(["014_memories_without_fts"]);
+    expect(tables(db).filter((t) => t.startsWith("memories_fts"))).toEqual([]);
+    expect(db.query<{ content: string }, []>("SELECT content FROM memories").all()).toEqual([{ content: "heron-7" }]);
   });
 
   test("re-running is a no-op", () => {

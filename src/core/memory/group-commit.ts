@@ -3,16 +3,6 @@
 // each. Every write is answered only after the commit that holds it, so a 2xx is still durable.
 import type { Database } from "bun:sqlite";
 
-/** What the writes' owner does around a group's transaction (MemoryService). */
-export interface CommitHooks {
-  /** Inside the transaction, before its first write. */
-  begin(): void;
-  /** Inside the transaction, after its last write: work done once for all of the group's writes. */
-  beforeCommit(): void;
-  /** After the transaction: committed, or rolled back with nothing of the group stored. */
-  end(committed: boolean): void;
-}
-
 interface Pending {
   run: () => unknown;
   resolve: (value: unknown) => void;
@@ -22,10 +12,7 @@ interface Pending {
 export class GroupCommit {
   private queue: Pending[] = [];
 
-  constructor(
-    private readonly db: Database,
-    private readonly hooks: CommitHooks,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -41,7 +28,6 @@ export class GroupCommit {
     try {
       this.db
         .transaction(() => {
-          this.hooks.begin();
           for (const item of batch) {
             // Each write's own transaction becomes a savepoint: a failing one is undone alone.
             try {
@@ -50,15 +36,12 @@ export class GroupCommit {
               outcomes.push({ ok: false, error });
             }
           }
-          this.hooks.beforeCommit();
         })
         .immediate();
     } catch (error) {
-      this.hooks.end(false);
       for (const item of batch) item.reject(error);
       return;
     }
-    this.hooks.end(true);
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);

@@ -1,13 +1,13 @@
-// Memories in the daemon's SQLite file: rows, tag sets, version history and the keyword index
-// (memories_fts), with statements prepared once (SqliteMemoryRows), and the store the service
-// writes through (SqliteMemoryStore). Writes that arrive together share one transaction and one
-// commit (group-commit.ts), each in its own savepoint; the group's keyword rows are written once,
-// before its commit, since FTS5 makes each savepoint's rows a segment of their own.
+// Memories in the daemon's SQLite file: rows, tag sets and version history, with statements
+// prepared once (SqliteMemoryRows), and the store the service writes through (SqliteMemoryStore).
+// Writes that arrive together share one transaction and one commit (group-commit.ts), each in its
+// own savepoint. Keyword search is the daemon's in-memory index (search/keyword-index.ts), which
+// follows the changes: the file keeps no full-text index of memories.
 import type { Database, Statement } from "bun:sqlite";
 import type { HistoryEntry } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
 import { filterSql } from "./filter";
-import { GroupCommit, type CommitHooks } from "./group-commit";
+import { GroupCommit } from "./group-commit";
 import { lookupQuery, pickLookedUp, prefixRange, SHOWN_CANDIDATES } from "./short-ids";
 import {
   changeOf,
@@ -15,7 +15,6 @@ import {
   HISTORY_COLUMNS,
   historyRowOf,
   type HistoryRow,
-  type KeywordColumns,
   type ListFilter,
   MEMORY_COLUMNS,
   type MemoryChange,
@@ -29,15 +28,6 @@ import {
   type WriteReads,
 } from "./store";
 
-/** What memories_fts holds for a memory after a write: its columns, or nothing. */
-interface KeywordWrite {
-  seq: number;
-  /** The memory's columns as written; null once it is forgotten (the index holds live memories only). */
-  columns: KeywordColumns | null;
-  /** False for a memory new to the store, which the index cannot hold yet. */
-  replaces: boolean;
-}
-
 /** The SQL of memories, synchronous: the store's writes run inside it, and an export reads through it. */
 export class SqliteMemoryRows {
   private readonly byId: Statement<MemoryRow, [string]>;
@@ -46,8 +36,6 @@ export class SqliteMemoryRows {
   private readonly updateRow: Statement;
   private readonly insertTag: Statement;
   private readonly deleteTags: Statement;
-  private readonly insertFts: Statement;
-  private readonly deleteFts: Statement;
   private readonly insertHistory: Statement;
   private readonly historyOf: Statement<HistoryRow, [string]>;
 
@@ -71,8 +59,6 @@ export class SqliteMemoryRows {
     );
     this.insertTag = db.query("INSERT OR IGNORE INTO memory_tags (tag, memory_seq) VALUES (?, ?)");
     this.deleteTags = db.query("DELETE FROM memory_tags WHERE memory_seq = ?");
-    this.insertFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
-    this.deleteFts = db.query("DELETE FROM memories_fts WHERE rowid = ?");
     this.insertHistory = db.query(
       `INSERT INTO memory_history (memory_id, ${HISTORY_COLUMNS})
        VALUES ($memory_id, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
@@ -103,7 +89,7 @@ export class SqliteMemoryRows {
     return this.byKey.all(agentId, key);
   }
 
-  /** Writes a row in any state, with its history verbatim; returns its seq. Its keyword row is the caller's to write. */
+  /** Writes a row in any state, with its history verbatim; returns its seq. */
   insert(row: Omit<MemoryRow, "seq">, history: ExportHistoryEntry[]): number {
     const { lastInsertRowid } = this.insertRow.run(row as never);
     const seq = Number(lastInsertRowid);
@@ -132,14 +118,6 @@ export class SqliteMemoryRows {
       this.writeTags(next.seq, JSON.parse(next.tags) as string[]);
     }
     this.insertHistory.run(historyRowOf(next.id, history) as never);
-  }
-
-  /** Brings memories_fts in step with `writes`, in their order. */
-  writeKeywords(writes: Iterable<KeywordWrite>): void {
-    for (const { seq, columns, replaces } of writes) {
-      if (replaces) this.deleteFts.run(seq);
-      if (columns) this.insertFts.run(seq, ...columns);
-    }
   }
 
   history(id: string): HistoryEntry[] {
@@ -176,20 +154,13 @@ export class SqliteMemoryRows {
   }
 }
 
-/** What memories_fts must do for a change: a memory new to the store has no row there to replace. */
-function keywordWrite(change: MemoryChange): KeywordWrite {
-  return { seq: change.seq, columns: change.keywordColumns, replaces: change.kind !== "created" };
-}
-
-export class SqliteMemoryStore implements MemoryStore, CommitHooks {
+export class SqliteMemoryStore implements MemoryStore {
   readonly rows: SqliteMemoryRows;
   private readonly group: GroupCommit;
-  /** The changes of the group commit under way, in order (begin() to end()). */
-  private grouped: MemoryChange[] = [];
 
   constructor(readonly db: Database) {
     this.rows = new SqliteMemoryRows(db);
-    this.group = new GroupCommit(db, this);
+    this.group = new GroupCommit(db);
   }
 
   async get(id: string): Promise<MemoryRow | null> {
@@ -218,9 +189,7 @@ export class SqliteMemoryStore implements MemoryStore, CommitHooks {
       this.db
         .transaction(() => {
           const decision = decide(this.read(reads));
-          const change = decision.write ? this.apply(decision.write) : null;
-          if (change) this.grouped.push(change);
-          return { answer: decision.answer, change };
+          return { answer: decision.answer, change: decision.write ? this.apply(decision.write) : null };
         })
         .immediate(),
     );
@@ -242,17 +211,5 @@ export class SqliteMemoryStore implements MemoryStore, CommitHooks {
     }
     this.rows.update(write.prev, write.next, write.history);
     return changeOf(write.change, write.next, write.contentChanged);
-  }
-
-  begin(): void {
-    this.grouped = [];
-  }
-
-  beforeCommit(): void {
-    this.rows.writeKeywords(this.grouped.map(keywordWrite));
-  }
-
-  end(): void {
-    this.grouped = [];
   }
 }

@@ -51,7 +51,7 @@ export interface HistoryRow {
 }
 
 /** A memory's keyword columns: content, tags, hints and extra terms (search/text.ts keywordColumns). */
-export type KeywordColumns = [string, string, string, string];
+type KeywordColumns = [string, string, string, string];
 
 export interface ListFilter extends MemoryFilter {
   limit: number;

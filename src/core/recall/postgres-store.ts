@@ -1,12 +1,10 @@
 // Recall's reads in a PostgreSQL store shared by several daemons: the rows the legs' hits are re-read
-// and filtered by, the keyword index's source rows and same-session neighbours. There is no full-text
-// search here: the daemon's in-memory keyword index answers every keyword leg.
+// and filtered by, the keyword index's source rows and same-session neighbours. The daemon's in-memory
+// keyword index answers every keyword leg.
 import { filterSql, numbered, type MemoryFilter } from "../memory/filter";
 import { CANDIDATE_COLUMNS, type CandidateRow, INDEX_COLUMNS, type IndexRow, type RecallStore, type SessionNeighbours } from "./store";
 
 export class PostgresRecallStore implements RecallStore {
-  readonly fts = null;
-
   constructor(private readonly sql: Bun.SQL) {}
 
   async seqsPassing(filter: MemoryFilter): Promise<number[]> {

@@ -16,8 +16,8 @@ import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustmen
 import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
-import { COLUMN_WEIGHTS, type CandidateRow, type FtsHit, type FtsSearch, type IndexRow, type RecallStore } from "./store";
-import { keywordColumns, matchOfTerms, queryTerms } from "../search/text";
+import { COLUMN_WEIGHTS, type CandidateRow, type IndexRow, type RecallStore } from "./store";
+import { keywordColumns, queryTerms } from "../search/text";
 import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
 import { expands, feedbackTerms } from "./expansion";
@@ -39,10 +39,6 @@ function hasRowFilter(f: MemoryFilter): boolean {
   return [f.type, f.tags?.length ? f.tags : undefined, f.who, f.since, f.until, f.pinned, f.importanceMin].some(
     (v) => v !== undefined,
   );
-}
-
-function hasNarrowingFilter(f: MemoryFilter): boolean {
-  return f.project !== undefined || hasRowFilter(f);
 }
 
 interface KeywordLeg {
@@ -127,13 +123,11 @@ export class RecallService {
   private readonly graph: RecallGraph | undefined;
   /** Each author's name as tokens (tokensOf). */
   private readonly authorTokens = new Map<string, string[]>();
-  /** Agents that own live memories (an over-approximation: forgetting does not shrink it). */
-  private owners: Set<string> | null = null;
-  /** The keyword leg's in-memory index; the store's FTS5 answers until it has loaded, where it has one. */
+  /** The keyword leg's in-memory index: recall waits for it while it loads at start. */
   private readonly keywords = new KeywordIndex(COLUMN_WEIGHTS);
   private keywordsReady = false;
-  /** Settles when the index has loaded (or its load stopped): a store without FTS5 waits for it. */
-  private loaded: Promise<unknown> = Promise.resolve();
+  /** The index's load from the store, begun once: by start(), or else by the first keyword leg. */
+  private loading: Promise<boolean> | null = null;
   private stopped = false;
 
   constructor(
@@ -291,14 +285,17 @@ export class RecallService {
 
   /**
    * Loads the keyword index from the store in steps, yielding between them so the daemon answers
-   * meanwhile (recalls use FTS5 until it is done). Changes made during the load are applied as
+   * meanwhile (recalls wait for it). Changes made during the load are applied as
    * they come; the load reads each row's state when it gets there, so both orders end the same.
    */
   async start(): Promise<number> {
-    const loading = loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
-    this.loaded = loading.catch(() => false);
-    this.keywordsReady = await loading;
+    this.keywordsReady = await this.load();
     return this.keywords.size;
+  }
+
+  private load(): Promise<boolean> {
+    this.loading ??= loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
+    return this.loading;
   }
 
   stop(): void {
@@ -310,7 +307,7 @@ export class RecallService {
     return this.embeddings?.vectors?.cosineBetween(a, b) ?? null;
   }
 
-  /** Memories in the keyword index, or null while it loads (recall uses FTS5 meanwhile). */
+  /** Memories in the keyword index, or null while it loads (recalls wait for it meanwhile). */
   get keywordIndexSize(): number | null {
     return this.keywordsReady ? this.keywords.size : null;
   }
@@ -320,18 +317,9 @@ export class RecallService {
    * read back), and the set of agents that own memories.
    */
   onChange(change: MemoryChange): void {
-    if (change.kind === "created") this.owners?.add(change.agentId);
     const { seq, agentId, project, keywordColumns: columns } = change;
     if (columns) this.keywords.set({ seq, agentId, project, columns });
     else this.keywords.remove(seq);
-  }
-
-  /** True when every memory in the store is the caller's to read, so scoping filters nothing out. */
-  private readsEverything(fts: FtsSearch, agentIds: string[]): boolean {
-    this.owners ??= new Set(fts.liveOwners());
-    const readable = new Set(agentIds);
-    for (const owner of this.owners) if (!readable.has(owner)) return false;
-    return true;
   }
 
   /**
@@ -349,17 +337,15 @@ export class RecallService {
   }
 
   /**
-   * BM25 over the keyword index, or the FTS5 table while the index loads and for terms the index
-   * cannot answer; with each hit's calibrated relevance, from the same source's term statistics.
+   * BM25 over the keyword index (waiting for it while it loads at start), with each hit's calibrated
+   * relevance from the index's term statistics.
    */
   private async keywordLeg(query: string, filter: MemoryFilter): Promise<KeywordLeg> {
     const terms = queryTerms(query);
     if (terms.length === 0) return NO_KEYWORDS;
-    const fts = this.store.fts;
-    // Without FTS5 the index alone answers: wait for it to load.
-    if (!fts) await this.loaded;
-    // Each query term must be one token for the index; a term FTS5 reads as a phrase
-    // (snake_case: "snake" then "case") is left to FTS5.
+    // A load that failed leaves what it read and what was written since: that much answers.
+    await this.load().catch(() => false);
+    // A term of several tokens (snake_case: "snake" then "case") is its tokens, counted as one term.
     const tokens = terms.map((t) => tokenize(t));
     // The concepts the query's words are about meet memories about them in other words (lexicon.ts):
     // each is one more term, after the query's own (those with a token, in order).
@@ -367,69 +353,43 @@ export class RecallService {
     const concepts = conceptsOf(termTokens.flat());
     const conceptTerms = concepts.map(conceptToken);
     const once = conceptOnce(termTokens, concepts);
-    let hits: LegHit[];
-    let stats: TermStats;
-    let matched: Map<number, number[]>;
-    // A term FTS5 reads as a phrase is left to it where the store has it; elsewhere its tokens are terms.
-    if (!fts || (this.keywordsReady && tokens.every((t) => t.length <= 1))) {
-      const flat = [...termTokens.flat(), ...conceptTerms];
-      const match = matchOfTerms([...terms, ...conceptTerms]);
-      // Positions in `flat` are tokens; a term of several tokens (only without FTS5) counts as one.
-      const perTerm = byTerm(termTokens, conceptTerms.length);
-      hits = await this.indexHits(flat, match, filter);
-      stats = { n: this.keywords.size, df: perTerm.frequencies(this.keywords.documentFrequencies(flat)) };
-      matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
-      if (hits.length > 0) {
-        // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
-        const relevanceOf = conceptRelevance(stats, termTokens.length);
-        const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
-        const extra = expands(best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
-        if (extra.tokens.length > 0) {
-          hits = await this.indexHits([...flat, ...extra.tokens], match, filter, [...flat.map(() => 1), ...extra.weights]);
-          matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
-        }
-      }
-    } else {
-      hits = await this.ftsHits(fts, matchOfTerms([...terms, ...conceptTerms]), filter);
-      // A term with no token matches nothing and carries no weight.
-      const matches = [...terms.filter((_, i) => tokens[i]!.length > 0), ...conceptTerms].map((t) => matchOfTerms([t]));
-      stats = fts.termStats(matches);
-      matched = once(fts.matchedTerms(matches, hits.map((h) => h.seq)));
-    }
+    const flat = [...termTokens.flat(), ...conceptTerms];
+    // Positions in `flat` are tokens; a term of several tokens counts as one.
+    const perTerm = byTerm(termTokens, conceptTerms.length);
+    let hits = await this.indexHits(flat, filter);
+    const stats: TermStats = { n: this.keywords.size, df: perTerm.frequencies(this.keywords.documentFrequencies(flat)) };
+    let matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
     const relevanceOf = conceptRelevance(stats, termTokens.length);
+    if (hits.length > 0) {
+      // A second search with the best hits' shared words when the first found weak evidence (expansion.ts).
+      const best = Math.max(...hits.map((h) => relevanceOf(matched.get(h.seq) ?? [])));
+      const extra = expands(best) ? feedbackTerms(this.keywords, flat, hits.map((h) => h.seq)) : { tokens: [] as string[], weights: [] };
+      if (extra.tokens.length > 0) {
+        hits = await this.indexHits([...flat, ...extra.tokens], filter, [...flat.map(() => 1), ...extra.weights]);
+        matched = once(perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq))));
+      }
+    }
     const relevance = new Map(hits.map((h) => [h.seq, relevanceOf(matched.get(h.seq) ?? [])]));
-    // Matched positions count the terms that have a token, in order, then the concepts (both branches above).
+    // Matched positions count the terms that have a token, in order, then the concepts.
     return { hits, relevance, evidence: keywordEvidence(query, terms, tokens, relevance, matched) };
   }
 
   /**
-   * The index alone answers first (joining every match to its row costs more than scoring it): when
-   * nothing is filtered out its top rows are the answer (reading their rows re-checks the scope);
-   * otherwise they are checked against the filters, and only when too few pass does the exact joined
-   * FTS5 query run.
+   * The index's top rows: when nothing is filtered out they are the answer (reading their rows
+   * re-checks the scope); otherwise they are checked against the filters, and only when too few pass
+   * is every match in scope checked.
    */
-  private async indexHits(tokens: string[], match: string, filter: MemoryFilter, weights?: number[]): Promise<LegHit[]> {
+  private async indexHits(tokens: string[], filter: MemoryFilter, weights?: number[]): Promise<LegHit[]> {
     const scope = { agentIds: filter.agentIds, project: filter.project };
     const rowFiltered = hasRowFilter(filter);
     const search = (k: number) => this.keywords.search(tokens, k, scope, weights).map((h) => ({ seq: h.seq, raw: h.score }));
     const top = search(rowFiltered ? LEG_DEPTH * KEYWORD_OVERFETCH : LEG_DEPTH);
     if (!rowFiltered) return top;
-    // The exact answer, when too few of the overfetched rows pass: FTS5's joined query, or else
-    // every match in scope checked against the filters.
     return this.passingOrExact(top, filter, async () => {
-      const fts = this.store.fts;
-      if (fts) return ftsLegHits(fts.ftsTopFiltered(match, filter, LEG_DEPTH));
       const all = search(this.keywords.size);
       const passing = new Set(await this.store.seqsPassingAmong(all.map((h) => h.seq), filter));
       return all.filter((h) => passing.has(h.seq)).slice(0, LEG_DEPTH);
     });
-  }
-
-  private async ftsHits(fts: FtsSearch, match: string, filter: MemoryFilter): Promise<LegHit[]> {
-    if (!hasNarrowingFilter(filter) && this.readsEverything(fts, filter.agentIds)) return ftsLegHits(fts.ftsTop(match, LEG_DEPTH));
-    return this.passingOrExact(ftsLegHits(fts.ftsTop(match, LEG_DEPTH * KEYWORD_OVERFETCH)), filter, async () =>
-      ftsLegHits(fts.ftsTopFiltered(match, filter, LEG_DEPTH)),
-    );
   }
 
   /** The overfetched `top` rows that pass the filters, or the `exact` answer when too few do. */
@@ -553,11 +513,6 @@ function conceptRelevance(stats: TermStats, words: number): (matched: readonly n
   if (stats.df.length === words) return all;
   const own = keywordRelevance({ n: stats.n, df: stats.df.slice(0, words) });
   return (matched) => Math.max(own(matched.filter((i) => i < words)), all(matched));
-}
-
-/** FTS5's bm25() is negative, better the lower; a leg's raw score is better the higher. */
-function ftsLegHits(rows: FtsHit[]): LegHit[] {
-  return rows.map((r) => ({ seq: r.seq, raw: -r.score }));
 }
 
 /**

@@ -1,5 +1,5 @@
 // FTS5's `porter unicode61 remove_diacritics 2` tokenizer in JS, token for token, so the in-memory
-// keyword index ranks exactly as memories_fts would. unicode61 splits on SQLite's own character
+// keyword index ranks exactly as an FTS5 table of the memories would (the tests hold it to one). unicode61 splits on SQLite's own character
 // classes and folds case and Latin diacritics (tables in fts5-tables.ts, read off SQLite itself);
 // porter then stems the folded token's UTF-8 bytes with SQLite's variant of the Porter algorithm.
 import { CONTINUE_ONLY, FOLD_RUNS, SEPARATOR_BOUNDARIES } from "./fts5-tables";

@@ -6,7 +6,6 @@
 // but made again: SQLite's full-text tables from the rows, PostgreSQL's change feeds (they start empty:
 // daemons load everything at start) and rate buckets. Then both ends' exports are compared.
 import type { Database } from "bun:sqlite";
-import { keywordColumns as memoryKeywordColumns } from "../search/text";
 import { CHUNK_SOURCE_COLUMNS, indexedChunk, type ChunkSourceRow } from "../sources/store";
 import { exportStream, postgresExportReader, sqliteExportReader, type ExportReader } from "./export";
 
@@ -174,10 +173,6 @@ function sqliteWriter(db: Database): TargetWriter {
       for (const row of rows) statement.run(...(columns.map((c) => toSqlite(row[c])) as never[]));
     },
     async derive() {
-      const memoryFts = db.query("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (?, ?, ?, ?, ?)");
-      for (const m of db.query<{ seq: number; content: string; tags: string; hints: string }, []>("SELECT seq, content, tags, hints FROM memories WHERE deleted_at IS NULL").iterate()) {
-        memoryFts.run(m.seq, ...memoryKeywordColumns(m.content, m.tags, m.hints));
-      }
       const chunkFts = db.query("INSERT INTO source_chunks_fts (rowid, content, heading, path, terms) VALUES (?, ?, ?, ?, ?)");
       const chunks = db.query<ChunkSourceRow, []>(
         `SELECT ${CHUNK_SOURCE_COLUMNS} FROM source_chunks c JOIN source_files f ON f.id = c.file_id JOIN sources s ON s.id = f.source_id`,
