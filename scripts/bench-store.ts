@@ -194,7 +194,7 @@ async function feedFigure(): Promise<LatencyStats> {
   const feed = new MemoryFeed(reader, {
     onChange: (c) => {
       recall?.onChange(c);
-      if (c.keywordColumns) seen.set(c.keywordColumns[0], performance.now());
+      if (c.text) seen.set(c.text.content, performance.now());
     },
   });
   recall = new RecallService(new PostgresRecallStore(reader), new MemoryService(new PostgresMemoryStore(reader)), null, accessLog(new PostgresAccessWrites(reader)));

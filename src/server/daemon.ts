@@ -99,7 +99,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(store.access, log);
     let recall: RecallService | undefined;
-    // Writes come first: the graph's extraction and passes wait for them to pause.
+    // Writes come first: the graph's extraction and passes, and keyword indexing, wait for them to pause.
     const foreground = new Foreground();
     const graph = new GraphService(store.graph, {
       dreamAfterMemories: config.graph.dreamAfterMemories,
@@ -123,7 +123,12 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const analytics = new Analytics(store.invocations, config.analytics, log, store.invocationFollower);
     const usageBoost = new UsageBoost(async () => (await analytics.features()).servers);
     const sources = new SourceService(store.sources, embeddings, log);
-    recall = new RecallService(store.recall, memory, embeddings, accessLog, { llm: createChatModel(config.llm), usage: usageBoost, graph });
+    recall = new RecallService(store.recall, memory, embeddings, accessLog, {
+      llm: createChatModel(config.llm),
+      usage: usageBoost,
+      graph,
+      pause: () => foreground.pause(),
+    });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const sessions = new SessionService(store.sessions, memory, recall, {
       dataDir: config.dataDir,

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
 import type { MemoryChange } from "../../src/core/memory/store";
-import { keywordColumns } from "../../src/core/search/text";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
 import { tempDir } from "../helpers/daemon";
@@ -73,13 +72,13 @@ describe("GroupCommit", () => {
     expect(seen.map((s) => s.change.kind)).toEqual(["created", "created", "forgotten", "modified", "created"]);
   });
 
-  test("changes are announced with the keyword columns as written, none once forgotten", async () => {
+  test("changes are announced with the text as written, none once forgotten", async () => {
     const { memory, seen } = setup();
     const stored = await memory.remember(caller, { content: "use snake_case names", tags: ["style"], project: "web" });
     await memory.forget(caller, stored.id, { reason: "r" });
     const [created, forgotten] = seen.map((s) => s.change);
-    expect(created).toMatchObject({ kind: "created", agentId: "a", project: "web", keywordColumns: keywordColumns("use snake_case names", '["style"]', "[]") });
-    expect(forgotten).toMatchObject({ kind: "forgotten", seq: created!.seq, keywordColumns: null });
+    expect(created).toMatchObject({ kind: "created", agentId: "a", project: "web", text: { content: "use snake_case names", tags: '["style"]', hints: "[]" } });
+    expect(forgotten).toMatchObject({ kind: "forgotten", seq: created!.seq, text: null });
   });
 
   test("a group whose commit fails stores nothing and announces nothing; the next one commits", async () => {

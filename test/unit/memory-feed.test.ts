@@ -46,13 +46,13 @@ describe.skipIf(!postgres.available)("the memories' change feed", () => {
     // The poll is a minute: only the notification can bring it this soon.
     expect(await eventually(() => heard.length === 1, 5_000)).toBe(true);
     expect(heard[0]).toMatchObject({ kind: "created", agentId: "ada", project: "/work/web" });
-    expect(heard[0]!.keywordColumns![0]).toBe("The staging DB is heron-7");
+    expect(heard[0]!.text!.content).toBe("The staging DB is heron-7");
     await writer.modify(ada, m.id, { content: "The staging DB is heron-8", reason: "moved" });
     await writer.forget(ada, m.id, { reason: "gone" });
     expect(await eventually(() => heard.length === 3, 5_000)).toBe(true);
     // Each line tells the memory as it is when read: by then it may be further on.
     expect(heard.map((c) => c.seq)).toEqual([heard[0]!.seq, heard[0]!.seq, heard[0]!.seq]);
-    expect(heard[2]).toMatchObject({ kind: "forgotten", keywordColumns: null });
+    expect(heard[2]).toMatchObject({ kind: "forgotten", text: null });
     await feed.read();
     expect(heard).toHaveLength(3);
     expect(feed.cursor).toBe(3);
@@ -117,7 +117,7 @@ describe.skipIf(!postgres.available)("the memories' change feed", () => {
     await feed.start(head);
     await writer.remember(ada, { content: "after" });
     expect(await eventually(() => heard.length === 1, 5_000)).toBe(true);
-    expect(heard[0]!.keywordColumns![0]).toBe("after");
+    expect(heard[0]!.text!.content).toBe("after");
     const listening = () => listeningConnections(reader);
     expect(await listening()).toBe(1);
     await feed.stop();

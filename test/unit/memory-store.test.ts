@@ -82,7 +82,7 @@ for (const kind of STORES) {
       ]);
       expect(changes.map((c) => c.kind)).toEqual(["created", "created", "created"]);
       expect(changes[0]).toMatchObject({ agentId: "ada", project: null, contentChanged: true });
-      expect(changes[0]!.keywordColumns![0]).toBe("Deploys go out on Tuesdays");
+      expect(changes[0]!.text!.content).toBe("Deploys go out on Tuesdays");
       await expect(memory.remember(ada, { content: "later", createdAt: "2030-01-01T00:00:00.000Z" })).rejects.toThrow("in the future");
     });
 
@@ -134,7 +134,7 @@ for (const kind of STORES) {
       clock.now = new Date(clock.now.getTime() + 31 * 86_400_000);
       expect(await failure(memory.recover(ada, twin.id, {}))).toMatchObject({ code: "deleted", message: expect.stringContaining("30 days") });
       expect(changes.map((c) => c.kind)).toEqual(["created", "forgotten", "created", "recovered", "forgotten"]);
-      expect(changes[1]!.keywordColumns).toBeNull();
+      expect(changes[1]!.text).toBeNull();
     });
 
     test("short ids: a unique prefix in the caller's scope names a memory; too short, ambiguous and others' are errors", async () => {

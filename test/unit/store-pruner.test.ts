@@ -47,7 +47,7 @@ describe.skipIf(!postgres.available)("pruning a shared store", () => {
     expect(await eventually(() => told.size === 3, 5_000)).toBe(true);
     const seqOf = async (id: string) => (await sql`SELECT seq FROM memories WHERE id = ${id}`)[0].seq as number;
     expect(told.get(await seqOf(a.id))!.kind).toBe("modified");
-    expect(told.get(await seqOf(a.id))!.keywordColumns![0]).toBe("The release train leaves on Thursdays");
+    expect(told.get(await seqOf(a.id))!.text!.content).toBe("The release train leaves on Thursdays");
     expect(told.get(await seqOf(b.id))!.kind).toBe("forgotten");
     // The feed's cursor passed the numbers pruning took.
     expect(await eventually(async () => feed.cursor === Number((await sql`SELECT max(change_seq) AS n FROM memory_changes`)[0].n), 5_000)).toBe(true);

@@ -4,7 +4,6 @@
 // the rows it asks for in one transaction of its own, so two writers never decide on the same state.
 import type { HistoryEntry, Memory } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
-import { keywordColumns } from "../search/text";
 import type { MemoryFilter } from "./filter";
 
 export interface MemoryRow {
@@ -50,8 +49,8 @@ export interface HistoryRow {
   created_at: string;
 }
 
-/** A memory's keyword columns: content, tags, hints and extra terms (search/text.ts keywordColumns). */
-type KeywordColumns = [string, string, string, string];
+/** The text a keyword index holds for a memory: its content, tags and hints (JSON), as written. */
+type KeywordText = Pick<MemoryRow, "content" | "tags" | "hints">;
 
 export interface ListFilter extends MemoryFilter {
   limit: number;
@@ -171,8 +170,8 @@ export interface MemoryChange {
   agentId: string;
   project: string | null;
   contentChanged: boolean;
-  /** The memory's keyword columns as written, null once it is forgotten: what a keyword index holds for it. */
-  keywordColumns: KeywordColumns | null;
+  /** The memory's text as written, null once it is forgotten: what a keyword index holds for it. */
+  text: KeywordText | null;
 }
 
 /** The change a row as written makes. */
@@ -183,7 +182,7 @@ export function changeOf(kind: MemoryChange["kind"], row: MemoryRow, contentChan
     agentId: row.agent_id,
     project: row.project,
     contentChanged,
-    keywordColumns: row.deleted_at === null ? keywordColumns(row.content, row.tags, row.hints) : null,
+    text: row.deleted_at === null ? { content: row.content, tags: row.tags, hints: row.hints } : null,
   };
 }
 
