@@ -334,7 +334,6 @@ export class RecallService {
    */
   onChange(change: MemoryChange): void {
     if (!this.pause) return this.index(change);
-    this.unindexed.delete(change.seq);
     this.unindexed.set(change.seq, change);
     this.indexing ??= this.pause().then(() => {
       this.indexing = null;
