@@ -69,6 +69,8 @@ describe.skipIf(!hasSystemTool("chromium"))("the knowledge graph pages in the br
     await b.page.getByLabel("Name").fill("stag");
     await b.page.getByRole("button", { name: "Filter" }).click();
     await b.page.locator("main tbody tr").filter({ hasText: "Dana Weber" }).waitFor({ state: "detached" });
+    // The old rows may go before the filtered ones come: wait for the new table, then read it.
+    await b.page.locator("main tbody tr").filter({ hasText: "staging DB" }).waitFor();
     expect(await b.page.locator("main tbody tr td:first-child").allTextContents()).toEqual(["staging DB"]);
 
     await b.page.getByLabel("Name").fill("nobody-by-this-name");
