@@ -224,14 +224,18 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const host = config.daemon.bind.includes(":") ? `[${config.daemon.bind}]` : config.daemon.bind;
     const url = `http://${host}:${port}`;
     embeddings.start();
-    graph.start().catch((err) => log.error(`graph: reading what extraction has not read failed: ${(err as Error).message}`));
     sources.start().catch((err) => log.error(`sources: loading the keyword index failed, search stays on FTS5: ${(err as Error).message}`));
     analytics.start();
     const indexing = performance.now();
-    recall.start().then(
-      (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
-      (err) => log.error(`keyword index: loading failed, keyword recall finds only what it read and what was written since: ${(err as Error).message}`),
-    );
+    recall
+      .start()
+      .then(
+        (n) => n > 0 && log.info(`keyword index: ${n} memories loaded in ${Math.round(performance.now() - indexing)} ms`),
+        (err) => log.error(`keyword index: loading failed, keyword recall finds only what it read and what was written since: ${(err as Error).message}`),
+      )
+      // Recalls wait for the keyword index; what extraction has not read can wait for it in turn.
+      .then(() => graph.start())
+      .catch((err) => log.error(`graph: reading what extraction has not read failed: ${(err as Error).message}`));
     // On a shared store, what other daemons write reaches this one's indexes through the change feeds.
     const feedError = (message: string) => log.error(message);
     await store.followMemories?.((c) => {

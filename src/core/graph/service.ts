@@ -150,6 +150,8 @@ export class GraphService {
 
   /** Queues what extraction has not read: new memories, changed ones, forgotten ones it still holds. */
   async start(): Promise<void> {
+    // A daemon stopped before its start came to the graph starts nothing.
+    if (this.stopped) return;
     this.running = true;
     this.unfollow = await this.store.follow?.();
     await readInSteps(
