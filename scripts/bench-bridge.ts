@@ -16,6 +16,7 @@ import { parseFlags } from "./lib/args";
 import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib/daemon";
 import { int, markdownTable, mib, ms, verdict } from "./lib/format";
 import { stats, type LatencyStats } from "./lib/stats";
+import { bunStartMs } from "./lib/bun-start";
 
 const USAGE = "usage: bun scripts/bench-bridge.ts [--calls N] [--rows N] [--json]";
 const opts = parseFlags(
@@ -55,14 +56,6 @@ async function signet(args: string[]): Promise<number> {
   return elapsed;
 }
 
-/** Bun's own start (`bun -e 0`), timed as `signet` is. */
-async function bunStart(): Promise<number> {
-  const t0 = performance.now();
-  const proc = Bun.spawn([process.execPath, "-e", "0"], { env, stdout: "ignore", stderr: "ignore" });
-  await proc.exited;
-  return performance.now() - t0;
-}
-
 async function repeat(n: number, fn: () => Promise<number>): Promise<LatencyStats> {
   const samples: number[] = [];
   const started = performance.now();
@@ -80,7 +73,7 @@ progress(`warm bridge calls × ${opts.calls}, each after a \`bun -e 0\` (Bun's o
 await signet(ECHO);
 const floorRuns: number[] = [];
 const warmBridge = await repeat(opts.calls, async () => {
-  floorRuns.push(await bunStart());
+  floorRuns.push(await bunStartMs());
   return signet(ECHO);
 });
 const floor = stats(floorRuns, 0, 0);

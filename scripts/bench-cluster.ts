@@ -27,17 +27,11 @@ import { int, markdownTable, ms, secs } from "./lib/format";
 import { runPool } from "./lib/pool";
 import { startPostgresCluster, type PostgresCluster } from "./lib/postgres-cluster";
 import { stats, type LatencyStats } from "./lib/stats";
+import { STORE_BENCH_FLAGS } from "./lib/store-bench-flags";
 
 const opts = parseFlags(
   process.argv.slice(2),
-  {
-    writes: { kind: "int", min: 100 },
-    clients: { kind: "int", min: 1 },
-    "recall-size": { kind: "int", min: 1000 },
-    queries: { kind: "int", min: 10 },
-    "feed-writes": { kind: "int", min: 10 },
-    json: { kind: "bool" },
-  },
+  STORE_BENCH_FLAGS,
   { writes: 4000, clients: 8, "recall-size": 100_000, queries: 300, "feed-writes": 100, json: false },
   {
     script: "bench-cluster.ts",

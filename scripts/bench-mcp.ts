@@ -15,6 +15,7 @@ import { ROOT, agentYaml, installCleanup, makeTempDir, spawnDaemon } from "./lib
 import { markdownTable, ms, verdict } from "./lib/format";
 import { postJson, rememberSynthetic } from "./lib/http";
 import { stats, type LatencyStats } from "./lib/stats";
+import { bunStartMs } from "./lib/bun-start";
 
 const USAGE = "usage: bun scripts/bench-mcp.ts [--memories N] [--queries N] [--spawns N] [--provider builtin|none] [--json]";
 const opts = parseFlags(
@@ -109,20 +110,13 @@ await stdioClient.connect(new StdioClientTransport({ command: MCP_BIN, args: [],
 const overStdio = await timed(queries, search(stdioClient));
 await stdioClient.close();
 
-/** Bun's own start and exit (`bun -e 0`), the floor each spawn is paired with. */
-async function bareBun(): Promise<number> {
-  const t0 = performance.now();
-  await Bun.spawn([process.execPath, "-e", "0"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited;
-  return performance.now() - t0;
-}
-
 progress(`spawn → initialize × ${opts.spawns}, each after a \`bun -e 0\``);
 await spawnToInitialize(env); // warm the page cache
-await bareBun();
+await bunStartMs();
 const spawnTimes: number[] = [];
 const floorTimes: number[] = [];
 for (let i = 0; i < opts.spawns; i++) {
-  floorTimes.push(await bareBun());
+  floorTimes.push(await bunStartMs());
   spawnTimes.push(await spawnToInitialize(env));
 }
 const spawn = stats(spawnTimes, spawnTimes.reduce((a, b) => a + b, 0), 0);

@@ -40,18 +40,11 @@ import { makeTempDir } from "./lib/daemon";
 import { int, markdownTable, ms, secs } from "./lib/format";
 import { startPostgresCluster } from "./lib/postgres-cluster";
 import { stats, type LatencyStats } from "./lib/stats";
+import { STORE_BENCH_FLAGS } from "./lib/store-bench-flags";
 
 const opts = parseFlags(
   process.argv.slice(2),
-  {
-    writes: { kind: "int", min: 100 },
-    clients: { kind: "int", min: 1 },
-    "recall-size": { kind: "int", min: 1000 },
-    queries: { kind: "int", min: 10 },
-    "feed-writes": { kind: "int", min: 10 },
-    seed: { kind: "int", min: 0 },
-    json: { kind: "bool" },
-  },
+  { ...STORE_BENCH_FLAGS, seed: { kind: "int", min: 0 } },
   { writes: 4000, clients: 8, "recall-size": 100_000, queries: 300, "feed-writes": 200, seed: 1, json: false },
   {
     script: "bench-store.ts",

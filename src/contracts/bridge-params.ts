@@ -80,6 +80,19 @@ function isUntyped(s: Schema, root: Schema): boolean {
   return branches(s, root).every((b) => typesOf(b).length === 0 && !("const" in b) && !Array.isArray(b.enum));
 }
 
+/** Why `name` is no tool of `server`, listing the tools it has. */
+export function noSuchTool(server: string, tools: BridgeTool[], name: string): string {
+  const names = tools.map((t) => t.name);
+  return `server "${server}" has no tool "${name}"; its tools: ${names.length ? names.join(", ") : "(none)"}`;
+}
+
+/** The tool a command line names; a ParamError that lists the server's tools when it has none of that name. */
+export function toolNamed(server: string, tools: BridgeTool[], name: string): BridgeTool {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new ParamError(`${noSuchTool(server, tools, name)} (see \`signet mcp ${server} list-tools\`)`);
+  return tool;
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }

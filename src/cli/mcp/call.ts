@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseArgs } from "node:util";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
-import { ParamError, isPlainObject, validateArguments } from "../../contracts/bridge-params";
+import { ParamError, isPlainObject, toolNamed, validateArguments } from "../../contracts/bridge-params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { wantsJson, writeJson, writeText } from "../output";
@@ -114,32 +114,25 @@ async function readStdinText(): Promise<string> {
   return await new Response(Bun.stdin.stream()).text();
 }
 
-function findTool(server: string, tools: BridgeTool[], name: string): BridgeTool {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) {
-    const names = tools.map((t) => t.name);
-    throw new UsageError(
-      `server "${server}" has no tool "${name}"; its tools: ${names.length ? names.join(", ") : "(none)"} (see \`signet mcp ${server} list-tools\`)`,
-    );
-  }
-  return tool;
-}
-
 /** `--json` arguments, checked against the tool's schema. */
 async function argumentsFor(tool: BridgeTool, params: string[], jsonArgs: string): Promise<Record<string, unknown>> {
   if (params.length > 0) throw new UsageError("give either --param or --json arguments, not both");
+  const text = jsonArgs === "-" ? await readStdinText() : jsonArgs;
+  let parsed: unknown;
   try {
-    const text = jsonArgs === "-" ? await readStdinText() : jsonArgs;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`--json: not valid JSON (${(err as Error).message})`);
-    }
-    return validateArguments(tool, parsed);
+    parsed = JSON.parse(text);
   } catch (err) {
-    if (err instanceof ParamError) throw new UsageError(err.message);
-    throw err;
+    throw new UsageError(`--json: not valid JSON (${(err as Error).message})`);
+  }
+  return asUsage(() => validateArguments(tool, parsed));
+}
+
+/** `f`'s answer; what the tool's schema refuses (a ParamError) is a usage error here. */
+function asUsage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw err instanceof ParamError ? new UsageError(err.message) : err;
   }
 }
 
@@ -149,8 +142,15 @@ async function argumentsFor(tool: BridgeTool, params: string[], jsonArgs: string
  */
 class StatusLine {
   private shown = false;
+  private pending: ReturnType<typeof setTimeout> | undefined;
+
+  /** Shows `text` after `ms`, unless something else is shown or the line cleared first. */
+  later(ms: number, text: string): void {
+    this.pending = setTimeout(() => this.show(text), ms);
+  }
 
   show(text: string): void {
+    clearTimeout(this.pending);
     const err = process.stderr;
     if (!err.isTTY) return;
     // One screen line at most: a wrapped line could not be rewritten by \r.
@@ -160,6 +160,7 @@ class StatusLine {
   }
 
   clear(): void {
+    clearTimeout(this.pending);
     if (this.shown) process.stderr.write("\r\x1b[2K");
     this.shown = false;
   }
@@ -171,12 +172,10 @@ class StatusLine {
  */
 async function toolsOf(client: SignetClient, server: string, timeoutMs: number | undefined, defaultMs: number): Promise<BridgeTool[]> {
   const status = new StatusLine();
-  const seconds = Math.ceil((timeoutMs ?? defaultMs) / 1000);
-  const waiting = setTimeout(() => status.show(`waiting for ${server} to start… (timeout ${seconds}s)`), 1000);
+  status.later(1000, `waiting for ${server} to start… (timeout ${Math.ceil((timeoutMs ?? defaultMs) / 1000)}s)`);
   try {
     return (await client.bridge.tools(server, timeoutMs)).tools;
   } finally {
-    clearTimeout(waiting);
     status.clear();
   }
 }
@@ -188,16 +187,10 @@ async function toolsOf(client: SignetClient, server: string, timeoutMs: number |
 async function callWatched(client: SignetClient, server: string, body: Parameters<SignetClient["bridge"]["call"]>[1]): Promise<CallToolResult> {
   const status = new StatusLine();
   // A cold server may take a while to start before the call's own news comes.
-  const waiting = setTimeout(() => status.show(`waiting for ${server} (${body.tool})…`), 1000);
+  status.later(1000, `waiting for ${server} (${body.tool})…`);
   try {
-    return await client.bridge.call(server, body, {
-      onUpdate: (update) => {
-        clearTimeout(waiting);
-        status.show(renderCallUpdate(body.tool, update));
-      },
-    });
+    return await client.bridge.call(server, body, { onUpdate: (update) => status.show(renderCallUpdate(body.tool, update)) });
   } finally {
-    clearTimeout(waiting);
     status.clear();
   }
 }
@@ -268,7 +261,8 @@ export async function runServerCommand(server: string, args: string[]): Promise<
   if (!flags.help && jsonArgs === undefined) {
     return finish(await callWatched(client, server, { tool: word, params: flags.params, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" }), flags);
   }
-  const tool = findTool(server, await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs), word);
+  const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
+  const tool = asUsage(() => toolNamed(server, tools, word));
   if (flags.help || jsonArgs === undefined) {
     writeText(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}`);
     return EXIT.ok;

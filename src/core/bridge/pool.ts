@@ -16,6 +16,7 @@ import {
 import { MAX_CALL_TIMEOUT_MS, type BridgeTool, type CallUpdate, type InstalledServer } from "../../contracts/bridge";
 import type { Logger } from "../../logger";
 import { VERSION } from "../../version";
+import { noSuchTool } from "../../contracts/bridge-params";
 import { SignetError } from "../../contracts/errors";
 import { defined } from "../../contracts/parse";
 import type { ChildLedger } from "./child-ledger";
@@ -104,13 +105,7 @@ export class ServerPool {
         entry.tools = await listTools(entry.client, timer.remaining());
         this.noteTools(entry);
         listed = entry.tools.find((t) => t.name === tool);
-        if (!listed) {
-          const names = entry.tools.map((t) => t.name);
-          throw new SignetError(
-            "not_found",
-            `server "${server.name}" has no tool "${tool}"; its tools: ${names.length ? names.join(", ") : "(none)"}`,
-          );
-        }
+        if (!listed) throw new SignetError("not_found", noSuchTool(server.name, entry.tools, tool));
       }
       const options: RequestOptions = {
         signal: timer.signal,

@@ -10,7 +10,7 @@ import type {
   UpdateServerRequest,
 } from "../../contracts/bridge";
 import type { InvocationSink } from "../analytics/types";
-import { ParamError, parseParams } from "../../contracts/bridge-params";
+import { ParamError, parseParams, toolNamed } from "../../contracts/bridge-params";
 import { SignetError } from "../../contracts/errors";
 import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
 import { ServerRegistry, type ServerRows } from "./registry";
@@ -131,16 +131,8 @@ export class BridgeService {
    */
   private async typed(server: InstalledServer, toolName: string, params: string[]): Promise<Record<string, unknown>> {
     const tools = await this.pool.tools(server, this.options.callTimeoutMs);
-    const tool = tools.find((t) => t.name === toolName);
-    if (!tool) {
-      const names = tools.map((t) => t.name);
-      throw new SignetError(
-        "invalid_input",
-        `server "${server.name}" has no tool "${toolName}"; its tools: ${names.length ? names.join(", ") : "(none)"} (see \`signet mcp ${server.name} list-tools\`)`,
-      );
-    }
     try {
-      return parseParams(tool, params);
+      return parseParams(toolNamed(server.name, tools, toolName), params);
     } catch (err) {
       if (err instanceof ParamError) throw new SignetError("invalid_input", err.message);
       throw err;

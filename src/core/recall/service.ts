@@ -347,7 +347,7 @@ export class RecallService {
   }
 
   private index({ seq, agentId, project, text }: MemoryChange): void {
-    if (text) this.keywords.set({ seq, agentId, project, columns: keywordColumns(text.content, text.tags, text.hints) });
+    if (text) this.keywords.set(keywordDoc(seq, agentId, project, text));
     else this.keywords.remove(seq);
   }
 
@@ -415,21 +415,17 @@ export class RecallService {
     const search = (k: number) => this.keywords.search(tokens, k, scope, weights).map((h) => ({ seq: h.seq, raw: h.score }));
     const top = search(rowFiltered ? LEG_DEPTH * KEYWORD_OVERFETCH : LEG_DEPTH);
     if (!rowFiltered) return top;
-    return this.passingOrExact(top, filter, async () => {
-      const all = search(this.keywords.size);
-      const passing = new Set(await this.store.seqsPassingAmong(all.map((h) => h.seq), filter));
-      return all.filter((h) => passing.has(h.seq)).slice(0, LEG_DEPTH);
-    });
+    // The overfetched rows that pass the filters, unless too few do while more matched: then every
+    // match in scope is checked against them.
+    const kept = await this.passing(top, filter);
+    if (kept.length >= LEG_DEPTH || top.length < LEG_DEPTH * KEYWORD_OVERFETCH) return kept.slice(0, LEG_DEPTH);
+    return (await this.passing(search(this.keywords.size), filter)).slice(0, LEG_DEPTH);
   }
 
-  /** The overfetched `top` rows that pass the filters, or the `exact` answer when too few do. */
-  private async passingOrExact(top: LegHit[], filter: MemoryFilter, exact: () => Promise<LegHit[]>): Promise<LegHit[]> {
-    if (top.length > 0) {
-      const passing = new Set(await this.store.seqsPassingAmong(top.map((t) => t.seq), filter));
-      const kept = top.filter((t) => passing.has(t.seq));
-      if (kept.length >= LEG_DEPTH || top.length < LEG_DEPTH * KEYWORD_OVERFETCH) return kept.slice(0, LEG_DEPTH);
-    }
-    return exact();
+  /** The hits whose rows pass `filter`, in their order. */
+  private async passing(hits: LegHit[], filter: MemoryFilter): Promise<LegHit[]> {
+    const passing = new Set(await this.store.seqsPassingAmong(hits.map((h) => h.seq), filter));
+    return hits.filter((h) => passing.has(h.seq));
   }
 
   /**
@@ -584,7 +580,12 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 function indexDoc(row: IndexRow): KeywordDoc {
-  return { seq: row.seq, agentId: row.agent_id, project: row.project, columns: keywordColumns(row.content, row.tags, row.hints) };
+  return keywordDoc(row.seq, row.agent_id, row.project, row);
+}
+
+/** What the keyword index holds for a memory: its columns, from its text as stored. */
+function keywordDoc(seq: number, agentId: string, project: string | null, text: Pick<IndexRow, "content" | "tags" | "hints">): KeywordDoc {
+  return { seq, agentId, project, columns: keywordColumns(text.content, text.tags, text.hints) };
 }
 
 function toResult(row: CandidateRow, score: number, matchedBy: MatchedBy, ownEvidence: boolean): RecallResult {
