@@ -1,5 +1,5 @@
 // `signet self-install`: put this binary on PATH with its signet-mcp link.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

@@ -1,6 +1,6 @@
 // `signet agents` (docs/api.md#presence): the agent sessions present now, from the daemon's presence
 // entries (registered by session-start or a heartbeat, gone after crossAgent.presenceTtlS).
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { PresenceQuerySchema, type PresenceListResponse } from "../contracts/agents";
 import { defined, parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";

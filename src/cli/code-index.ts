@@ -2,7 +2,7 @@
 // the indexed projects and keeps its index out of git. It runs here, not in the daemon: parsing is
 // CPU work that would stall the daemon's event loop, and a terminal shows its progress directly
 // (docs/architecture.md#code-index). The daemon reads the list on its next code request.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeProjectsPath } from "../config/paths";

@@ -1,7 +1,7 @@
 // `signet code search|context|blast|status|doctor|constants|clear|briefing`: the signet_code_* tools
 // on the command line (docs/code.md#cli), through the daemon like every client command, for the
 // project of the current directory (or --project).
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { resolve } from "node:path";
 import { CODE_API } from "../contracts/code";
 import { defined, parseInput } from "../contracts/parse";

@@ -2,12 +2,13 @@
 // (commands, each one's flags, fixed values), so it cannot drift from the binary that prints it.
 // Installed MCP server names come from `signet mcp list --json` when the tab key is pressed, with
 // SIGNET_AUTOSTART=0 so completing never starts a daemon.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { INVOCATION_SOURCES } from "../contracts/analytics";
 import { HARNESS_NAMES } from "../harness/types";
 import { UsageError } from "./errors";
 import { stdout } from "./output";
-import { commandParts, firstSentence, flagNames, type AnyCommand } from "./run";
+import { flagNames } from "./parse-args";
+import { commandParts, firstSentence, type AnyCommand } from "./run";
 
 interface Flag {
   names: string[];

@@ -1,6 +1,6 @@
 // `signet daemon`: run in the foreground, or start/stop/restart a background daemon and inspect it.
 import { terminalText } from "./terminal-text";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
 import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
@@ -156,8 +156,7 @@ export default defineCommand({
   meta: { name: "daemon", description: "Run, start, stop and inspect the Signet daemon" },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
-  async run({ args, rawArgs }) {
-    if (rawArgs.some((a) => a in SUBCOMMANDS)) return;
+  async run({ args }) {
     const s = await readStatus(configFromFlags({}));
     emit(s, args, (st) =>
       [

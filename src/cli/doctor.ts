@@ -3,7 +3,7 @@
 // and MCP server run for real, doctor-path.ts), signet-mcp on PATH and secret exec's sandbox, each
 // reported with what to do about it. Files are only stat'ed (the database is never opened) and
 // harness configs only read; the dry-run sessions the hooks record are removed again.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { accessSync, constants, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";

@@ -1,7 +1,7 @@
 // `signet embed status|reindex` (docs/api.md#re-embedding). The daemon does the re-embedding, in the
 // background and resuming after a restart; `reindex` starts it (with the owner's admin token, read from
 // the data directory by the client) and follows its progress, with a bar on a terminal's stderr.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import type { SignetClient } from "../client/client";
 import type { EmbedStatusResponse, ReindexStatus } from "../contracts/embed";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -87,8 +87,7 @@ export default defineCommand({
   meta: { name: "embed", description: "Embeddings: status, and re-embedding everything after a model or provider change" },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
-  async run({ args, rawArgs }) {
-    if (rawArgs.some((a) => a in SUBCOMMANDS)) return;
+  async run({ args }) {
     const s = await clientFor(configFromFlags(args)).embed.status();
     emit(s, args, (x) => `${statusText(x)}\n\ncommands: signet embed status | reindex [--all] [--no-wait]`);
   },

@@ -1,7 +1,7 @@
 // `signet graph entities|show` and `signet dream` (docs/api.md#knowledge-graph): the agent's
 // knowledge graph as extraction and Dreaming derived it from its memories, and a Dreaming pass on
 // demand (the owner's admin token, which the client reads from the data directory).
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import type { Answer } from "../contracts/operation";
 import type { GRAPH_API } from "../contracts/graph";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -71,8 +71,7 @@ export const graph = defineCommand({
   meta: { name: "graph", description: "The knowledge graph derived from the agent's memories: entities, their claims and relations" },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
-  async run({ args, rawArgs }) {
-    if (rawArgs.some((a) => a in SUBCOMMANDS)) return;
+  async run({ args }) {
     const result = await clientFor(configFromFlags(args)).graph.entities({});
     emit(result, args, (r) => `${r.entities.length} entities listed (most mentioned first)\n\ncommands: signet graph entities [query] | show <name|id>; signet dream [--dry-run]`);
   },

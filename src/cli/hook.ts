@@ -6,7 +6,6 @@
 // A hook must never stand in the user's way: a daemon that is down, a refusal, bad stdin or a bad
 // config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
 // mistake in the command itself (unknown event or harness) is a usage error.
-import type { CommandDef } from "citty";
 import { isTerminal } from "../os/terminal";
 import { ApiError, CONNECTION_REFUSED, DaemonUnreachableError, SignetClient } from "../client/client";
 import { isLoopbackHost, loopbackCandidates } from "../config/daemon-url";
@@ -19,7 +18,9 @@ import { HOOK_FLAGS } from "../harness/hook-command";
 import { HARNESS_NAMES, type HarnessName, type Reach } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
 import { harnessProcess } from "../os/harness-process";
+import { defineCommand } from "./command";
 import { ExitError, UsageError } from "./errors";
+import { parseArgs } from "./parse-args";
 
 /** How long the daemon's port may take to accept a connection: a daemon that is down costs no more. */
 const CONNECT_TIMEOUT_MS = 500;
@@ -198,26 +199,15 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
  * waits on it at every prompt (docs/hooks.md#latency). The same arguments as the command below.
  */
 export async function runHookArgs(argv: string[]): Promise<number> {
-  const byFlag = new Map(Object.entries(HOOK_FLAGS).map(([name, flag]) => [flag, name as keyof Reach]));
-  const valid = ["--harness", ...byFlag.keys()];
-  let harness: string | undefined;
-  const overrides: Overrides = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const flag = /^(--[a-z-]+)(?:=(.*))?$/.exec(token);
-    if (flag && valid.includes(flag[1]!)) {
-      const value = flag[2] ?? argv[++i];
-      if (value === undefined) return usage(`${token} needs a value`);
-      const name = byFlag.get(flag[1]!);
-      if (name === undefined) harness = value;
-      else if (value.trim() !== "") overrides[name] = value.trim();
-    } else if (token.startsWith("-")) return usage(`unknown option ${token}; valid options: ${valid.join(", ")}`);
-    else positionals.push(token);
-  }
-  if (positionals.length !== 1) return usage(`expected one event: ${HOOK_EVENTS.join(", ")}`);
   try {
-    const checked = checkUsage(positionals[0]!, harness);
+    const { values, positionals } = parseArgs(Object.entries(args), argv);
+    if (positionals.length !== 1) throw new UsageError(`expected one event: ${HOOK_EVENTS.join(", ")}`);
+    const overrides: Overrides = {};
+    for (const [name, flag] of Object.entries(HOOK_FLAGS) as [keyof Reach, string][]) {
+      const value = values[flag.slice(2)];
+      if (typeof value === "string" && value.trim() !== "") overrides[name] = value.trim();
+    }
+    const checked = checkUsage(positionals[0]!, values.harness);
     await runHook(checked.event, checked.harness, overrides);
     return 0;
   } catch (err) {
@@ -230,9 +220,7 @@ function usage(message: string): number {
   return 2;
 }
 
-// Typed, not built with citty's defineCommand: loading citty (and node:util with it) costs a hook
-// that main.ts hands to runHookArgs more than its own code.
-export const hook = {
+export const hook = defineCommand({
   meta: {
     name: "hook",
     description:
@@ -245,4 +233,4 @@ export const hook = {
     const code = await runHookArgs(rawArgs);
     if (code !== 0) throw new ExitError(code);
   },
-} satisfies CommandDef<typeof args>;
+});

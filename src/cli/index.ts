@@ -1,5 +1,5 @@
 // The `signet` command tree. Subcommands load lazily so `--version` and small commands start fast.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { VERSION } from "../version";
 import { createLogger } from "../logger";
 import { EXIT, exitCodeOf } from "./errors";

@@ -1,7 +1,7 @@
 // `signet mcp analytics [server]`: usage of MCP tools (docs/api.md#analytics) as JSON, or with --pretty as
 // tables and a 7-day sparkline per server, led by the latency alerts breached now (GET /api/mcp/alerts).
 // With a server, that server's every tool and alerts.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import {
   ANALYTICS_API,
   type AlertsResponse,

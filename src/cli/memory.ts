@@ -3,7 +3,7 @@
 // operation's schema and its refusal names the field (exit 2, as any invalid input): checking them
 // here first would load zod and build the memory contract's schemas, about a third of `signet
 // list`'s start, for an answer the daemon gives anyway.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { ApiError } from "../client/client";
 import type { HistoryEntry, Memory, RememberResponse } from "../contracts/memory";
 import { defined } from "../contracts/parse";

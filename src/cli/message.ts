@@ -1,6 +1,6 @@
 // `signet message send | inbox | watch` (docs/api.md#messages): messages between agents, as the
 // agent this CLI acts as (--agent, SIGNET_AGENT_ID or agent.id). watch follows the live stream.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { DaemonUnreachableError } from "../client/client";
 import { InboxQuerySchema, MESSAGE_TYPES, MessageSendSchema, StreamQuerySchema, type AgentMessage, type InboxResponse } from "../contracts/agents";
 import { defined, parseInput } from "../contracts/parse";

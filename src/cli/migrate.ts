@@ -1,7 +1,7 @@
 // `signet migrate`: apply migrations with the daemon stopped, to the SQLite file or to storage.url's
 // PostgreSQL database. With `signet store copy`, the one CLI command that opens the store
 // (docs/architecture.md#layers); the daemon's lock keeps this data directory's daemon out meanwhile.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { type MigrateResult, migrate as runMigrations } from "../db/migrate";

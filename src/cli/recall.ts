@@ -1,5 +1,5 @@
 // `signet recall "<query>"`: hybrid search with every filter as a flag.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { parseInput, defined } from "../contracts/parse";
 import { RecallRequestSchema, type RecallResponse } from "../contracts/recall";
 import { recallBrief } from "../present/recall";

@@ -1,20 +1,13 @@
-// Running a citty command tree: follow the words to the command they name, show help where asked,
-// refuse unknown flags, then run it. `signet` and `signet mcp` share it; `signet completion` reads
-// the same tree.
-import { runCommand, type ArgsDef, type CommandDef } from "citty";
+// Running a command tree declared in citty's shape (command.ts): follow the words to the command
+// they name, show help where asked, read its flags and positionals (parse-args.ts), then run it.
+// `signet` and `signet mcp` share it; `signet completion` reads the same tree.
+import type { ArgsDef, CommandDef } from "citty";
 import { EXIT, UsageError } from "./errors";
 import { renderHelp, type HelpDoc, type HelpEntry } from "./output";
+import { flagNames, parseArgs, type ArgSpec } from "./parse-args";
 
 export type AnyCommand = CommandDef<ArgsDef>;
 type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
-
-/** What a flag or positional is declared as (citty's ArgDef, as the commands use it). */
-export interface ArgSpec {
-  type?: string;
-  alias?: string | string[];
-  description?: string;
-  required?: boolean;
-}
 
 async function resolve<T>(value: Resolvable<T> | undefined): Promise<T | undefined> {
   return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
@@ -40,11 +33,6 @@ export async function commandParts(cmd: AnyCommand) {
   return { version: meta.version, description: meta.description ?? "", args, subs, runs: typeof cmd.run === "function" };
 }
 
-/** The flag names of an argument, long and short: `["--follow", "-f"]`. */
-export function flagNames(name: string, spec: ArgSpec): string[] {
-  return [name, ...[spec.alias ?? []].flat()].map((n) => (n.length === 1 ? `-${n}` : `--${n}`));
-}
-
 /** Follows positional words down the tree to the command they name, with the arguments left for it. */
 async function resolveLeaf(cmd: AnyCommand, rawArgs: string[], path: string[]): Promise<{ cmd: AnyCommand; path: string[]; rest: string[] }> {
   const subs = await resolve(cmd.subCommands as Resolvable<Record<string, Resolvable<AnyCommand>>>);
@@ -53,32 +41,30 @@ async function resolveLeaf(cmd: AnyCommand, rawArgs: string[], path: string[]): 
   if (subs && name !== undefined) {
     if (!(name in subs)) throw new UsageError(`unknown command "${name}"; see \`${path.join(" ")} --help\``);
     const sub = (await resolve(subs[name]))!;
-    return resolveLeaf(sub, rawArgs.slice(index + 1), [...path, name]);
+    // Flags before the name are the named command's too.
+    return resolveLeaf(sub, [...rawArgs.slice(0, index), ...rawArgs.slice(index + 1)], [...path, name]);
   }
   return { cmd, path, rest: rawArgs };
 }
 
-/** citty accepts any flag; a typo should be a usage error naming the valid ones instead. */
-async function checkFlags(cmd: AnyCommand, rest: string[]): Promise<void> {
-  const names = new Map<string, string>();
-  for (const [name, def] of await argsOf(cmd)) {
-    if (def.type === "positional") continue;
-    names.set(name, def.type ?? "string");
-    for (const alias of [def.alias ?? []].flat()) names.set(alias, def.type ?? "string");
-  }
-  for (let i = 0; i < rest.length; i++) {
-    const token = rest[i]!;
-    if (token === "--") break;
-    if (!token.startsWith("-") || token === "-" || /^-\d/.test(token)) continue;
-    const name = token.replace(/^--?/, "").split("=")[0]!;
-    const base = name.startsWith("no-") && names.get(name.slice(3)) === "boolean" ? name.slice(3) : name;
-    const type = names.get(base);
-    if (type === undefined) {
-      const valid = [...names.keys()].filter((n) => n.length > 1).map((n) => `--${n}`);
-      throw new UsageError(`unknown option ${token}${valid.length ? `; valid options: ${valid.join(", ")}` : ""}`);
+/**
+ * A command's words as its arguments, citty's way: each flag under its name and its aliases, the
+ * positionals in order under theirs and all of them in `_`; a missing required one is a usage error.
+ */
+async function argsFor(cmd: AnyCommand, words: string[]): Promise<Record<string, unknown>> {
+  const specs = await argsOf(cmd);
+  const { values, positionals } = parseArgs(specs, words);
+  const args: Record<string, unknown> = { _: positionals };
+  let next = 0;
+  for (const [name, spec] of specs) {
+    const value = spec.type === "positional" ? (positionals[next++] ?? spec.default) : values[name];
+    if (value === undefined) {
+      if (spec.required === true) throw new UsageError(spec.type === "positional" ? `missing <${name}>` : `--${name} is required`);
+      continue;
     }
-    if (type !== "boolean" && !token.includes("=")) i++;
+    for (const key of [name, ...[spec.alias ?? []].flat()]) args[key] = value;
   }
+  return args;
 }
 
 /** The first sentence of a description: what a command list shows of it. */
@@ -135,7 +121,7 @@ export async function runTree(top: AnyCommand, rawArgs: string[]): Promise<numbe
     console.log(renderHelp(await helpDoc(cmd, path)).replace(/\n$/, ""));
     return EXIT.ok;
   }
-  await checkFlags(cmd, rest);
-  await runCommand(top, { rawArgs });
+  const args = await argsFor(cmd, rest);
+  await cmd.run?.({ rawArgs: rest, args: args as never, cmd });
   return EXIT.ok;
 }

@@ -1,7 +1,7 @@
 // `signet secret set | list | rm` (docs/api.md#secrets). A value never comes from argv (other accounts
 // see argv in `ps`, shells keep it in their history): from a hidden prompt on a terminal, else from
 // stdin. Setting and removing use the owner's admin token, which the client reads from .daemon/ itself.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { parseInput } from "../contracts/parse";
 import { SecretNameSchema, type SecretInfo } from "../contracts/secrets";
 import { clientArgs, clientFor, configFromFlags } from "./context";

@@ -1,6 +1,6 @@
 // `signet setup --harness <name>` (alias `signet install`): registers signet-mcp and the lifecycle
 // hooks (docs/hooks.md) in a harness's config, merging with what is there. The work is in src/harness; this is flags and output.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";

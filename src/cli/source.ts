@@ -1,7 +1,7 @@
 // `signet source add|list|rm|sync|search` (docs/api.md#sources). The CLI sends absolute paths; the
 // daemon reads the files as the owner, so add, sync and rm carry the owner's admin token, which the
 // client reads from the data directory itself. A progress bar shows on a terminal's stderr (progress.ts).
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SignetClient } from "../client/client";
@@ -170,8 +170,7 @@ export default defineCommand({
   meta: { name: "source", description: "Document sources: add files and directories, keep them in sync, search their chunks" },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
-  async run({ args, rawArgs }) {
-    if (rawArgs.some((a) => a in SUBCOMMANDS)) return;
+  async run({ args }) {
     const r = await clientFor(configFromFlags(args)).sources.list();
     emit(r, args, (x) => `${listText(x.sources)}\n\ncommands: signet source add <file|dir> [--glob PATTERN] | list | rm <id|path> | sync [id|path] | search <query>`);
   },

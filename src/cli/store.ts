@@ -4,7 +4,7 @@
 // PostgreSQL source must be stopped by their operator.
 import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { copyStore, StoreCopyError, type CopyReport, type StoreEnd } from "../core/transfer/store-copy";

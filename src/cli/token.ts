@@ -1,6 +1,6 @@
 // `signet token create | list | revoke` (docs/security.md#tokens): API tokens for team and hybrid
 // modes. Managing them needs the owner's admin token, which this CLI reads from the data directory.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { ROLES, TokenCreateRequestSchema, TokenIdSchema, type TokenInfo } from "../contracts/auth";
 import { parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";

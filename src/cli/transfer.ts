@@ -1,6 +1,6 @@
 // `signet export`, `signet import` and `signet backup` (docs/api.md#export-import-and-backup). The CLI
 // reads and writes the files; the daemon reads and writes the database, with the owner's admin token.
-import { defineCommand } from "citty";
+import { defineCommand } from "./command";
 import { constants, createReadStream, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";

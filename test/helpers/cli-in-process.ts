@@ -1,10 +1,7 @@
 // A CLI command run in the test's own process against a test daemon, its stdout captured: for
 // asserting what a command prints without building and spawning the binary.
-import { runCommand } from "citty";
+import { runTree, type AnyCommand } from "../../src/cli/run";
 import type { TestDaemon } from "./daemon";
-
-// citty's CommandDef is invariant in its args: any command is run through this one type.
-type AnyCommand = Parameters<typeof runCommand>[0];
 
 /**
  * What `command args` prints, run with SIGNET_PATH set to `d`'s data directory and, unless `url` is
@@ -21,7 +18,8 @@ export async function cliOutput(d: TestDaemon, command: unknown, args: string[],
   // The CLI checks that the daemon is the one of its own data directory.
   process.env.SIGNET_PATH = d.dataDir;
   try {
-    await runCommand(command as AnyCommand, { rawArgs: url ? ["--url", d.url, ...args] : args });
+    // Run as the CLI runs it: the words lead to the command they name, whose flags --url joins.
+    await runTree(command as AnyCommand, url ? [...args, "--url", d.url] : args);
   } finally {
     process.stdout.write = write;
     console.log = log;

@@ -1,4 +1,4 @@
-// `signet mcp <server> <tool> ...` flags, read by node:util's parseArgs.
+// `signet mcp <server> <tool> ...` flags, read by the CLI's own parseArgs (src/cli/parse-args.ts).
 import { describe, expect, test } from "bun:test";
 import { parseCallArgs } from "../../src/cli/mcp/call";
 import { UsageError } from "../../src/cli/errors";

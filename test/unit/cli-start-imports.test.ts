@@ -10,7 +10,10 @@ import { tempDir } from "../helpers/temp-cleanup";
 
 const root = join(import.meta.dir, "..", "..");
 
-/** The modules each entry evaluates when it loads: its chunk and every chunk it imports statically. */
+/**
+ * The modules each entry evaluates when it loads: its chunk and every chunk it imports statically
+ * (the bundle's `// path` comments), and the runtime's modules those import (`node:util`).
+ */
 async function staticModules(entries: string[]): Promise<Map<string, string[]>> {
   const outdir = tempDir();
   const built = await Bun.build({
@@ -38,7 +41,10 @@ async function staticModules(entries: string[]): Promise<Map<string, string[]>> 
   const result = new Map<string, string[]>();
   for (const entry of entries) {
     const file = entry.replace(/\.ts$/, ".js");
-    result.set(entry, [...closure(file)].flatMap((f) => [...text(f).matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!)));
+    const bundled = (f: string) => [...text(f).matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map((m) => m[1]!);
+    // What is left as an import of a bare name is the runtime's; the build writes node:fs as "fs".
+    const builtins = (f: string) => [...text(f).matchAll(/\bfrom\s*["']([a-z][a-z_:/]*)["']/g)].map((m) => (m[1]!.includes(":") ? m[1]! : `node:${m[1]}`));
+    result.set(entry, [...new Set([...closure(file)].flatMap((f) => [...bundled(f), ...builtins(f)]))]);
   }
   return result;
 }
@@ -58,4 +64,15 @@ test("signet-mcp answers initialize before it loads the MCP SDK, zod or the tool
   const heavy = modules.filter((m) => m.startsWith("node_modules/zod/") || m.startsWith("node_modules/@modelcontextprotocol/") || m === "src/mcp/tools.ts");
   expect(modules).toContain("src/mcp/initialize-answer.ts");
   expect(heavy).toEqual([]);
+});
+
+test("the command tree, a hook and a bridge call load neither citty's runtime nor node:util", async () => {
+  const entries = ["src/cli/index.ts", "src/cli/memory.ts", "src/cli/hook.ts", "src/cli/mcp/call.ts", "src/cli/mcp/index.ts"];
+  const modules = await staticModules(entries);
+  // The check sees what it should: every one of them reads the configuration through node:fs.
+  for (const entry of entries.slice(1, 4)) expect(modules.get(entry)).toContain("node:fs");
+  for (const entry of entries) {
+    const heavy = modules.get(entry)!.filter((m) => m.startsWith("node_modules/citty/") || m === "node:util");
+    expect({ entry, heavy }).toEqual({ entry, heavy: [] });
+  }
 });

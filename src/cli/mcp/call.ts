@@ -1,12 +1,12 @@
 // `signet mcp <server> ...`: an installed server's tools as subcommands. Parameters are typed from
 // each tool's JSON Schema; the daemon starts the server, makes the call and records it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { parseArgs } from "node:util";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
 import { ParamError, isPlainObject, toolNamed, validateArguments } from "../../contracts/bridge-params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
+import { parseArgs, type ArgSpec } from "../parse-args";
 import { wantsJson, writeJson, writeText } from "../output";
 import { terminalText } from "../terminal-text";
 import { renderCallResult, renderCallUpdate, renderServerHelp, renderToolHelp, renderToolList } from "./render";
@@ -42,8 +42,8 @@ function optionsHelp(): string {
   return `Options:\n${OPTION_HELP.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`).join("\n")}`;
 }
 
-const CALL_OPTIONS = {
-  param: { type: "string", short: "p", multiple: true },
+const CALL_OPTIONS: Record<string, ArgSpec> = {
+  param: { type: "string", alias: "p", multiple: true },
   json: { type: "boolean" },
   // Internal: `--json <object or ->` is rewritten to this before parsing (see parseCallArgs).
   arguments: { type: "string" },
@@ -53,15 +53,14 @@ const CALL_OPTIONS = {
   pretty: { type: "boolean" },
   url: { type: "string" },
   agent: { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+  help: { type: "boolean", alias: "h" },
+};
 
 /** A JSON object, or `-` for stdin: what makes `--json` carry the call's arguments. */
 const isArgumentsValue = (value: string | undefined) => value !== undefined && (value === "-" || /^\s*[[{]/.test(value));
 
 /**
- * Reads the words and flags after the server name with node:util's parseArgs (citty cannot repeat a
- * flag). `--json` followed by a JSON object or `-` is the call's arguments; alone it asks for JSON
+ * Reads the words and flags after the server name (`--param` repeats). `--json` followed by a JSON object or `-` is the call's arguments; alone it asks for JSON
  * output, so such a pair is renamed to the internal `--arguments` first.
  */
 export function parseCallArgs(args: string[]): CallFlags {
@@ -72,18 +71,14 @@ export function parseCallArgs(args: string[]): CallFlags {
     else if (token === "--json" && isArgumentsValue(args[i + 1])) renamed.push(`--arguments=${args[++i]}`);
     else renamed.push(token);
   }
-  let values: ReturnType<typeof parse>["values"];
-  let positionals: string[];
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    ({ values, positionals } = parse(renamed));
+    parsed = parseArgs(Object.entries(CALL_OPTIONS), renamed, OPTIONS);
   } catch (err) {
-    const { code, message } = err as Error & { code?: string };
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-      const option = /'([^']+)'/.exec(message)?.[1] ?? message;
-      throw new UsageError(`unknown option ${option}; valid options: ${OPTIONS.join(", ")}`);
-    }
-    throw new UsageError(message.replaceAll("--arguments", "--json"));
+    throw new UsageError((err as Error).message.replaceAll("--arguments", "--json"));
   }
+  const values = parsed.values as Partial<Record<"arguments" | "batch" | "timeout" | "save-dir" | "url" | "agent", string>> &
+    Partial<Record<"json" | "pretty" | "help", boolean>> & { param?: string[] };
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     if (!/^\d+$/.test(values.timeout) || Number(values.timeout) < 1) {
@@ -102,12 +97,8 @@ export function parseCallArgs(args: string[]): CallFlags {
     url: values.url,
     agent: values.agent,
     saveDir: values["save-dir"],
-    words: positionals,
+    words: parsed.positionals,
   };
-}
-
-function parse(args: string[]) {
-  return parseArgs({ args, options: CALL_OPTIONS, allowPositionals: true, strict: true });
 }
 
 async function readStdinText(): Promise<string> {

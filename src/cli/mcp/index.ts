@@ -1,6 +1,6 @@
 // `signet mcp ...`: the reserved words are commands of their own (list, add, remove, ...); any
 // other first word names an installed server, whose tools become subcommands (docs/api.md#bridge).
-import { defineCommand } from "citty";
+import { defineCommand } from "../command";
 import { RESERVED_SERVER_NAMES } from "../../contracts/bridge-names";
 import { UsageError } from "../errors";
 import { runTree, type AnyCommand } from "../run";

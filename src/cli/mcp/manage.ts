@@ -1,6 +1,5 @@
 // Installing and managing MCP servers: list, add, remove, enable, disable, import (docs/api.md#bridge).
-import { parseArgs } from "node:util";
-import { defineCommand } from "citty";
+import { defineCommand } from "../command";
 import { anchorPaths, InstallServerRequestSchema, type InstalledServer } from "../../contracts/bridge";
 import { parseInput } from "../../contracts/parse";
 import { ApiError } from "../../client/client";
@@ -13,26 +12,10 @@ import { renderServerList, renderUnusedHints } from "./render";
 
 const nameArg = { name: { type: "positional", description: "Installed server name", required: true } } as const;
 
-/**
- * Values of a flag that may repeat (`--env A=1 --env B=2`), which citty cannot express: read with
- * node:util's parseArgs from the words before `--` (after it comes the server's own command line).
- */
-function repeated(rawArgs: string[], flag: string): string[] {
-  const end = rawArgs.includes("--") ? rawArgs.indexOf("--") : rawArgs.length;
-  const { values } = parseArgs({
-    args: rawArgs.slice(0, end),
-    options: { [flag]: { type: "string", multiple: true } },
-    strict: false,
-    allowPositionals: true,
-  });
-  const found = (values[flag] ?? []) as (string | boolean)[];
-  if (found.some((v) => typeof v !== "string")) throw new UsageError(`--${flag} needs a KEY=VALUE`);
-  return found as string[];
-}
-
-function keyValues(flag: string, pairs: string[]): Record<string, string> {
+/** A repeatable flag's KEY=VALUE words (declared `multiple`: parse-args.ts gives them as a list). */
+function keyValues(flag: string, given: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of pairs) {
+  for (const pair of (given as string[] | undefined) ?? []) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw new UsageError(`--${flag} expects KEY=VALUE, got ${JSON.stringify(pair)}`);
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
@@ -68,8 +51,8 @@ export const add = defineCommand({
   args: {
     ...nameArg,
     url: { type: "string", description: "Streamable HTTP endpoint of the server (instead of a command)" },
-    env: { type: "string", description: "Environment variable for the server, KEY=VALUE (repeatable)" },
-    header: { type: "string", description: "HTTP header for the server, KEY=VALUE (repeatable)" },
+    env: { type: "string", multiple: true, description: "Environment variable for the server, KEY=VALUE (repeatable)" },
+    header: { type: "string", multiple: true, description: "HTTP header for the server, KEY=VALUE (repeatable)" },
     cwd: { type: "string", description: "Working directory of the server process (default: your home directory); a relative one is taken from the current directory" },
     description: { type: "string", description: "What the server is for" },
     disabled: { type: "boolean", description: "Install it disabled" },
@@ -85,8 +68,8 @@ export const add = defineCommand({
     if (!flagUrl && command.length === 0) {
       throw new UsageError("missing the server: `signet mcp add <name> -- <command> [args]` or `signet mcp add <name> --url <url>`");
     }
-    const env = keyValues("env", repeated(rawArgs, "env"));
-    const headers = keyValues("header", repeated(rawArgs, "header"));
+    const env = keyValues("env", args.env);
+    const headers = keyValues("header", args.header);
     if (flagUrl && (Object.keys(env).length > 0 || args.cwd)) throw new UsageError("--env and --cwd are for command servers, not --url ones");
     if (!flagUrl && Object.keys(headers).length > 0) throw new UsageError("--header is for --url servers");
     const request = parseInput(

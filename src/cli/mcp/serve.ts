@@ -1,5 +1,5 @@
 // `signet mcp serve`: the stdio MCP server, under whatever name the binary was invoked by.
-import { defineCommand } from "citty";
+import { defineCommand } from "../command";
 import { ExitError } from "../errors";
 
 export const serve = defineCommand({
