@@ -107,7 +107,7 @@ interface SizeResult {
   };
   idle: RecallPhase & { drainMs: number };
   keywordOnly: RecallPhase & { how: string };
-  rss: { afterLoadKb: number | null; afterDrainKb: number | null; afterWritesKb: number | null; peakKb: number | null };
+  rss: { afterLoadKb: number | null; afterDrainKb: number | null; afterWritesKb: number | null; peakKb: number | null; peakPhase: string | null };
 }
 
 function countBy(values: string[]): Record<string, number> {
@@ -169,6 +169,7 @@ async function runSize(size: number): Promise<SizeResult> {
   const rssPeak = rssPeakSampler(daemon.pid);
 
   // 1. Load.
+  rssPeak.phase("load");
   const gen = makeGenerator(opts.seed);
   const bodies: string[] = Array.from({ length: size }, () => gen());
   // A reused data dir holds these already: the writers below go on with the generator's next ones.
@@ -207,6 +208,7 @@ async function runSize(size: number): Promise<SizeResult> {
   const afterLoadKb = procStatusKb(daemon.pid, "VmRSS");
 
   // 2. Embeddings.
+  rssPeak.phase("embedding");
   const drained = await waitForEmbeddings(daemon.baseUrl, {
     progress: (line) => progress(`${int(size)}: ${line}`),
     stallTimeoutMs: opts["drain-timeout"] * 1000,
@@ -223,6 +225,7 @@ async function runSize(size: number): Promise<SizeResult> {
   const underWritesQueries = Array.from({ length: opts.queries }, qgen);
   const idleQueries = Array.from({ length: opts.queries }, qgen);
   await warmUp(daemon, warm);
+  rssPeak.phase("recalls under writes");
   const before = await getHealth(daemon.baseUrl);
   const pace = opts["write-rate"] > 0 ? `${opts["write-rate"]}/s together` : "back to back";
   progress(`${int(size)}: ${opts.queries} recalls with ${opts.writers} clients writing (${pace})`);
@@ -250,6 +253,7 @@ async function runSize(size: number): Promise<SizeResult> {
   );
 
   // 4. Idle, after the new writes are embedded.
+  rssPeak.phase("idle recalls");
   const drain2 = await waitForEmbeddings(daemon.baseUrl, {
     progress: (line) => progress(`${int(size)}: ${line}`),
     stallTimeoutMs: opts["drain-timeout"] * 1000,
@@ -285,7 +289,7 @@ async function runSize(size: number): Promise<SizeResult> {
     underWrites: { ...underWrites, writes, memoriesBefore: before.db.memories, memoriesAfter: afterWrites.db.memories, pendingAfter: afterWrites.embedding.pending },
     idle,
     keywordOnly,
-    rss: { afterLoadKb, afterDrainKb, afterWritesKb, peakKb },
+    rss: { afterLoadKb, afterDrainKb, afterWritesKb, peakKb, peakPhase: rssPeak.peakPhase },
   };
 }
 
@@ -314,7 +318,7 @@ function output(results: SizeResult[]): string {
     row("  daemon meta.tookMs p50 / p99", (r) => `${ms(r.keywordOnly.server.p50Ms)} / ${ms(r.keywordOnly.server.p99Ms)}`),
     row("recalls with no result (writes / idle / keyword)", (r) => `${r.underWrites.emptyResults} / ${r.idle.emptyResults} / ${r.keywordOnly.emptyResults}`),
     row("daemon RSS after load / drained / after writes", (r) => `${kbMib(r.rss.afterLoadKb)} / ${kbMib(r.rss.afterDrainKb)} / ${kbMib(r.rss.afterWritesKb)}`),
-    row("daemon peak RSS (VmHWM, VmRSS sampled every 250 ms)", (r) => kbMib(r.rss.peakKb)),
+    row("daemon peak RSS (VmHWM, VmRSS sampled every 250 ms)", (r) => `${kbMib(r.rss.peakKb)} (highest sample: ${r.rss.peakPhase ?? "n/a"})`),
   ];
   const at = (size: number) => results.find((r) => r.size === size);
   const big = at(TARGETS.atSize);

@@ -32,17 +32,30 @@ export function fileSize(path: string): number {
 /**
  * Samples the process's VmRSS every `everyMs` until stop(), which returns the highest reading
  * combined with VmHWM. (The kernel updates VmHWM lazily, so on its own it can read below a VmRSS
- * seen moments earlier.)
+ * seen moments earlier.) `phase(name)` names what runs from then on; `peakPhase` is the phase of
+ * the highest sample (the peak's own moment may fall between samples).
  */
-export function rssPeakSampler(pid: number, everyMs = 250): { stop(): number | null } {
+export function rssPeakSampler(pid: number, everyMs = 250): { phase(name: string): void; readonly peakPhase: string | null; stop(): number | null } {
   let max: number | null = null;
+  let current = "start";
+  let peakPhase: string | null = null;
   const sample = () => {
     const kb = procStatusKb(pid, "VmRSS");
-    if (kb !== null) max = Math.max(max ?? 0, kb);
+    if (kb !== null && kb > (max ?? -1)) {
+      max = kb;
+      peakPhase = current;
+    }
   };
   sample();
   const timer = setInterval(sample, everyMs);
   return {
+    phase(name) {
+      sample();
+      current = name;
+    },
+    get peakPhase() {
+      return peakPhase;
+    },
     stop() {
       clearInterval(timer);
       sample();

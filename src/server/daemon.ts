@@ -27,7 +27,7 @@ import { procInfo } from "../os/proc-stat";
 import { codeProjectsPath, daemonFiles } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
-import { collectionPacer } from "./collect-pacer";
+import { RECALLS_PER_COLLECTION, changesPacer, collectAsync, collectionPacer } from "./collect-pacer";
 import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
 import { lastingDaemonId, ownerCredentials } from "./credentials";
@@ -95,7 +95,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const store = stores;
     if (store.migrated.applied.length > 0) log.info(`applied migrations: ${store.migrated.applied.join(", ")}`);
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
-    const paceCollections = collectionPacer();
+    const paceCollections = changesPacer();
     const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
     const accessLog = new AccessLog(store.access, log);
     let recall: RecallService | undefined;
@@ -128,6 +128,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       usage: usageBoost,
       graph,
       pause: () => foreground.pause(),
+      afterRank: collectionPacer(RECALLS_PER_COLLECTION, collectAsync),
     });
     // Presence and messages: the agents' routes and the session hooks share one store.
     const sessions = new SessionService(store.sessions, memory, recall, {

@@ -63,6 +63,8 @@ export interface RecallServiceOptions {
    * Without it each change is indexed as it is told.
    */
   pause?: () => Promise<void>;
+  /** Called after each ranking (a recall's or the prompt hook's): the daemon paces collections by it. */
+  afterRank?: () => void;
 }
 
 /** What recall asks of the knowledge graph (core/graph/service.ts). */
@@ -140,6 +142,7 @@ export class RecallService {
   private readonly unindexed = new Map<number, MemoryChange>();
   private indexing: Promise<void> | null = null;
   private readonly pause: (() => Promise<void>) | undefined;
+  private readonly afterRank: (() => void) | undefined;
   private stopped = false;
 
   constructor(
@@ -153,6 +156,7 @@ export class RecallService {
     this.usage = options.usage;
     this.graph = options.graph;
     this.pause = options.pause;
+    this.afterRank = options.afterRank;
   }
 
   /**
@@ -200,6 +204,7 @@ export class RecallService {
     const { keyword, vector } = found;
     const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
     const candidates = new Set([...keyword, ...vector].map((h) => h.seq)).size;
+    this.afterRank?.();
     return { ranked, candidates, cosines: vector.map((h) => h.raw).sort((a, b) => b - a), embedding: found.embedding, method };
   }
 
