@@ -117,6 +117,8 @@ for (const kind of STORES) {
         ["staging DB", "thing", 2],
         ["Quentin Blake", "person", 1],
       ]);
+      // Asked before any claim is superseded, and again after the pass that supersedes one.
+      expect(await d.graph.supersededBy([old.seq, newer.seq])).toEqual(new Map());
       const first = await pass(d, ada);
       expect(first.counts).toMatchObject({ supersede: 1, relate: 1 });
       const claims = (await d.graph.entity(ada.agentId, "staging db")).claims;
@@ -129,7 +131,7 @@ for (const kind of STORES) {
       // What recall asks: who superseded whom, what each memory is about, and which the query names.
       expect(await d.graph.supersededBy([old.seq, newer.seq])).toEqual(new Map([[old.seq, new Set([newer.seq])]]));
       expect(await d.graph.entityNames([newer.seq])).toEqual(new Map([[newer.seq, ["staging DB", "orders"]]]));
-      expect(await d.graph.orderFactors(ada.agentId, "which host is the staging DB on?", [old.seq, newer.seq])).toEqual(
+      expect(await d.graph.orderFactors(ada.agentId, "which host is the staging DB on?", [old.seq, newer.seq, aside.seq])).toEqual(
         new Map([
           [old.seq, 1.2],
           [newer.seq, 1.2],

@@ -226,9 +226,11 @@ export class PostgresGraphStore implements GraphStore {
 
   // ---- recall and feedback ----
 
-  async mentionPairs(seqs: number[]): Promise<{ memory_seq: number; entity_id: string }[]> {
-    if (seqs.length === 0) return [];
-    return this.sql`SELECT memory_seq, entity_id FROM graph_mentions WHERE memory_seq = ANY(${seqs}::int[])`;
+  async mentioning(entityIds: string[], seqs: number[]): Promise<number[]> {
+    if (entityIds.length === 0 || seqs.length === 0) return [];
+    const rows: { memory_seq: number }[] = await this.sql`SELECT DISTINCT memory_seq FROM graph_mentions
+      WHERE entity_id = ANY(${entityIds}::text[]) AND memory_seq = ANY(${seqs}::int[])`;
+    return rows.map((r) => r.memory_seq);
   }
 
   async mentionsOf(seqs: number[]): Promise<{ memory_seq: number; entity_id: string; name: string }[]> {

@@ -351,7 +351,7 @@ export class GraphService {
     const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
     if (named.size === 0) return factors;
     await this.catchUp(seqs);
-    for (const m of await this.store.mentionPairs(seqs)) if (named.has(m.entity_id)) factors.set(m.memory_seq, NAMED_ORDER);
+    for (const seq of await this.store.mentioning([...named], seqs)) factors.set(seq, NAMED_ORDER);
     return factors;
   }
 

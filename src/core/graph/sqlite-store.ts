@@ -26,8 +26,12 @@ import {
 export class SqliteGraphStore implements GraphStore {
   /** Per agent, each known name's key → its live entity (loaded at first use, kept in step with writes). */
   private readonly gazetteers = new Map<string, Map<string, string>>();
-  /** Whether any claim is superseded (read once, then set by the passes that write claims): until one is, no recall needs to ask. */
-  private anySuperseded: boolean | null = null;
+  /**
+   * The memories holding a superseded claim (read once, and again after a pass that wrote claims;
+   * a memory whose claims extraction replaced may linger, which the query of supersededBy sorts
+   * out): a recall whose candidates hold none asks nothing.
+   */
+  private supersededSeqs: Set<number> | null = null;
   private readonly selectMemory: Statement<SourceMemory, [number]>;
   private readonly selectExtracted: Statement<{ version: number }, [number]>;
   private readonly selectAliases: Statement<{ key: string; entity_id: string }, [string]>;
@@ -145,13 +149,15 @@ export class SqliteGraphStore implements GraphStore {
 
   // ---- recall and feedback ----
 
-  async mentionPairs(seqs: number[]): Promise<{ memory_seq: number; entity_id: string }[]> {
-    if (seqs.length === 0) return [];
+  async mentioning(entityIds: string[], seqs: number[]): Promise<number[]> {
+    if (entityIds.length === 0 || seqs.length === 0) return [];
     return this.db
-      .query<{ memory_seq: number; entity_id: string }, [string]>(
-        "SELECT memory_seq, entity_id FROM graph_mentions WHERE memory_seq IN (SELECT value FROM json_each(?))",
+      .query<{ memory_seq: number }, [string, string]>(
+        `SELECT DISTINCT memory_seq FROM graph_mentions
+         WHERE entity_id IN (SELECT value FROM json_each(?)) AND memory_seq IN (SELECT value FROM json_each(?))`,
       )
-      .all(JSON.stringify(seqs));
+      .all(JSON.stringify(entityIds), JSON.stringify(seqs))
+      .map((r) => r.memory_seq);
   }
 
   async mentionsOf(seqs: number[]): Promise<{ memory_seq: number; entity_id: string; name: string }[]> {
@@ -166,14 +172,20 @@ export class SqliteGraphStore implements GraphStore {
 
   async supersededBy(seqs: number[]): Promise<Map<number, Set<number>>> {
     const out = new Map<number, Set<number>>();
-    this.anySuperseded ??= this.db.query("SELECT 1 FROM graph_claims WHERE status = 'superseded' LIMIT 1").get() !== null;
-    if (seqs.length === 0 || !this.anySuperseded) return out;
+    this.supersededSeqs ??= new Set(
+      this.db
+        .query<{ memory_seq: number }, []>("SELECT DISTINCT memory_seq FROM graph_claims WHERE status = 'superseded'")
+        .all()
+        .map((r) => r.memory_seq),
+    );
+    const held = seqs.filter((seq) => this.supersededSeqs!.has(seq));
+    if (held.length === 0) return out;
     const rows = this.db
       .query<{ old: number; newer: number }, [string]>(
         `SELECT c.memory_seq AS old, n.memory_seq AS newer FROM graph_claims c JOIN graph_claims n ON n.id = c.superseded_by
          WHERE c.memory_seq IN (SELECT value FROM json_each(?)) AND c.status = 'superseded'`,
       )
-      .all(JSON.stringify(seqs));
+      .all(JSON.stringify(held));
     for (const r of rows) (out.get(r.old) ?? out.set(r.old, new Set()).get(r.old)!).add(r.newer);
     return out;
   }
@@ -458,7 +470,7 @@ export class SqliteGraphStore implements GraphStore {
       .immediate();
     // The pass moved names between entities, and may have superseded claims or reinstated them.
     this.gazetteers.delete(agentId);
-    if (w.claims.length > 0) this.anySuperseded = null;
+    if (w.claims.length > 0) this.supersededSeqs = null;
     return id;
   }
 

@@ -172,8 +172,8 @@ export interface GraphStore {
 
   // ---- recall and feedback ----
 
-  /** Which live entities each of `seqs` mentions, as (memory, entity) pairs. */
-  mentionPairs(seqs: number[]): Promise<{ memory_seq: number; entity_id: string }[]>;
+  /** Those of `seqs` that mention any of the entities `entityIds`. */
+  mentioning(entityIds: string[], seqs: number[]): Promise<number[]>;
   /** Each of `seqs`' entities (live ones, by id and name), projects last. */
   mentionsOf(seqs: number[]): Promise<{ memory_seq: number; entity_id: string; name: string }[]>;
   /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
