@@ -109,6 +109,11 @@ async function main(): Promise<string> {
       check: (out) => expect((JSON.parse(out) as { memories: unknown[] }).memories.length === 1, "list --limit 1 did not return one memory"),
     },
     {
+      label: "signet recall <query>",
+      argv: [BIN, "recall", "which database do we use for the orders service?"],
+      check: (out) => expect(Array.isArray((JSON.parse(out) as { results?: unknown }).results), "recall did not answer its results"),
+    },
+    {
       label: "signet hook user-prompt-submit",
       argv: [BIN, "hook", "user-prompt-submit", "--harness", "claude-code"],
       stdin: prompt,

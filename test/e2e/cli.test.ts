@@ -91,7 +91,13 @@ describe("signet memory commands", () => {
     expect(brief.stdout).toContain("embedding disabled");
     const none = await cli(["recall", "zzzqqq", "--pretty"]);
     expect(none.stdout).toContain("ask with a broader query");
-    expect((await cli(["recall", "x", "--limit", "0"])).code).toBe(2);
+    // The daemon checks the request and its refusal names the field: exit 2.
+    const tooFew = await cli(["recall", "x", "--limit", "0"]);
+    expect(tooFew.code).toBe(2);
+    expect(tooFew.stderr).toContain("limit");
+    const budget = await cli(["recall", "x", "--aggregate", "--budget", "huge"]);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain("aggregateBudget");
   });
 
   test("content from stdin with -", async () => {
