@@ -1,10 +1,11 @@
 // `signet code search|context|blast|status|doctor|constants|clear|briefing`: the signet_code_* tools
 // on the command line (docs/code.md#cli), through the daemon like every client command, for the
-// project of the current directory (or --project).
+// project of the current directory (or --project). The daemon checks each request with the
+// operation's schema and its refusal names the field (exit 2): checking it here first would load zod
+// and build the code contract's schemas at every command (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
 import { resolve } from "node:path";
-import { CODE_API } from "../contracts/code";
-import { defined, parseInput } from "../contracts/parse";
+import { defined } from "../contracts/parse";
 import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { EXIT, ExitError } from "./errors";
@@ -38,11 +39,7 @@ const search = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(
-      CODE_API.search.body,
-      defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug, project: projectFrom(args) }),
-      CODE_API.search.input,
-    );
+    const body = defined({ query: args.query, top: num("top", args.top), file: args.file, debug: args.debug, project: projectFrom(args) });
     emit(await clientFor(configFromFlags(args)).code.search(body), args, searchText);
   },
 });
@@ -51,8 +48,7 @@ const context = defineCommand({
   meta: { name: "context", description: "A symbol's source, container, callers, callees and its file's imports" },
   args: { ...symbolArg, ...projectArgs, ...clientArgs },
   async run({ args }) {
-    const body = parseInput(CODE_API.context.body, { symbol: args.symbol, project: projectFrom(args) }, CODE_API.context.input);
-    const result = await clientFor(configFromFlags(args)).code.context(body);
+    const result = await clientFor(configFromFlags(args)).code.context({ symbol: args.symbol, project: projectFrom(args) });
     emit(result, args, contextText);
     failIfUnresolved(result.definition !== undefined || (result.candidates?.length ?? 0) > 0);
   },
@@ -68,11 +64,9 @@ const blast = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(
-      CODE_API.blast.body,
-      defined({ symbol: args.symbol, depth: num("depth", args.depth), direction: args.direction, project: projectFrom(args) }),
-      CODE_API.blast.input,
-    );
+    // Any other direction is the daemon's to refuse, naming the field.
+    const direction = args.direction as "backward" | "forward" | "both" | undefined;
+    const body = defined({ symbol: args.symbol, depth: num("depth", args.depth), direction, project: projectFrom(args) });
     const result = await clientFor(configFromFlags(args)).code.blast(body);
     emit(result, args, blastText);
     failIfUnresolved(result.root !== undefined || (result.candidates?.length ?? 0) > 0);
@@ -119,7 +113,8 @@ const clear = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    const body = parseInput(CODE_API.clear.body, defined({ confirm: args.confirm, project: projectFrom(args) }), CODE_API.clear.input);
+    // Without --confirm the daemon refuses, naming the field: nothing is deleted.
+    const body = defined({ confirm: args.confirm as true, project: projectFrom(args) });
     emit(await clientFor(configFromFlags(args)).code.clear(body), args, clearText);
   },
 });

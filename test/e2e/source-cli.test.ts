@@ -61,6 +61,9 @@ describe("signet source", () => {
     expect(missing.stderr).toContain("path: /no/such/dir does not exist");
     const device = await cli(["source", "add", "/dev/null"]);
     expect([device.code, device.stderr.includes("is a character device")]).toEqual([2, true]);
+    // The daemon checks a search's flags and names the field.
+    const limit = await cli(["source", "search", "ibex", "--limit", "0"]);
+    expect([limit.code, limit.stderr.includes("limit")]).toEqual([2, true]);
     const unknown = await cli(["source", "rm", "/not/a/source"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no source for /not/a/source");
