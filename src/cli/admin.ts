@@ -1,5 +1,6 @@
 // `signet self-install`: put this binary on PATH with its signet-mcp link.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -8,7 +9,7 @@ import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
 export const selfInstall = defineCommand({
-  meta: { name: "self-install", description: "Copy this binary to PREFIX/bin as signet, with its signet-mcp link" },
+  meta: { name: "self-install", description: COMMAND_DESCRIPTIONS["self-install"] },
   args: {
     prefix: { type: "string", description: "Install prefix (default ~/.local); the binary goes to PREFIX/bin" },
     ...outputArgs,

@@ -1,6 +1,7 @@
 // `signet agents` (docs/api.md#presence): the agent sessions present now, from the daemon's presence
 // entries (registered by session-start or a heartbeat, gone after crossAgent.presenceTtlS).
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { PresenceQuerySchema, type PresenceListResponse } from "../contracts/agents";
 import { defined, parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -17,7 +18,7 @@ function render(r: PresenceListResponse): string {
 }
 
 export const agents = defineCommand({
-  meta: { name: "agents", description: "List the agent sessions present now (other agents' unless --all)" },
+  meta: { name: "agents", description: COMMAND_DESCRIPTIONS.agents },
   args: {
     all: { type: "boolean", description: "Include your own agent's sessions" },
     project: { type: "string", description: "Only sessions working in this project" },

@@ -3,6 +3,7 @@
 // CPU work that would stall the daemon's event loop, and a terminal shows its progress directly
 // (docs/architecture.md#code-index). The daemon reads the list on its next code request.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { codeProjectsPath } from "../config/paths";
@@ -47,7 +48,7 @@ function runText(run: IndexRun & { gitExclude: GitExclude | null }): string {
 export const indexCommand = defineCommand({
   meta: {
     name: "index",
-    description: "Index a project's code (TS/TSX, JS, Python, Go, Rust) for signet code and the signet_code_* tools of sessions working in it",
+    description: COMMAND_DESCRIPTIONS.index,
   },
   args: {
     path: { type: "positional", description: "The project's folder (its index goes to <path>/.graphiq/)", required: true },

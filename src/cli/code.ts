@@ -4,6 +4,7 @@
 // operation's schema and its refusal names the field (exit 2): checking it here first would load zod
 // and build the code contract's schemas at every command (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { resolve } from "node:path";
 import { defined } from "../contracts/parse";
 import { blastText, briefingText, clearText, constantsText, contextText, doctorText, searchText, statusText } from "../present/code";
@@ -132,6 +133,6 @@ const briefing = defineCommand({
 });
 
 export const code = defineCommand({
-  meta: { name: "code", description: "Ask the code index of the current directory's project (made by `signet index <path>`)" },
+  meta: { name: "code", description: COMMAND_DESCRIPTIONS.code },
   subCommands: { search, context, blast, status, doctor, constants, clear, briefing },
 });

@@ -3,6 +3,7 @@
 // Installed MCP server names come from `signet mcp list --json` when the tab key is pressed, with
 // SIGNET_AUTOSTART=0 so completing never starts a daemon.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { INVOCATION_SOURCES } from "../contracts/analytics";
 import { HARNESS_NAMES } from "../harness/types";
 import { UsageError } from "./errors";
@@ -66,7 +67,7 @@ async function collect(cmd: AnyCommand, path: string): Promise<Node> {
   }
   flags.push(HELP_FLAG);
   const subs: Node[] = [];
-  for (const [name, sub] of parts.subs) subs.push(await collect(sub, `${path} ${name}`));
+  for (const sub of parts.subs) subs.push(await collect(await sub.load(), `${path} ${sub.name}`));
   if (path === "signet mcp") subs.push(SERVER_NODE);
   return { path, description: parts.description, subs, flags, ...(positional ? { positional } : {}) };
 }
@@ -267,7 +268,7 @@ export function completionCommand(tree: () => AnyCommand) {
     meta: {
       name: "completion",
       description:
-        "Print a completion script for bash, zsh or fish. Load it with `eval \"$(signet completion bash)\"` in ~/.bashrc, `source <(signet completion zsh)` in ~/.zshrc (after compinit), or `signet completion fish | source` in fish's config.fish.",
+        COMMAND_DESCRIPTIONS.completion,
     },
     args: { shell: { type: "positional", description: "bash, zsh or fish", required: true } },
     async run({ args }) {

@@ -1,6 +1,7 @@
 // `signet daemon`: run in the foreground, or start/stop/restart a background daemon and inspect it.
 import { terminalText } from "./terminal-text";
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import type { Config } from "../config/schema";
 import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
@@ -153,7 +154,7 @@ const logs = defineCommand({
 const SUBCOMMANDS = { run, start, stop, restart, status, logs };
 
 export default defineCommand({
-  meta: { name: "daemon", description: "Run, start, stop and inspect the Signet daemon" },
+  meta: { name: "daemon", description: COMMAND_DESCRIPTIONS.daemon },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
   async run({ args }) {

@@ -4,6 +4,7 @@
 // reported with what to do about it. Files are only stat'ed (the database is never opened) and
 // harness configs only read; the dry-run sessions the hooks record are removed again.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { accessSync, constants, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, resolve } from "node:path";
@@ -312,9 +313,7 @@ export const doctor = defineCommand({
   meta: {
     name: "doctor",
     description:
-      "Check the installation: the daemon, the store, the embedder, file modes, each harness's registration, signet-mcp on PATH and secret exec's sandbox. " +
-      "Each harness's registered hooks and MCP server are run for real, as the harness runs them (dry-run sessions, removed afterwards; one read-only tool call), and its entries are held against the auth mode. " +
-      "Each problem comes with its fix; exit 1 when there is one. Never starts a daemon or changes a config.",
+      COMMAND_DESCRIPTIONS.doctor,
   },
   args: { url: clientArgs.url, ...outputArgs },
   async run({ args }) {

@@ -2,6 +2,7 @@
 // background and resuming after a restart; `reindex` starts it (with the owner's admin token, read from
 // the data directory by the client) and follows its progress, with a bar on a terminal's stderr.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import type { SignetClient } from "../client/client";
 import type { EmbedStatusResponse, ReindexStatus } from "../contracts/embed";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -84,7 +85,7 @@ const reindex = defineCommand({
 const SUBCOMMANDS = { status, reindex };
 
 export default defineCommand({
-  meta: { name: "embed", description: "Embeddings: status, and re-embedding everything after a model or provider change" },
+  meta: { name: "embed", description: COMMAND_DESCRIPTIONS.embed },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
   async run({ args }) {

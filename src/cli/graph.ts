@@ -2,6 +2,7 @@
 // knowledge graph as extraction and Dreaming derived it from its memories, and a Dreaming pass on
 // demand (the owner's admin token, which the client reads from the data directory).
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import type { Answer } from "../contracts/operation";
 import type { GRAPH_API } from "../contracts/graph";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -68,7 +69,7 @@ const show = defineCommand({
 const SUBCOMMANDS = { entities, show };
 
 export const graph = defineCommand({
-  meta: { name: "graph", description: "The knowledge graph derived from the agent's memories: entities, their claims and relations" },
+  meta: { name: "graph", description: COMMAND_DESCRIPTIONS.graph },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
   async run({ args }) {
@@ -91,7 +92,7 @@ export const dream = defineCommand({
   meta: {
     name: "dream",
     description:
-      "Consolidate the agent's graph now: merge entities that are one, supersede claims newer evidence replaced, relate entities mentioned together, queue memories due for review. Runs in the background too; needs the owner's admin token",
+      COMMAND_DESCRIPTIONS.dream,
   },
   args: {
     "dry-run": { type: "boolean", description: "Show what a pass would do without writing anything" },

@@ -19,6 +19,7 @@ import { HARNESS_NAMES, type HarnessName, type Reach } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
 import { harnessProcess } from "../os/harness-process";
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { ExitError, UsageError } from "./errors";
 import { parseArgs } from "./parse-args";
 
@@ -224,8 +225,7 @@ export const hook = defineCommand({
   meta: {
     name: "hook",
     description:
-      "What a harness's lifecycle hook runs: reads the harness's hook JSON on stdin, calls the daemon's hook and prints what the harness expects. " +
-      "It never blocks the harness: with the daemon down it prints nothing and exits 0. `signet setup` installs it; see docs/hooks.md",
+      COMMAND_DESCRIPTIONS.hook,
   },
   args,
   // Reached only where main.ts did not hand the hook over itself: the same handler.

@@ -4,14 +4,21 @@ import { VERSION } from "../version";
 import { createLogger } from "../logger";
 import { EXIT, exitCodeOf } from "./errors";
 import { endQuietlyOnBrokenPipe, isBrokenPipe } from "./output";
-import { runTree, type AnyCommand } from "./run";
+import { COMMAND_DESCRIPTIONS, type CommandName } from "./descriptions";
+import { runTree, type AnyCommand, type DescribedLoader } from "./run";
 import { terminalText } from "./terminal-text";
 
 const memory = () => import("./memory");
 
+/** Each command's loader, with its description: `signet --help` lists the commands without loading them. */
+const described = (loaders: Record<CommandName, () => Promise<unknown>>): Record<string, DescribedLoader> =>
+  Object.fromEntries(
+    Object.entries(loaders).map(([name, load]) => [name, Object.assign(load as DescribedLoader, { description: COMMAND_DESCRIPTIONS[name as CommandName] })]),
+  );
+
 const root: AnyCommand = defineCommand({
   meta: { name: "signet", version: VERSION, description: "Local-first memory daemon for AI coding agents" },
-  subCommands: {
+  subCommands: described({
     daemon: () => import("./daemon").then((m) => m.default),
     remember: () => memory().then((m) => m.remember),
     recall: () => import("./recall").then((m) => m.default),
@@ -45,7 +52,7 @@ const root: AnyCommand = defineCommand({
     code: () => import("./code").then((m) => m.code),
     // Given the tree it describes (a thunk: `root` is still being defined here).
     completion: () => import("./completion").then((m) => m.completionCommand(() => root)),
-  },
+  }),
 });
 
 export async function runCli(args: string[]): Promise<number> {

@@ -4,6 +4,7 @@
 // here first would load zod and build the memory contract's schemas, about a third of `signet
 // list`'s start, for an answer the daemon gives anyway.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { ApiError } from "../client/client";
 import type { HistoryEntry, Memory, RememberResponse } from "../contracts/memory";
 import { defined } from "../contracts/parse";
@@ -61,7 +62,7 @@ const PINNED = "pinned memories are given to the agent at every session start, i
 const idArg = { id: { type: "positional", description: "Memory id, or its first 6 or more characters", required: true } } as const;
 
 export const remember = defineCommand({
-  meta: { name: "remember", description: "Store a memory (content as an argument, or - to read stdin)" },
+  meta: { name: "remember", description: COMMAND_DESCRIPTIONS.remember },
   args: {
     content: { type: "positional", description: "What to remember, or - to read it from stdin", required: true },
     type: { type: "string", description: "fact, preference, decision, rule, learning, issue, event, note, ... (default fact)" },
@@ -96,7 +97,7 @@ export const remember = defineCommand({
 });
 
 export const get = defineCommand({
-  meta: { name: "get", description: "Show one memory with its version history" },
+  meta: { name: "get", description: COMMAND_DESCRIPTIONS.get },
   args: { ...idArg, ...clientArgs },
   async run({ args }) {
     const result = await clientFor(configFromFlags(args)).memory.get(args.id);
@@ -105,7 +106,7 @@ export const get = defineCommand({
 });
 
 export const history = defineCommand({
-  meta: { name: "history", description: "Show every version of a memory, with who changed it and why" },
+  meta: { name: "history", description: COMMAND_DESCRIPTIONS.history },
   args: { ...idArg, ...clientArgs },
   async run({ args }) {
     const result = await clientFor(configFromFlags(args)).memory.history(args.id);
@@ -114,7 +115,7 @@ export const history = defineCommand({
 });
 
 export const list = defineCommand({
-  meta: { name: "list", description: "List memories, newest first" },
+  meta: { name: "list", description: COMMAND_DESCRIPTIONS.list },
   args: {
     limit: { type: "string", description: "How many (default 100, max 1000)" },
     offset: { type: "string", description: "Skip this many" },
@@ -141,7 +142,7 @@ export const list = defineCommand({
 });
 
 export const modify = defineCommand({
-  meta: { name: "modify", description: "Change a memory; the old version stays in its history" },
+  meta: { name: "modify", description: COMMAND_DESCRIPTIONS.modify },
   args: {
     ...idArg,
     reason: { type: "string", description: "Why (kept in the history)", required: true },
@@ -169,7 +170,7 @@ export const modify = defineCommand({
 });
 
 export const forget = defineCommand({
-  meta: { name: "forget", description: "Forget a memory (soft delete; recoverable for 30 days)" },
+  meta: { name: "forget", description: COMMAND_DESCRIPTIONS.forget },
   args: {
     ...idArg,
     reason: { type: "string", description: "Why (kept in the history)", required: true },
@@ -192,7 +193,7 @@ export const forget = defineCommand({
 });
 
 export const recover = defineCommand({
-  meta: { name: "recover", description: "Undo a forget (within 30 days)" },
+  meta: { name: "recover", description: COMMAND_DESCRIPTIONS.recover },
   args: { ...idArg, reason: { type: "string", description: "Why (kept in the history)" }, ...clientArgs },
   async run({ args }) {
     const body = defined({ reason: args.reason });

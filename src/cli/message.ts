@@ -1,6 +1,7 @@
 // `signet message send | inbox | watch` (docs/api.md#messages): messages between agents, as the
 // agent this CLI acts as (--agent, SIGNET_AGENT_ID or agent.id). watch follows the live stream.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { DaemonUnreachableError } from "../client/client";
 import { InboxQuerySchema, MESSAGE_TYPES, MessageSendSchema, StreamQuerySchema, type AgentMessage, type InboxResponse } from "../contracts/agents";
 import { defined, parseInput } from "../contracts/parse";
@@ -118,6 +119,6 @@ const watch = defineCommand({
 });
 
 export const message = defineCommand({
-  meta: { name: "message", description: "Send, read and watch messages between agents" },
+  meta: { name: "message", description: COMMAND_DESCRIPTIONS.message },
   subCommands: { send, inbox, watch },
 });

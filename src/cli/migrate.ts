@@ -2,6 +2,7 @@
 // PostgreSQL database. With `signet store copy`, the one CLI command that opens the store
 // (docs/architecture.md#layers); the daemon's lock keeps this data directory's daemon out meanwhile.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { type MigrateResult, migrate as runMigrations } from "../db/migrate";
@@ -34,7 +35,7 @@ async function migrateShared(url: string): Promise<MigrateResult> {
 }
 
 export const migrate = defineCommand({
-  meta: { name: "migrate", description: "Apply database migrations with the daemon stopped" },
+  meta: { name: "migrate", description: COMMAND_DESCRIPTIONS.migrate },
   args: outputArgs,
   async run({ args }) {
     const config = configFromFlags({});

@@ -2,6 +2,7 @@
 // request with the operation's schema and its refusal names the field (exit 2): checking it here
 // first would load zod and build the recall contract's schemas at every recall (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { defined } from "../contracts/parse";
 import type { RecallResponse } from "../contracts/recall";
 import { recallBrief } from "../present/recall";
@@ -16,7 +17,7 @@ function renderRecall(query: string, res: RecallResponse): string {
 }
 
 export default defineCommand({
-  meta: { name: "recall", description: "Search memories: keyword + vector, fused and ranked" },
+  meta: { name: "recall", description: COMMAND_DESCRIPTIONS.recall },
   args: {
     query: { type: "positional", description: "What to look for, in plain words", required: true },
     limit: { type: "string", description: "How many results (default 10, max 100)" },

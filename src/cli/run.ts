@@ -23,13 +23,22 @@ async function argsOf(cmd: AnyCommand): Promise<[string, ArgSpec][]> {
   return Object.entries(((await resolve(cmd.args as Resolvable<ArgsDef>)) ?? {}) as Record<string, ArgSpec>);
 }
 
-/** A command's description, flags and positionals, and subcommands, with citty's lazy values resolved. */
+/** A subcommand's loader may carry the command's description, so listing it does not load it (index.ts). */
+export type DescribedLoader = (() => Promise<AnyCommand>) & { description?: string };
+
+/**
+ * A command's description, flags and positionals, and its subcommands as loaders (`load()` each
+ * one that is needed), with citty's lazy values resolved.
+ */
 export async function commandParts(cmd: AnyCommand) {
   const meta = await metaOf(cmd);
   const args = await argsOf(cmd);
   const loaders = await resolve(cmd.subCommands as Resolvable<Record<string, Resolvable<AnyCommand>>>);
-  const subs: [string, AnyCommand][] = [];
-  for (const [name, loader] of Object.entries(loaders ?? {})) subs.push([name, (await resolve(loader))!]);
+  const subs = Object.entries(loaders ?? {}).map(([name, loader]) => ({
+    name,
+    load: async () => (await resolve(loader))!,
+    description: typeof loader === "function" ? (loader as DescribedLoader).description : undefined,
+  }));
   return { version: meta.version, description: meta.description ?? "", args, subs, runs: typeof cmd.run === "function" };
 }
 
@@ -97,7 +106,7 @@ async function helpDoc(cmd: AnyCommand, path: string[]): Promise<HelpDoc> {
   }
   options.push({ label: "-h, --help", text: "Show this help" });
   const commands: HelpEntry[] = [];
-  for (const [sub, def] of subs) commands.push({ label: sub, text: firstSentence((await metaOf(def)).description ?? "") });
+  for (const sub of subs) commands.push({ label: sub.name, text: firstSentence(sub.description ?? (await metaOf(await sub.load())).description ?? "") });
   const help = path.length === 1 && path[0] === "signet" ? " (or `signet help <command>`)" : "";
   return {
     summary: `${name}${version ? ` ${version}` : ""}: ${description}`,

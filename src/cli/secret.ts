@@ -2,6 +2,7 @@
 // see argv in `ps`, shells keep it in their history): from a hidden prompt on a terminal, else from
 // stdin. Setting and removing use the owner's admin token, which the client reads from .daemon/ itself.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { parseInput } from "../contracts/parse";
 import { SecretNameSchema, type SecretInfo } from "../contracts/secrets";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -100,7 +101,7 @@ export const secret = defineCommand({
   meta: {
     name: "secret",
     description:
-      "Manage the secrets agents can use through secret_exec without seeing them: set, list, rm. Values are encrypted at rest in $SIGNET_PATH/.secrets/.",
+      COMMAND_DESCRIPTIONS.secret,
   },
   subCommands: { set, list, rm },
 });

@@ -1,6 +1,7 @@
 // `signet setup --harness <name>` (alias `signet install`): registers signet-mcp and the lifecycle
 // hooks (docs/hooks.md) in a harness's config, merging with what is there. The work is in src/harness; this is flags and output.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -190,5 +191,5 @@ function command(name: string, description: string) {
   });
 }
 
-export const setup = command("setup", "Register signet-mcp and Signet's lifecycle hooks in a harness's config (claude-code, codex, opencode)");
-export const install = command("install", "Alias of `signet setup`: register signet-mcp and Signet's lifecycle hooks in a harness's config");
+export const setup = command("setup", COMMAND_DESCRIPTIONS.setup);
+export const install = command("install", COMMAND_DESCRIPTIONS.install);

@@ -4,6 +4,7 @@
 // The daemon checks each request with the operation's schema and its refusal names the field (exit
 // 2); checking it here first would load zod at every command (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SignetClient } from "../client/client";
@@ -165,7 +166,7 @@ const search = defineCommand({
 const SUBCOMMANDS = { add, list, rm, sync, search };
 
 export default defineCommand({
-  meta: { name: "source", description: "Document sources: add files and directories, keep them in sync, search their chunks" },
+  meta: { name: "source", description: COMMAND_DESCRIPTIONS.source },
   args: { ...clientArgs },
   subCommands: SUBCOMMANDS,
   async run({ args }) {

@@ -5,6 +5,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { copyStore, StoreCopyError, type CopyReport, type StoreEnd } from "../core/transfer/store-copy";
@@ -99,6 +100,6 @@ const copy = defineCommand({
 });
 
 export const store = defineCommand({
-  meta: { name: "store", description: "The daemon's store: copy it into PostgreSQL or back into a SQLite file" },
+  meta: { name: "store", description: COMMAND_DESCRIPTIONS.store },
   subCommands: { copy },
 });

@@ -1,6 +1,7 @@
 // `signet token create | list | revoke` (docs/security.md#tokens): API tokens for team and hybrid
 // modes. Managing them needs the owner's admin token, which this CLI reads from the data directory.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { ROLES, TokenCreateRequestSchema, TokenIdSchema, type TokenInfo } from "../contracts/auth";
 import { parseInput } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
@@ -69,6 +70,6 @@ const revoke = defineCommand({
 });
 
 export const token = defineCommand({
-  meta: { name: "token", description: "Create, list and revoke API tokens for team and hybrid modes" },
+  meta: { name: "token", description: COMMAND_DESCRIPTIONS.token },
   subCommands: { create, list, revoke },
 });

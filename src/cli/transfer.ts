@@ -1,6 +1,7 @@
 // `signet export`, `signet import` and `signet backup` (docs/api.md#export-import-and-backup). The CLI
 // reads and writes the files; the daemon reads and writes the database, with the owner's admin token.
 import { defineCommand } from "./command";
+import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { constants, createReadStream, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
@@ -37,7 +38,7 @@ export const exportCommand = defineCommand({
   meta: {
     name: "export",
     description:
-      "Export every agent's memories with their version history as JSON lines. A header line comes first, then one memory a line, to stdout or to a new file (-o).",
+      COMMAND_DESCRIPTIONS.export,
   },
   args: {
     forgotten: { type: "boolean", description: "Forgotten memories too" },
@@ -75,7 +76,7 @@ export const exportCommand = defineCommand({
 export const backup = defineCommand({
   meta: {
     name: "backup",
-    description: "Copy the live database into a new file. The copy is consistent while the daemon runs on; an existing file is never overwritten.",
+    description: COMMAND_DESCRIPTIONS.backup,
   },
   args: {
     file: { type: "positional", description: "The new file (a relative path is taken from the current directory)", required: true },
@@ -239,7 +240,7 @@ export const importCommand = defineCommand({
   meta: {
     name: "import",
     description:
-      "Import memories from a signet export, server-memory's memory.jsonl or a directory of basic-memory notes. A signet export keeps ids, versions and history. Importing again adds nothing; a memory stored differently under the same id is reported as a conflict and left alone (exit 1).",
+      COMMAND_DESCRIPTIONS.import,
   },
   args: {
     source: { type: "positional", description: "The file, or with --from basic-memory the notes directory", required: true },

@@ -5,6 +5,7 @@
 // `signet help`.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { runCli } from "../../src/cli/index";
+import { firstSentence } from "../../src/cli/run";
 import { BIN, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 
 requireBinary();
@@ -103,6 +104,26 @@ describe("help", () => {
     expect(add.replace(/\s+/g, " ")).toContain("A bare command (npx, node) is looked up on PATH.");
     // In a pipe, with no COLUMNS, the binary lays help out 80 wide.
     await binaryAgrees(helps);
+  });
+
+  test("the root lists each command by the first sentence of its own help, at a width that wraps none", async () => {
+    const helps = await everyHelp(400);
+    const root = helps.find(([words]) => words.length === 0)![1];
+    const listed = new Map(
+      root
+        .split("\n")
+        .slice(root.split("\n").indexOf("Commands:") + 1)
+        .map((l) => /^  (\S+)\s+(.*)$/.exec(l))
+        .filter((m) => m !== null)
+        .map((m) => [m![1]!, m![2]!] as const),
+    );
+    expect(listed.size).toBe(31);
+    for (const [name, line] of listed) {
+      const own = helps.find(([words]) => words.join(" ") === name)![1];
+      // The command's own summary: "signet <name>: <description>".
+      const description = /^signet [^:]+: (.*)$/m.exec(own)![1]!;
+      expect({ name, line }).toEqual({ name, line: firstSentence(description) });
+    }
   });
 
   test("COLUMNS narrows it", async () => {

@@ -1,6 +1,7 @@
 // `signet mcp ...`: the reserved words are commands of their own (list, add, remove, ...); any
 // other first word names an installed server, whose tools become subcommands (docs/api.md#bridge).
 import { defineCommand } from "../command";
+import { COMMAND_DESCRIPTIONS } from "../descriptions";
 import { RESERVED_SERVER_NAMES } from "../../contracts/bridge-names";
 import { UsageError } from "../errors";
 import { runTree, type AnyCommand } from "../run";
@@ -12,7 +13,7 @@ export const mcpRoot = defineCommand({
     // The full name: its help is shown on its own, without the root's.
     name: "signet mcp",
     description:
-      "Installed MCP servers from the terminal: `signet mcp <server> list-tools`, `signet mcp <server> <tool> --param k=v`, `signet mcp <server> [<tool>] --help`",
+      COMMAND_DESCRIPTIONS.mcp,
   },
   subCommands: {
     list: () => manage().then((m) => m.list),
