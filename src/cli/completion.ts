@@ -267,8 +267,7 @@ export function completionCommand(tree: () => AnyCommand) {
   return defineCommand({
     meta: {
       name: "completion",
-      description:
-        COMMAND_DESCRIPTIONS.completion,
+      description: COMMAND_DESCRIPTIONS.completion,
     },
     args: { shell: { type: "positional", description: "bash, zsh or fish", required: true } },
     async run({ args }) {

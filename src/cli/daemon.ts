@@ -151,12 +151,10 @@ const logs = defineCommand({
   },
 });
 
-const SUBCOMMANDS = { run, start, stop, restart, status, logs };
-
 export default defineCommand({
   meta: { name: "daemon", description: COMMAND_DESCRIPTIONS.daemon },
   args: { ...clientArgs },
-  subCommands: SUBCOMMANDS,
+  subCommands: { run, start, stop, restart, status, logs },
   async run({ args }) {
     const s = await readStatus(configFromFlags({}));
     emit(s, args, (st) =>

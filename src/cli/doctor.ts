@@ -312,8 +312,7 @@ function render(r: Report): string {
 export const doctor = defineCommand({
   meta: {
     name: "doctor",
-    description:
-      COMMAND_DESCRIPTIONS.doctor,
+    description: COMMAND_DESCRIPTIONS.doctor,
   },
   args: { url: clientArgs.url, ...outputArgs },
   async run({ args }) {

@@ -82,12 +82,10 @@ const reindex = defineCommand({
   },
 });
 
-const SUBCOMMANDS = { status, reindex };
-
 export default defineCommand({
   meta: { name: "embed", description: COMMAND_DESCRIPTIONS.embed },
   args: { ...clientArgs },
-  subCommands: SUBCOMMANDS,
+  subCommands: { status, reindex },
   async run({ args }) {
     const s = await clientFor(configFromFlags(args)).embed.status();
     emit(s, args, (x) => `${statusText(x)}\n\ncommands: signet embed status | reindex [--all] [--no-wait]`);

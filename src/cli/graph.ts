@@ -66,12 +66,10 @@ const show = defineCommand({
   },
 });
 
-const SUBCOMMANDS = { entities, show };
-
 export const graph = defineCommand({
   meta: { name: "graph", description: COMMAND_DESCRIPTIONS.graph },
   args: { ...clientArgs },
-  subCommands: SUBCOMMANDS,
+  subCommands: { entities, show },
   async run({ args }) {
     const result = await clientFor(configFromFlags(args)).graph.entities({});
     emit(result, args, (r) => `${r.entities.length} entities listed (most mentioned first)\n\ncommands: signet graph entities [query] | show <name|id>; signet dream [--dry-run]`);
@@ -91,8 +89,7 @@ function dreamText(d: Dream): string {
 export const dream = defineCommand({
   meta: {
     name: "dream",
-    description:
-      COMMAND_DESCRIPTIONS.dream,
+    description: COMMAND_DESCRIPTIONS.dream,
   },
   args: {
     "dry-run": { type: "boolean", description: "Show what a pass would do without writing anything" },

@@ -224,8 +224,7 @@ function usage(message: string): number {
 export const hook = defineCommand({
   meta: {
     name: "hook",
-    description:
-      COMMAND_DESCRIPTIONS.hook,
+    description: COMMAND_DESCRIPTIONS.hook,
   },
   args,
   // Reached only where main.ts did not hand the hook over itself: the same handler.

@@ -100,8 +100,7 @@ function renderList(secrets: SecretInfo[]): string {
 export const secret = defineCommand({
   meta: {
     name: "secret",
-    description:
-      COMMAND_DESCRIPTIONS.secret,
+    description: COMMAND_DESCRIPTIONS.secret,
   },
   subCommands: { set, list, rm },
 });

@@ -163,12 +163,10 @@ const search = defineCommand({
   },
 });
 
-const SUBCOMMANDS = { add, list, rm, sync, search };
-
 export default defineCommand({
   meta: { name: "source", description: COMMAND_DESCRIPTIONS.source },
   args: { ...clientArgs },
-  subCommands: SUBCOMMANDS,
+  subCommands: { add, list, rm, sync, search },
   async run({ args }) {
     const r = await clientFor(configFromFlags(args)).sources.list();
     emit(r, args, (x) => `${listText(x.sources)}\n\ncommands: signet source add <file|dir> [--glob PATTERN] | list | rm <id|path> | sync [id|path] | search <query>`);

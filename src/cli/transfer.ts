@@ -37,8 +37,7 @@ const SHOWN = 20;
 export const exportCommand = defineCommand({
   meta: {
     name: "export",
-    description:
-      COMMAND_DESCRIPTIONS.export,
+    description: COMMAND_DESCRIPTIONS.export,
   },
   args: {
     forgotten: { type: "boolean", description: "Forgotten memories too" },
@@ -239,8 +238,7 @@ function renderImport(r: ImportResponse & { source: string }): string {
 export const importCommand = defineCommand({
   meta: {
     name: "import",
-    description:
-      COMMAND_DESCRIPTIONS.import,
+    description: COMMAND_DESCRIPTIONS.import,
   },
   args: {
     source: { type: "positional", description: "The file, or with --from basic-memory the notes directory", required: true },

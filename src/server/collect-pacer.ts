@@ -6,9 +6,10 @@
 // tens of milliseconds every few seconds of such a load; an asynchronous collection every 2,000 as
 // well (Bun.gc(false): the engine collects beside the requests and the allocator returns what it
 // can) took the peak of a 100,000-memory load from 288–312 to 239–240 MiB (226–228 every 1,000, for
-// twice the collections; 291–295 with the asynchronous ones alone). Recalls leave garbage of their own (each reads a few hundred candidate
-// rows): at 100,000 memories 300 of them grew the daemon by ~50 MiB before the engine collected, and
-// an asynchronous collection every 25 recalls keeps that to a few MiB (docs/benchmarks.md#daemon-memory).
+// twice the collections; 291–295 with the asynchronous ones alone). Recalls leave garbage of their
+// own (each reads a few hundred candidate rows): at 100,000 memories 300 of them grew the daemon by
+// ~50 MiB before the engine collected, and an asynchronous collection every 25 recalls keeps that to
+// a few MiB (docs/benchmarks.md#daemon-memory).
 
 /** Memory changes and stored vectors between two full collections. */
 export const CHANGES_PER_COLLECTION = 10_000;

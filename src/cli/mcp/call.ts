@@ -60,8 +60,9 @@ const CALL_OPTIONS: Record<string, ArgSpec> = {
 const isArgumentsValue = (value: string | undefined) => value !== undefined && (value === "-" || /^\s*[[{]/.test(value));
 
 /**
- * Reads the words and flags after the server name (`--param` repeats). `--json` followed by a JSON object or `-` is the call's arguments; alone it asks for JSON
- * output, so such a pair is renamed to the internal `--arguments` first.
+ * Reads the words and flags after the server name (`--param` repeats). `--json` followed by a JSON
+ * object or `-` is the call's arguments; alone it asks for JSON output, so such a pair is renamed to
+ * the internal `--arguments` first.
  */
 export function parseCallArgs(args: string[]): CallFlags {
   const renamed: string[] = [];

@@ -12,8 +12,7 @@ export const mcpRoot = defineCommand({
   meta: {
     // The full name: its help is shown on its own, without the root's.
     name: "signet mcp",
-    description:
-      COMMAND_DESCRIPTIONS.mcp,
+    description: COMMAND_DESCRIPTIONS.mcp,
   },
   subCommands: {
     list: () => manage().then((m) => m.list),

@@ -50,7 +50,7 @@ export interface HistoryRow {
 }
 
 /** The text a keyword index holds for a memory: its content, tags and hints (JSON), as written. */
-type KeywordText = Pick<MemoryRow, "content" | "tags" | "hints">;
+export type KeywordText = Pick<MemoryRow, "content" | "tags" | "hints">;
 
 export interface ListFilter extends MemoryFilter {
   limit: number;

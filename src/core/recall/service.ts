@@ -8,7 +8,7 @@ import { byTerm } from "../search/term-positions";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryService } from "../memory/service";
-import type { MemoryChange } from "../memory/store";
+import type { KeywordText, MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import type { UsageBoost } from "./usage-boost";
@@ -589,7 +589,7 @@ function indexDoc(row: IndexRow): KeywordDoc {
 }
 
 /** What the keyword index holds for a memory: its columns, from its text as stored. */
-function keywordDoc(seq: number, agentId: string, project: string | null, text: Pick<IndexRow, "content" | "tags" | "hints">): KeywordDoc {
+function keywordDoc(seq: number, agentId: string, project: string | null, text: KeywordText): KeywordDoc {
   return { seq, agentId, project, columns: keywordColumns(text.content, text.tags, text.hints) };
 }
 

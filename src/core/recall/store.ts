@@ -35,13 +35,13 @@ export const CANDIDATE_COLUMNS = `seq, id, agent_id, content, type, importance, 
 export type IndexRow = Pick<MemoryRow, "seq" | "agent_id" | "project" | "content" | "tags" | "hints">;
 export const INDEX_COLUMNS = "seq, agent_id, project, content, tags, hints";
 
-/** Recall's reads, in whichever store the daemon runs on. */
 /** A memory's neighbours in its session, nearest first. */
 export interface SessionNeighbours {
   before: CandidateRow[];
   after: CandidateRow[];
 }
 
+/** Recall's reads, in whichever store the daemon runs on. */
 export interface RecallStore {
   /** Every row that passes `filter`. */
   seqsPassing(filter: MemoryFilter): Promise<number[]>;
