@@ -13,6 +13,7 @@ import m011 from "../../migrations/011_session_process_deliveries.sql" with { ty
 import m012 from "../../migrations/012_vector_models.sql" with { type: "text" };
 import m013 from "../../migrations/013_graph.sql" with { type: "text" };
 import m014 from "../../migrations/014_memories_without_fts.sql" with { type: "text" };
+import m015 from "../../migrations/015_history_by_memory_seq.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: "012_vector_models", sql: m012 },
   { version: 13, name: "013_graph", sql: m013 },
   { version: 14, name: "014_memories_without_fts", sql: m014 },
+  { version: 15, name: "015_history_by_memory_seq", sql: m015 },
 ];

@@ -11,6 +11,7 @@ import p006 from "../../migrations/postgres/006_source_changes.sql" with { type:
 import p007 from "../../migrations/postgres/007_daemons.sql" with { type: "text" };
 import p008 from "../../migrations/postgres/008_work_leases.sql" with { type: "text" };
 import p009 from "../../migrations/postgres/009_change_log_pruning.sql" with { type: "text" };
+import p010 from "../../migrations/postgres/010_history_by_memory_seq.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 7, name: "007_daemons", sql: p007 },
   { version: 8, name: "008_work_leases", sql: p008 },
   { version: 9, name: "009_change_log_pruning", sql: p009 },
+  { version: 10, name: "010_history_by_memory_seq", sql: p010 },
 ];

@@ -5,6 +5,8 @@ import type { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SqliteMemoryRows, SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
+import { MemoryService } from "../../src/core/memory/service";
 import { MIGRATIONS, type Migration } from "../../src/db/migrations";
 import { SchemaTooNewError, migrate, schemaVersion } from "../../src/db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../../src/db/open";
@@ -122,9 +124,35 @@ describe("migrate on a fresh database", () => {
     migrate(db, MIGRATIONS.slice(0, dropping));
     db.run("INSERT INTO memories (id, agent_id, content, content_key, created_at, updated_at) VALUES ('m1', 'default', 'heron-7', 'k', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
     db.run("INSERT INTO memories_fts (rowid, content, tags, hints, terms) VALUES (1, 'heron-7', '', '', '')");
-    expect(migrate(db).applied).toEqual(["014_memories_without_fts"]);
+    expect(migrate(db, MIGRATIONS.slice(0, dropping + 1)).applied).toEqual(["014_memories_without_fts"]);
     expect(tables(db).filter((t) => t.startsWith("memories_fts"))).toEqual([]);
     expect(db.query<{ content: string }, []>("SELECT content FROM memories").all()).toEqual([{ content: "heron-7" }]);
+  });
+
+  test("a store whose history was found by memory id finds each memory's history by its seq, every entry kept", async () => {
+    const { db } = freshDb();
+    const byId = MIGRATIONS.findIndex((m) => m.name === "015_history_by_memory_seq");
+    migrate(db, MIGRATIONS.slice(0, byId));
+    const at = "2026-01-01T00:00:00.000Z";
+    for (const [seq, id, content] of [[1, "m1", "heron-7"], [2, "m2", "heron-8"]] as const) {
+      db.run("INSERT INTO memories (seq, id, agent_id, content, content_key, version, created_at, updated_at) VALUES (?, ?, 'default', ?, ?, 2, ?, ?)", [seq, id, content, id, at, at]);
+      for (const [version, action, text] of [[1, "create", `${content}?`], [2, "modify", content]] as const) {
+        db.run(
+          "INSERT INTO memory_history (memory_id, version, action, content, type, importance, tags, pinned, agent_id, created_at) VALUES (?, ?, ?, ?, 'fact', 0.5, '[]', 0, 'default', ?)",
+          [id, version, action, text, at],
+        );
+      }
+    }
+    expect(migrate(db).applied).toEqual(["015_history_by_memory_seq"]);
+    const rows = new SqliteMemoryRows(db);
+    const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memory_history'").all();
+    expect(indexes.map((i) => i.name)).toEqual(["idx_memory_history_seq"]);
+    expect(rows.history("m2").map((h) => [h.version, h.content])).toEqual([[1, "heron-8?"], [2, "heron-8"]]);
+    expect(db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memory_history WHERE memory_seq IS NULL").get()!.n).toBe(0);
+    // What is written from now on carries the seq too, and is found the same way.
+    const memory = new MemoryService(new SqliteMemoryStore(db));
+    const stored = await memory.remember({ agentId: "default", actor: "test", actorType: null, runtimePath: null }, { content: "heron-9" });
+    expect(rows.history(stored.id).map((h) => h.action)).toEqual(["create"]);
   });
 
   test("re-running is a no-op", () => {

@@ -1,4 +1,4 @@
-// migrations/postgres/001_schema.sql against the SQLite schema migrations 001–013 leave: the same
+// migrations/postgres/ against the SQLite schema migrations/ leave: the same
 // tables, columns, nullability, keys, unique constraints, foreign keys, defaults, CHECK counts and
 // indexes, in PostgreSQL's types; and src/db/postgres.ts's runner: one migration when two clients
 // start together, a newer database refused untouched, ids as SQLite hands them out. A real
@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { SchemaTooNewError, migrate } from "../../src/db/migrate";
 import { migratePostgres, openPostgres } from "../../src/db/postgres";
+import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { POSTGRES_MIGRATIONS } from "../../src/db/postgres-migrations";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres";
 import { hasSystemTool } from "../helpers/system-tool";
@@ -438,6 +439,27 @@ describe.skipIf(!hasSystemTool("postgres"))("the PostgreSQL schema", () => {
     expect(await pgTables(sql)).toEqual(["schema_migrations"]);
     const rows = await sql`SELECT version, name, applied_at FROM schema_migrations`;
     expect([...rows]).toEqual([{ version: 99, name: "099_future", applied_at: "2030-01-01T00:00:00.000Z" }]);
+  });
+
+  test("a store whose history was found by memory id: each entry gets its memory's seq, and the store finds it by that", async () => {
+    const sql = await client(await pg.createDatabase());
+    const before = POSTGRES_MIGRATIONS.filter((m) => m.name < "010_history_by_memory_seq");
+    await sql`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`;
+    for (const m of before) {
+      await sql.unsafe(m.sql);
+      await sql`INSERT INTO schema_migrations VALUES (${m.version}, ${m.name}, '2026-01-01T00:00:00.000Z')`;
+    }
+    const at = "2026-01-01T00:00:00.000Z";
+    for (const id of ["m1", "m2"]) {
+      await sql`INSERT INTO memories (id, agent_id, content, content_key, created_at, updated_at) VALUES (${id}, 'default', ${`about ${id}`}, ${id}, ${at}, ${at})`;
+      await sql`INSERT INTO memory_history (memory_id, version, action, content, type, importance, tags, pinned, agent_id, created_at)
+        VALUES (${id}, 1, 'create', ${`about ${id}`}, 'fact', 0.5, '[]', 0, 'default', ${at})`;
+    }
+    expect((await migratePostgres(sql)).applied).toEqual(["010_history_by_memory_seq"]);
+    const rows = await sql`SELECT h.memory_id, h.memory_seq = m.seq AS matches FROM memory_history h JOIN memories m ON m.id = h.memory_id ORDER BY h.id`;
+    expect([...rows]).toEqual([{ memory_id: "m1", matches: true }, { memory_id: "m2", matches: true }]);
+    const store = new PostgresMemoryStore(sql);
+    expect((await store.history("m2")).map((h) => h.content)).toEqual(["about m2"]);
   });
 
   test("a memory round trip: the SQLite insert's columns, seq assigned, the same row as SQLite's", async () => {

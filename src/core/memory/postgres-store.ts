@@ -95,7 +95,7 @@ async function find(sql: Sql, lookup: MemoryLookup): Promise<MemoryRow> {
 }
 
 async function historyOf(sql: Sql, id: string): Promise<HistoryRow[]> {
-  return sql.unsafe(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = $1 ORDER BY id`, [id]);
+  return sql.unsafe(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = (SELECT seq FROM memories WHERE id = $1) ORDER BY id`, [id]);
 }
 
 /** What the write reads, each under the lock that keeps it as read until the commit. */
@@ -135,7 +135,7 @@ async function apply(tx: Sql, write: RowWrite): Promise<MemoryChange> {
       logged AS (INSERT INTO memory_changes (memory_seq, changed_at) SELECT seq, ${write.row.updated_at} FROM stored RETURNING change_seq)
       SELECT stored.seq, pg_notify(${MEMORY_CHANNEL}, logged.change_seq::text) FROM stored, logged`;
     const seq = (stored as { seq: number }).seq;
-    for (const entry of write.history) await writeHistory(tx, write.row.id, entry);
+    for (const entry of write.history) await writeHistory(tx, write.row.id, seq, entry);
     return changeOf(write.change, { ...write.row, seq }, true);
   }
   const { prev, next } = write;
@@ -151,7 +151,7 @@ async function apply(tx: Sql, write: RowWrite): Promise<MemoryChange> {
     await tx`DELETE FROM memory_tags WHERE memory_seq = ${next.seq}`;
     await writeTags(tx, next.seq, next.tags);
   }
-  await writeHistory(tx, next.id, write.history);
+  await writeHistory(tx, next.id, next.seq, write.history);
   return changeOf(write.change, next, write.contentChanged);
 }
 
@@ -163,7 +163,7 @@ async function writeTags(tx: Sql, seq: number, tagsJson: string): Promise<void> 
 
 const HISTORY_INSERT = HISTORY_COLUMNS.split(",").map((c) => c.trim());
 
-async function writeHistory(tx: Sql, memoryId: string, entry: ExportHistoryEntry): Promise<void> {
-  const row: Record<string, unknown> = { ...historyRowOf(memoryId, entry) };
-  await tx`INSERT INTO memory_history ${tx(row, "memory_id", ...HISTORY_INSERT)}`;
+async function writeHistory(tx: Sql, memoryId: string, memorySeq: number, entry: ExportHistoryEntry): Promise<void> {
+  const row: Record<string, unknown> = { ...historyRowOf(memoryId, memorySeq, entry) };
+  await tx`INSERT INTO memory_history ${tx(row, "memory_id", "memory_seq", ...HISTORY_INSERT)}`;
 }

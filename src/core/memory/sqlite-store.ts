@@ -60,11 +60,11 @@ export class SqliteMemoryRows {
     this.insertTag = db.query("INSERT OR IGNORE INTO memory_tags (tag, memory_seq) VALUES (?, ?)");
     this.deleteTags = db.query("DELETE FROM memory_tags WHERE memory_seq = ?");
     this.insertHistory = db.query(
-      `INSERT INTO memory_history (memory_id, ${HISTORY_COLUMNS})
-       VALUES ($memory_id, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
+      `INSERT INTO memory_history (memory_id, memory_seq, ${HISTORY_COLUMNS})
+       VALUES ($memory_id, $memory_seq, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
         $actor, $actor_type, $runtime_path, $reason, $created_at)`,
     );
-    this.historyOf = db.query(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = ? ORDER BY id`);
+    this.historyOf = db.query(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?) ORDER BY id`);
   }
 
   get(id: string): MemoryRow | null {
@@ -94,7 +94,7 @@ export class SqliteMemoryRows {
     const { lastInsertRowid } = this.insertRow.run(row as never);
     const seq = Number(lastInsertRowid);
     this.writeTags(seq, JSON.parse(row.tags) as string[]);
-    for (const entry of history) this.insertHistory.run(historyRowOf(row.id, entry) as never);
+    for (const entry of history) this.insertHistory.run(historyRowOf(row.id, seq, entry) as never);
     return seq;
   }
 
@@ -117,7 +117,7 @@ export class SqliteMemoryRows {
       this.deleteTags.run(next.seq);
       this.writeTags(next.seq, JSON.parse(next.tags) as string[]);
     }
-    this.insertHistory.run(historyRowOf(next.id, history) as never);
+    this.insertHistory.run(historyRowOf(next.id, next.seq, history) as never);
   }
 
   history(id: string): HistoryEntry[] {

@@ -143,10 +143,15 @@ export function toExportHistoryEntry(row: HistoryRow): ExportHistoryEntry {
   return { ...toHistoryEntry(row), runtimePath: row.runtime_path };
 }
 
-/** A history entry as both stores write it: `memory_history`'s columns but its id. */
-export function historyRowOf(memoryId: string, entry: ExportHistoryEntry): HistoryRow & { memory_id: string } {
+/**
+ * A history entry as both stores write it: `memory_history`'s columns but its id. Entries are found
+ * through the memory's seq: ids are random, seqs grow, so an index on the seq takes new entries on its
+ * last page instead of a random one.
+ */
+export function historyRowOf(memoryId: string, memorySeq: number, entry: ExportHistoryEntry): HistoryRow & { memory_id: string; memory_seq: number } {
   return {
     memory_id: memoryId,
+    memory_seq: memorySeq,
     version: entry.version,
     action: entry.action,
     content: entry.content,

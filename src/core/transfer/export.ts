@@ -66,7 +66,7 @@ export async function postgresExportReader(sql: Bun.SQL): Promise<ExportReader> 
       conn.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE seq > $1${live(forgotten)} ORDER BY seq LIMIT $2`, [afterSeq, limit]),
     async histories(ids) {
       const rows: (HistoryRow & { memory_id: string })[] = await conn.unsafe(
-        `SELECT memory_id, ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = ANY($1::text[]) ORDER BY id`,
+        `SELECT memory_id, ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq IN (SELECT seq FROM memories WHERE id = ANY($1::text[])) ORDER BY id`,
         [ids],
       );
       const byId = new Map<string, ExportHistoryEntry[]>(ids.map((id) => [id, []]));
