@@ -224,9 +224,18 @@ test("unsandboxed, a daemon killed with -9: its job's processes are ended and th
   expect(await eventually(() => !alive(daemonPid))).toBe(true);
 
   expect((await run(["daemon", "start"], { env: k.env })).code).toBe(0);
+  const [inGroup, detached] = readFileSync(pids, "utf8").trim().split("\n").map(Number);
   try {
-    const [inGroup, detached] = readFileSync(pids, "utf8").trim().split("\n").map(Number);
-    expect(await eventually(() => !alive(inGroup!) && !alive(detached!), 5000)).toBe(true);
+    if (!(await eventually(() => !alive(inGroup!) && !alive(detached!), 5000))) {
+      // Rare in CI and not reproduced here: what the sweep had to go on, for the next reader of the log.
+      const ledger = join(k.dataDir, ".daemon", "secret-exec-children.json");
+      const logs = join(k.dataDir, ".daemon", "logs");
+      console.error({
+        ledger: existsSync(ledger) ? readFileSync(ledger, "utf8") : "missing",
+        log: readdirSync(logs).map((f) => readFileSync(join(logs, f), "utf8")).join("").split("\n").filter((l) => l.includes("secret exec")),
+      });
+    }
+    expect({ inGroup: alive(inGroup!), detached: alive(detached!) }).toEqual({ inGroup: false, detached: false });
     const again = new Client({ name: "signet-e2e", version: "1.0.0" });
     await again.connect(new StdioClientTransport({ command: MCP_BIN, args: [], env: k.env, stderr: "pipe" }));
     try {
@@ -237,5 +246,7 @@ test("unsandboxed, a daemon killed with -9: its job's processes are ended and th
     }
   } finally {
     await run(["daemon", "stop"], { env: k.env });
+    // Nothing of the job outlives the test, whatever it found.
+    for (const pid of [inGroup!, detached!]) if (alive(pid)) process.kill(pid, "SIGKILL");
   }
 });
