@@ -1,9 +1,11 @@
 // `signet agents` (docs/api.md#presence): the agent sessions present now, from the daemon's presence
-// entries (registered by session-start or a heartbeat, gone after crossAgent.presenceTtlS).
+// entries (registered by session-start or a heartbeat, gone after crossAgent.presenceTtlS). The
+// daemon checks the flags with the operation's schema and its refusal names the one it refuses
+// (exit 2): checking them here first would load zod at every command (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
-import { PresenceQuerySchema, type PresenceListResponse } from "../contracts/agents";
-import { defined, parseInput } from "../contracts/parse";
+import type { PresenceListResponse } from "../contracts/agents";
+import { defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { num } from "./flags";
 import { emit } from "./output";
@@ -26,9 +28,7 @@ export const agents = defineCommand({
     ...clientArgs,
   },
   async run({ args }) {
-    // Validated here with the daemon's own schema, so a bad flag is a usage error before any request.
     const query = defined({ include_self: args.all ? "true" : undefined, project: args.project, limit: num("limit", args.limit)?.toString() });
-    parseInput(PresenceQuerySchema, query, "agents flags");
     emit(await clientFor(configFromFlags(args)).agents.presence(query), args, render);
   },
 });

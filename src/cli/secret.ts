@@ -3,8 +3,9 @@
 // stdin. Setting and removing use the owner's admin token, which the client reads from .daemon/ itself.
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
-import { parseInput } from "../contracts/parse";
-import { SecretNameSchema, type SecretInfo } from "../contracts/secrets";
+import { invalidInput } from "../contracts/errors";
+import type { SecretInfo } from "../contracts/secrets";
+import { SECRET_NAME, SECRET_NAME_RULE } from "../contracts/vocabulary";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { emit } from "./output";
@@ -12,8 +13,10 @@ import { textTable } from "./table";
 
 const nameArg = { name: { type: "positional", description: "Secret name (letters, digits and _, not starting with a digit)", required: true } } as const;
 
+/** Checked before a value is asked for: typing a secret for a name the daemon refuses would be for nothing. */
 function secretName(name: string): string {
-  return parseInput(SecretNameSchema, name, "secret name");
+  if (!SECRET_NAME.test(name)) throw invalidInput(`invalid secret name: a secret name is ${SECRET_NAME_RULE}`);
+  return name;
 }
 
 /** Reads a line from the terminal without echoing it. */

@@ -7,9 +7,7 @@ import { answer } from "./answer";
 import { operation } from "./operation";
 import { DEFAULT_ACP_TIMEOUT_MS, ROUTES } from "./routes";
 import { SessionKeySchema } from "./session";
-
-export const MESSAGE_TYPES = ["assist_request", "decision_update", "info", "question"] as const;
-export type MessageType = (typeof MESSAGE_TYPES)[number];
+import { MESSAGE_TYPES } from "./vocabulary";
 
 /** 16 KiB of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -22,7 +20,7 @@ const harness = z.string().trim().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/i, "must be
 // ---- presence ----
 
 /** Who is present now (entries seen within crossAgent.presenceTtlS). */
-export const PresenceQuerySchema = z
+const PresenceQuerySchema = z
   .object({
     /** The caller's own agent; another agent's id is refused (an agent speaks only for itself). */
     agent_id: AgentIdSchema.optional(),
@@ -74,7 +72,7 @@ export type PresenceDeleteResponse = z.infer<typeof PresenceDeleteResponseSchema
 const TARGET_FIELDS = ["toAgentId", "toSessionKey", "broadcast"] as const;
 
 /** A message to send. Exactly one target (an agent, a session, or broadcast); via acp may have none. */
-export const MessageSendSchema = z
+const MessageSendSchema = z
   .object({
     content: z
       .string()
@@ -157,7 +155,7 @@ const MessageSendResponseSchema = answer({
 export type MessageSendResponse = z.infer<typeof MessageSendResponseSchema>;
 
 /** The caller's inbox, oldest first. */
-export const InboxQuerySchema = z
+const InboxQuerySchema = z
   .object({
     /** The caller's own agent; another agent's id is refused. */
     agent_id: AgentIdSchema.optional(),
@@ -197,7 +195,7 @@ const AckResponseSchema = answer({
 export type AckResponse = z.infer<typeof AckResponseSchema>;
 
 /** The caller's messages as server-sent events: first those after the last event id, then each as it is stored. */
-export const StreamQuerySchema = z
+const StreamQuerySchema = z
   .object({
     agent_id: AgentIdSchema.optional(),
     session_key: SessionKeySchema.optional(),

@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { answer } from "./answer";
+import { ROLES } from "./vocabulary";
 
-export const ROLES = ["admin", "operator", "agent", "readonly"] as const;
 const RoleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof RoleSchema>;
 

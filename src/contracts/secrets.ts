@@ -5,10 +5,6 @@ import { z } from "zod";
 import { answer } from "./answer";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
-
-/** Names are environment-variable shaped, so a bare name is also a valid reference and env name. */
-export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-export const SECRET_NAME_RULE = "1-128 letters, digits and _, not starting with a digit";
 /** The largest value the store takes (a certificate or a key file fits). */
 const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
@@ -19,10 +15,6 @@ const MAX_INJECTED = 64;
 const REFERENCE_MAX_CHARS = 1024;
 /** The job's environment is PATH, HOME, LANG and the injected secrets: those three keep their meaning. */
 const RESERVED_ENV_NAMES = ["PATH", "HOME", "LANG"] as const;
-
-export const SecretNameSchema = z
-  .string()
-  .regex(SECRET_NAME, `a secret name is ${SECRET_NAME_RULE}`);
 
 const SetSecretRequestSchema = z
   .object({

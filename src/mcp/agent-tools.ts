@@ -4,7 +4,8 @@
 // naming another agent is refused by the daemon.
 import { z } from "zod";
 import { API } from "../contracts/api";
-import { MESSAGE_TYPES, type AgentMessage, type InboxResponse, type MessageSendResponse, type PresenceListResponse } from "../contracts/agents";
+import type { AgentMessage, InboxResponse, MessageSendResponse, PresenceListResponse } from "../contracts/agents";
+import { MESSAGE_TYPES } from "../contracts/vocabulary";
 import { defined } from "../contracts/parse";
 import { READS, defineTool, rendered, type Tool } from "./tool";
 

@@ -121,6 +121,19 @@ describe("signet agents and signet message", () => {
     expect(json(await run(["message", "inbox"], { env: as("x") })).items).toEqual([]);
   });
 
+  test("flags the daemon refuses: exit 2, the refusal naming the field", async () => {
+    for (const [args, field] of [
+      [["agents", "--limit", "0"], "limit"],
+      [["agents", "--project", ""], "project"],
+      [["message", "inbox", "--since", "yesterday"], "since"],
+      [["message", "watch", "--session", ""], "session_key"],
+      [["message", "send", "hello", "--to", "x", "--via", "carrier-pigeon"], "via"],
+    ] as [string[], string][]) {
+      const r = await run(args, { env: as("cli-ada") });
+      expect({ args, code: r.code, named: r.stderr.includes(`${field}:`) }).toEqual({ args, code: 2, named: true });
+    }
+  });
+
   test("watch prints a message as it arrives, one JSON line each, and ends with exit 0 on Ctrl-C", async () => {
     const proc = Bun.spawn([BIN, "message", "watch"], { env: as("watch-bob"), stdout: "pipe", stderr: "pipe" });
     try {

@@ -1,7 +1,8 @@
 // What cross-agent presence and messages need of a store, and the rows both stores return: the
 // SQLite one (sqlite-store.ts) and the PostgreSQL one (postgres-store.ts). Every read of messages is
 // scoped to one reading agent, so no caller above can forget the scope.
-import type { AgentMessage, DeliveryStatus, MessageType, PresenceEntry } from "../../contracts/agents";
+import type { AgentMessage, DeliveryStatus, PresenceEntry } from "../../contracts/agents";
+import type { MessageType } from "../../contracts/vocabulary";
 
 export interface PresenceRow {
   session_key: string;

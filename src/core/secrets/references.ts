@@ -7,7 +7,7 @@
 // A CLI that is missing or fails, or a name nobody holds, fails the whole job before anything runs.
 import { spawn } from "node:child_process";
 import { SignetError, invalidInput } from "../../contracts/errors";
-import { SECRET_NAME, SECRET_NAME_RULE } from "../../contracts/secrets";
+import { SECRET_NAME, SECRET_NAME_RULE } from "../../contracts/vocabulary";
 import type { SecretStore } from "./store";
 
 export type SecretProvider = "local" | "bitwarden";

@@ -2,7 +2,8 @@
 // and timestamps, and jobs' redacted output. The guard asks for the owner's credentials first
 // (credentialFor in guard.ts): the instance key or admin token to list and run, the admin token to set and remove.
 import { invalidInput, notFound } from "../../contracts/errors";
-import { SECRET_NAME, SECRET_NAME_RULE, SECRETS_API } from "../../contracts/secrets";
+import { SECRETS_API } from "../../contracts/secrets";
+import { SECRET_NAME, SECRET_NAME_RULE } from "../../contracts/vocabulary";
 import { callerFrom } from "../caller";
 import { principalOf } from "../principal";
 import type { DaemonContext } from "../context";
