@@ -1,15 +1,11 @@
 // `signet mcp analytics [server]`: usage of MCP tools (docs/api.md#analytics) as JSON, or with --pretty as
 // tables and a 7-day sparkline per server, led by the latency alerts breached now (GET /api/mcp/alerts).
-// With a server, that server's every tool and alerts.
+// With a server, that server's every tool and alerts. The daemon checks the filters with the
+// operations' schemas and its refusal names the one it refuses (exit 2): checking them here first
+// would load zod at every command (docs/benchmarks.md#cli-start).
 import { defineCommand } from "./command";
-import {
-  ANALYTICS_API,
-  type AlertsResponse,
-  type AnalyticsResponse,
-  type TimelinePoint,
-  DAY_MS,
-} from "../contracts/analytics";
-import { parseInput, defined } from "../contracts/parse";
+import type { AlertsResponse, AnalyticsResponse, InvocationSource, TimelinePoint } from "../contracts/analytics";
+import { defined } from "../contracts/parse";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { UsageError } from "./errors";
 import { emit } from "./output";
@@ -28,8 +24,9 @@ export function sparkline(values: number[]): string {
 }
 
 function renderTimeline(timeline: TimelinePoint[], now: number): string {
-  const today = Math.floor(now / DAY_MS);
-  const days = Array.from({ length: 7 }, (_, i) => new Date((today - 6 + i) * DAY_MS).toISOString().slice(0, 10));
+  const today = new Date(now);
+  const day = (back: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - back)).toISOString().slice(0, 10);
+  const days = Array.from({ length: 7 }, (_, i) => day(6 - i));
   const servers = [...new Set(timeline.map((p) => p.server))];
   if (servers.length === 0) return "";
   const calls = new Map(timeline.map((p) => [`${p.day} ${p.server}`, p.calls]));
@@ -94,20 +91,17 @@ export const analyticsCommand = defineCommand({
     if (args.name && args.server && args.name !== args.server) {
       throw new UsageError(`two servers given (${args.name} and --server ${args.server}): give one`);
     }
-    // Checked here first, so a bad flag is a usage error before any request.
-    const { server, ...query } = parseInput(
-      ANALYTICS_API.summary.query,
-      defined({
-        server: args.name || args.server,
-        agent_id: args["agent-id"],
-        source: args.source,
-        since: args.since,
-        until: args.until,
-        limit: args.limit,
-      }),
-      "analytics filter",
-    );
-    const alertQuery = parseInput(ANALYTICS_API.alerts.query, defined({ hours: args["alert-hours"], agent_id: query.agent_id }), "alerts filter");
+    const server = (args.name || args.server)?.trim();
+    if (server === "") throw new UsageError("the server's name cannot be empty");
+    const query = defined({
+      agent_id: args["agent-id"],
+      // Any other word is the daemon's to refuse, naming the field.
+      source: args.source as InvocationSource | undefined,
+      since: args.since,
+      until: args.until,
+      limit: args.limit,
+    });
+    const alertQuery = defined({ hours: args["alert-hours"], agent_id: query.agent_id });
     const client = clientFor(configFromFlags(args)).analytics;
     const [usage, alerts] = await Promise.all([
       server === undefined ? client.summary(query) : client.server(server, query),

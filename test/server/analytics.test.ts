@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/client/client";
 import { analyticsCommand, renderAnalytics } from "../../src/cli/mcp-analytics";
 import type { AnalyticsResponse } from "../../src/contracts/analytics";
-import { SignetError } from "../../src/contracts/errors";
 import { cliOutput } from "../helpers/cli-in-process";
 import { eventually } from "../helpers/wait";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
@@ -195,12 +194,19 @@ describe("client and CLI", () => {
     expect(pretty).toBe(`${renderAnalytics(json)}\n`);
   });
 
-  test("bad flags are refused before any request", async () => {
-    const err = await cli(["--limit", "0"]).catch((e) => e);
-    expect(err).toBeInstanceOf(SignetError);
-    expect(err.message).toContain("limit");
+  test("bad flags are refused naming the flag: the daemon's invalid_input (exit 2), or a usage error before any request", async () => {
+    for (const [args, field] of [
+      [["--limit", "0"], "limit"],
+      [["--source", "carrier"], "source"],
+      [["--since", "yesterday"], "since"],
+      [["--alert-hours", "0"], "hours"],
+    ] as [string[], string][]) {
+      const err = await cli(args).catch((e) => e);
+      expect({ args, status: err.status, code: err.code, named: String(err.message).includes(`${field}:`) }).toEqual({ args, status: 400, code: "invalid_input", named: true });
+    }
     const both = await cli(["web", "--server", "git"]).catch((e) => e);
     expect(both.message).toContain("two servers");
+    expect((await cli(["--server", " "]).catch((e) => e)).message).toContain("cannot be empty");
   });
 });
 
