@@ -147,12 +147,12 @@ describe("migrate on a fresh database", () => {
     const rows = new SqliteMemoryRows(db);
     const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memory_history'").all();
     expect(indexes.map((i) => i.name)).toEqual(["idx_memory_history_seq"]);
-    expect(rows.history("m2").map((h) => [h.version, h.content])).toEqual([[1, "heron-8?"], [2, "heron-8"]]);
+    expect(rows.history(2).map((h) => [h.version, h.content])).toEqual([[1, "heron-8?"], [2, "heron-8"]]);
     expect(db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM memory_history WHERE memory_seq IS NULL").get()!.n).toBe(0);
     // What is written from now on carries the seq too, and is found the same way.
     const memory = new MemoryService(new SqliteMemoryStore(db));
     const stored = await memory.remember({ agentId: "default", actor: "test", actorType: null, runtimePath: null }, { content: "heron-9" });
-    expect(rows.history(stored.id).map((h) => h.action)).toEqual(["create"]);
+    expect(rows.history(rows.get(stored.id)!.seq).map((h) => h.action)).toEqual(["create"]);
   });
 
   test("re-running is a no-op", () => {

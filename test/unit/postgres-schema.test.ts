@@ -459,7 +459,8 @@ describe.skipIf(!hasSystemTool("postgres"))("the PostgreSQL schema", () => {
     const rows = await sql`SELECT h.memory_id, h.memory_seq = m.seq AS matches FROM memory_history h JOIN memories m ON m.id = h.memory_id ORDER BY h.id`;
     expect([...rows]).toEqual([{ memory_id: "m1", matches: true }, { memory_id: "m2", matches: true }]);
     const store = new PostgresMemoryStore(sql);
-    expect((await store.history("m2")).map((h) => h.content)).toEqual(["about m2"]);
+    const [m2] = await sql`SELECT seq FROM memories WHERE id = 'm2'`;
+    expect((await store.history(m2.seq)).map((h) => h.content)).toEqual(["about m2"]);
   });
 
   test("a memory round trip: the SQLite insert's columns, seq assigned, the same row as SQLite's", async () => {

@@ -50,8 +50,8 @@ export class PostgresMemoryStore implements MemoryStore {
     return find(this.sql, lookup);
   }
 
-  async history(id: string): Promise<HistoryEntry[]> {
-    return (await historyOf(this.sql, id)).map(toHistoryEntry);
+  async history(seq: number): Promise<HistoryEntry[]> {
+    return (await historyOf(this.sql, seq)).map(toHistoryEntry);
   }
 
   async count(forgotten: boolean): Promise<number> {
@@ -94,8 +94,8 @@ async function find(sql: Sql, lookup: MemoryLookup): Promise<MemoryRow> {
   return pickLookedUp(lookup, query, rows);
 }
 
-async function historyOf(sql: Sql, id: string): Promise<HistoryRow[]> {
-  return sql.unsafe(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = (SELECT seq FROM memories WHERE id = $1) ORDER BY id`, [id]);
+async function historyOf(sql: Sql, seq: number): Promise<HistoryRow[]> {
+  return sql.unsafe(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = $1 ORDER BY id`, [seq]);
 }
 
 /** What the write reads, each under the lock that keeps it as read until the commit. */
@@ -110,7 +110,7 @@ async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
   if (reads.existing !== undefined) {
     await tx`SELECT pg_advisory_xact_lock(${LOCK_IMPORTED_ID}, hashtext(${reads.existing}))`;
     const row = await byId(tx, reads.existing, true);
-    if (row) existing = { row, history: (await historyOf(tx, row.id)).map(toHistoryEntry) };
+    if (row) existing = { row, history: (await historyOf(tx, row.seq)).map(toHistoryEntry) };
   }
   let sameKey: MemoryRow[] = [];
   if (reads.sameKey) {

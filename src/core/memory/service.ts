@@ -145,12 +145,12 @@ export class MemoryService {
 
   async get(caller: Caller, id: string): Promise<MemoryWithHistory> {
     const row = await this.readable(caller, id);
-    return { ...toMemory(row), history: await this.store.history(row.id) };
+    return { ...toMemory(row), history: await this.store.history(row.seq) };
   }
 
   async history(caller: Caller, id: string): Promise<HistoryResponse> {
     const row = await this.readable(caller, id);
-    return { memoryId: row.id, history: await this.store.history(row.id) };
+    return { memoryId: row.id, history: await this.store.history(row.seq) };
   }
 
   async list(caller: Caller, query: ListQuery): Promise<ListResponse> {

@@ -37,7 +37,7 @@ export class SqliteMemoryRows {
   private readonly insertTag: Statement;
   private readonly deleteTags: Statement;
   private readonly insertHistory: Statement;
-  private readonly historyOf: Statement<HistoryRow, [string]>;
+  private readonly historyOf: Statement<HistoryRow, [number]>;
 
   constructor(readonly db: Database) {
     this.byId = db.query(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ?`);
@@ -64,7 +64,7 @@ export class SqliteMemoryRows {
        VALUES ($memory_id, $memory_seq, $version, $action, $content, $type, $importance, $tags, $pinned, $agent_id,
         $actor, $actor_type, $runtime_path, $reason, $created_at)`,
     );
-    this.historyOf = db.query(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = (SELECT seq FROM memories WHERE id = ?) ORDER BY id`);
+    this.historyOf = db.query(`SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = ? ORDER BY id`);
   }
 
   get(id: string): MemoryRow | null {
@@ -120,13 +120,13 @@ export class SqliteMemoryRows {
     this.insertHistory.run(historyRowOf(next.id, next.seq, history) as never);
   }
 
-  history(id: string): HistoryEntry[] {
-    return this.historyOf.all(id).map(toHistoryEntry);
+  history(seq: number): HistoryEntry[] {
+    return this.historyOf.all(seq).map(toHistoryEntry);
   }
 
   /** The whole history, with what the API leaves out (the runtime path), for an export. */
-  exportHistory(id: string): ExportHistoryEntry[] {
-    return this.historyOf.all(id).map(toExportHistoryEntry);
+  exportHistory(seq: number): ExportHistoryEntry[] {
+    return this.historyOf.all(seq).map(toExportHistoryEntry);
   }
 
   list(filter: ListFilter): MemoryRow[] {
@@ -171,8 +171,8 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.rows.find(lookup);
   }
 
-  async history(id: string): Promise<HistoryEntry[]> {
-    return this.rows.history(id);
+  async history(seq: number): Promise<HistoryEntry[]> {
+    return this.rows.history(seq);
   }
 
   async list(filter: ListFilter): Promise<MemoryRow[]> {
@@ -199,7 +199,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const existing = reads.existing === undefined ? null : this.rows.get(reads.existing);
     return {
       target: reads.target ? this.rows.find(reads.target) : null,
-      existing: existing ? { row: existing, history: this.rows.history(existing.id) } : null,
+      existing: existing ? { row: existing, history: this.rows.history(existing.seq) } : null,
       sameKey: reads.sameKey ? this.rows.findLiveByKey(reads.sameKey.agentId, reads.sameKey.key) : [],
     };
   }

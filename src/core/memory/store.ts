@@ -232,7 +232,8 @@ export interface MemoryStore {
   get(id: string): Promise<MemoryRow | null>;
   /** The memory `lookup` names; not found, ambiguous and too short a prefix are errors (short-ids.ts). */
   find(lookup: MemoryLookup): Promise<MemoryRow>;
-  history(id: string): Promise<HistoryEntry[]>;
+  /** The history of the memory stored as `seq`, oldest first. */
+  history(seq: number): Promise<HistoryEntry[]>;
   /** Newest first (forgotten ones by when they were forgotten), paged. */
   list(filter: ListFilter): Promise<MemoryRow[]>;
   /** How many memories the store holds, of every agent: live ones, and forgotten ones with `forgotten`. */

@@ -21,8 +21,8 @@ export interface ExportOptions {
 export interface ExportReader {
   count(forgotten: boolean): Promise<number>;
   page(afterSeq: number, limit: number, forgotten: boolean): Promise<MemoryRow[]>;
-  /** Each memory's history, oldest first. */
-  histories(ids: string[]): Promise<Map<string, ExportHistoryEntry[]>>;
+  /** Each memory's history by its seq, oldest first. */
+  histories(seqs: number[]): Promise<Map<number, ExportHistoryEntry[]>>;
   /** Ends the snapshot; the reader is not used again. */
   close(): Promise<void>;
 }
@@ -42,7 +42,7 @@ export function sqliteExportReader(path: string): ExportReader {
   return {
     count: async (forgotten) => rows.count(forgotten),
     page: async (afterSeq, limit, forgotten) => rows.page(afterSeq, limit, forgotten),
-    histories: async (ids) => new Map(ids.map((id) => [id, rows.exportHistory(id)])),
+    histories: async (seqs) => new Map(seqs.map((seq) => [seq, rows.exportHistory(seq)])),
     close: async () => db.close(),
   };
 }
@@ -64,14 +64,14 @@ export async function postgresExportReader(sql: Bun.SQL): Promise<ExportReader> 
     },
     page: (afterSeq, limit, forgotten) =>
       conn.unsafe(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE seq > $1${live(forgotten)} ORDER BY seq LIMIT $2`, [afterSeq, limit]),
-    async histories(ids) {
-      const rows: (HistoryRow & { memory_id: string })[] = await conn.unsafe(
-        `SELECT memory_id, ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq IN (SELECT seq FROM memories WHERE id = ANY($1::text[])) ORDER BY id`,
-        [ids],
+    async histories(seqs) {
+      const rows: (HistoryRow & { memory_seq: number })[] = await conn.unsafe(
+        `SELECT memory_seq, ${HISTORY_COLUMNS} FROM memory_history WHERE memory_seq = ANY($1::int[]) ORDER BY id`,
+        [seqs],
       );
-      const byId = new Map<string, ExportHistoryEntry[]>(ids.map((id) => [id, []]));
-      for (const { memory_id, ...row } of rows) byId.get(memory_id)!.push(toExportHistoryEntry(row));
-      return byId;
+      const bySeq = new Map<number, ExportHistoryEntry[]>(seqs.map((seq) => [seq, []]));
+      for (const { memory_seq, ...row } of rows) bySeq.get(memory_seq)!.push(toExportHistoryEntry(row));
+      return bySeq;
     },
     async close() {
       try {
@@ -117,9 +117,9 @@ export async function exportStream(reader: ExportReader, options: ExportOptions)
           return;
         }
         afterSeq = rows.at(-1)!.seq;
-        const histories = await reader.histories(rows.map((r) => r.id));
+        const histories = await reader.histories(rows.map((r) => r.seq));
         const lines = rows.map((row) => {
-          const record: ExportRecord = { kind: "memory", ...toMemory(row), history: histories.get(row.id) ?? [] };
+          const record: ExportRecord = { kind: "memory", ...toMemory(row), history: histories.get(row.seq) ?? [] };
           return `${JSON.stringify(record)}\n`;
         });
         controller.enqueue(encoder.encode(lines.join("")));
