@@ -59,8 +59,7 @@ interface McpServerOptions {
 
 /**
  * One JSON Schema validator for every server of the process: the SDK otherwise builds a new Ajv
- * (meta-schemas and formats) for each server, and /mcp makes a server per request: that was about
- * half of a tool call's cost over the HTTP API.
+ * (meta-schemas and formats) for each server, and /mcp builds one for each caller it serves.
  */
 let schemaValidator: AjvJsonSchemaValidator | undefined;
 

@@ -310,6 +310,43 @@ describe("team mode", () => {
     expect(nothing.n).toBe(0);
   });
 
+  test("/mcp keeps servers between requests, each for its own caller: calls taking turns keep their roles and agents", async () => {
+    async function mcp(token: string, headers: Record<string, string> = {}): Promise<Client> {
+      const client = new Client({ name: "auth-test", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${td.url}/mcp`), { requestInit: { headers: { ...bearer(token), ...headers } } }));
+      return client;
+    }
+    const readonly = await mcp(tokens.readonly, { "x-signet-agent-id": "turns-agent" });
+    const operator = await mcp(tokens.operator, { "x-signet-agent-id": "turns-agent" });
+    // Claims to be the operator's agent with the agent token: acts as the token's own agent all the same.
+    const forged = await mcp(tokens.agent, { "x-signet-agent-id": "turns-agent" });
+    const store = async (client: Client, content: string) =>
+      (await client.callTool({ name: "memory_store", arguments: { content } })) as CallToolResult;
+    for (let turn = 0; turn < 3; turn++) {
+      const byOperator = await store(operator, `operator's turn ${turn}`);
+      expect(byOperator.isError).toBeFalsy();
+      expect((byOperator.structuredContent as any).agentId).toBe("turns-agent");
+      const byReadonly = await store(readonly, `readonly's turn ${turn}`);
+      expect(byReadonly.isError).toBe(true);
+      expect(JSON.stringify(byReadonly.content)).toContain("which a readonly token does not have");
+      const byForged = await store(forged, `forged turn ${turn}`);
+      expect(byForged.isError).toBeFalsy();
+      expect((byForged.structuredContent as any).agentId).toBe("bound-agent");
+    }
+    for (const client of [readonly, operator, forged]) await client.close();
+    const db = td.daemon.context.stores.sqlite!;
+    expect((db.query("SELECT COUNT(*) AS n FROM memories WHERE content LIKE 'readonly''s turn%'").get() as { n: number }).n).toBe(0);
+    const agents = db.query("SELECT content, agent_id FROM memories WHERE content LIKE '%turn %' ORDER BY content").all() as { content: string; agent_id: string }[];
+    expect(agents.map((r) => `${r.agent_id}: ${r.content}`)).toEqual([
+      "bound-agent: forged turn 0",
+      "bound-agent: forged turn 1",
+      "bound-agent: forged turn 2",
+      "turns-agent: operator's turn 0",
+      "turns-agent: operator's turn 1",
+      "turns-agent: operator's turn 2",
+    ]);
+  });
+
   test("every MCP tool needs the permission of the operation it calls, as documented", () => {
     // docs/security.md#roles-and-permissions, written out here so a tool that names another operation shows.
     const documented: Record<string, string> = {

@@ -295,6 +295,34 @@ describe("who is calling", () => {
     expect(m2.sessionKey).toBe("sess-query-2");
   });
 
+  test("calls of several callers taking turns each act as their own caller (servers are kept per caller)", async () => {
+    const callers = [
+      { agent: "turn-a", session: "turn-session-1" },
+      { agent: "turn-a", session: "turn-session-2" },
+      { agent: "turn-b", session: "turn-session-1" },
+    ];
+    const clients = await Promise.all(
+      callers.map(({ agent, session }) => connect({ headers: { "x-signet-agent-id": agent, "x-signet-session-key": session } })),
+    );
+    const stored: { id: string; agentId: string; sessionKey: string }[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      // In turn, and all at once: a caller's requests that overlap get servers of their own.
+      for (const [i, client] of clients.entries()) {
+        stored.push(structured(await client.callTool({ name: "memory_store", arguments: { content: `turn ${turn} of caller ${i}` } })));
+      }
+      const together = await Promise.all(
+        clients.flatMap((client, i) => [0, 1].map((k) => client.callTool({ name: "memory_store", arguments: { content: `turn ${turn}.${k} of caller ${i}, at once` } }))),
+      );
+      stored.push(...together.map(structured));
+    }
+    const expected = [...Array(3)].flatMap(() => [...callers, ...callers.flatMap((c) => [c, c])]);
+    expect(stored.map((m) => `${m.agentId} ${m.sessionKey}`)).toEqual(expected.map((c) => `${c.agent} ${c.session}`));
+    // Agent B never reaches agent A's memories, whichever server answers it.
+    const ofA = stored.find((m) => m.agentId === "turn-a")!;
+    expect((await clients[2]!.callTool({ name: "memory_get", arguments: { id: ofA.id } })).isError).toBe(true);
+    expect((await clients[1]!.callTool({ name: "memory_get", arguments: { id: ofA.id } })).isError).toBeFalsy();
+  });
+
   test("an invalid agent id is a 400 JSON-RPC error", async () => {
     await expectJsonRpcError(await post(JSON.stringify(INIT), { "x-signet-agent-id": "no spaces allowed" }), 400, -32600, /agent id/);
     await expectJsonRpcError(await post(JSON.stringify(INIT), {}, "/mcp?agent_id=%24%28rm%29"), 400, -32600, /agent id/);

@@ -1,6 +1,9 @@
-// /mcp: MCP Streamable HTTP (docs/mcp.md), stateless, behind the daemon's request guard (Host, Origin). Every POST gets a fresh McpServer and transport
-// whose tools call this daemon's own API in process; GET opens a notification stream; DELETE is a
-// no-op. Every answer here, errors included, is JSON-RPC shaped, and nothing is ever a 500.
+// /mcp: MCP Streamable HTTP (docs/mcp.md), stateless, behind the daemon's request guard (Host,
+// Origin). Every POST gets a transport of its own and a server kept for its caller
+// (src/mcp/idle-servers.ts), whose tools call this daemon's own API in process; GET opens a
+// notification stream; DELETE is a no-op. Every answer here, errors included, is JSON-RPC shaped,
+// and nothing is ever a 500.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { SignetClient } from "../../client/client";
@@ -15,6 +18,7 @@ import {
   jsonRpcError,
   shuttingDown,
 } from "../../mcp/http";
+import { IdleServers } from "../../mcp/idle-servers";
 import { MCP_PROVENANCE, createMcpServer, toolCallHeaders, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
@@ -82,6 +86,11 @@ function callerFrom(request: Request, url: URL): McpCaller | Response {
   return { principal, agentId, sessionKey, token };
 }
 
+/** What a server built for `caller` acts as: two callers with the same key may share its servers. */
+function callerKey({ principal, agentId, sessionKey, token }: McpCaller): string {
+  return JSON.stringify([principal ?? null, agentId ?? null, sessionKey ?? null, token ?? null]);
+}
+
 /**
  * A `fetch` that hands the request to the app's handler instead of the network, acting for
  * `principal` (a request built here has no TCP peer: without one it would pass for no caller, never
@@ -115,11 +124,11 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
     { ...DEFAULT_STREAM_CAPS, total: options.maxStreams ?? DEFAULT_STREAM_CAPS.total },
     ctx.tokens,
   );
+  const idle = new IdleServers<McpServer>();
   let inFlight = 0;
 
   /** Calls to Signet's own tools that made no API request (the others are recorded as it is answered). */
   function recordFor(agentId: string | undefined) {
-    if (!ctx.analytics.accepts("mcp")) return undefined;
     return (call: OwnToolCall) => ctx.analytics.record({ ...call, server: "signet", source: "mcp", agentId: agentId ?? DEFAULT_AGENT_ID });
   }
 
@@ -158,13 +167,17 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       if (body === null) return jsonRpcError(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is empty; send a JSON-RPC message");
       // Tool calls carry their own timeouts; Bun's 10-second idle timeout must not cut them short.
       ctx.setIdleTimeout?.(request, 0);
-      const server = serverFor(caller);
+      const key = callerKey(caller);
+      const server = idle.take(key) ?? serverFor(caller);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
         return await transport.handleRequest(request, { parsedBody: body });
       } finally {
         await server.close().catch(() => {});
+        // Closing ends its transport and anything the request left running; a server that stays
+        // connected is not reused.
+        if (!server.isConnected()) idle.give(key, server);
       }
     } finally {
       inFlight--;
