@@ -112,3 +112,46 @@ describe("the embedding worker's vector index", () => {
     expect(worker.vectors!.cosineBetween(a, seqOf(ids[40]!))).toBeNull();
   }, 120_000);
 });
+
+describe("a stored vector read when the worker stops", () => {
+  test("is not put in the closed index: the read ends quietly, as do changes heard after the stop", async () => {
+    const dir = tempDir("signet-worker-stop-");
+    const db = openDatabase(join(dir, "memories.db"));
+    migrate(db);
+    // The read of a stored vector waits until the test lets it go (a shared store's slow query).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    class HeldStore extends SqliteEmbeddingStore {
+      override async vectorOf(seq: number, model: string) {
+        reads++;
+        await held;
+        return super.vectorOf(seq, model);
+      }
+    }
+    const worker = new EmbeddingWorker(new HeldStore(db), "builtin", () => createBuiltinEmbedder());
+    const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => worker.onChange(c) });
+    worker.start();
+    const stored = await memory.remember(caller, RememberRequestSchema.parse({ content: "the staging database is heron-8" }));
+    await embedded(worker);
+    const seq = db.query<{ seq: number }, [string]>("SELECT seq FROM memories WHERE id = ?").get(stored.id)!.seq;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      // Another daemon sharing the store changed the memory: the worker reads its stored vector.
+      worker.followStored({ kind: "modified", seq, agentId: "default", project: null, contentChanged: false, text: null });
+      expect(reads).toBe(1);
+      await worker.stop();
+      release();
+      await Bun.sleep(50);
+      expect(unhandled).toEqual([]);
+      // Changes heard after the stop (a write or the feed still finishing) leave the closed index alone.
+      expect(() => worker.onChange({ kind: "forgotten", seq, agentId: "default", project: null, contentChanged: false, text: null })).not.toThrow();
+      expect(() => worker.followStored({ kind: "forgotten", seq, agentId: "default", project: null, contentChanged: false, text: null })).not.toThrow();
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      db.close();
+    }
+  }, 60_000);
+});

@@ -207,7 +207,8 @@ export class EmbeddingWorker {
 
   /** Follows a committed memory change: drop stale vectors now, embed the new content soon. */
   onChange(change: MemoryChange): void {
-    if (this.disabled) return;
+    // A stopped worker's index is closed: what changes after is read at the next start.
+    if (this.disabled || this.stopped) return;
     this.supersede(change.seq);
     if (change.kind === "forgotten") {
       this.unindex(change.seq);
@@ -229,7 +230,7 @@ export class EmbeddingWorker {
    * took the write embeds it, so nothing is queued here.
    */
   followStored(change: MemoryChange): void {
-    if (this.disabled) return;
+    if (this.disabled || this.stopped) return;
     this.supersede(change.seq);
     this.unindex(change.seq);
     if (change.kind !== "forgotten") void this.restore(change.seq, false);
@@ -392,7 +393,8 @@ export class EmbeddingWorker {
     const token = {};
     this.restoring.set(seq, token);
     const row = embedder ? await this.store.vectorOf(seq, embedder.model).catch(() => null) : null;
-    if (this.restoring.get(seq) !== token) return;
+    // A later change decides, and a worker that stopped meanwhile has closed its index.
+    if (this.restoring.get(seq) !== token || this.stopped) return;
     this.restoring.delete(seq);
     if (row && embedder === this.embedder) {
       const vector = this.scratch.of(row.vector);
