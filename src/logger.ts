@@ -27,6 +27,20 @@ export function createLogger(format: LogFormat): Logger {
   return createConsola({ level: LogLevels.info, throttle: 0, reporters: [{ log: write }] });
 }
 
+/**
+ * A logger that builds its consola at its first record: a command or signet-mcp that logs nothing
+ * does not pay for it (about half a millisecond of a new process).
+ */
+export function lazyLogger(format: LogFormat): Logger {
+  let logger: Logger | undefined;
+  const get = () => (logger ??= createLogger(format));
+  return {
+    info: (message) => get().info(message),
+    warn: (message) => get().warn(message),
+    error: (message, cause) => get().error(message, cause),
+  };
+}
+
 function detail(cause: unknown): string {
   if (cause === undefined) return "";
   if (cause instanceof Error) return `\n${cause.stack ?? String(cause)}`;

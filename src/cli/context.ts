@@ -4,7 +4,7 @@ import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { autostarter } from "../control/autostart";
-import { createLogger } from "../logger";
+import { lazyLogger } from "../logger";
 import { UsageError } from "./errors";
 import { outputArgs } from "./output";
 
@@ -46,7 +46,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     dataDir: config.dataDir,
     asOwner: true,
     // Like signet-mcp, a command that finds no daemon starts one (daemon.autostart), under the same rules.
-    autostart: autostarter(config, createLogger("signet")),
+    autostart: autostarter(config, lazyLogger("signet")),
     // Loaded only when nothing answers: a daemon that runs but hangs is not "not running".
     explainNoAnswer: async (url, detail, silent) => (await import("../control/daemon-process")).explainNoAnswer(config, url, detail, silent),
   });

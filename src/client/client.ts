@@ -196,6 +196,11 @@ export class SignetClient {
   private readonly owner?: ReturnType<typeof daemonFiles>;
   /** Origins that proved they are the owner's daemon. */
   private readonly proven = new Set<string>();
+  /**
+   * Each area's methods, made when the area is first used: a command or a hook uses one or two of
+   * the thirteen, and making them all cost a new process about a millisecond.
+   */
+  private readonly areas = new Map<string, object>();
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = parseDaemonUrl(options.baseUrl);
@@ -365,6 +370,13 @@ export class SignetClient {
     return this.streamLines(op.method, fillPath(op.path, params), { ...this.requestOptions(op, input, options), accept: options.accept });
   }
 
+  /** The area `name`, made by `make` the first time it is asked for. */
+  private area<T extends object>(name: string, make: () => T): T {
+    let made = this.areas.get(name) as T | undefined;
+    if (made === undefined) this.areas.set(name, (made = make()));
+    return made;
+  }
+
   private bind<Area extends Record<string, Operation>>(area: TypedArea<Area>): Bound<Area> {
     const methods = Object.entries<Route>(area)
       .filter(([, op]) => op.stream === undefined)
@@ -420,60 +432,72 @@ export class SignetClient {
     }
   }
 
-  readonly memory = {
-    ...this.bind(R.memory),
-    /** Memories; with `sourceOnly: true`, document chunks in the same envelope. */
-    recall: <B extends BodyOf<typeof API.recall.recall>>(body: B) =>
-      this.call(R.recall.recall, [], body, { timeoutMs: body.aggregate === true ? AGGREGATE_TIMEOUT_MS : undefined }) as Promise<RecallAnswerOf<B>>,
-  };
+  get memory() {
+    return this.area("memory", () => ({
+      ...this.bind(R.memory),
+      /** Memories; with `sourceOnly: true`, document chunks in the same envelope. */
+      recall: <B extends BodyOf<typeof API.recall.recall>>(body: B) =>
+        this.call(R.recall.recall, [], body, { timeoutMs: body.aggregate === true ? AGGREGATE_TIMEOUT_MS : undefined }) as Promise<RecallAnswerOf<B>>,
+    }));
+  }
 
   /**
    * Lifecycle hooks (docs/api.md#hooks). `timeoutMs` lets `signet hook` give up quickly: a harness
    * must never wait on a daemon that is down.
    */
-  readonly hooks = {
-    /** The derived method, with the event typed as one of HOOK_EVENTS. */
-    fire: (event: HookEvent, body: HookBody, options: CallOptions = {}) => this.call(R.hooks.fire, [event], body, options),
-    sessionStart: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-start", body, options),
-    userPromptSubmit: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("user-prompt-submit", body, options),
-    preCompaction: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("pre-compaction", body, options),
-    compactionComplete: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("compaction-complete", body, options),
-    sessionEnd: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-end", body, options),
-  };
+  get hooks() {
+    return this.area("hooks", () => ({
+      /** The derived method, with the event typed as one of HOOK_EVENTS. */
+      fire: (event: HookEvent, body: HookBody, options: CallOptions = {}) => this.call(R.hooks.fire, [event], body, options),
+      sessionStart: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-start", body, options),
+      userPromptSubmit: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("user-prompt-submit", body, options),
+      preCompaction: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("pre-compaction", body, options),
+      compactionComplete: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("compaction-complete", body, options),
+      sessionEnd: (body: HookBody, options: CallOptions = {}) => this.hooks.fire("session-end", body, options),
+    }));
+  }
 
   /** Cross-agent presence and messages (docs/api.md#cross-agent); the caller is this client's agent. */
-  readonly agents = {
-    ...this.bind(R.agents),
-    /** An ACP relay may take its whole acpTimeoutMs (default 20 s): the client waits a little longer. */
-    send: (body: BodyOf<typeof API.agents.send>) =>
-      this.call(R.agents.send, [], body, { timeoutMs: (body.acpTimeoutMs ?? DEFAULT_ACP_TIMEOUT_MS) + BRIDGE_MARGIN_MS }),
-    /**
-     * The live stream's messages, each as it arrives (after those past `last_event_id`). The daemon
-     * sends a keep-alive every crossAgent.keepAliveS; `stallMs` without even that ends it.
-     */
-    watch: (query: QueryArgs<typeof API.agents.watch.query> = {}, stallMs = 60_000) => this.messageEvents(query, stallMs),
-  };
+  get agents() {
+    return this.area("agents", () => ({
+      ...this.bind(R.agents),
+      /** An ACP relay may take its whole acpTimeoutMs (default 20 s): the client waits a little longer. */
+      send: (body: BodyOf<typeof API.agents.send>) =>
+        this.call(R.agents.send, [], body, { timeoutMs: (body.acpTimeoutMs ?? DEFAULT_ACP_TIMEOUT_MS) + BRIDGE_MARGIN_MS }),
+      /**
+       * The live stream's messages, each as it arrives (after those past `last_event_id`). The daemon
+       * sends a keep-alive every crossAgent.keepAliveS; `stallMs` without even that ends it.
+       */
+      watch: (query: QueryArgs<typeof API.agents.watch.query> = {}, stallMs = 60_000) => this.messageEvents(query, stallMs),
+    }));
+  }
 
   /**
    * Sessions the hooks reported, and memory feedback (docs/api.md#sessions). Keys may be raw or
    * `session:<uuid>`; removing one needs the admin token.
    */
-  readonly sessions = this.bind(R.sessions);
+  get sessions() {
+    return this.area("sessions", () => this.bind(R.sessions));
+  }
 
   /** The owner's export, import and backup (docs/api.md#export-import-and-backup): each needs the admin token. */
-  readonly transfer = {
-    ...this.bind(R.transfer),
-    /** The export file's lines: its header, then one memory each. */
-    export: (query: QueryArgs<typeof API.transfer.export.query> = {}) => this.streamOf(R.transfer.export, [], query),
-  };
+  get transfer() {
+    return this.area("transfer", () => ({
+      ...this.bind(R.transfer),
+      /** The export file's lines: its header, then one memory each. */
+      export: (query: QueryArgs<typeof API.transfer.export.query> = {}) => this.streamOf(R.transfer.export, [], query),
+    }));
+  }
 
   /** Document sources (docs/api.md#sources): adding, syncing and removing need the admin token. */
-  readonly sources = {
-    ...this.bind(R.sources),
-    /** With `onProgress`, the daemon streams how many files it has done. */
-    add: (body: BodyOf<typeof API.sources.add>, onProgress?: SourceProgress) => this.ingest(R.sources.add, body, onProgress),
-    sync: (body?: BodyOf<typeof API.sources.sync>, onProgress?: SourceProgress) => this.ingest(R.sources.sync, body, onProgress),
-  };
+  get sources() {
+    return this.area("sources", () => ({
+      ...this.bind(R.sources),
+      /** With `onProgress`, the daemon streams how many files it has done. */
+      add: (body: BodyOf<typeof API.sources.add>, onProgress?: SourceProgress) => this.ingest(R.sources.add, body, onProgress),
+      sync: (body?: BodyOf<typeof API.sources.sync>, onProgress?: SourceProgress) => this.ingest(R.sources.sync, body, onProgress),
+    }));
+  }
 
   /** An add or sync: its JSON answer, or with `onProgress` its progress lines, each renewing the op's long wait, then that answer. */
   private async ingest<O extends typeof API.sources.add | typeof API.sources.sync>(op: Typed<O>, body: unknown, onProgress?: SourceProgress): Promise<Answer<O>> {
@@ -488,35 +512,49 @@ export class SignetClient {
   }
 
   /** Re-embedding (docs/api.md#re-embedding): starting one rewrites every vector, so it needs the admin token. */
-  readonly embed = this.bind(R.embed);
+  get embed() {
+    return this.area("embed", () => this.bind(R.embed));
+  }
 
   /** The knowledge graph (docs/api.md#knowledge-graph): a Dreaming pass rewrites it, so it needs the admin token. */
-  readonly graph = this.bind(R.graph);
+  get graph() {
+    return this.area("graph", () => this.bind(R.graph));
+  }
 
   /** Invocation tracking (docs/api.md#analytics): signet-mcp's reports, and usage analytics. */
-  readonly analytics = this.bind(R.analytics);
+  get analytics() {
+    return this.area("analytics", () => this.bind(R.analytics));
+  }
 
   /**
    * Secrets (docs/api.md#secrets). Listing and running need the instance key (signet-mcp has it) or
    * the admin token; setting and removing need the admin token (the CLI reads both itself).
    */
-  readonly secrets = this.bind(R.secrets);
+  get secrets() {
+    return this.area("secrets", () => this.bind(R.secrets));
+  }
 
   /** API tokens (docs/api.md#tokens): managing them needs the owner's admin token. */
-  readonly tokens = this.bind(R.tokens);
+  get tokens() {
+    return this.area("tokens", () => this.bind(R.tokens));
+  }
 
   /** Installed MCP servers. Calls and tool listings may start a server: they wait as long as it may take. */
-  readonly bridge = {
-    ...this.bind(R.bridge),
-    tools: (name: string, timeoutMs?: number) =>
-      this.call(R.bridge.tools, [name], { timeout_ms: timeoutMs }, { timeoutMs: this.bridgeWait(timeoutMs) }),
-    /** With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout. */
-    call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void } = {}) =>
-      options.onUpdate
-        ? this.streamCall(name, body, options.onUpdate)
-        : this.call(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs) }),
-  };
+  get bridge() {
+    return this.area("bridge", () => ({
+      ...this.bind(R.bridge),
+      tools: (name: string, timeoutMs?: number) =>
+        this.call(R.bridge.tools, [name], { timeout_ms: timeoutMs }, { timeoutMs: this.bridgeWait(timeoutMs) }),
+      /** With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout. */
+      call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void } = {}) =>
+        options.onUpdate
+          ? this.streamCall(name, body, options.onUpdate)
+          : this.call(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs) }),
+    }));
+  }
 
   /** A project's code index (docs/api.md#code-index), `project` naming a folder in it; clearing it needs the admin token. */
-  readonly code = this.bind(R.code);
+  get code() {
+    return this.area("code", () => this.bind(R.code));
+  }
 }

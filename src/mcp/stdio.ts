@@ -5,7 +5,7 @@ import { SignetClient } from "../client/client";
 import { loadConfig } from "../config/load";
 import { autostarter } from "../control/autostart";
 import { projectOfDirectory } from "../harness/hook-io";
-import { createLogger } from "../logger";
+import { lazyLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
 import { isTerminal } from "../os/terminal";
 import { VERSION } from "../version";
@@ -45,7 +45,7 @@ function explainedInstead(args: readonly string[]): boolean {
 
 export async function runStdioServer(): Promise<number> {
   if (explainedInstead(process.argv.slice(2))) return 0;
-  const log = createLogger("signet-mcp");
+  const log = lazyLogger("signet-mcp");
   let config;
   try {
     // The last validation of the same input (src/config/cache.ts), as the CLI and the hook do.

@@ -89,3 +89,12 @@ test("the command tree, a hook and a bridge call load neither citty's runtime no
     expect({ entry, heavy }).toEqual({ entry, heavy: [] });
   }
 });
+
+test("the memory commands, `signet recall`, a bridge call and the hook load no node:os when they start", async () => {
+  // node:os cost a bridge call about a millisecond of its start (docs/benchmarks.md#cli-start).
+  const entries = ["src/cli/memory.ts", "src/cli/recall.ts", "src/cli/mcp/call.ts", "src/cli/hook.ts", "src/cli/doctor.ts"];
+  const modules = await staticModules(entries);
+  // The check sees the runtime's modules: `signet doctor` reports on the machine through node:os.
+  expect(modules.get("src/cli/doctor.ts")).toContain("node:os");
+  for (const entry of entries.slice(0, -1)) expect({ entry, os: modules.get(entry)!.includes("node:os") }).toEqual({ entry, os: false });
+});

@@ -1,7 +1,7 @@
 // src/logger.ts: the daemon's timestamped lines and the `signet:` / `signet-mcp:` lines, on stderr
 // only (signet-mcp's stdout is the protocol), with no colors, and no record folded into another.
 import { afterEach, beforeEach, describe, expect, spyOn, test, type Mock } from "bun:test";
-import { createLogger } from "../../src/logger";
+import { createLogger, lazyLogger } from "../../src/logger";
 
 let stderr: Mock<typeof process.stderr.write>;
 let stdout: Mock<typeof process.stdout.write>;
@@ -70,5 +70,16 @@ describe("signet and signet-mcp", () => {
       else process.env.FORCE_COLOR = saved;
     }
     expect(written()).not.toContain("\x1b");
+  });
+});
+
+describe("lazyLogger", () => {
+  test("writes what createLogger writes, each record as it comes, the stack after its line", () => {
+    const log = lazyLogger("signet");
+    expect(written()).toBe("");
+    log.info("started the daemon");
+    log.warn("careful");
+    log.error("failed", new Error("boom"));
+    expect(written()).toMatch(/^signet: started the daemon\nsignet: careful\nsignet: failed\nError: boom\n\s+at /);
   });
 });

@@ -1,7 +1,6 @@
 // Readable renderings of the MCP bridge (`signet mcp ... --pretty`, or on a terminal): servers,
 // tools, help pages and call results. Plain text, so it reads the same in a pipe to `less`.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { UnusedResponse } from "../../contracts/analytics";
@@ -170,7 +169,8 @@ function fileSaver(saveDir: string | undefined) {
    * a symlink, dangling or not, planted at the name: a taken name, whatever it is, moves on to the next.
    */
   const save = (kind: string, mimeType: string | undefined, base64: string): string => {
-    if (dir === undefined) dir = mkdtempSync(join(tmpdir(), "signet-mcp-"));
+    // node:os only when a block is saved: loading it cost every bridge call about a millisecond.
+    if (dir === undefined) dir = mkdtempSync(join((require("node:os") as typeof import("node:os")).tmpdir(), "signet-mcp-"));
     else mkdirSync(dir, { recursive: true });
     const bytes = Buffer.from(base64, "base64");
     let path = "";
