@@ -1,5 +1,5 @@
 // MCP benchmark: memory_search over /mcp (Streamable HTTP) and over stdio (signet-mcp) against the
-// same query on POST /api/memory/recall, and signet-mcp's spawn → initialize time (beside Bun's own
+// same query on POST /api/memory/recall, and signet-mcp's spawn → initialize and spawn → tools/list times (beside Bun's own
 // start, \`bun -e 0\`, run before each spawn). Uses the compiled
 // binary (build it first: bun run build); a real daemon on a throwaway data directory.
 //
@@ -52,30 +52,41 @@ async function timed(queries: string[], call: (q: string) => Promise<void>): Pro
   return stats(latencies, performance.now() - started, 0);
 }
 
-/** Time from spawning signet-mcp to its answer to `initialize` on stdout. */
-async function spawnToInitialize(env: Record<string, string>): Promise<number> {
-  const init = `${JSON.stringify({
+/**
+ * Times from spawning signet-mcp to its answer to `initialize` on stdout, and to its answer to the
+ * `tools/list` a harness sends next (after `notifications/initialized`), as a harness's start waits.
+ */
+async function spawnToAnswers(env: Record<string, string>): Promise<{ initialize: number; toolsList: number }> {
+  const line = (message: object) => `${JSON.stringify(message)}\n`;
+  const init = line({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
     params: { protocolVersion: "2025-03-26", clientInfo: { name: "bench", version: "1" }, capabilities: {} },
-  })}\n`;
+  });
   const t0 = performance.now();
   const proc = Bun.spawn([MCP_BIN], { env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   proc.stdin.write(init);
   proc.stdin.flush();
   const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
   let text = "";
-  while (!text.includes("\n")) {
+  let initialize = 0;
+  while (!text.includes('"id":2')) {
     const { value, done } = await reader.read();
     if (done) break;
-    text += new TextDecoder().decode(value);
+    text += decoder.decode(value, { stream: true });
+    if (initialize === 0 && text.includes('"id":1')) {
+      initialize = performance.now() - t0;
+      proc.stdin.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }) + line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+      proc.stdin.flush();
+    }
   }
-  const elapsed = performance.now() - t0;
+  const toolsList = performance.now() - t0;
   proc.stdin.end();
   await proc.exited;
-  if (!text.includes('"id":1')) throw new Error(`signet-mcp did not answer initialize: ${text.slice(0, 200)}`);
-  return elapsed;
+  if (initialize === 0 || !text.includes('"id":2')) throw new Error(`signet-mcp did not answer initialize and tools/list: ${text.slice(0, 200)}`);
+  return { initialize, toolsList };
 }
 
 const dataDir = makeTempDir("signet-bench-mcp-");
@@ -110,16 +121,20 @@ await stdioClient.connect(new StdioClientTransport({ command: MCP_BIN, args: [],
 const overStdio = await timed(queries, search(stdioClient));
 await stdioClient.close();
 
-progress(`spawn → initialize × ${opts.spawns}, each after a \`bun -e 0\``);
-await spawnToInitialize(env); // warm the page cache
+progress(`spawn → initialize → tools/list × ${opts.spawns}, each after a \`bun -e 0\``);
+await spawnToAnswers(env); // warm the page cache
 await bunStartMs();
 const spawnTimes: number[] = [];
+const listTimes: number[] = [];
 const floorTimes: number[] = [];
 for (let i = 0; i < opts.spawns; i++) {
   floorTimes.push(await bunStartMs());
-  spawnTimes.push(await spawnToInitialize(env));
+  const answered = await spawnToAnswers(env);
+  spawnTimes.push(answered.initialize);
+  listTimes.push(answered.toolsList);
 }
 const spawn = stats(spawnTimes, spawnTimes.reduce((a, b) => a + b, 0), 0);
+const toolsList = stats(listTimes, listTimes.reduce((a, b) => a + b, 0), 0);
 const floor = stats(floorTimes, floorTimes.reduce((a, b) => a + b, 0), 0);
 await daemon.stop();
 
@@ -132,6 +147,7 @@ const result = {
   mcpStdio: overStdio,
   overheadP50Ms: { http: overHttp.p50Ms - api.p50Ms, stdio: overStdio.p50Ms - api.p50Ms },
   spawnToInitialize: spawn,
+  spawnToToolsList: toolsList,
   bareBunStart: floor,
   spawnToInitializeRatio: spawn.p50Ms / floor.p50Ms,
 };
@@ -171,6 +187,7 @@ if (opts.json) {
           `< ${TARGETS.spawnInitMs} ms`,
           verdict(spawn.p50Ms < TARGETS.spawnInitMs),
         ],
+        ["signet-mcp spawn → tools/list, sent after the initialize answer (p50 / p99)", `${ms(toolsList.p50Ms)} / ${ms(toolsList.p99Ms)}`, "", ""],
       ],
       ["l", "r", "r", "l"],
     )}\n`,

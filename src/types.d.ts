@@ -14,3 +14,9 @@ declare module "*.wasm" {
   const path: string;
   export default path;
 }
+
+// Text written by a script and imported `with { type: "text" }` (src/mcp/tools-list-result.txt).
+declare module "*.txt" {
+  const text: string;
+  export default text;
+}

@@ -3,6 +3,7 @@
 // at import) are still loading (src/mcp/stdio.ts). The SDK's server still handles the same request
 // once it is up, so its state is what it would have been; test/unit/mcp-initialize-answer.test.ts
 // holds this answer to the SDK server's own, byte for byte, for every protocol version.
+import { answerLine, type Id, isObject, requestFor } from "./early-answer";
 
 /** The protocol versions the SDK's server negotiates, newest first (its SUPPORTED_PROTOCOL_VERSIONS). */
 export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"] as const;
@@ -24,31 +25,15 @@ When a stored memory turns out wrong or outdated, correct it with memory_modify 
 
 Other agents may message you. Their messages arrive with your prompts, each once, marked as a message from its sender (not a memory); agent_message_inbox reads your inbox, agent_message_send answers, agent_peers lists who is working now.`;
 
-type Id = string | number;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * The answer to `line` when it is a well-formed initialize request (what the SDK's schema requires of
- * one: a protocol version, the client's capabilities, its name and version): the request's id and
- * the answer line (JSON and a newline, as the SDK's stdio transport writes it). Undefined for
- * anything else, which the SDK's server then answers itself.
- */
 export function initializeAnswer(line: string, version: string): { id: Id; line: string } | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(message) || message.jsonrpc !== "2.0" || message.method !== "initialize") return undefined;
-  const { id, params } = message;
-  if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return undefined;
+  const request = requestFor(line, "initialize");
+  if (!request) return undefined;
+  const { id, params } = request;
   if (!isObject(params) || typeof params.protocolVersion !== "string" || !isObject(params.capabilities)) return undefined;
   const info = params.clientInfo;
   if (!isObject(info) || typeof info.name !== "string" || typeof info.version !== "string") return undefined;
   const requested = params.protocolVersion;
   const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
   const result = { protocolVersion, capabilities: SERVER_CAPABILITIES, serverInfo: { name: "signet", version }, instructions: INSTRUCTIONS };
-  return { id, line: `${JSON.stringify({ result, jsonrpc: "2.0", id })}\n` };
+  return { id, line: answerLine(id, JSON.stringify(result)) };
 }

@@ -1,7 +1,8 @@
-// signet-mcp's stdin, read with Bun's own stream from the start: its first line is looked at before
-// the MCP SDK has loaded (src/mcp/stdio.ts answers an initialize request at once), and every chunk,
-// that first line included, then goes to the SDK's stdio transport in order. The transport takes it
-// as its stdin: it listens for `data` and, when it closes, stops listening and pauses.
+// signet-mcp's stdin, read with Bun's own stream from the start: the lines that come before the MCP
+// SDK has loaded are looked at as they come (src/mcp/stdio.ts answers initialize and tools/list at
+// once), and every chunk, those lines included, then goes to the SDK's stdio transport in order.
+// The transport takes it as its stdin: it listens for `data` and, when it closes, stops listening
+// and pauses.
 import type { Readable } from "node:stream";
 
 type Listener = (chunk: Buffer) => void;
@@ -12,21 +13,43 @@ export class StdinFeed {
   /** Chunks go straight to the listener once those read before it came have been delivered. */
   private flowing = false;
   private eof = false;
+  /** What came of the line being read, before its newline. */
   private head = "";
-  private onFirstLine: ((line: string | undefined) => void) | undefined;
-  private readonly firstLineRead: Promise<string | undefined>;
+  private onLine: ((line: string) => void) | undefined;
+  private onEof: (() => void) | undefined;
   private onEnded!: () => void;
   /** Resolves once stdin has ended and every chunk went to the transport. */
   readonly ended = new Promise<void>((resolve) => (this.onEnded = resolve));
 
   constructor(stream: ReadableStream<Uint8Array> = Bun.stdin.stream()) {
-    this.firstLineRead = new Promise((resolve) => (this.onFirstLine = resolve));
     void this.pump(stream.getReader());
   }
 
-  /** The first line (without its newline), or undefined when stdin ends before one is complete. */
-  firstLine(): Promise<string | undefined> {
-    return this.firstLineRead;
+  /**
+   * Hands `onLine` each line (without its newline) that comes from now until `stopWatching`, as it
+   * comes, and calls `onEof` if stdin ends meanwhile. The chunks still go to the transport, all of
+   * them, when it listens.
+   */
+  watch(onLine: (line: string) => void, onEof: () => void): void {
+    this.onLine = onLine;
+    this.onEof = onEof;
+    if (this.eof) onEof();
+  }
+
+  /** Nothing is handed to the watcher after this. */
+  stopWatching(): void {
+    this.onLine = undefined;
+    this.onEof = undefined;
+    this.head = "";
+  }
+
+  private take(text: string): void {
+    this.head += text;
+    for (let end = this.head.indexOf("\n"); end !== -1 && this.onLine; end = this.head.indexOf("\n")) {
+      const line = this.head.slice(0, end);
+      this.head = this.head.slice(end + 1);
+      this.onLine(line);
+    }
   }
 
   private async pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
@@ -34,11 +57,7 @@ export class StdinFeed {
     try {
       for (let r = await reader.read(); !r.done; r = await reader.read()) {
         const chunk = Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength);
-        if (this.onFirstLine) {
-          this.head += decoder.decode(chunk, { stream: true });
-          const end = this.head.indexOf("\n");
-          if (end !== -1) this.settleFirstLine(this.head.slice(0, end));
-        }
+        if (this.onLine) this.take(decoder.decode(chunk, { stream: true }));
         if (this.flowing) this.listener?.(chunk);
         else this.pending.push(chunk);
       }
@@ -46,14 +65,8 @@ export class StdinFeed {
       // A stdin that fails ends here, as at EOF.
     }
     this.eof = true;
-    this.settleFirstLine(undefined);
+    this.onEof?.();
     if (this.flowing) this.onEnded();
-  }
-
-  private settleFirstLine(line: string | undefined): void {
-    this.onFirstLine?.(line);
-    this.onFirstLine = undefined;
-    this.head = "";
   }
 
   /** What the transport is given in place of process.stdin. */

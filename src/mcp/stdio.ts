@@ -9,9 +9,11 @@ import { lazyLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
 import { isTerminal } from "../os/terminal";
 import { VERSION } from "../version";
+import type { Id } from "./early-answer";
 import { initializeAnswer } from "./initialize-answer";
 import { localCallReporter } from "./invocation-reporter";
 import { StdinFeed } from "./stdin-feed";
+import { toolsListAnswer } from "./tools-list-answer";
 
 const USAGE = `signet-mcp: Signet's MCP server over stdio.
 
@@ -54,13 +56,37 @@ export async function runStdioServer(): Promise<number> {
     log.error((err as Error).message);
     return 2;
   }
-  // A harness starts its MCP servers with the session and waits for their initialize answers: it is
-  // sent from here, before the SDK and the tool table (a few hundred zod schemas) load. The SDK's
-  // server handles the same request once it is up, and its answer (the same) is not sent again.
+  // A harness starts its MCP servers with the session and waits for their initialize and tools/list
+  // answers: those are sent from here, before the SDK and the tool table (a few hundred zod schemas)
+  // load. The SDK's server handles the same requests once it is up, and its answers (the same) are
+  // not sent again.
   const stdin = new StdinFeed();
-  const first = await stdin.firstLine();
-  const early = first === undefined ? undefined : initializeAnswer(first, VERSION);
-  if (early !== undefined) await Bun.write(Bun.stdout, early.line);
+  const sentEarly = new Map<Id, string>();
+  let writing = Promise.resolve();
+  // The SDK loads when there is something only it can answer, once a tools/list was answered (the
+  // harness's start is done), at stdin's end, or a moment after the initialize answer: its modules
+  // evaluate in one piece, and a line that comes meanwhile waits for them.
+  let loadNow!: () => void;
+  const loading = new Promise<void>((resolve) => (loadNow = resolve));
+  let idleLoad: ReturnType<typeof setTimeout> | undefined;
+  stdin.watch((line) => {
+    const initialize = initializeAnswer(line, VERSION);
+    const early = initialize ?? toolsListAnswer(line);
+    if (early === undefined) {
+      if (isNotification(line)) return;
+      // A request only the SDK answers: it answers that one and every one after it, in order.
+      stdin.stopWatching();
+      loadNow();
+      return;
+    }
+    sentEarly.set(early.id, early.line);
+    writing = writing.then(async () => void (await Bun.write(Bun.stdout, early.line)));
+    if (initialize !== undefined) idleLoad ??= setTimeout(loadNow, SDK_LOAD_AFTER_MS);
+    else loadNow();
+  }, loadNow);
+  await loading;
+  clearTimeout(idleLoad);
+  await writing;
   const [{ StdioServerTransport }, { MCP_PROVENANCE, createMcpServer, toolCallHeaders }] = await Promise.all([
     import("@modelcontextprotocol/sdk/server/stdio.js"),
     import("./server"),
@@ -106,6 +132,9 @@ export async function runStdioServer(): Promise<number> {
   const transport = new StdioServerTransport(stdin.asStdin(), process.stdout);
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  // From here the SDK answers; what was sent before it is out first (one writer at a time on stdout).
+  stdin.stopWatching();
+  await writing;
   await server.connect(transport);
   // Count requests between arrival and response so EOF can wait for the answers still owed.
   const deliver = transport.onmessage;
@@ -114,14 +143,15 @@ export async function runStdioServer(): Promise<number> {
     deliver?.(message);
   };
   const send = transport.send.bind(transport);
-  let unsent = early?.id;
   transport.send = async (message: JSONRPCMessage) => {
     const isAnswer = "id" in message && !("method" in message);
-    if (isAnswer && unsent !== undefined && message.id === unsent) {
+    const id = isAnswer ? message.id : undefined;
+    const early = id === undefined ? undefined : sentEarly.get(id);
+    if (id !== undefined && early !== undefined) {
       // Sent already, before the SDK loaded. Were the SDK's own answer ever different (a request it
-      // refuses that looked well-formed), the log says so.
-      unsent = undefined;
-      if (`${JSON.stringify(message)}\n` !== early?.line) log.warn(`the SDK's answer to initialize differs from the one sent: ${JSON.stringify(message)}`);
+      // refuses that looked well-formed, a tool table changed without its listing), the log says so.
+      sentEarly.delete(id);
+      if (`${JSON.stringify(message)}\n` !== early) log.warn(`the SDK's answer to request ${JSON.stringify(id)} differs from the one sent before it loaded: ${JSON.stringify(message).slice(0, 500)}`);
     } else await send(message);
     if (isAnswer && --inFlight === 0) idle?.();
   };
@@ -129,6 +159,19 @@ export async function runStdioServer(): Promise<number> {
   if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
   await server.close();
   return 0;
+}
+
+/** How long after the initialize answer the SDK loads when no request came meanwhile. */
+const SDK_LOAD_AFTER_MS = 100;
+
+/** Whether `line` is a JSON-RPC notification (a method, no id): nothing is owed for it. */
+function isNotification(line: string): boolean {
+  try {
+    const message = JSON.parse(line) as unknown;
+    return typeof message === "object" && message !== null && "method" in message && !("id" in message);
+  } catch {
+    return false;
+  }
 }
 
 /** The time a session lookup may take before the call goes on without a session. */

@@ -72,10 +72,11 @@ test("the memory commands, `signet recall`, `code`, `source`, `mcp` (with `mcp a
   for (const entry of entries.slice(0, -1)) expect({ entry, zod: zod(entry) }).toEqual({ entry, zod: [] });
 });
 
-test("signet-mcp answers initialize before it loads the MCP SDK, zod or the tool table", async () => {
+test("signet-mcp answers initialize and tools/list before it loads the MCP SDK, zod or the tool table", async () => {
   const modules = (await staticModules(["src/mcp/stdio.ts"])).get("src/mcp/stdio.ts")!;
   const heavy = modules.filter((m) => m.startsWith("node_modules/zod/") || m.startsWith("node_modules/@modelcontextprotocol/") || m === "src/mcp/tools.ts");
   expect(modules).toContain("src/mcp/initialize-answer.ts");
+  expect(modules).toContain("src/mcp/tools-list-answer.ts");
   expect(heavy).toEqual([]);
 });
 

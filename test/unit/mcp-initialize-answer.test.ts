@@ -2,26 +2,10 @@
 // it must be, byte for byte, what the SDK's server built by createMcpServer answers to the same
 // request, for every protocol version a client may ask for, and only well-formed requests get it.
 import { expect, test } from "bun:test";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SignetClient } from "../../src/client/client";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { initializeAnswer, SUPPORTED_PROTOCOL_VERSIONS as OURS } from "../../src/mcp/initialize-answer";
-import { createMcpServer } from "../../src/mcp/server";
 import { VERSION } from "../../src/version";
-
-/** The line the SDK's server answers `request` with, as its stdio transport writes it. */
-async function sdkAnswer(request: Record<string, unknown>): Promise<string> {
-  const server = createMcpServer(new SignetClient({ baseUrl: "http://127.0.0.1:9" }));
-  const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  const answers: JSONRPCMessage[] = [];
-  client.onmessage = (m) => answers.push(m);
-  await server.connect(serverSide);
-  await client.start();
-  await client.send(request as JSONRPCMessage);
-  for (let i = 0; i < 200 && answers.length === 0; i++) await Bun.sleep(5);
-  await server.close();
-  return `${JSON.stringify(answers[0])}\n`;
-}
+import { sdkAnswer } from "../../scripts/lib/mcp-sdk-answer";
 
 const initialize = (protocolVersion: string, id: string | number = 1) => ({
   jsonrpc: "2.0",
@@ -39,7 +23,7 @@ test("the answer is the SDK server's own for every version, an unknown one and a
   for (const [version, id] of [...SUPPORTED_PROTOCOL_VERSIONS.map((v) => [v, 1] as const), ["1999-01-01", 7], ["2025-03-26", "init-1"]] as const) {
     const request = initialize(version, id);
     const line = JSON.stringify(request);
-    expect(initializeAnswer(line, VERSION)).toEqual({ id, line: await sdkAnswer(request) });
+    expect(initializeAnswer(line, VERSION)).toEqual({ id, line: `${JSON.stringify(await sdkAnswer(request))}\n` });
   }
 });
 
