@@ -1,20 +1,31 @@
-// What signet-mcp's answers sent before the MCP SDK has loaded share (initialize-answer.ts,
-// tools-list-answer.ts): the request as the SDK's schema would take it, and the answer line as its
-// stdio transport writes it.
+// What signet-mcp reads of a line before the MCP SDK has loaded (src/mcp/stdio.ts), and what the
+// answers it sends then share (initialize-answer.ts, tools-list-answer.ts): the request as the SDK's
+// schema would take it, and the answer line as its stdio transport writes it.
 
 export type Id = string | number;
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** `line`'s id and params when it is a JSON-RPC request for `method` with a string or integer id; undefined otherwise. */
-export function requestFor(line: string, method: string): { id: Id; params: unknown } | undefined {
-  let message: unknown;
+/** `line` as a JSON object, or undefined when it is not one. */
+function objectOf(line: string): Record<string, unknown> | undefined {
   try {
-    message = JSON.parse(line);
+    const message: unknown = JSON.parse(line);
+    return isObject(message) ? message : undefined;
   } catch {
     return undefined;
   }
-  if (!isObject(message) || message.jsonrpc !== "2.0" || message.method !== method) return undefined;
+}
+
+/** Whether `line` is a JSON-RPC notification (a method, no id): nothing is owed for it. */
+export function isNotification(line: string): boolean {
+  const message = objectOf(line);
+  return message !== undefined && "method" in message && !("id" in message);
+}
+
+/** `line`'s id and params when it is a JSON-RPC request for `method` with a string or integer id; undefined otherwise. */
+export function requestFor(line: string, method: string): { id: Id; params: unknown } | undefined {
+  const message = objectOf(line);
+  if (message === undefined || message.jsonrpc !== "2.0" || message.method !== method) return undefined;
   const { id, params } = message;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return undefined;
   return { id, params };

@@ -9,7 +9,7 @@ import { lazyLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
 import { isTerminal } from "../os/terminal";
 import { VERSION } from "../version";
-import type { Id } from "./early-answer";
+import { type Id, isNotification } from "./early-answer";
 import { initializeAnswer } from "./initialize-answer";
 import { localCallReporter } from "./invocation-reporter";
 import { StdinFeed } from "./stdin-feed";
@@ -163,16 +163,6 @@ export async function runStdioServer(): Promise<number> {
 
 /** How long after the initialize answer the SDK loads when no request came meanwhile. */
 const SDK_LOAD_AFTER_MS = 100;
-
-/** Whether `line` is a JSON-RPC notification (a method, no id): nothing is owed for it. */
-function isNotification(line: string): boolean {
-  try {
-    const message = JSON.parse(line) as unknown;
-    return typeof message === "object" && message !== null && "method" in message && !("id" in message);
-  } catch {
-    return false;
-  }
-}
 
 /** The time a session lookup may take before the call goes on without a session. */
 const SESSION_LOOKUP_TIMEOUT_MS = 2000;
