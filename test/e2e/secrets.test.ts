@@ -223,7 +223,8 @@ test("unsandboxed, a daemon killed with -9: its job's processes are ended and th
   process.kill(daemonPid, "SIGKILL");
   expect(await eventually(() => !alive(daemonPid))).toBe(true);
 
-  expect((await run(["daemon", "start"], { env: k.env })).code).toBe(0);
+  const restarted = await run(["daemon", "start"], { env: k.env });
+  expect(restarted.code).toBe(0);
   const [inGroup, detached] = readFileSync(pids, "utf8").trim().split("\n").map(Number);
   try {
     if (!(await eventually(() => !alive(inGroup!) && !alive(detached!), 5000))) {
@@ -231,6 +232,8 @@ test("unsandboxed, a daemon killed with -9: its job's processes are ended and th
       const ledger = join(k.dataDir, ".daemon", "secret-exec-children.json");
       const logs = join(k.dataDir, ".daemon", "logs");
       console.error({
+        // Whether this start found the killed daemon's lock still held ("already running") or started one.
+        restarted: restarted.stdout,
         ledger: existsSync(ledger) ? readFileSync(ledger, "utf8") : "missing",
         log: readdirSync(logs).map((f) => readFileSync(join(logs, f), "utf8")).join("").split("\n").filter((l) => l.includes("secret exec")),
       });
