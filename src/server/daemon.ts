@@ -201,6 +201,10 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
         maxRequestBodySize: Math.max(limit * 64, 1024 * 1024 * 1024),
         // Production mode: Bun's development error page would show a malformed request our source.
         development: false,
+        // Said outright: with development off, Bun sets SO_REUSEPORT, and a second daemon of this
+        // account (another data directory on the same port) would share the port, the kernel
+        // handing each new connection to either, so clients' writes would land in the other store.
+        reusePort: false,
         fetch: handle,
       });
     } catch (err) {

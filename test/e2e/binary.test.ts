@@ -189,6 +189,32 @@ describe("daemon lifecycle", () => {
     }
   });
 
+  test("a port another daemon of this account holds is a clear error, and that daemon keeps every connection", async () => {
+    const first = await newSandbox();
+    const second = await newSandbox();
+    const env = { ...second.env, SIGNET_PORT: String(first.port) };
+    expect((await run(["daemon", "start"], { env: first.env })).code).toBe(0);
+    const r = await run(["daemon", "start"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`port ${first.port}`);
+    expect(r.stderr).toContain("already in use");
+    expect((await run(["daemon", "status"], { env })).code).toBe(1);
+    // A socket that allows sharing (SO_REUSEPORT) cannot join the daemon's port either.
+    expect(() => Bun.serve({ port: first.port, hostname: "127.0.0.1", reusePort: true, fetch: () => new Response("other") })).toThrow();
+    // Each new connection reaches the first daemon: what is remembered is in its store.
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(`http://127.0.0.1:${first.port}/api/memory/remember`, {
+        method: "POST",
+        headers: { "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({ content: `only in the first store ${i}` }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const list = json(await run(["list", "--limit", "20"], { env: first.env }));
+    expect(list.memories.filter((m: { content: string }) => m.content.startsWith("only in the first store")).length).toBe(8);
+    expect((await run(["daemon", "stop"], { env: first.env })).code).toBe(0);
+  });
+
   test.skipIf(!existsSync("/proc/self/fd/2"))("`daemon logs` says where a foreground daemon's logs go", async () => {
     const s = await newSandbox();
     const empty = await run(["daemon", "logs"], { env: s.env });
