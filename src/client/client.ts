@@ -247,6 +247,9 @@ export class SignetClient {
         if (this.owner && !this.proven.has(origin)) await this.prove(origin, timeoutMs);
         response = await this.doFetch(`${origin}${path}${queryString(opts.query)}`, {
           ...init,
+          // A daemon never redirects. Followed, a redirect would carry the body (a memory, a secret
+          // command) and the instance key to wherever it points: fetch drops only Authorization.
+          redirect: "manual",
           signal: opts.signal ?? AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
@@ -288,6 +291,7 @@ export class SignetClient {
     const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("hex");
     const response = await this.doFetch(`${origin}/health?${CHALLENGE_PARAM}=${nonce}`, {
       headers: { accept: "application/json" },
+      redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
     const body = (await response.json().catch(() => null)) as Partial<HealthResponse> | null;
@@ -321,6 +325,10 @@ export class SignetClient {
       }
     }
     if (response.ok) return body as T;
+    if (response.status >= 300 && response.status < 400) {
+      const to = response.headers.get("location");
+      throw new ApiError(response.status, "redirect_refused", `the daemon answered ${response.status}${to ? ` to ${to}` : ""}; a Signet daemon never redirects, so nothing was sent on`);
+    }
     const err = body as Partial<ErrorBody> | undefined;
     throw new ApiError(
       response.status,
