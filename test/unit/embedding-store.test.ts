@@ -170,7 +170,9 @@ describe.skipIf(!postgres.available)("embedding work leased among daemons on one
     const connect = await postgres.database({ max: 8 });
     const memory = new MemoryService(new PostgresMemoryStore(connect()));
     const counted = { texts: 0 };
-    const live = await daemon(connect, "d_live", counted, { takeOver: { everyMs: 100, afterMs: 300 } });
+    // Writes older than 3 s with no lease are taken over: longer than writing MEMORIES and the dead
+    // daemon's lease below take on a busy machine, so the live daemon cannot take them first.
+    const live = await daemon(connect, "d_live", counted, { takeOver: { everyMs: 100, afterMs: 3_000 } });
     await embedded(live, 0);
     // The dead daemon took these writes and leased the first three just before it died; its
     // leases run out after 1 s. Nothing told the live daemon to embed any of them.

@@ -257,6 +257,9 @@ describe.skipIf(!postgres.available)("sources shared by daemons on one PostgreSQ
     expect(fake.requests.slice(requests).flatMap((r) => r.texts)).toHaveLength(Object.keys(NOTES).length);
     // A chunk leased to another daemon whose lease holds is not this one's to take.
     const [one] = (await connect()`SELECT seq FROM source_chunks ORDER BY seq LIMIT 1`).map((r: { seq: number }) => r.seq);
+    // The live daemon stops first: its take-over, every 100 ms, would otherwise lease the chunk again
+    // between the two deletions below and the holder's lease.
+    await live.sources.stop();
     // Its vector gone and the live daemon's lease on it over (a stored vector's holds for a few seconds more).
     await connect()`DELETE FROM source_vectors WHERE seq = ${one}`;
     await connect()`DELETE FROM work_leases WHERE kind = 'chunk' AND item = ${one}`;
