@@ -54,6 +54,11 @@ export function parseDaemonUrl(value: string): string {
   return `${proto}://${host}${portPart}`;
 }
 
+/** The host a client reaches a daemon bound to `bind` at: a wildcard bind at 127.0.0.1, an IPv6 address in brackets. */
+export function reachableHost(bind: string): string {
+  return bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
+}
+
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);

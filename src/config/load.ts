@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { z } from "zod";
 import { cachedParse } from "./cache";
 import { runningDaemonUrl } from "./daemon-record";
-import { parseDaemonUrl, DaemonUrlError } from "./daemon-url";
+import { parseDaemonUrl, reachableHost, DaemonUrlError } from "./daemon-url";
 import { configPath } from "./paths";
 import type { Config, ParsedConfig } from "./schema";
 
@@ -188,9 +188,7 @@ function resolveDaemonUrl(config: ParsedConfig, env: Env, flags: Tree | undefine
       return parseDaemonUrl(`http://${host ?? "127.0.0.1"}:${config.daemon.port}`);
     }
     if (config.daemon.url) return parseDaemonUrl(config.daemon.url);
-    const bind = config.daemon.bind;
-    const reachable = bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind.includes(":") ? `[${bind}]` : bind;
-    return parseDaemonUrl(`http://${reachable}:${config.daemon.port}`);
+    return parseDaemonUrl(`http://${reachableHost(config.daemon.bind)}:${config.daemon.port}`);
   } catch (err) {
     if (err instanceof DaemonUrlError) throw new ConfigError(err.message);
     throw err;

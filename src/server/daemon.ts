@@ -1,7 +1,7 @@
 // Daemon lifecycle: take the data directory's lock, migrate, serve, and shut down cleanly.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isLoopbackHost } from "../config/daemon-url";
+import { isLoopbackHost, reachableHost } from "../config/daemon-url";
 import type { Config } from "../config/schema";
 import { ChildLedger } from "../core/bridge/child-ledger";
 import { BridgeService } from "../core/bridge/service";
@@ -40,6 +40,21 @@ class DaemonStartError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DaemonStartError";
+  }
+}
+
+/**
+ * Who holds a port this daemon could not bind, when it is a Signet daemon (its /health, asked as any
+ * loopback caller may): most likely one of another data directory given the same port.
+ */
+async function signetDaemonAt(bind: string, port: number): Promise<string | null> {
+  try {
+    const res = await fetch(`http://${reachableHost(bind)}:${port}/health`, { redirect: "manual", signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { status?: unknown; version?: unknown; db?: { memories?: unknown } };
+    if ((body.status !== "ok" && body.status !== "degraded") || typeof body.version !== "string" || typeof body.db?.memories !== "number") return null;
+    return ` by another Signet daemon (version ${body.version}, ${body.db.memories} memories), most likely one of another data directory`;
+  } catch {
+    return null;
   }
 }
 
@@ -209,8 +224,9 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       });
     } catch (err) {
       if ((err as { code?: string }).code === "EADDRINUSE") {
+        const holder = (await signetDaemonAt(config.daemon.bind, config.daemon.port)) ?? "";
         throw new DaemonStartError(
-          `port ${config.daemon.port} on ${config.daemon.bind} is already in use: stop whatever holds it, or choose another port with daemon.port / SIGNET_PORT`,
+          `port ${config.daemon.port} on ${config.daemon.bind} is already in use${holder}: stop whatever holds it, or choose another port with daemon.port / SIGNET_PORT`,
         );
       }
       throw err;

@@ -197,7 +197,7 @@ describe("daemon lifecycle", () => {
     const r = await run(["daemon", "start"], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`port ${first.port}`);
-    expect(r.stderr).toContain("already in use");
+    expect(r.stderr).toContain("already in use by another Signet daemon");
     expect((await run(["daemon", "status"], { env })).code).toBe(1);
     // A socket that allows sharing (SO_REUSEPORT) cannot join the daemon's port either.
     expect(() => Bun.serve({ port: first.port, hostname: "127.0.0.1", reusePort: true, fetch: () => new Response("other") })).toThrow();
