@@ -51,8 +51,11 @@ export function adjustment(row: ScoredRow, now: Date): number {
  * How far naming a memory's author in the query moves it in the order: "what does Melanie do to
  * destress?" is answered by what Melanie said, more than by what others said to her. Order only, like
  * feedback: the author's name is no evidence that the text is relevant, so the score stays the text's.
+ * Strong enough that her looser matches pass others' closer ones (in LoCoMo 96% of the evidence for a
+ * question naming one speaker is that speaker's, against 65% of the top 10 at a factor of 1.15),
+ * short of putting everything she said above everyone else (docs/benchmarks.md#recall-quality).
  */
-const AUTHOR_WEIGHT = 0.15;
+const AUTHOR_WEIGHT = 0.7;
 
 /** Whether the query names the author `who`: every token of it is among the query's tokens. */
 export function namesAuthor(whoTokens: readonly string[], queryTokens: ReadonlySet<string>): boolean {
