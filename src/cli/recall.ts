@@ -23,7 +23,7 @@ export default defineCommand({
     limit: { type: "string", description: "How many results (default 10, max 100)" },
     ...filterArgs,
     "importance-min": { type: "string", description: "Only memories at least this important (0-1)" },
-    "min-score": { type: "string", description: "Only results scoring at least this (0-1; default 0.2, 0 shows loose matches too)" },
+    "min-score": { type: "string", description: "Only results scoring at least this (0-1; default: none, every ranked match with its confidence)" },
     "keyword-query": { type: "string", description: "Use this text for the keyword leg instead of the query" },
     "session-key": { type: "string", description: "Record the results as surfaced in this session" },
     aggregate: { type: "boolean", description: "Also answer with one summary of the best results, written by the configured llm or extractive, cited by memory id" },

@@ -49,6 +49,13 @@ export const TimestampSchema = z
       ctx.addIssue({ code: "custom", message: "is not a real date" });
       return z.NEVER;
     }
+    // Outside these years toISOString writes a signed six-digit year, which neither sorts nor compares
+    // with the rest as text (a year-10000 date would pass for the past) and no timestamp field takes back.
+    const year = date.getUTCFullYear();
+    if (year < 0 || year > 9999) {
+      ctx.addIssue({ code: "custom", message: "is outside the years 0000-9999 once in UTC" });
+      return z.NEVER;
+    }
     return date.toISOString();
   });
 
@@ -62,9 +69,8 @@ const tagString = z
 /** A tag set: an array or a comma-separated string in, a de-duplicated array out. */
 export const TagsSchema = z
   .union([z.array(z.string()), z.string()])
-  .transform((value) => (typeof value === "string" ? value.split(",") : value).map((t) => t.trim()).filter((t) => t.length > 0))
-  .pipe(z.array(tagString).max(MAX_TAGS, `at most ${MAX_TAGS} tags`))
-  .transform((tags) => [...new Set(tags)]);
+  .transform((value) => [...new Set((typeof value === "string" ? value.split(",") : value).map((t) => t.trim()).filter((t) => t.length > 0))])
+  .pipe(z.array(tagString).max(MAX_TAGS, `at most ${MAX_TAGS} tags`));
 
 export const MemoryTypeSchema = z
   .string()

@@ -1,6 +1,5 @@
 // Export, import and backup (docs/api.md#export-import-and-backup): the export file's records, the
 // requests and the answers, shared by the routes and `signet export|import|backup`.
-import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { answer } from "./answer";
@@ -17,6 +16,7 @@ import {
   TranscriptSchema,
 } from "./memory";
 import { operation } from "./operation";
+import { AbsolutePathSchema } from "./sources";
 import { ROUTES } from "./routes";
 
 /** The export file's format; a newer file is refused by name rather than half understood. */
@@ -169,17 +169,13 @@ const ImportResponseSchema = answer({
     .array(answer({ id: z.string(), existingId: z.string() }))
     .describe("Live records whose text a live memory of the same agent and project holds under another id (dedupe)"),
   conflicts: z.array(answer({ id: z.string(), reason: z.string() })).describe("Records whose id is taken by a memory that differs: left as it is, never overwritten"),
-  rejected: z.array(answer({ source: z.string(), reason: z.string() })).describe("Foreign notes that could not be read as memories"),
+  rejected: z.array(answer({ source: z.string(), reason: z.string() })).describe("Foreign notes that could not be read as memories, and records dated later than the daemon's clock"),
 });
 export type ImportResponse = z.infer<typeof ImportResponseSchema>;
 
 const BackupRequestSchema = z
   .object({
-    path: z
-      .string()
-      .min(1)
-      .max(4096)
-      .refine(isAbsolute, "must be an absolute path (the signet CLI resolves a relative one against its working directory)"),
+    path: AbsolutePathSchema,
   })
   .strict();
 

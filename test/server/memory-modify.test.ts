@@ -54,6 +54,20 @@ describe("PATCH /api/memory/:id", () => {
     expect(await listIds(td(), agent, "tags=new")).toEqual([m.id]);
   });
 
+  test("the same tags in another order change nothing: no version, the stored order kept", async () => {
+    const agent = freshAgent();
+    const m = await remember(td(), agent, { content: "tags as a set", tags: ["x", "y"] });
+    const res = await call(td(), "PATCH", `/api/memory/${m.id}`, { body: { reason: "same set", tags: ["y", "x"] }, agent });
+    expect(res.status).toBe(200);
+    expect(res.body.version).toBe(1);
+    expect(res.body.tags).toEqual(["x", "y"]);
+    const history = await call(td(), "GET", `/api/memory/${m.id}/history`, { agent });
+    expect(history.body.history.map((h: { action: string }) => h.action)).toEqual(["create"]);
+    // A different set is a change.
+    const changed = await call(td(), "PATCH", `/api/memory/${m.id}`, { body: { reason: "another set", tags: ["y"] }, agent });
+    expect(changed.body.version).toBe(2);
+  });
+
   test("ifVersion matching the current version succeeds", async () => {
     const agent = freshAgent();
     const m = await remember(td(), agent, { content: "versioned" });

@@ -93,6 +93,13 @@ describe("POST /api/memory/remember", () => {
     expect(m2.tags).toEqual(["x", "y"]);
   });
 
+  test("duplicates collapse before the 64-tag limit is counted", async () => {
+    const m = await remember(td(), freshAgent(), { content: "one tag said often", tags: Array(65).fill("a").join(",") });
+    expect(m.tags).toEqual(["a"]);
+    const res = await call(td(), "POST", "/api/memory/remember", { body: { content: "too many tags", tags: Array.from({ length: 65 }, (_, i) => `t${i}`) }, agent: freshAgent() });
+    expectError(res, 400, "invalid_input", "tags");
+  });
+
   test("createdAt for imports is normalized to UTC with milliseconds", async () => {
     const m = await remember(td(), freshAgent(), { content: "imported", createdAt: "2020-05-01T10:00:00+02:00" });
     expect(m.createdAt).toBe("2020-05-01T08:00:00.000Z");
@@ -106,6 +113,20 @@ describe("POST /api/memory/remember", () => {
     const res = await call(td(), "POST", "/api/memory/remember", { body: { content: "from the future", createdAt: future }, agent });
     expectError(res, 400, "invalid_input", "createdAt");
     expect((await list(td(), agent)).memories).toEqual([]);
+  });
+
+  test("a time outside the years 0000-9999 in UTC -> 400, nothing stored (it would sort and compare as text wrongly)", async () => {
+    const agent = freshAgent();
+    for (const createdAt of ["9999-12-31T23:59:59-14:00", "0000-01-01T00:00+01:00"]) {
+      const res = await call(td(), "POST", "/api/memory/remember", { body: { content: `at ${createdAt}`, createdAt }, agent });
+      expectError(res, 400, "invalid_input", "createdAt");
+      const review = await call(td(), "POST", "/api/memory/remember", { body: { content: `review at ${createdAt}`, reviewAfter: createdAt }, agent });
+      expectError(review, 400, "invalid_input", "reviewAfter");
+    }
+    expect((await list(td(), agent)).memories).toEqual([]);
+    // The edges themselves are ordinary times.
+    const first = await remember(td(), agent, { content: "year zero", createdAt: "0000-01-01T00:00:00Z" });
+    expect(first.createdAt).toBe("0000-01-01T00:00:00.000Z");
   });
 
   test("source is the x-signet-actor header (typed client sends 'test')", async () => {

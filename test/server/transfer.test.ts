@@ -189,6 +189,17 @@ describe("import", () => {
     expect(count(b, "memories")).toBe(before);
   });
 
+  test("a record created or changed later than the daemon's clock is rejected, naming it; the rest of the batch is imported", async () => {
+    const future = new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString();
+    const early = record(crypto.randomUUID(), "written tomorrow");
+    const ahead: ExportRecordLine = { ...early, createdAt: future, updatedAt: future, history: [{ ...early.history[0]!, createdAt: future }] };
+    const fine = record(crypto.randomUUID(), "written in the past");
+    const answer = await b.client().transfer.import({ format: "signet", records: [ahead, fine] });
+    expect(answer.imported).toBe(1);
+    expect(answer.rejected).toEqual([{ source: `memory ${ahead.id}`, reason: `createdAt ${future} is in the future` }]);
+    expect(await call(b, "GET", `/api/memory/${ahead.id}`, { headers: b.ownerHeaders }).then((r) => r.status)).toBe(404);
+  });
+
   test("server-memory: each observation a memory naming and tagged with its entity, each relation a memory; again: all skipped", async () => {
     const items: ServerMemoryItem[] = [
       { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Wrote the first program", "Ada Lovelace worked with Babbage"] },
@@ -358,6 +369,8 @@ describe("backup", () => {
       ["copy.db", "must be an absolute path"],
       [join(dir, "missing", "copy.db"), "does not exist"],
       [join(dir, "sub"), "exists"],
+      [join(dir, "nul\0.db"), "NUL character"],
+      [join(dir, `${"x".repeat(256)}.db`), "too long"],
     ];
     for (const [path, mention] of cases) {
       const res = await call(a, "POST", "/api/backup", { body: { path }, headers: a.ownerHeaders });

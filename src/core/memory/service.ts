@@ -176,7 +176,8 @@ export class MemoryService {
         content: req.content ?? row.content,
         type: req.type ?? row.type,
         importance: req.importance ?? row.importance,
-        tags: req.tags === undefined ? row.tags : JSON.stringify(req.tags),
+        // Tags are a set: the same tags in another order change nothing, and keep the stored order.
+        tags: req.tags === undefined || sameTagSet(row.tags, req.tags) ? row.tags : JSON.stringify(req.tags),
         pinned: req.pinned === undefined ? row.pinned : req.pinned ? 1 : 0,
       };
       const changed =
@@ -234,6 +235,10 @@ export class MemoryService {
    * live record a duplicate.
    */
   restore(record: ExportRecord): Promise<RestoreOutcome> {
+    const nowIso = this.now().toISOString();
+    for (const [field, at] of [["createdAt", record.createdAt], ["updatedAt", record.updatedAt]] as const) {
+      if (at > nowIso) return Promise.reject(invalidInput(`${field} ${at} is in the future`));
+    }
     const key = contentKey(record.project, record.content);
     const live = record.deletedAt === null;
     const reads: WriteReads = { existing: record.id, ...(live ? { sameKey: { agentId: record.agentId, key } } : {}) };
@@ -299,4 +304,10 @@ function sameOrConflict(existing: NonNullable<ReadForWrite["existing"]>, record:
           ? `its content at version ${record.version} differs from the file's`
           : null;
   return differs === null ? { outcome: "skipped" } : { outcome: "conflict", reason: `memory ${record.id} exists and ${differs}: left as it is` };
+}
+
+/** Whether the stored tags (JSON) hold exactly the set `tags`. */
+function sameTagSet(stored: string, tags: readonly string[]): boolean {
+  const have = JSON.parse(stored) as string[];
+  return have.length === tags.length && tags.every((t) => have.includes(t));
 }

@@ -38,6 +38,10 @@ function refusal(path: string, err: unknown): Error {
       return invalidInput(`cannot create ${path}: ${dirname(path)} is not a directory`);
     case "EISDIR":
       return invalidInput(`cannot create ${path}: it is a directory; give a file name`);
+    case "ENAMETOOLONG":
+      return invalidInput(`cannot create ${path}: the path or one of its names is too long`);
+    case "ELOOP":
+      return invalidInput(`cannot create ${path}: too many symbolic links on the way`);
     case "EACCES":
     case "EPERM":
     case "EROFS":
