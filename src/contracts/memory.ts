@@ -146,7 +146,7 @@ export const boolString = z.enum(["true", "false", "1", "0"]).transform((v) => v
 export const intString = (min: number, max: number) =>
   z
     .string()
-    .regex(/^\d+$/, "must be a whole number")
+    .regex(/^-?\d+$/, "must be a whole number")
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 

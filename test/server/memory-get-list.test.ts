@@ -201,5 +201,8 @@ describe("GET /api/memories", () => {
     for (const [query, field] of cases) {
       expectError(await call(td(), "GET", `/api/memories?${query}`, { agent }), 400, "invalid_input", field);
     }
+    // A negative number is a number out of range, and says so.
+    expectError(await call(td(), "GET", "/api/memories?limit=-1", { agent }), 400, "invalid_input", "limit: must be at least 1");
+    expectError(await call(td(), "GET", "/api/memories?offset=-1", { agent }), 400, "invalid_input", "offset: must be at least 0");
   });
 });
