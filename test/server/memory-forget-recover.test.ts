@@ -106,6 +106,20 @@ describe("POST /api/memory/:id/recover", () => {
     expect(again.body.id).toBe(m.id);
   });
 
+  test("a memory whose text a live memory took over meanwhile is not recovered: 409 exists naming that one", async () => {
+    const agent = freshAgent();
+    const first = await remember(td(), agent, { content: "Use pnpm", project: "/p" });
+    await call(td(), "DELETE", `/api/memory/${first.id}`, { body: { reason: "x" }, agent });
+    const second = await remember(td(), agent, { content: "use pnpm.", project: "/p" });
+    expect(second.id).not.toBe(first.id);
+    expectError(await call(td(), "POST", `/api/memory/${first.id}/recover`, { body: {}, agent }), 409, "exists", second.id);
+    expect(await listIds(td(), agent)).toEqual([second.id]);
+    // The same text in another project is another memory: that one recovers.
+    const other = await remember(td(), agent, { content: "Use pnpm", project: "/q" });
+    await call(td(), "DELETE", `/api/memory/${other.id}`, { body: { reason: "x" }, agent });
+    expect((await call(td(), "POST", `/api/memory/${other.id}/recover`, { body: {}, agent })).status).toBe(200);
+  });
+
   test("an unknown id -> 404; bad body -> 400", async () => {
     const agent = freshAgent();
     expectError(await call(td(), "POST", `/api/memory/${crypto.randomUUID()}/recover`, { body: {}, agent }), 404, "not_found");

@@ -68,6 +68,18 @@ describe("PATCH /api/memory/:id", () => {
     expect(changed.body.version).toBe(2);
   });
 
+  test("new text another live memory of the project already holds -> 409 exists naming it, nothing changes", async () => {
+    const agent = freshAgent();
+    const pnpm = await remember(td(), agent, { content: "Use pnpm", project: "/p" });
+    const yarn = await remember(td(), agent, { content: "Use yarn", project: "/p" });
+    expectError(await call(td(), "PATCH", `/api/memory/${yarn.id}`, { body: { reason: "dup", content: "use PNPM." }, agent }), 409, "exists", pnpm.id);
+    expect((await call(td(), "GET", `/api/memory/${yarn.id}`, { agent })).body).toMatchObject({ content: "Use yarn", version: 1 });
+    // Its own text in other letters, or a forgotten memory's text, is no twin.
+    expect((await call(td(), "PATCH", `/api/memory/${pnpm.id}`, { body: { reason: "case", content: "Use PNPM" }, agent })).body.version).toBe(2);
+    await call(td(), "DELETE", `/api/memory/${pnpm.id}`, { body: { reason: "gone" }, agent });
+    expect((await call(td(), "PATCH", `/api/memory/${yarn.id}`, { body: { reason: "now free", content: "Use pnpm" }, agent })).body.version).toBe(2);
+  });
+
   test("ifVersion matching the current version succeeds", async () => {
     const agent = freshAgent();
     const m = await remember(td(), agent, { content: "versioned" });

@@ -52,6 +52,16 @@ function duplicateOf(sameKey: MemoryRow[], project: string | null, content: stri
   return sameKey.find((r) => r.project === project && normalizeContent(r.content) === normalized) ?? null;
 }
 
+/**
+ * Refuses a change that would leave two live memories of one agent and project with the same text
+ * (dedupe's folding): remember never makes one, an import would keep only the first of them, and
+ * neither says more than the other.
+ */
+function refuseLiveTwin(read: ReadForWrite, row: MemoryRow, content: string, refusal: (twin: string) => string): void {
+  const twin = duplicateOf(read.sameKey.filter((r) => r.id !== row.id), row.project, content);
+  if (twin) throw new SignetError("exists", refusal(twin.id));
+}
+
 /** A row the caller may change: only its own agent's (the lookup already kept it to those it may read). */
 function writable(read: ReadForWrite, caller: Caller): MemoryRow {
   const row = read.target!;
@@ -159,8 +169,11 @@ export class MemoryService {
     return { memories: rows.slice(0, query.limit).map(toMemory), limit: query.limit, offset: query.offset, hasMore };
   }
 
-  modify(caller: Caller, id: string, req: ModifyRequest): Promise<Memory> {
-    return this.write({ target: this.lookup(caller, id) }, (read): Decision<Memory> => {
+  async modify(caller: Caller, id: string, req: ModifyRequest): Promise<Memory> {
+    // New text is checked against the agent's other live memories of the project, as remember checks
+    // it: a project and an agent never change, so the key read before the write still holds in it.
+    const sameKey = req.content === undefined ? undefined : await this.sameKeyOf(caller, id, req.content);
+    return this.write({ target: this.lookup(caller, id), sameKey }, (read): Decision<Memory> => {
       const row = writable(read, caller);
       if (row.deleted_at !== null) {
         throw new SignetError("deleted", `memory ${id} is forgotten; recover it before modifying it`);
@@ -187,6 +200,7 @@ export class MemoryService {
         next.tags !== row.tags ||
         next.pinned !== row.pinned;
       if (!changed) return { answer: toMemory(row) };
+      if (next.content !== row.content) refuseLiveTwin(read, row, next.content, (twin) => `memory ${twin} already says this; forget one of the two instead of making them alike`);
       const nowIso = this.now().toISOString();
       next.content_key = contentKey(row.project, next.content);
       next.updated_at = nowIso;
@@ -213,10 +227,13 @@ export class MemoryService {
     });
   }
 
-  recover(caller: Caller, id: string, req: RecoverRequest): Promise<Memory> {
-    return this.write({ target: this.lookup(caller, id) }, (read): Decision<Memory> => {
+  async recover(caller: Caller, id: string, req: RecoverRequest): Promise<Memory> {
+    const forgotten = await this.readable(caller, id);
+    const sameKey = forgotten.deleted_at === null ? undefined : { agentId: forgotten.agent_id, key: forgotten.content_key };
+    return this.write({ target: this.lookup(caller, id), sameKey }, (read): Decision<Memory> => {
       const row = writable(read, caller);
       if (row.deleted_at === null) return { answer: toMemory(row) };
+      refuseLiveTwin(read, row, row.content, (twin) => `memory ${twin} says the same and stands for it now; forget that one first to recover this one`);
       const now = this.now();
       if (now.getTime() - Date.parse(row.deleted_at) > RECOVER_WINDOW_MS) {
         throw new SignetError("deleted", `memory ${id} was forgotten on ${row.deleted_at}, more than 30 days ago; it cannot be recovered`);
@@ -250,6 +267,12 @@ export class MemoryService {
       const row = { ...rowOf(record), content_key: key };
       return { answer: { outcome: "imported" }, write: { kind: "insert", row, history: record.history, change: live ? "created" : "forgotten" } };
     });
+  }
+
+  /** The dedupe read for memory `id` holding `content`: the live memories of its agent with that key. */
+  private async sameKeyOf(caller: Caller, id: string, content: string): Promise<WriteReads["sameKey"]> {
+    const row = await this.readable(caller, id);
+    return { agentId: row.agent_id, key: contentKey(row.project, content) };
   }
 
   /** A lookup of the memory `id` names among those the caller may read; others' private memories are indistinguishable from missing ones. */
