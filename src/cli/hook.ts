@@ -13,7 +13,7 @@ import { loadConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { HOOK_EVENTS, type HookEvent } from "../contracts/hook-events";
 import type { HookContextResponse, HookRequest } from "../contracts/session";
-import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, projectOfDirectory, type HookInput } from "../harness/hook-io";
+import { HookInputError, SENDS_TRANSCRIPT, hookOutput, parseHookInput, projectOfDirectory, type HookInput, type HookOutput } from "../harness/hook-io";
 import { HOOK_FLAGS } from "../harness/hook-command";
 import { HARNESS_NAMES, type HarnessName, type Reach } from "../harness/types";
 import { boundTranscript, readTranscriptFile, transcriptText } from "../harness/transcript";
@@ -22,6 +22,7 @@ import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { ExitError, UsageError } from "./errors";
 import { parseArgs } from "./parse-args";
+import { terminalJson, terminalText } from "./terminal-text";
 
 /** How long the daemon's port may take to accept a connection: a daemon that is down costs no more. */
 const CONNECT_TIMEOUT_MS = 500;
@@ -118,13 +119,13 @@ function fitTranscript(text: string, maxBodyBytes: number): string {
   return "";
 }
 
-function transcriptOf(input: HookInput): string | undefined {
+function transcriptOf(event: HookEvent, input: HookInput): string | undefined {
   if (input.transcript !== undefined) return input.transcript;
   if (input.transcriptPath === undefined) return undefined;
   try {
     return transcriptText(readTranscriptFile(input.transcriptPath));
   } catch (err) {
-    note(`cannot read the transcript ${input.transcriptPath}: ${(err as Error).message}; the session ends without it`);
+    note(`cannot read the transcript ${input.transcriptPath}: ${(err as Error).message}; ${event} is sent without it`);
     return undefined;
   }
 }
@@ -138,7 +139,7 @@ function requestFor(event: HookEvent, harness: HarnessName, input: HookInput, co
   if (harnessProcessId !== null) body.harnessProcess = harnessProcessId;
   if (event === "user-prompt-submit" && input.prompt !== undefined) body.prompt = input.prompt.slice(0, MAX_PROMPT_CHARS);
   if (SENDS_TRANSCRIPT.has(event)) {
-    const transcript = transcriptOf(input);
+    const transcript = transcriptOf(event, input);
     if (transcript !== undefined && transcript.trim() !== "") body.transcript = fitTranscript(transcript, config.daemon.maxBodyBytes);
   }
   return body;
@@ -192,7 +193,17 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
   if ("bypassed" in answer) return;
   const out = hookOutput(harness, event, answer as HookContextResponse);
   // console.log, not process.stdout: Node's stdout stream costs milliseconds at every prompt.
-  if (out !== undefined) console.log(out);
+  if (out !== undefined) console.log(printedHookOutput(out));
+}
+
+/**
+ * A hook's output as printed, never with a raw control or bidi character from a memory in it
+ * (docs/security.md#input-bounds): JSON with DEL, C1 and bidi characters as `\u009b` escapes (it
+ * parses to the same text), plain text with control and bidi characters shown as `\x9b` / `\u202e`,
+ * as everywhere the CLI prints text.
+ */
+export function printedHookOutput(out: HookOutput): string {
+  return "json" in out ? terminalJson(out.json) : terminalText(out.text);
 }
 
 /**

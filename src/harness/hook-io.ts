@@ -101,6 +101,9 @@ const CONTEXT_EVENT: Partial<Record<HookEvent, string>> = {
   "user-prompt-submit": "UserPromptSubmit",
 };
 
+/** What a hook prints: a JSON value, or plain text. `signet hook` escapes what must not reach stdout raw (src/cli/hook.ts). */
+export type HookOutput = { json: Record<string, unknown> } | { text: string };
+
 /**
  * What to print for the daemon's answer, or undefined for nothing. Claude Code and Codex add
  * `hookSpecificOutput.additionalContext` to the conversation at SessionStart and UserPromptSubmit.
@@ -108,12 +111,12 @@ const CONTEXT_EVENT: Partial<Record<HookEvent, string>> = {
  * Codex's PreCompact and both harnesses' PostCompact and SessionEnd show output to the user at
  * most, so nothing is printed there. Signet's OpenCode plugin reads `{context, memoryIds}`.
  */
-export function hookOutput(harness: HarnessName, event: HookEvent, answer: HookContextResponse): string | undefined {
+export function hookOutput(harness: HarnessName, event: HookEvent, answer: HookContextResponse): HookOutput | undefined {
   const context = answer.context.trim();
   if (context === "") return undefined;
-  if (harness === "opencode") return JSON.stringify({ context, memoryIds: answer.memoryIds });
+  if (harness === "opencode") return { json: { context, memoryIds: answer.memoryIds } };
   const hookEventName = CONTEXT_EVENT[event];
-  if (hookEventName) return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } });
-  if (event === "pre-compaction" && harness === "claude-code") return context;
+  if (hookEventName) return { json: { hookSpecificOutput: { hookEventName, additionalContext: context } } };
+  if (event === "pre-compaction" && harness === "claude-code") return { text: context };
   return undefined;
 }

@@ -37,6 +37,34 @@ describe("names", () => {
     expect(knownKeysIn("nothing known here", () => false)).toEqual([]);
   });
 
+  test("a capitalized run extending a known name is the longer name, whichever was heard first", () => {
+    for (const known of [[], ["dana"], ["dana weber"], ["dana", "dana weber"]]) {
+      expect(names("Dana Weber owns the billing service", known)).toEqual([["Dana Weber", known.includes("dana weber") ? "thing" : "person"]]);
+    }
+    for (const known of [[], ["react"], ["react native"]]) {
+      expect(names("The mobile app uses React Native", known).map(([name]) => name)).toEqual(["React Native"]);
+    }
+    // The shorter name alone is still the known one, in either order.
+    expect(names("Dana reviews every database migration", ["dana weber"])).toEqual([["Dana", "person"]]);
+    expect(names("The web app uses React", ["react native"])).toEqual([["React", "thing"]]);
+    // Inside a sentence, after a possessive, and a known name at either end of the run.
+    expect(names("We asked Dana Weber's team first.", ["dana"])).toEqual([["Dana Weber", "thing"]]);
+    expect(names("We asked Dana Weber first.", ["weber"])).toEqual([["Dana Weber", "person"]]);
+    expect(names("It ships with React Native Web today.", ["react native"]).map(([name]) => name)).toEqual(["React Native Web"]);
+  });
+
+  test("a known name stays itself where a run does not extend it", () => {
+    // A sentence's first word before a known name is the sentence's, not the name's.
+    expect(names("Ask Dana about the rollout.", ["dana"])).toEqual([["Dana", "thing"]]);
+    expect(names("Ask Dana Weber about the rollout.", ["dana"])).toEqual([["Dana Weber", "person"]]);
+    // In lower case the run is the known name alone; a known name reaching past the run stays whole.
+    expect(names("ask dana weber about it", ["dana"])).toEqual([["dana", "thing"]]);
+    expect(names("ask Dana weber about it", ["dana weber"])).toEqual([["Dana weber", "thing"]]);
+    expect(names("Staging DB Heron moved.", ["staging db heron moved"])).toEqual([["Staging DB Heron moved", "thing"]]);
+    // Two known names side by side in a run that holds more: the run.
+    expect(names("We asked Dana Weber Kenji.", ["dana", "kenji"])).toEqual([["Dana Weber Kenji", "person"]]);
+  });
+
   test("keys set case, quotes, articles and possessives aside", () => {
     expect(nameKey("The Staging DB")).toBe("staging db");
     expect(nameKey("`heron-8`")).toBe("heron-8");

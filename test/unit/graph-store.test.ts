@@ -235,6 +235,29 @@ for (const kind of STORES) {
       expect(await d.count("graph_dreams")).toBe(1);
     });
 
+    test("a name heard before a longer name starting with it does not split the longer one: either order, the same graph", async () => {
+      const dana = ["Dana reviews every database migration.", "Dana Weber owns the billing service."];
+      const react = ["The web app uses React.", "The mobile app uses React Native."];
+      for (const order of [[0, 1], [1, 0]]) {
+        const d = await started(await kind.open());
+        for (const i of order) await d.remember(ada, { content: dana[i]!, project: "billing" });
+        for (const i of order) await d.remember(ada, { content: react[i]! });
+        await d.graph.settled();
+        const all = await d.graph.entities(ada.agentId, "", 20);
+        expect(all.map((e) => [e.name, e.mentions]).sort(([a], [b]) => String(a).localeCompare(String(b)))).toEqual([
+          ["billing", 2],
+          ["Dana", 1],
+          ["Dana Weber", 1],
+          ["React", 1],
+          ["React Native", 1],
+        ]);
+        // And Dreaming merges the lone name into the full one, as it does in either order.
+        await pass(d, ada);
+        expect((await d.graph.entities(ada.agentId, "dana", 10)).map((e) => [e.name, e.aliases, e.mentions])).toEqual([["Dana Weber", ["Dana"], 2]]);
+        expect(d.errors).toEqual([]);
+      }
+    });
+
     test("a due review is queued by a pass, listed once, and queued once", async () => {
       const d = await started(await kind.open());
       const due = await d.remember(ada, { content: "The VPN certificate expires this month", reviewAfter: "2021-06-01T00:00:00.000Z" });

@@ -4,13 +4,15 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hookCommand, isSignetHookCommand, shellQuote } from "../../src/harness/hook-command";
+import { printedHookOutput } from "../../src/cli/hook";
+import type { HookEvent } from "../../src/contracts/hook-events";
 import { COMMAND_HOOKS, hookOutput, parseHookInput } from "../../src/harness/hook-io";
 import { readJsonObject } from "../../src/harness/json-edit";
 import { isSignetPlugin } from "../../src/harness/opencode-plugin";
 import { applyPlan, planSetup } from "../../src/harness/plan";
 import { boundTranscript, transcriptText } from "../../src/harness/transcript";
 import { tempDir } from "../helpers/temp-cleanup";
-import type { HarnessContext } from "../../src/harness/types";
+import type { HarnessContext, HarnessName } from "../../src/harness/types";
 
 const SIGNET = "/opt/it's here/bin/signet";
 
@@ -164,16 +166,44 @@ describe("hook input and output", () => {
 
   test("each harness gets its own output; nothing when there is no context", () => {
     const answer = { context: "remember X", memoryIds: ["m1"], window: 0 };
-    expect(JSON.parse(hookOutput("claude-code", "user-prompt-submit", answer)!)).toEqual({
+    const printed = (harness: HarnessName, event: HookEvent, a = answer) => {
+      const out = hookOutput(harness, event, a);
+      return out === undefined ? undefined : printedHookOutput(out);
+    };
+    expect(JSON.parse(printed("claude-code", "user-prompt-submit")!)).toEqual({
       hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "remember X" },
     });
-    expect(JSON.parse(hookOutput("codex", "session-start", answer)!)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "remember X" } });
+    expect(JSON.parse(printed("codex", "session-start")!)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "remember X" } });
     // Claude Code takes PreCompact's plain stdout as instructions for the summary; Codex has no such input.
-    expect(hookOutput("claude-code", "pre-compaction", answer)).toBe("remember X");
-    expect(hookOutput("codex", "pre-compaction", answer)).toBeUndefined();
-    expect(hookOutput("claude-code", "session-end", answer)).toBeUndefined();
-    expect(JSON.parse(hookOutput("opencode", "pre-compaction", answer)!)).toEqual({ context: "remember X", memoryIds: ["m1"] });
-    expect(hookOutput("claude-code", "session-start", { ...answer, context: "  " })).toBeUndefined();
+    expect(printed("claude-code", "pre-compaction")).toBe("remember X");
+    expect(printed("codex", "pre-compaction")).toBeUndefined();
+    expect(printed("claude-code", "session-end")).toBeUndefined();
+    expect(JSON.parse(printed("opencode", "pre-compaction")!)).toEqual({ context: "remember X", memoryIds: ["m1"] });
+    expect(printed("claude-code", "session-start", { ...answer, context: "  " })).toBeUndefined();
+  });
+
+  test("no output carries a raw DEL, C1, bidi or other control character: JSON escapes them and parses to the same text; plain text shows them", () => {
+    const context = "Build server is \u202eheron\u202c \u009b\u007f, \u2066isolated\u2069 \u061c\u200e\u200f \u001b[31mred\u0007\ttab\nnext";
+    const answer = { context, memoryIds: ["m1"], window: 0 };
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const outputs: [HarnessName, HookEvent, (parsed: unknown) => unknown][] = [
+      ["claude-code", "session-start", (o) => (o as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext],
+      ["claude-code", "user-prompt-submit", (o) => (o as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext],
+      ["codex", "session-start", (o) => (o as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext],
+      ["codex", "user-prompt-submit", (o) => (o as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext],
+      ["opencode", "session-start", (o) => (o as { context: string }).context],
+      ["opencode", "user-prompt-submit", (o) => (o as { context: string }).context],
+      ["opencode", "pre-compaction", (o) => (o as { context: string }).context],
+    ];
+    for (const [harness, event, contextOf] of outputs) {
+      const text = printedHookOutput(hookOutput(harness, event, answer)!);
+      expect({ harness, event, raw: raw.test(text) }).toEqual({ harness, event, raw: false });
+      expect(text).toContain("\\u202eheron\\u202c \\u009b\\u007f");
+      expect(contextOf(JSON.parse(text))).toBe(context);
+    }
+    // Claude Code's PreCompact reads plain text: the characters shown as escapes, tabs and line breaks kept.
+    const plain = printedHookOutput(hookOutput("claude-code", "pre-compaction", answer)!);
+    expect(plain).toBe("Build server is \\u202eheron\\u202c \\x9b\\x7f, \\u2066isolated\\u2069 \\u061c\\u200e\\u200f \\x1b[31mred\\x07\ttab\nnext");
   });
 
   test("transcripts of Claude Code and Codex as turns; other text as it is; bounded at the end", () => {

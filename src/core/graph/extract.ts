@@ -141,31 +141,72 @@ export function knownKeysIn(text: string, known: (key: string) => boolean): stri
   return knownSpans(text, tokens(text), known).map((s) => s.key);
 }
 
-/** Capitalized runs ("Dana Weber", "PostgreSQL") and the names the agent already knows, in order of appearance. */
+/** The end (exclusive) of the capitalized run starting at `i`, at most MAX_NAME_WORDS words, stopping at a taken token. */
+function runEnd(toks: Token[], i: number, taken?: Set<number>): number {
+  let j = i;
+  while (j + 1 < toks.length && !taken?.has(j + 1) && !toks[j + 1]!.opens && capitalized(toks[j + 1]!.text) && j - i < MAX_NAME_WORDS - 1) j++;
+  return j + 1;
+}
+
+/**
+ * Capitalized runs ("Dana Weber", "PostgreSQL") and the names the agent already knows, in order of
+ * appearance. A run that extends known names ("Dana Weber" once "Dana" is known, "React Native" once
+ * "React" is) is the longer name, not the known one and a stray rest, so the graph does not depend on
+ * which it heard first; a known name reaching past the run ("dana weber" in "Dana weber") stays known.
+ */
 function namesIn(text: string, known: (key: string) => boolean): { name: string; type: EntityType }[] {
   const toks = tokens(text);
   const found: { name: string; type: EntityType; at: number }[] = [];
-  const covered = new Set<number>();
-  for (const span of knownSpans(text, toks, known)) {
-    found.push({ name: span.name, type: "thing", at: span.at });
-    for (let j = span.at; j < span.at + span.words; j++) covered.add(j);
+  const spans = knownSpans(text, toks, known);
+  const taken = new Set<number>();
+  const run = (i: number, end: number) => {
+    const words = toks.slice(i, end).map((t) => t.text);
+    const name = text.slice(toks[i]!.start, toks[end - 1]!.end).replace(/'s$/, "");
+    found.push({ name, type: personish(words, toks[end]?.text) ? "person" : "thing", at: i });
+    for (let k = i; k < end; k++) taken.add(k);
+  };
+  if (spans.length > 0) {
+    const spanAt: (KnownSpan | undefined)[] = new Array(toks.length);
+    for (const span of spans) for (let k = span.at; k < span.at + span.words; k++) spanAt[k] = span;
+    const outgrown = new Set<KnownSpan>();
+    for (let i = 0; i < toks.length; i++) {
+      if (!capitalized(toks[i]!.text)) continue;
+      // A sentence's first word before a known name is the sentence's ("Ask Dana ..."), as a lone
+      // one is below: it does not extend the name.
+      if (toks[i]!.opens && !spanAt[i] && spanAt[i + 1]?.at === i + 1) continue;
+      const end = runEnd(toks, i);
+      // The run is the name when it holds known names, each wholly inside it and shorter than it.
+      let holds = false;
+      let outgrows = true;
+      for (let k = i; k < end; k++) {
+        const span = spanAt[k];
+        if (!span) continue;
+        holds = true;
+        if (span.at < i || span.at + span.words > end || span.words === end - i) outgrows = false;
+      }
+      if (holds && outgrows) {
+        for (let k = i; k < end; k++) if (spanAt[k]) outgrown.add(spanAt[k]!);
+        run(i, end);
+      }
+      i = end - 1;
+    }
+    for (const span of spans) {
+      if (outgrown.has(span)) continue;
+      found.push({ name: span.name, type: "thing", at: span.at });
+      for (let k = span.at; k < span.at + span.words; k++) taken.add(k);
+    }
   }
   for (let i = 0; i < toks.length; i++) {
-    if (covered.has(i) || !capitalized(toks[i]!.text)) continue;
-    let j = i;
-    while (j + 1 < toks.length && !covered.has(j + 1) && !toks[j + 1]!.opens && capitalized(toks[j + 1]!.text) && j - i < MAX_NAME_WORDS - 1) j++;
-    const words = toks.slice(i, j + 1).map((t) => t.text);
+    if (taken.has(i) || !capitalized(toks[i]!.text)) continue;
+    const end = runEnd(toks, i, taken);
     // A lone capitalized word opening a sentence is usually just the sentence's first word, unless
     // it is written as a name (PostgreSQL), owns something (Dana's) or acts as a person (Kenji approves).
-    const next = toks[j + 1]?.text;
-    const actsAsName = innerCapital(words[0]!) || /'s$/.test(words[0]!) || (next !== undefined && PERSON_VERBS.has(next.toLowerCase()));
-    if (toks[i]!.opens && words.length === 1 && !actsAsName) {
-      i = j;
-      continue;
-    }
-    const name = text.slice(toks[i]!.start, toks[j]!.end).replace(/'s$/, "");
-    found.push({ name, type: personish(words, next) ? "person" : "thing", at: i });
-    i = j;
+    const word = toks[i]!.text;
+    const next = toks[end]?.text;
+    const actsAsName = innerCapital(word) || /'s$/.test(word) || (next !== undefined && PERSON_VERBS.has(next.toLowerCase()));
+    if (toks[i]!.opens && end === i + 1 && !actsAsName) continue;
+    run(i, end);
+    i = end - 1;
   }
   return found.sort((a, b) => a.at - b.at);
 }
