@@ -6,6 +6,7 @@ import { z } from "zod";
 import { answer } from "./answer";
 import type { ErrorBody } from "./errors";
 import { intString } from "./memory";
+import { namedRecord } from "./named-record";
 import { operation } from "./operation";
 import { RESERVED_SERVER_NAMES } from "./bridge-names";
 import { ROUTES } from "./routes";
@@ -22,7 +23,7 @@ export const ServerNameSchema = z
   });
 
 /** Environment and header values: literal, or `secret:NAME` resolved when the server starts. */
-const StringMap = z.record(z.string().min(1).max(256), z.string().max(8192));
+const StringMap = namedRecord(z.string().min(1).max(256), z.string().max(8192));
 
 const hasSeparator = (path: string) => path.includes("/") || path.includes(sep);
 

@@ -3,6 +3,7 @@
 // redacted output of jobs.
 import { z } from "zod";
 import { answer } from "./answer";
+import { namedRecord } from "./named-record";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
 /** The largest value the store takes (a certificate or a key file fits). */
@@ -47,15 +48,13 @@ const ReferenceSchema = z
 const ExecRequestSchema = z
   .object({
     command: z.string().min(1, "must not be empty").max(COMMAND_MAX_CHARS, `must be at most ${COMMAND_MAX_CHARS} characters`),
-    secrets: z
-      .record(
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name is letters, digits and _, not starting with a digit")
-          .refine((k) => !(RESERVED_ENV_NAMES as readonly string[]).includes(k), `must not be one of ${RESERVED_ENV_NAMES.join(", ")}`),
-        ReferenceSchema,
-      )
-      .refine((s) => Object.keys(s).length <= MAX_INJECTED, `at most ${MAX_INJECTED} secrets per command`),
+    secrets: namedRecord(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name is letters, digits and _, not starting with a digit")
+        .refine((k) => !(RESERVED_ENV_NAMES as readonly string[]).includes(k), `must not be one of ${RESERVED_ENV_NAMES.join(", ")}`),
+      ReferenceSchema,
+    ).refine((s) => Object.keys(s).length <= MAX_INJECTED, `at most ${MAX_INJECTED} secrets per command`),
     timeoutSeconds: z
       .number()
       .positive("must be more than 0")

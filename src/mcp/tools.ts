@@ -276,6 +276,8 @@ export const TOOLS: Tool[] = [
       "Queue a shell command (/bin/sh -c) with secrets injected as environment variables. Output is redacted: secret values never appear in results. Bare names resolve through the active secrets provider (local by default); local://NAME forces the local store, bw://ITEM a Bitwarden item, op://VAULT/ITEM/FIELD 1Password. Returns a job id: poll secret_exec_status for the redacted output.",
     input: {
       command: z.string().describe("Shell command to queue; refer to secrets as environment variables, e.g. \"$API_KEY\""),
+      // z.unknown, not z.record: a record drops a `__proto__` name silently; the daemon's contract
+      // checks the map and refuses that name, and tools/list still advertises a map of strings.
       secrets: z
         .record(z.string(), z.string())
         .describe("Map of env var name to secret reference (Signet name, local://NAME, bw://..., or op://...)"),
@@ -287,7 +289,8 @@ export const TOOLS: Tool[] = [
     calls: API.secrets.exec,
     handler: async (a, client) =>
       rendered(
-        await client.secrets.exec(defined(a)),
+        // `secrets` is listed as a map of strings and checked whole by the daemon's contract.
+        await client.secrets.exec(defined({ ...a, secrets: a.secrets as Record<string, string> })),
         (job) => `Queued secret exec job ${job.id} (timeout ${job.timeoutMs / 1000} s). Poll secret_exec_status with jobId ${job.id} for its redacted output.`,
       ),
   }),

@@ -18,7 +18,7 @@ import {
   sameSecret,
 } from "../config/owner-files";
 import { isLoopbackHost } from "../config/daemon-url";
-import { READ_PERMISSIONS, ROLE_PERMISSIONS, type Role } from "../contracts/auth";
+import { READ_PERMISSIONS, ROLE_PERMISSIONS, type Permission, type Role } from "../contracts/auth";
 import type { ErrorCode } from "../contracts/errors";
 import type { RateLimits } from "../core/auth/rate-limit";
 import type { TokenCheck } from "../core/auth/tokens";
@@ -26,10 +26,10 @@ import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
 import { VERSION } from "../version";
 import type { OwnerCredentials } from "./credentials";
 import { errorResponse } from "./http-errors";
-import { credentialNeeded, permissionFor } from "./permissions";
+import { credentialNeeded, permissionsNeeded } from "./permissions";
 import { ROUTES } from "../contracts/routes";
 import { principalOf, setPrincipal, type Principal } from "./principal";
-import { foldedForm, isMcpPath, looseForm, requestPath } from "./request-path";
+import { isMcpPath, pathForms, requestPath } from "./request-path";
 
 export type AuthMode = "local" | "team" | "hybrid";
 
@@ -73,10 +73,11 @@ function parseHostHeader(value: string): { name: string; port: number | null } |
 
 /**
  * The credential a route needs, decided on the path before routing (src/server/permissions.ts, from
- * each operation's `credential`): for the path decoded and as sent, so no spelling skips one.
+ * each operation's `credential`): for every form of the path (decoded whole, decoded by segment, as
+ * sent), the strictest, so no spelling skips one.
  */
 export function credentialFor(method: string, path: string): Credential | null {
-  return credentialNeeded(method === "HEAD" ? "GET" : method, [looseForm(path), foldedForm(path)]);
+  return credentialNeeded(method === "HEAD" ? "GET" : method, pathForms(path));
 }
 
 function bearer(request: Request): string | null {
@@ -174,10 +175,15 @@ export function createGuard(settings: GuardSettings) {
     return { kind: "anonymous", loopback };
   }
 
-  /** A refusal when the principal may not call the route, or may not right now (rate limit). */
-  async function permissionProblem(principal: Principal, method: string, path: string, loose: string): Promise<Response | null> {
-    const need = permissionFor(method, loose);
-    if (need === "public" || principal.kind === "trusted") return null;
+  /**
+   * A refusal when the principal may not call the route, or may not right now (rate limit). The
+   * route is judged on every form of the path (src/server/permissions.ts `permissionsNeeded`): the
+   * caller must meet the needs of each route a form names.
+   */
+  async function permissionProblem(principal: Principal, method: string, path: string): Promise<Response | null> {
+    const needs = permissionsNeeded(method, pathForms(path));
+    const open = needs.length > 0 && needs.every((need) => need === "public");
+    if (open || principal.kind === "trusted") return null;
     if (principal.kind === "anonymous") {
       return refuse(
         path,
@@ -187,12 +193,14 @@ export function createGuard(settings: GuardSettings) {
       );
     }
     const role: Role = principal.role;
-    if (need === undefined) return refuse(path, 403, "forbidden", `${method} ${path} is not open to tokens (no permission rule names it)`);
-    if (need !== "signed-in" && !ROLE_PERMISSIONS[role].has(need)) {
-      return refuse(path, 403, "forbidden", `${method} ${path} needs permission ${need}, which a ${role} token does not have`);
+    if (needs.length === 0) return refuse(path, 403, "forbidden", `${method} ${path} is not open to tokens (no permission rule names it)`);
+    const permissions = needs.filter((need): need is Permission => need !== "public" && need !== "signed-in");
+    const missing = permissions.find((need) => !ROLE_PERMISSIONS[role].has(need));
+    if (missing !== undefined) {
+      return refuse(path, 403, "forbidden", `${method} ${path} needs permission ${missing}, which a ${role} token does not have`);
     }
     // A GET changes nothing: polling a job's status or an inbox is not a burst of changes.
-    if (need === "signed-in" || READ_PERMISSIONS.has(need) || method === "GET") return null;
+    if (method === "GET" || permissions.every((need) => READ_PERMISSIONS.has(need))) return null;
     const wait = await settings.rateLimiter.take(principal.tokenId);
     if (wait === 0) return null;
     return refuse(path, 429, "rate_limited", `too many changes with this token: retry in ${wait} s (auth.rateLimit)`, {
@@ -255,7 +263,7 @@ export function createGuard(settings: GuardSettings) {
       } else {
         // /health stays public: unauthenticated remote callers learn the status and version, nothing more.
         if (health && principal.kind === "anonymous" && !principal.loopback) return publicHealth();
-        const refused = await permissionProblem(principal, method, path, looseForm(path));
+        const refused = await permissionProblem(principal, method, path);
         if (refused) return refused;
         setPrincipal(request, principal);
       }

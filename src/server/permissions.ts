@@ -40,9 +40,26 @@ function ruleFor(method: string, path: string): Rule | undefined {
   return RULES.find((rule) => (rule.methods === null || rule.methods.has(method)) && rule.path.test(p));
 }
 
-/** The route's need, or undefined when no rule names it. `path` is the guard's loose form (lower case, decoded). */
+/** The route's need, or undefined when no rule names it. `path` is one of the guard's forms of it (lower case). */
 export function permissionFor(method: string, path: string): RouteNeed | undefined {
   return ruleFor(method, path)?.need;
+}
+
+/**
+ * What a request needs, whichever way its path is read (`forms`: decoded whole, decoded by segment,
+ * and as sent; src/server/request-path.ts): the needs of every route a form names, all of which the
+ * caller must meet, since the router reaches one of them. A form that names no route is no route
+ * (the router answers 404 there), so `/api/sessions/feature%2Flogin`, the session `feature/login`,
+ * needs what that route needs although decoded whole it reads as a path no rule names. Empty when
+ * no form names a route: refused to every token (deny by default).
+ */
+export function permissionsNeeded(method: string, forms: string[]): RouteNeed[] {
+  const needs = new Set<RouteNeed>();
+  for (const form of forms) {
+    const need = permissionFor(method, form);
+    if (need !== undefined) needs.add(need);
+  }
+  return [...needs];
 }
 
 const STRICTNESS: Record<Credential, number> = { instance: 1, admin: 2 };

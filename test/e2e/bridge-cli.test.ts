@@ -38,6 +38,10 @@ describe("signet mcp: servers", () => {
     expect(added.transport).toMatchObject({ command: "/bin/sh", args: ["-c", "exit 0", "--env", "C=3"], env: { A: "1", B: "two" } });
     expect((await cli(["mcp", "add", "noval", "--", "/bin/sh"].toSpliced(3, 0, "--env"))).code).toBe(2);
     expect((await cli(["mcp", "remove", "envs"])).code).toBe(0);
+    // A variable named __proto__ is refused naming it, not dropped.
+    const proto = await cli(["mcp", "add", "proto", "--env", "__proto__=x", "--", "/bin/sh"]);
+    expect(proto.code).toBe(2);
+    expect(proto.stderr).toContain("transport.env: the name __proto__ cannot be used");
     const reserved = await cli(["mcp", "add", "analytics", "--", NODE]);
     expect(reserved.code).toBe(2);
     expect(reserved.stderr).toContain("reserved");

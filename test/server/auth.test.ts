@@ -14,7 +14,8 @@ import { TOOLS } from "../../src/mcp/tools";
 import { OPERATIONS } from "../../src/contracts/api";
 import { createHandler } from "../../src/server/app";
 import { startDaemon } from "../../src/server/daemon";
-import { permissionFor } from "../../src/server/permissions";
+import { permissionFor, permissionsNeeded } from "../../src/server/permissions";
+import { pathForms } from "../../src/server/request-path";
 import { setPrincipal } from "../../src/server/principal";
 import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { call, expectError, type Res } from "../helpers/memory-api";
@@ -285,6 +286,65 @@ describe("team mode", () => {
     expect(typeof operator.body.aggregate.saved.id).toBe("string");
   });
 
+  test("an encoded slash inside a parameter is part of it for tokens too: a project entity, a session key holding '/'", async () => {
+    const agent = bearer(tokens.agent);
+    const made = await call(td, "POST", "/api/memory/remember", { body: { content: "The p1 build runs make release.", project: "/tmp/p1" }, headers: agent });
+    expect(made.status).toBe(201);
+    await td.daemon.context.graph.settled();
+    const entity = await call(td, "GET", "/api/graph/entities/%2Ftmp%2Fp1", { headers: agent });
+    expect(entity.status).toBe(200);
+    expect(entity.body.entity).toMatchObject({ name: "/tmp/p1", type: "project" });
+
+    const started = await call(td, "POST", "/api/hooks/session-start", { body: { sessionKey: "feature/login", harness: "codex" }, headers: agent });
+    expect(started.status).toBe(200);
+    const session = await call(td, "GET", "/api/sessions/feature%2Flogin", { headers: agent });
+    expect(session.status).toBe(200);
+    expect(JSON.stringify(session.body)).toContain('"feature/login"');
+    const bypass = await call(td, "POST", "/api/sessions/feature%2Flogin/bypass", { body: { enabled: true }, headers: agent });
+    expect(bypass.status).toBe(200);
+    expect(bypass.body.bypassed).toBe(true);
+    // Each route keeps its own rules: a readonly token may not bypass, removing needs the owner's credential.
+    expectError(
+      await call(td, "POST", "/api/sessions/feature%2Flogin/bypass", { body: { enabled: false }, headers: bearer(tokens.readonly) }),
+      403,
+      "forbidden",
+      "needs permission sessions, which a readonly token does not have",
+    );
+    expectError(await call(td, "DELETE", "/api/sessions/feature%2Flogin", { headers: agent }), 403, "forbidden", "admin.token");
+    // The same key spelled as a deeper path is no route.
+    expectError(await call(td, "GET", "/api/sessions/feature/login", { headers: agent }), 403, "forbidden", "not open to tokens");
+  });
+
+  test("no spelling of a path reaches a route with a lesser permission than its own, or one no rule names", async () => {
+    const readonly = bearer(tokens.readonly);
+    // Case, escapes, doubled and trailing slashes, and an encoded slash between a route's own segments.
+    for (const path of [
+      "/api/memory/rem%65mber",
+      "/API/Memory/Remember",
+      "//api/memory//remember/",
+      "/api/memory%2Fremember",
+      "/api/memory%2fremember/",
+      "/api%2Fmemory%2Fremember",
+    ]) {
+      const res = await call(td, "POST", path, { body: memoryBody(`spelled ${path}`), headers: readonly });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: expect.stringContaining("needs permission remember") });
+    }
+    for (const path of ["/api/t%6Fkens", "/API/Tokens", "//api/tokens", "/api/tokens/", "/api%2Ftokens"]) {
+      const res = await call(td, "GET", path, { headers: bearer(tokens.agent) });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 403, error: expect.stringContaining("needs permission tokens-manage") });
+    }
+    // A parameter holding `..` and slashes is a parameter: the session route reads it as a key, and finds none.
+    expect((await call(td, "GET", "/api/sessions/x%2F..%2F..%2Ftokens", { headers: bearer(tokens.agent) })).status).toBe(404);
+    const written = td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content LIKE 'spelled %'").get() as { n: number };
+    expect(written.n).toBe(0);
+    // Every form the guard reads a path in names a route whose need the caller must meet.
+    expect(permissionsNeeded("GET", pathForms("/api/sessions/abc%2Ftools"))).toEqual(["sessions-read"]);
+    expect(permissionsNeeded("POST", pathForms("/api/sessions/a%2Fb/bypass"))).toEqual(["sessions"]);
+    expect(permissionsNeeded("POST", pathForms("/api/memory%2Fremember"))).toEqual(["remember"]);
+    expect(permissionsNeeded("POST", ["/api/memory/remember", "/api/tokens"]).sort()).toEqual(["remember", "tokens-manage"]);
+    expect(permissionsNeeded("GET", pathForms("/api/sessions/a/b"))).toEqual([]);
+  });
+
   test("/mcp with a token runs each tool with the token's role and its agent", async () => {
     async function mcp(token: string, headers: Record<string, string> = {}, query = ""): Promise<Client> {
       const client = new Client({ name: "auth-test", version: "1" });
@@ -476,5 +536,40 @@ describe("rate limits", () => {
     expect((await call(td, "POST", "/api/memory/remember", { body: memoryBody("other token"), headers: bearer(b) })).status).toBe(201);
     const count = td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE content = 'still limited'").get() as { n: number };
     expect(count.n).toBe(0);
+  });
+
+  test("an aggregate recall that saves is a write: it spends the token's budget, and past it the answer comes unsaved", async () => {
+    const agent = bearer((await createToken(td, { role: "agent", agentId: "limited" })).token);
+    // Evidence, written by the owner (not limited) for the agent.
+    for (const content of ["Deploys go out on Tuesdays.", "The deploy checklist lives in the wiki."]) {
+      expect((await call(td, "POST", "/api/memory/remember", { body: memoryBody(content), agent: "limited", headers: td.ownerHeaders })).status).toBe(201);
+    }
+    const aggregates = () =>
+      (td.daemon.context.stores.sqlite!.query("SELECT COUNT(*) AS n FROM memories WHERE agent_id = 'limited' AND type = 'aggregate'").get() as { n: number }).n;
+    const recall = { query: "deploy", aggregate: true };
+
+    // Saved: one of the burst of 3 spent, so two remembers pass and the third is refused.
+    const saved = await call(td, "POST", "/api/memory/recall", { body: recall, headers: agent });
+    expect(saved.status).toBe(200);
+    expect(typeof saved.body.aggregate.saved.id).toBe("string");
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(td, "POST", "/api/memory/remember", { body: memoryBody(`limited ${i}`), headers: agent })).status);
+    expect(statuses).toEqual([201, 201, 429]);
+
+    // Past the limit: the answer comes, nothing is saved, and the answer says why.
+    for (let i = 0; i < 3; i++) {
+      const over = await call(td, "POST", "/api/memory/recall", { body: recall, headers: agent });
+      expect(over.status).toBe(200);
+      expect(over.body.aggregate.answer).toContain("Tuesdays");
+      expect(over.body.aggregate.saved).toEqual({ skipped: expect.stringMatching(/rate limit.*auth\.rateLimit.*not saved: retry in \d+ s/) });
+    }
+    expect(aggregates()).toBe(1);
+    // An aggregate that is not to be saved, and a plain recall, are reads: they pass as ever.
+    const unsaved = await call(td, "POST", "/api/memory/recall", { body: { ...recall, saveAggregate: false }, headers: agent });
+    expect(unsaved.body.aggregate.saved).toEqual({ skipped: "saveAggregate is false" });
+    expect((await call(td, "POST", "/api/memory/recall", { body: { query: "deploy" }, headers: agent })).status).toBe(200);
+    // The owner is not limited (the same answer again: the save finds the one stored already).
+    const owners = await call(td, "POST", "/api/memory/recall", { body: recall, agent: "limited", headers: td.ownerHeaders });
+    expect(owners.body.aggregate.saved).toEqual({ id: saved.body.aggregate.saved.id });
   });
 });

@@ -161,6 +161,11 @@ describe("permissions from the operations", () => {
       const status = await callTool(agent, "secret_exec_status", { jobId: queued.structured.id });
       expect(status.isError).toBe(false);
       exactly(SECRETS_API.status.response, status.structured);
+      // A variable named __proto__ reaches the daemon's contract, which refuses it by name, not dropped on the way.
+      const proto = await callTool(agent, "secret_exec", { command: 'echo "[$__proto__]"', secrets: JSON.parse('{"__proto__":"X"}') });
+      expect(proto).toMatchObject({ isError: true, text: expect.stringContaining("secrets: the name __proto__ cannot be used") });
+      // And the tool still requires its map.
+      expect(await callTool(agent, "secret_exec", { command: "true" })).toMatchObject({ isError: true, text: expect.stringMatching(/received undefined at secrets/) });
     } finally {
       await mcp.closeAll();
     }

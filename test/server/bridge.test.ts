@@ -119,6 +119,26 @@ describe("registry routes", () => {
     const again = await install("dup", everythingStdio());
     expect(again).toMatchObject({ status: 409, body: { code: "exists" } });
   });
+
+  test("an env variable or header named __proto__ is refused naming it, not dropped; installed and changed servers keep none", async () => {
+    // JSON.parse makes `__proto__` an own key, as a request body does; an object literal would set the prototype.
+    const proto = () => JSON.parse('{"__proto__":"x","KEPT":"y"}') as Record<string, string>;
+    const cases: [string, unknown][] = [
+      ["transport.env", { ...everythingStdio(), env: proto() }],
+      ["transport.headers", { type: "http", url: "http://127.0.0.1:9/mcp", headers: proto() }],
+    ];
+    for (const [field, transport] of cases) {
+      const r = await install("proto", transport);
+      expect({ field, status: r.status, code: r.body.code }).toEqual({ field, status: 400, code: "invalid_input" });
+      expect(r.body.error).toContain(`${field}: the name __proto__ cannot be used`);
+    }
+    expect((await api("GET", "/api/marketplace/servers")).body.servers).toEqual([]);
+    expect((await install("proto", everythingStdio({ env: { KEPT: "y" } }))).status).toBe(201);
+    const changed = await api("PATCH", "/api/marketplace/servers/proto", { transport: { ...everythingStdio(), env: proto() } });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error).toContain("transport.env: the name __proto__ cannot be used");
+    expect((await api("GET", "/api/marketplace/servers/proto")).body.transport.env).toEqual({ KEPT: "y" });
+  });
 });
 
 describe("calls through the pool", () => {

@@ -166,6 +166,21 @@ describe("exec", () => {
     expect((await d.api("GET", "/api/secrets/exec/no-such-job")).status).toBe(404);
   });
 
+  test("a variable named __proto__ is refused naming it, not dropped from the job's environment", async () => {
+    // JSON.parse makes `__proto__` an own key, as a request body does; an object literal would set the prototype.
+    const secrets = JSON.parse('{"__proto__":"API_KEY","OTHER":"OTHER"}');
+    const mark = join(work, "ran-with-proto");
+    const refused = await d.api("POST", "/api/secrets/exec", { command: `echo "[$__proto__]" > ${mark}`, secrets });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe("invalid_input");
+    expect(refused.body.error).toContain("secrets: the name __proto__ cannot be used");
+    // A name that is no special key is injected as ever.
+    const job = await run('echo "[$PROTO]"', { PROTO: "API_KEY" });
+    expect(job.stdout).toBe("[[REDACTED]]\n");
+    await Bun.sleep(200);
+    expect(existsSync(mark)).toBe(false);
+  });
+
   test("an unknown name or reference fails the job with a clear message, and nothing runs", async () => {
     const mark = join(work, "ran-with-unknown-secret");
     const job = await run(`touch ${mark}`, { X: "NO_SUCH_SECRET" });

@@ -207,6 +207,9 @@ describe("the owner's admin token", () => {
     // The call route spelled with an escape is still the call route; a server's name spelled so is still that server.
     expect(credentialFor("POST", "/api/marketplace/servers/x/%63all")).toBeNull();
     expect(credentialFor("DELETE", "/api/marketplace/servers/a%2Fb")).toBe("admin");
+    // An escape in a route's own segment and an encoded slash in its parameter, together: still that route.
+    expect(credentialFor("DELETE", "/api/marketpl%61ce/servers/a%2Fb")).toBe("admin");
+    expect(credentialFor("DELETE", "/api/s%65ssions/feature%2Flogin")).toBe("admin");
     expect(credentialFor("DELETE", "/api/Marketplace//servers/x/")).toBe("admin");
     expect(credentialFor("DELETE", "/api/marketplace/servers/x")).toBe("admin");
     expect(credentialFor("POST", "/api/mcp/invocations")).toBe("instance");

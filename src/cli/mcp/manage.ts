@@ -14,13 +14,14 @@ const nameArg = { name: { type: "positional", description: "Installed server nam
 
 /** A repeatable flag's KEY=VALUE words (declared `multiple`: parse-args.ts gives them as a list). */
 function keyValues(flag: string, given: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
+  const pairs: [string, string][] = [];
   for (const pair of (given as string[] | undefined) ?? []) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw new UsageError(`--${flag} expects KEY=VALUE, got ${JSON.stringify(pair)}`);
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+    pairs.push([pair.slice(0, eq), pair.slice(eq + 1)]);
   }
-  return out;
+  // fromEntries, not assignment: a key `__proto__` stays a key, for the contract to refuse by name.
+  return Object.fromEntries(pairs);
 }
 
 function describe(server: InstalledServer): string {

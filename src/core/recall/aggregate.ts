@@ -1,7 +1,8 @@
 // Aggregate recall (docs/api.md#aggregate): one answer synthesized from bounded recall evidence by
 // the configured llm, or, with none or when its answer cannot be used, the extractive summary
 // (extractive.ts) with the reason; then saved as a memory of type `aggregate` when the caller may
-// remember. Aggregates are never evidence: the recall under it leaves them out.
+// remember, and may write now (a save is a write: it spends one of an API token's rate-limited
+// changes). Aggregates are never evidence: the recall under it leaves them out.
 import {
   AGGREGATE_BUDGETS,
   AGGREGATE_TYPE,
@@ -17,12 +18,14 @@ import { boundedEvidence, type Evidence } from "./evidence";
 import { extractiveAnswer } from "./extractive";
 import type { RecallCallOptions } from "./service";
 
-/**
- * What the caller may do, from its credentials (docs/security.md). Today every local caller may
- * remember; the auth work (roles: `readonly` may not) fills this in from the request's token.
- */
+/** What the caller may do, from its credentials (docs/security.md#rate-limits): `readonly` tokens may not remember. */
 export interface AggregatePermissions {
   canRemember: boolean;
+  /**
+   * Spends one of the caller's writes on the save, just before it: null when it may go ahead, or
+   * why it may not (an API token past its rate limit). Absent: the caller's writes are not limited.
+   */
+  spendWrite?(): Promise<string | null>;
 }
 
 export interface AggregateDeps {
@@ -91,6 +94,9 @@ export class AggregateRecall {
     if (req.saveAggregate === false) return { skipped: "saveAggregate is false" };
     if (!permissions.canRemember) return { skipped: "this caller may not remember, so the aggregate was not saved" };
     if (evidence.length === 0) return { skipped: "no memory matched, so there was nothing to aggregate" };
+    // Last of the checks: a save that does not happen spends nothing.
+    const refused = (await permissions.spendWrite?.()) ?? null;
+    if (refused !== null) return { skipped: refused };
     try {
       const stored = await this.deps.remember(caller, {
         content: answer.answer,
