@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
 import { alive } from "../../src/control/daemon-process";
 import { EVERYTHING, NODE, descendants } from "../helpers/everything";
+import { FAKE_ERROR_SERVER } from "../helpers/fake-server";
 import { eventually } from "../helpers/wait";
 
 let s: Sandbox;
@@ -37,11 +38,11 @@ describe("signet mcp: servers", () => {
     const added = json(await cli(["mcp", "list"])).servers.find((x: any) => x.name === "envs");
     expect(added.transport).toMatchObject({ command: "/bin/sh", args: ["-c", "exit 0", "--env", "C=3"], env: { A: "1", B: "two" } });
     expect((await cli(["mcp", "add", "noval", "--", "/bin/sh"].toSpliced(3, 0, "--env"))).code).toBe(2);
-    expect((await cli(["mcp", "remove", "envs"])).code).toBe(0);
     // A variable named __proto__ is refused naming it, not dropped.
     const proto = await cli(["mcp", "add", "proto", "--env", "__proto__=x", "--", "/bin/sh"]);
     expect(proto.code).toBe(2);
     expect(proto.stderr).toContain("transport.env: the name __proto__ cannot be used");
+    expect((await cli(["mcp", "remove", "envs"])).code).toBe(0);
     const reserved = await cli(["mcp", "add", "analytics", "--", NODE]);
     expect(reserved.code).toBe(2);
     expect(reserved.stderr).toContain("reserved");
@@ -55,13 +56,53 @@ describe("signet mcp: servers", () => {
     expect((await cli(["mcp", "remove", "web"])).code).toBe(1);
   });
 
-  test("a server that fails to start exits 3 with the reason", async () => {
-    expect((await cli(["mcp", "add", "broken", "--", NODE, "-e", "console.error('no config file'); process.exit(1)"])).code).toBe(0);
+  test("a server that fails to start exits 3 with the reason; a call to it is recorded as a failed call", async () => {
+    expect((await cli(["mcp", "add", "broken", "--", "sh", "-c", 'echo "broken: cannot start" >&2; exit 3'])).code).toBe(0);
     const r = await cli(["mcp", "broken", "list-tools"]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("failed to start");
-    expect(r.stderr).toContain("no config file");
+    expect(r.stderr).toContain("broken: cannot start");
+    for (const args of [["--param", "s=1"], ["--json", '{"s":"1"}']]) {
+      const call = await cli(["mcp", "broken", "echo", ...args]);
+      expect(call.code).toBe(3);
+      expect(call.stderr).toContain('MCP server "broken" failed to start: it exited at start (exit code 3)');
+      expect(call.stderr).toContain("broken: cannot start");
+    }
+    // Listing tools is no call; the two calls are.
+    let analytics: any;
+    await eventually(async () => (analytics = json(await cli(["mcp", "analytics", "--server", "broken"]))).totalCalls >= 2);
+    expect(analytics).toMatchObject({ totalCalls: 2, successCount: 0, failureCount: 2 });
     await cli(["mcp", "remove", "broken"]);
+  });
+
+  test("a cold start counts in the call's latency, with --param as with --json", async () => {
+    // Each server sleeps a second before it starts; each is called once, cold.
+    const slow = ["--", "/bin/sh", "-c", 'sleep 1; exec "$0" "$@"', NODE, FAKE_ERROR_SERVER];
+    expect((await cli(["mcp", "add", "slow-param", ...slow])).code).toBe(0);
+    expect((await cli(["mcp", "add", "slow-json", ...slow])).code).toBe(0);
+    expect(json(await cli(["mcp", "slow-param", "echo", "--param", "s=a"])).content[0].text).toBe("a");
+    expect(json(await cli(["mcp", "slow-json", "echo", "--json", '{"s":"a"}'])).content[0].text).toBe("a");
+    for (const server of ["slow-param", "slow-json"]) {
+      let analytics: any;
+      await eventually(async () => (analytics = json(await cli(["mcp", "analytics", "--server", server]))).totalCalls >= 1);
+      expect(analytics.totalCalls).toBe(1);
+      expect(analytics.latency.p50).toBeGreaterThanOrEqual(1000);
+    }
+    await cli(["mcp", "remove", "slow-param"]);
+    await cli(["mcp", "remove", "slow-json"]);
+  });
+
+  test("a server's own JSON-RPC error exits 3 with its message, -32000 and -32001 too: not an exit, not a timeout", async () => {
+    expect((await cli(["mcp", "add", "erring", "--", NODE, FAKE_ERROR_SERVER])).code).toBe(0);
+    for (const code of [-32603, -32000, -32001]) {
+      const started = Date.now();
+      const r = await cli(["mcp", "erring", "fail", "--param", `code=${code}`]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`MCP server "erring" failed: MCP error ${code}: database locked (code ${code})`);
+      expect(r.stderr).not.toContain("exited");
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    await cli(["mcp", "remove", "erring"]);
   });
 
   test("import copies a harness's servers, skipping Signet itself and names already installed", async () => {
@@ -223,6 +264,24 @@ describe("signet mcp <server> <tool>", () => {
     const toolError = await cli(["mcp", "everything", "echo", "--json", "{}"]);
     expect(toolError.code).toBe(1);
     expect(json(toolError).isError).toBe(true);
+  });
+
+  test("--json arguments are passed as given, unchecked by the schema: the server judges them", async () => {
+    // A text where the schema says number: sent as it is, and refused by the server itself.
+    const unchecked = await cli(["mcp", "everything", "get-sum", "--json", '{"a":"notanumber","b":2}']);
+    expect(unchecked.code).toBe(1);
+    expect(json(unchecked).isError).toBe(true);
+    expect(json(unchecked).content[0].text).toContain("expected number, received string");
+    // Only an object is required, before anything is sent.
+    const notObject = await cli(["mcp", "everything", "get-sum", "--json", "[1, 2]"]);
+    expect(notObject.code).toBe(2);
+    expect(notObject.stderr).toContain("arguments for tool get-sum must be a JSON object");
+    expect((await cli(["mcp", "everything", "get-sum", "--json", "{nope"])).code).toBe(2);
+    // A tool the server does not have is a usage error listing its tools, as with --param.
+    const noTool = await cli(["mcp", "everything", "nope", "--json", "{}"]);
+    expect(noTool.code).toBe(2);
+    expect(noTool.stderr).toContain('server "everything" has no tool "nope"; its tools: echo');
+    expect(noTool.stderr).toContain("signet mcp everything list-tools");
   });
 
   test("--batch - answers one JSON line per input line, in order", async () => {

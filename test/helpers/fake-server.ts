@@ -5,9 +5,22 @@ import { join, resolve } from "node:path";
 import { NODE } from "./everything";
 
 const FAKE_SERVER = resolve(import.meta.dir, "fake-mcp-server.mjs");
+export const FAKE_ERROR_SERVER = resolve(import.meta.dir, "fake-error-server.mjs");
 
 export function fakeStdio() {
   return { type: "stdio" as const, command: NODE, args: [FAKE_SERVER] };
+}
+
+/**
+ * fake-error-server.mjs: `fail` answers a JSON-RPC error with the code it is given, `echo` its `s`.
+ * `failList`: its tools/list answers that error code instead. `startDelayMs`: it sleeps that long
+ * before it starts (a wrapper shell), as a slow cold start.
+ */
+export function fakeErrorStdio(options: { failList?: number; startDelayMs?: number } = {}) {
+  const args = [FAKE_ERROR_SERVER, ...(options.failList === undefined ? [] : ["--fail-list", String(options.failList)])];
+  if (options.startDelayMs === undefined) return { type: "stdio" as const, command: NODE, args };
+  const script = `sleep ${options.startDelayMs / 1000}; exec "$0" "$@"`;
+  return { type: "stdio" as const, command: "/bin/sh", args: ["-c", script, NODE, ...args] };
 }
 
 /**

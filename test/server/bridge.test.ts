@@ -10,7 +10,7 @@ import type { CallUpdate } from "../../src/contracts/bridge";
 import { alive } from "../../src/control/daemon-process";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { EVERYTHING, NODE, descendants, everythingStdio, startEverythingHttp } from "../helpers/everything";
-import { fakeStdio } from "../helpers/fake-server";
+import { fakeErrorStdio, fakeStdio } from "../helpers/fake-server";
 import { eventually } from "../helpers/wait";
 
 let d: TestDaemon;
@@ -246,8 +246,46 @@ describe("calls through the pool", () => {
       timeoutMs: 300,
     });
     expect(slow).toMatchObject({ status: 504, body: { code: "timeout" } });
+    expect(slow.body.error).toBe('MCP server "everything" did not answer within 300 ms');
     const ok = await call("everything", { tool: "echo", arguments: { message: "still here" } });
     expect(ok.body.content[0].text).toBe("Echo: still here");
+  });
+
+  test("a server's own JSON-RPC errors are its failure in its own words, -32000 and -32001 too: not an exit, not a timeout", async () => {
+    await install("erring", fakeErrorStdio());
+    expect((await call("erring", { tool: "echo", arguments: { s: "warm" } })).body.content[0].text).toBe("warm");
+    const pid = livePid("erring");
+    // -32000 and -32001 are the codes the SDK gives its own "connection closed" and "request timed
+    // out"; from a server they are its error (-32000 is the generic "server error" of JSON-RPC).
+    for (const code of [-32603, -32000, -32001]) {
+      const error = `MCP server "erring" failed: MCP error ${code}: database locked (code ${code})`;
+      const started = Date.now();
+      const r = await call("erring", { tool: "fail", arguments: { code } });
+      expect(r).toEqual({ status: 503, body: { code: "server_unavailable", error } });
+      expect(await call("erring", { tool: "fail", params: [`code=${code}`] })).toEqual(r);
+      // It answered at once: nothing waited for a timeout.
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+    // The same process answered every call: it never exited.
+    expect(livePid("erring")).toBe(pid);
+    await flushed();
+    expect(invocationRows("erring").map((r: any) => [r.tool, r.success, r.error_text])).toEqual([
+      ["echo", 1, null],
+      ...[-32603, -32000, -32001].flatMap((code) => {
+        const row = ["fail", 0, `MCP server "erring" failed: MCP error ${code}: database locked (code ${code})`];
+        return [row, row];
+      }),
+    ]);
+  });
+
+  test("a server that answers its start with an error failed to start in its own words: not for want of time, not an exit", async () => {
+    for (const code of [-32603, -32000, -32001]) {
+      await install(`erring-start${code}`, fakeErrorStdio({ failList: code }));
+      const r = await api("GET", `/api/marketplace/servers/erring-start${code}/tools`);
+      expect(r.status).toBe(503);
+      expect(r.body.error).toBe(`MCP server "erring-start${code}" failed to start: MCP error ${code}: database locked (code ${code})`);
+    }
+    expect(d.daemon.context.bridge.live()).toEqual([]);
   });
 
   test("a server killed mid-call fails that call; the next call starts it again", async () => {
@@ -426,6 +464,42 @@ describe("invocation records", () => {
     }
     const analytics = await api("GET", "/api/mcp/analytics?server=tracked");
     expect(analytics.body).toMatchObject({ totalCalls: 3, successCount: 2, failureCount: 1 });
+  });
+
+  test("a call's start is part of it, with params as with arguments: a start that fails is a failed call; a cold start counts in its latency", async () => {
+    await install("broken", { type: "stdio", command: "/bin/sh", args: ["-c", 'echo "broken: cannot start" >&2; exit 3'] });
+    for (const how of [{ params: ["s=1"] }, { arguments: { s: "1" } }]) {
+      const r = await call("broken", { tool: "echo", ...how });
+      expect(r).toMatchObject({ status: 503, body: { code: "server_unavailable" } });
+      expect(r.body.error).toContain("broken: cannot start");
+    }
+    // Each starts cold, a second late.
+    await install("slow-params", fakeErrorStdio({ startDelayMs: 1000 }));
+    await install("slow-args", fakeErrorStdio({ startDelayMs: 1000 }));
+    expect((await call("slow-params", { tool: "echo", params: ["s=a"] })).body.content[0].text).toBe("a");
+    expect((await call("slow-args", { tool: "echo", arguments: { s: "a" } })).body.content[0].text).toBe("a");
+    // Warm, and words that do not fit: refused before any call, so not recorded.
+    expect((await call("slow-params", { tool: "echo", params: ["s=b"] })).body.content[0].text).toBe("b");
+    expect((await call("slow-params", { tool: "echo", params: ["nope=1"] })).status).toBe(400);
+    await flushed();
+    const broken = invocationRows("broken");
+    expect(broken.map((r: any) => [r.tool, r.source, r.success])).toEqual([
+      ["echo", "cli", 0],
+      ["echo", "cli", 0],
+    ]);
+    for (const r of broken) {
+      expect(r.error_text).toContain('MCP server "broken" failed to start: it exited at start (exit code 3)');
+      expect(r.error_text).toContain("broken: cannot start");
+    }
+    const [coldParams, warmParams, ...none] = invocationRows("slow-params");
+    const [coldArgs] = invocationRows("slow-args");
+    expect(none).toEqual([]);
+    expect([coldParams.success, warmParams.success, coldArgs.success]).toEqual([1, 1, 1]);
+    expect(coldParams.latency_ms).toBeGreaterThanOrEqual(1000);
+    expect(coldArgs.latency_ms).toBeGreaterThanOrEqual(1000);
+    expect(warmParams.latency_ms).toBeLessThan(1000);
+    const analytics = await api("GET", "/api/mcp/analytics?server=broken");
+    expect(analytics.body).toMatchObject({ totalCalls: 2, successCount: 0, failureCount: 2 });
   });
 
   test("agents reach enabled servers through mcp_server_list and mcp_server_call over /mcp", async () => {

@@ -106,8 +106,12 @@ async function readStdinText(): Promise<string> {
   return await new Response(Bun.stdin.stream()).text();
 }
 
-/** `--json` arguments, checked against the tool's schema. */
-async function argumentsFor(tool: BridgeTool, params: string[], jsonArgs: string): Promise<Record<string, unknown>> {
+/**
+ * `--json` arguments: a JSON object, passed to the tool as given. They are not checked against the
+ * tool's schema here, as the daemon does not check `arguments` either (an agent's, `--batch`'s): they
+ * are the way around the typing of `--param`, and the server judges them (its answer is the result).
+ */
+async function argumentsFor(tool: string, params: string[], jsonArgs: string): Promise<Record<string, unknown>> {
   if (params.length > 0) throw new UsageError("give either --param or --json arguments, not both");
   const text = jsonArgs === "-" ? await readStdinText() : jsonArgs;
   let parsed: unknown;
@@ -116,7 +120,23 @@ async function argumentsFor(tool: BridgeTool, params: string[], jsonArgs: string
   } catch (err) {
     throw new UsageError(`--json: not valid JSON (${(err as Error).message})`);
   }
-  return asUsage(() => validateArguments(tool, parsed));
+  // Only the tool's name is read: the schema is never consulted.
+  return asUsage(() => validateArguments({ name: tool, inputSchema: { type: "object" } }, parsed));
+}
+
+/**
+ * A call with `--json` arguments names its tool unchecked: a tool the server does not have is the
+ * daemon's 404 (naming the server's tools), a usage error here as it is for `--param`.
+ */
+async function asUsageIfNoTool<T>(server: string, tool: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "not_found" && err.message.startsWith(`server "${server}" has no tool "${tool}";`)) {
+      throw new UsageError(`${err.message} (see \`signet mcp ${server} list-tools\`)`);
+    }
+    throw err;
+  }
 }
 
 /** `f`'s answer; what the tool's schema refuses (a ParamError) is a usage error here. */
@@ -249,24 +269,17 @@ export async function runServerCommand(server: string, args: string[]): Promise<
     return EXIT.ok;
   }
   const { jsonArgs } = flags;
-  // A call with --param words is one request: the daemon types them by the tool's schema.
-  if (!flags.help && jsonArgs === undefined) {
-    return finish(await callWatched(client, server, { tool: word, params: flags.params, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" }), flags);
+  // A call is one request, so the daemon starts the server, makes the call and records it, the
+  // start included: --param words (the daemon types them by the tool's schema) or --json arguments.
+  if (!flags.help) {
+    const common = { tool: word, timeoutMs: flags.timeoutMs, source: "cli", client: "cli" } as const;
+    if (jsonArgs === undefined) return finish(await callWatched(client, server, { ...common, params: flags.params }), flags);
+    const args = await argumentsFor(word, flags.params, jsonArgs);
+    return finish(await asUsageIfNoTool(server, word, () => callWatched(client, server, { ...common, arguments: args })), flags);
   }
   const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
-  const tool = asUsage(() => toolNamed(server, tools, word));
-  if (flags.help || jsonArgs === undefined) {
-    writeText(`${renderToolHelp(server, tool)}\n\n${optionsHelp()}`);
-    return EXIT.ok;
-  }
-  const result = await callWatched(client, server, {
-    tool: tool.name,
-    arguments: await argumentsFor(tool, flags.params, jsonArgs),
-    timeoutMs: flags.timeoutMs,
-    source: "cli",
-    client: "cli",
-  });
-  return finish(result, flags);
+  writeText(`${renderToolHelp(server, asUsage(() => toolNamed(server, tools, word)))}\n\n${optionsHelp()}`);
+  return EXIT.ok;
 }
 
 function finish(result: CallToolResult, flags: CallFlags): number {

@@ -61,6 +61,8 @@ interface Live {
 }
 
 const STDERR_IN_MESSAGE = 600;
+/** How long after a call's (or start's) own limit the SDK's per-request timeout would fire. */
+const SDK_TIMEOUT_BACKSTOP_MS = 5_000;
 
 export class ServerPool {
   private readonly live = new Map<string, Live>();
@@ -102,15 +104,14 @@ export class ServerPool {
       let listed = entry.tools.find((t) => t.name === tool);
       if (!listed) {
         // The list may have changed since it was read: look once more before refusing.
-        entry.tools = await listTools(entry.client, timer.remaining());
+        entry.tools = await listTools(entry.client, { signal: timer.signal, timeout: timer.sdkTimeoutMs });
         this.noteTools(entry);
         listed = entry.tools.find((t) => t.name === tool);
         if (!listed) throw new SignetError("not_found", noSuchTool(server.name, entry.tools, tool));
       }
       const options: RequestOptions = {
         signal: timer.signal,
-        // The timer is the call's limit; the SDK's own per-request timeout must never come first.
-        timeout: timer.totalMs,
+        timeout: timer.sdkTimeoutMs,
         onprogress: onUpdate && ((p) => {
           timer.renew();
           onUpdate({ progress: p.progress, ...defined({ total: p.total, message: p.message }) });
@@ -199,18 +200,25 @@ export class ServerPool {
       entry.closing = true;
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      entry.tools = await listTools(client, 30_000).catch(() => entry.tools);
+      entry.tools = await listTools(client, { timeout: 30_000 }).catch(() => entry.tools);
       this.noteTools(entry);
       this.options.onToolsChanged?.(server.name);
     });
     entry.ready = (async () => {
+      // The start's own limit, as a call's: its firing is what makes a failure "not in time".
+      const timer = new CallTimer(remaining(deadline), false);
+      const options = { signal: timer.signal, timeout: timer.sdkTimeoutMs };
       try {
-        await client.connect(transport, { timeout: remaining(deadline) });
-        entry.tools = await listTools(client, remaining(deadline));
+        await client.connect(transport, options);
+        entry.tools = await listTools(client, options);
         this.noteTools(entry);
       } catch (err) {
+        // An error the server sent while its connection was open is its answer, whatever follows.
+        const answered = err instanceof McpError && !entry.closing && !timer.fired;
         await this.retire(entry);
-        throw this.startFailure(entry, err);
+        throw this.startFailure(entry, err, timer, answered);
+      } finally {
+        timer.stop();
       }
     })();
     this.live.set(server.name, entry);
@@ -281,12 +289,19 @@ export class ServerPool {
     return done;
   }
 
-  private startFailure(entry: Live, err: unknown): SignetError {
+  /**
+   * Why a start failed. Only the pool knows whether its own limit passed (`timer`); an error the
+   * server `answered` carries its own code, -32001 (the SDK's RequestTimeout) included, and its own
+   * words, even though its process has exited by now (the daemon closed it).
+   */
+  private startFailure(entry: Live, err: unknown, timer: CallTimer, answered: boolean): SignetError {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
     let reason: string;
-    if (err instanceof McpError && err.code === McpErrorCode.RequestTimeout) {
+    if (timer.fired) {
       reason = "it did not answer the MCP handshake in time";
+    } else if (answered) {
+      reason = (err as Error).message;
     } else if ((err as { code?: string }).code === "ENOENT") {
       // The runtime says ENOENT for a missing cwd too, naming the command.
       const t = entry.server.transport;
@@ -300,17 +315,25 @@ export class ServerPool {
     return new SignetError("server_unavailable", `MCP server "${name}" failed to start: ${reason}${stderrDetail(entry)}`);
   }
 
+  /**
+   * What a failed call tells its caller. The SDK's own conditions are told by what the pool itself
+   * saw, never by an error's code: a server may answer with any code, -32000 (ConnectionClosed)
+   * and -32001 (RequestTimeout) included, and that answer is its failure, in its own words. The
+   * call timed out when its timer fired (every request of the call carries the timer's signal, and
+   * the SDK's own timeout is set past it); the server went away when its connection closed (the
+   * client's onclose runs before the SDK fails the pending requests).
+   */
   private callFailure(entry: Live, err: unknown, timer: CallTimer): Error {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
-    const code = err instanceof McpError ? err.code : undefined;
-    if (code === McpErrorCode.RequestTimeout) return new SignetError("timeout", `MCP server "${name}" ${timer.expiry()}`);
-    if (code === McpErrorCode.ConnectionClosed || entry.closing) {
+    if (timer.fired) return new SignetError("timeout", `MCP server "${name}" ${timer.expiry()}`);
+    if (entry.closing) {
       return new SignetError(
         "server_unavailable",
         `MCP server "${name}" exited during the call${exitDetail(entry.transport)}${stderrDetail(entry)}; the next call starts it again`,
       );
     }
+    const code = err instanceof McpError ? err.code : undefined;
     if (code === McpErrorCode.InvalidParams) return new SignetError("invalid_input", `${name}: ${(err as Error).message}`);
     if (code === McpErrorCode.MethodNotFound) return new SignetError("not_found", `${name}: ${(err as Error).message}`);
     return new SignetError("server_unavailable", `MCP server "${name}" failed: ${(err as Error)?.message ?? String(err)}`);
@@ -384,11 +407,20 @@ class CallTimer {
     return this.controller.signal;
   }
 
-  get totalMs(): number {
-    return this.renewable ? MAX_CALL_TIMEOUT_MS : this.ms;
+  /** The limit passed: the call (or start) was cut short by this timer, not by anything the server said. */
+  get fired(): boolean {
+    return this.controller.signal.aborted;
   }
 
-  remaining(): number {
+  /**
+   * The SDK's own per-request timeout, a backstop past the timer's last possible end: the timer is
+   * the limit, and only its firing makes a failure a timeout (a server may answer -32001 itself).
+   */
+  get sdkTimeoutMs(): number {
+    return (this.renewable ? MAX_CALL_TIMEOUT_MS : this.ms) + SDK_TIMEOUT_BACKSTOP_MS;
+  }
+
+  private remaining(): number {
     return remaining(this.expires);
   }
 
@@ -417,11 +449,11 @@ class CallTimer {
   }
 }
 
-async function listTools(client: Client, timeoutMs: number): Promise<BridgeTool[]> {
+async function listTools(client: Client, options: RequestOptions): Promise<BridgeTool[]> {
   const tools: BridgeTool[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    const page = await client.listTools(cursor ? { cursor } : undefined, options);
     tools.push(...(page.tools as BridgeTool[]));
     cursor = page.nextCursor;
   } while (cursor);

@@ -85,14 +85,27 @@ export class BridgeService {
   /**
    * Calls a tool and records the call; a server-side tool error is a result, not an exception.
    * `onUpdate` hears the call's progress as it comes (and lets progress renew the timeout: pool.ts).
+   * A call is recorded the same way whether it comes as `arguments` or as `params`: from the moment
+   * it is taken, the server's start (and the tool list that types `params`) included, and a start
+   * that fails is a failed call with its reason.
    */
   async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void): Promise<CallToolResult> {
     const server = await this.enabled(name);
-    const args = req.params === undefined ? req.arguments : await this.typed(server, req.tool, req.params);
     const started = performance.now();
     let result: CallToolResult | undefined;
     let failure: unknown;
+    // `params` that do not fit the tool's schema, or name no tool of the server: never called.
+    let refused = false;
     try {
+      let args = req.arguments;
+      if (req.params !== undefined) {
+        const typed = await this.typed(server, req.tool, req.params);
+        if (typed instanceof SignetError) {
+          refused = true;
+          throw typed;
+        }
+        args = typed;
+      }
       result = await this.pool.call(server, req.tool, args, {
         callMs: req.timeoutMs ?? this.options.callTimeoutMs,
         startMs: this.options.callTimeoutMs,
@@ -102,9 +115,9 @@ export class BridgeService {
       failure = err;
       throw err;
     } finally {
-      // A tool that does not exist was never called: nothing to record.
+      // A tool that does not exist, or arguments refused before the call, never reached a tool: nothing to record.
       const unknownTool = failure instanceof SignetError && failure.code === "not_found";
-      if (!unknownTool) {
+      if (!unknownTool && !refused) {
         this.options.invocations.record({
           server: name,
           tool: req.tool,
@@ -126,15 +139,17 @@ export class BridgeService {
 
   /**
    * A call's `params` (`k=v` words, as `signet mcp <server> <tool> --param` takes them) typed by the
-   * tool's schema: the command line's call in one request. What does not fit, or a tool the server
-   * does not have, is the caller's input to correct.
+   * tool's schema: the command line's call in one request. The tool list comes from the server,
+   * started if need be (within the call's start budget, as a call with `arguments` starts it); a start
+   * that fails throws. What does not fit, or a tool the server does not have, is the caller's input
+   * to correct: returned as the error to answer with.
    */
-  private async typed(server: InstalledServer, toolName: string, params: string[]): Promise<Record<string, unknown>> {
+  private async typed(server: InstalledServer, toolName: string, params: string[]): Promise<Record<string, unknown> | SignetError> {
     const tools = await this.pool.tools(server, this.options.callTimeoutMs);
     try {
       return parseParams(toolNamed(server.name, tools, toolName), params);
     } catch (err) {
-      if (err instanceof ParamError) throw new SignetError("invalid_input", err.message);
+      if (err instanceof ParamError) return new SignetError("invalid_input", err.message);
       throw err;
     }
   }
