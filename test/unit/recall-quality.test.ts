@@ -253,6 +253,40 @@ describe("recall with the builtin model", () => {
   });
 });
 
+describe("the keyword leg scaled by its best (scoring.ts scaledByBest)", () => {
+  let h: Harness;
+  let recall: RecallService;
+
+  beforeAll(async () => {
+    h = await harness();
+    // Two memories hold the query's one rare word; the longer scores lower in BM25 (its length
+    // penalty). Min-max put it at the leg's bottom, under a vector-only hit sharing nothing with the query.
+    for (const content of [
+      "The deploy uses kumquat servers in the west region.",
+      "Our kumquat cluster handles the nightly batch jobs for billing reports.",
+      "Lunch menu: pasta, salad, soup.",
+      "The weather today is sunny and warm.",
+      "Servers in the west region were rebooted.",
+      "unicode content victor",
+      "fresh new file delta",
+    ])
+      await remember(h, { content });
+    await embedded(h);
+    recall = await h.service();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("every memory holding the query's word ranks above those that only sound like it", async () => {
+    const [first, second, third] = await h.ranks(recall, "kumquat");
+    expect([first!.content, second!.content].every((c) => c.includes("kumquat"))).toBe(true);
+    expect(third!.content).not.toContain("kumquat");
+    expect(second!.score).toBeGreaterThan(third!.score);
+  });
+});
+
 describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
   let recall: RecallService;

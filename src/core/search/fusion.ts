@@ -5,7 +5,7 @@
 // requests") leaves the keyword leg matching common words only; a fixed weight would hand the order to
 // that noise. A query whose exact identifier a memory holds is the keyword leg's to rank.
 import type { MatchedBy } from "../../contracts/recall";
-import { fusedRelevance, normalized, vectorRelevance, type LegHit } from "./scoring";
+import { fusedRelevance, normalized, scaledByBest, vectorRelevance, type LegHit } from "./scoring";
 import { identifierWords } from "./text";
 
 /** The vector weight when the keyword leg's best match holds the whole query, or an identifier of it. */
@@ -73,7 +73,7 @@ export interface Legs {
  * found something (alone, a leg has the whole order), each candidate with its calibrated relevance.
  */
 export function fuse({ keyword, keywordRelevance, evidence, vector, provider }: Legs): Fused[] {
-  const kw = normalized(keyword);
+  const kw = scaledByBest(keyword);
   const vec = normalized(vector);
   const cosines = new Map(vector.map((h) => [h.seq, h.raw]));
   const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(evidence) : vector.length > 0 ? 1 : 0;

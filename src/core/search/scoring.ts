@@ -88,9 +88,22 @@ export interface LegHit {
 }
 
 /**
- * Min-max normalization over one leg's candidates, onto [0.05, 1]: its best is 1, and its weakest
- * still counts a little (in a small store the weakest candidate can be a fine match). It orders
- * within a leg; the scores shown are the calibrated ones above.
+ * The keyword leg's candidates scaled by its best: BM25 is 0 for a text without the query's words, so
+ * a share of the best says how close a match comes to it. Min-max would put the weakest at the
+ * bottom however good it is: of two texts holding the query's one rare word, the longer (BM25's
+ * length penalty) sank under a vector-only hit that shares nothing with the query.
+ */
+export function scaledByBest(hits: LegHit[]): Map<number, number> {
+  let max = 0;
+  for (const h of hits) max = Math.max(max, h.raw);
+  return new Map(hits.map((h) => [h.seq, max > 0 ? h.raw / max : 1]));
+}
+
+/**
+ * Min-max normalization over the vector leg's candidates, onto [0.05, 1]: its best is 1, and its
+ * weakest still counts a little (in a small store the weakest candidate can be a fine match).
+ * Cosines of unrelated texts are far above 0, so only their spread orders. It orders within a leg;
+ * the scores shown are the calibrated ones above.
  */
 export function normalized(hits: LegHit[]): Map<number, number> {
   const out = new Map<number, number>();
