@@ -279,7 +279,8 @@ export const TOOLS: Tool[] = [
       // z.unknown, not z.record: a record drops a `__proto__` name silently; the daemon's contract
       // checks the map and refuses that name, and tools/list still advertises a map of strings.
       secrets: z
-        .record(z.string(), z.string())
+        .unknown()
+        .meta({ type: "object", propertyNames: { type: "string" }, additionalProperties: { type: "string" } })
         .describe("Map of env var name to secret reference (Signet name, local://NAME, bw://..., or op://...)"),
       timeoutSeconds: z.number().optional().describe("Max subprocess runtime for the queued job; defaults to 300 seconds, max 1800"),
     },
