@@ -5,7 +5,7 @@ import { z } from "zod";
 import { answer } from "../contracts/answer";
 import { API } from "../contracts/api";
 import { MAX_CALL_TIMEOUT_MS } from "../contracts/bridge";
-import { defineTool, type Tool } from "./tool";
+import { defineTool, nonEmpty, type Tool } from "./tool";
 
 /**
  * One answer shape for both uses of mcp_server_list: the servers, or one server's tools, each cut
@@ -36,7 +36,7 @@ export const BRIDGE_TOOLS: Tool[] = [
     description:
       "List the MCP servers installed in Signet that you may call. Pass `server` to list that server's tools with their input schemas.",
     input: {
-      server: z.string().optional().describe("An installed server's name: list its tools instead of the servers"),
+      server: nonEmpty("an installed server's name").optional().describe("An installed server's name: list its tools instead of the servers"),
     },
     output: ServerListOutput,
     // Open world: listing a server's tools starts that server, or connects to its URL.
@@ -81,7 +81,7 @@ export const BRIDGE_TOOLS: Tool[] = [
     description:
       "Call a tool of an MCP server installed in Signet (see mcp_server_list). Returns the tool's own result.",
     input: {
-      server: z.string().describe("Installed server name"),
+      server: nonEmpty("an installed server's name").describe("Installed server name"),
       tool: z.string().describe("Tool name on that server"),
       arguments: z.record(z.string(), z.unknown()).optional().describe("Tool arguments, as its input schema describes"),
       timeout_ms: z

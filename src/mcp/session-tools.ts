@@ -5,7 +5,7 @@ import { z } from "zod";
 import { API } from "../contracts/api";
 import { defined } from "../contracts/parse";
 import type { BypassResponse, FeedbackResponse, SessionSearchResponse } from "../contracts/session";
-import { defineTool, rendered, type Tool } from "./tool";
+import { defineTool, nonEmpty, rendered, type Tool } from "./tool";
 
 const sessionSearchShape = {
   query: z.string().describe("Transcript search query"),
@@ -91,7 +91,7 @@ export const SESSION_TOOLS: Tool[] = [
     description:
       "Toggle per-session hook bypass: while enabled, every lifecycle hook for the session answers {bypassed: true} and injects nothing. MCP tools keep working. The setting survives a daemon restart.",
     input: {
-      session_key: z.string().describe("Session key to toggle bypass for, raw or session:<uuid>"),
+      session_key: nonEmpty("a session key").describe("Session key to toggle bypass for, raw or session:<uuid>"),
       enabled: z.boolean().describe("true to enable bypass, false to disable"),
     },
     output: API.sessions.bypass.response.shape,

@@ -87,9 +87,10 @@ export async function runStdioServer(): Promise<number> {
   await loading;
   clearTimeout(idleLoad);
   await writing;
-  const [{ StdioServerTransport }, { MCP_PROVENANCE, createMcpServer, toolCallHeaders }] = await Promise.all([
+  const [{ StdioServerTransport }, { MCP_PROVENANCE, createMcpServer, toolCallHeaders }, { cancelledIdOf, requestIdOf }] = await Promise.all([
     import("@modelcontextprotocol/sdk/server/stdio.js"),
     import("./server"),
+    import("./cancellation"),
   ]);
   const start = autostarter(config, log);
   // A refusal goes to stderr too: the harness's MCP log is where a person looks for it.
@@ -130,17 +131,31 @@ export async function runStdioServer(): Promise<number> {
     },
   );
   const transport = new StdioServerTransport(stdin.asStdin(), process.stdout);
-  let inFlight = 0;
+  // The requests still owed an answer, by id (a count, should a client reuse an id meanwhile), so
+  // end of input waits for those answers and no longer.
+  const owed = new Map<Id, number>();
   let idle: (() => void) | undefined;
+  const done = (id: Id) => {
+    const n = owed.get(id);
+    if (n === undefined) return;
+    if (n > 1) owed.set(id, n - 1);
+    else owed.delete(id);
+    if (owed.size === 0) idle?.();
+  };
   // From here the SDK answers; what was sent before it is out first (one writer at a time on stdout).
   stdin.stopWatching();
   await writing;
   await server.connect(transport);
-  // Count requests between arrival and response so EOF can wait for the answers still owed.
   const deliver = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {
-    if ("id" in message && "method" in message) inFlight++;
+    const id = requestIdOf(message);
+    if (id !== undefined) owed.set(id, (owed.get(id) ?? 0) + 1);
     deliver?.(message);
+    // A cancelled request is never answered (the SDK drops its handler's result): it is done. The
+    // SDK acts on the cancellation a microtask later, so this does too: a request that came in the
+    // same read as its cancellation, even after it, is then dropped by both.
+    const cancelled = cancelledIdOf(message);
+    if (cancelled !== undefined) queueMicrotask(() => done(cancelled));
   };
   const send = transport.send.bind(transport);
   transport.send = async (message: JSONRPCMessage) => {
@@ -153,13 +168,22 @@ export async function runStdioServer(): Promise<number> {
       sentEarly.delete(id);
       if (`${JSON.stringify(message)}\n` !== early) log.warn(`the SDK's answer to request ${JSON.stringify(id)} differs from the one sent before it loaded: ${JSON.stringify(message).slice(0, 500)}`);
     } else await send(message);
-    if (isAnswer && --inFlight === 0) idle?.();
+    if (id !== undefined) done(id);
   };
   await stdin.ended;
-  if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+  if (owed.size > 0) {
+    // With stdin at its end and nothing else pending, Bun's event loop spins (a core at 60-100%)
+    // instead of sleeping; a pending timer makes it sleep while the last answers are awaited.
+    const awake = setInterval(() => {}, AWAKE_MS);
+    await new Promise<void>((resolve) => (idle = resolve));
+    clearInterval(awake);
+  }
   await server.close();
   return 0;
 }
+
+/** The interval of the timer that keeps the event loop asleep while the last answers are awaited. */
+const AWAKE_MS = 60_000;
 
 /** How long after the initialize answer the SDK loads when no request came meanwhile. */
 const SDK_LOAD_AFTER_MS = 100;

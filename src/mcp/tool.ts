@@ -20,6 +20,16 @@ export interface ToolContext {
   role?: Role;
 }
 
+/**
+ * A string argument that names what a request's path names (a memory's id, a session key, an
+ * installed server): empty, the path would lose that segment and reach no route, or another one.
+ * tools/list shows it with minLength 1, and the SDK answers an empty one as invalid arguments,
+ * naming the argument ("expected a memory id, got an empty string at id"), on every transport.
+ */
+export function nonEmpty(what: string) {
+  return z.string().min(1, { error: `expected ${what}, got an empty string` });
+}
+
 /** A tool's failure that the model should read as such: its message is the whole answer. */
 export class ToolFailure extends Error {}
 

@@ -20,7 +20,7 @@ import {
   modifiedText,
   storedText,
 } from "./memory-answer";
-import { READS, ToolFailure, defineTool, rendered, type Tool, type ToolContext } from "./tool";
+import { READS, ToolFailure, defineTool, nonEmpty, rendered, type Tool, type ToolContext } from "./tool";
 import { secretJobText } from "./secret-answer";
 
 /**
@@ -29,7 +29,7 @@ import { secretJobText } from "./secret-answer";
  */
 const SAFE_WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
-const memoryId = z.string().describe("Memory ID");
+const memoryId = nonEmpty("a memory id").describe("Memory ID");
 const reason = z.string().describe("Why this change is made (kept in the version history)");
 
 /** memory_store's and signet_save_note's `project`: a string, or null for none (docs/mcp.md#the-project-of-a-stored-memory). */
@@ -300,7 +300,7 @@ export const TOOLS: Tool[] = [
     title: "Check a secret command",
     description:
       "Poll a queued secret_exec job. Finished jobs include the redacted stdout and stderr, exitCode and timedOut; failed ones say why nothing ran.",
-    input: { jobId: z.string().describe("Job id returned by secret_exec") },
+    input: { jobId: nonEmpty("a job id").describe("Job id returned by secret_exec") },
     output: API.secrets.status.response.shape,
     annotations: READS,
     calls: API.secrets.status,

@@ -170,6 +170,14 @@ for (const [transportName, makeTransport] of TRANSPORTS) describe(`MCP over ${tr
     const missing = (await client.callTool({ name: "memory_get", arguments: { id: "no-such-id" } })) as TextResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain("not found");
+    // An empty id or session key names the argument, never the route it would have missed.
+    const noId = (await client.callTool({ name: "memory_get", arguments: { id: "" } })) as TextResult;
+    expect(noId.isError).toBe(true);
+    expect(text(noId)).toContain("memory_get: expected a memory id, got an empty string at id");
+    const noKey = (await client.callTool({ name: "session_bypass", arguments: { session_key: "", enabled: true } })) as TextResult;
+    expect(noKey.isError).toBe(true);
+    expect(text(noKey)).toContain("session_bypass: expected a session key, got an empty string at session_key");
+    expect(text(noId) + text(noKey)).not.toContain("no route");
     const message = (await client.callTool({ name: "agent_message_send", arguments: { content: "hi" } })) as TextResult;
     expect(message.isError).toBe(true);
     expect(text(message)).toContain("target");
@@ -234,6 +242,36 @@ describe("signet-mcp over stdio", () => {
     expect(replies.map((m) => m.id)).toEqual([1, 2]);
     expect(replies[1].result.structuredContent.content).toBe("written just before EOF");
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  test("a request cancelled before EOF: exits 0 at once after EOF, without spinning a core", async () => {
+    // What a harness sends when the user presses Esc during a call, then closes its end.
+    const lines = (...messages: object[]) => `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`;
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    const cancel = (id: number) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user pressed Esc" } });
+    const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "memory_list", arguments: { limit: 1 } } });
+    const inputs = [
+      lines(init, initialized, list(2), cancel(2)),
+      lines(init, initialized, { jsonrpc: "2.0", id: 2, method: "ping" }, cancel(2)),
+      // The cancellation may come first in the same read; the SDK still drops the request.
+      lines(init, initialized, cancel(2), list(2)),
+      // One of two cancelled: the other is answered, then it ends.
+      lines(init, initialized, list(2), list(3), cancel(2)),
+    ];
+    for (const [i, input] of inputs.entries()) {
+      const started = performance.now();
+      const proc = Bun.spawn([MCP_BIN], { env: s.env, stdin: new Blob([input]), stdout: "pipe", stderr: "pipe", timeout: 15_000 });
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const elapsed = performance.now() - started;
+      const cpuMs = Number(proc.resourceUsage()!.cpuTime.total) / 1000;
+      expect({ i, code, signal: proc.signalCode, stderr }).toEqual({ i, code: 0, signal: null, stderr: "" });
+      expect(elapsed).toBeLessThan(5000);
+      // Its start and one call: a spinning loop would have burned seconds.
+      expect(cpuMs).toBeLessThan(2000);
+      const ids = stdout.trim().split("\n").map((l) => JSON.parse(l).id);
+      expect({ i, ids }).toEqual({ i, ids: i === 3 ? [1, 3] : [1] });
+    }
   });
 
   test("initialize is answered once, whether or not it comes first; what comes before it is the SDK's to answer", async () => {

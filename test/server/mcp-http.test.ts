@@ -153,6 +153,41 @@ describe("the protocol through the SDK client", () => {
   });
 });
 
+describe("arguments that name what a request's path names must not be empty", () => {
+  // Empty, they used to reach no route: "no route GET /api/memory/", "no route POST /api/sessions//bypass".
+  const CASES: [string, Record<string, unknown>, string, string][] = [
+    ["memory_get", { id: "" }, "id", "a memory id"],
+    ["memory_modify", { id: "", reason: "r", content: "c" }, "id", "a memory id"],
+    ["memory_forget", { id: "", reason: "r" }, "id", "a memory id"],
+    ["session_bypass", { session_key: "", enabled: true }, "session_key", "a session key"],
+    ["secret_exec_status", { jobId: "" }, "jobId", "a job id"],
+    ["mcp_server_list", { server: "" }, "server", "an installed server's name"],
+    ["mcp_server_call", { server: "", tool: "t" }, "server", "an installed server's name"],
+  ];
+
+  test("an empty one is an invalid-arguments error naming the argument; the route never shows", async () => {
+    const client = await connect({ headers: { "x-signet-agent-id": "empty-args" } });
+    for (const [tool, args, argument, what] of CASES) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      const message = text(result);
+      expect({ tool, isError: result.isError }).toEqual({ tool, isError: true });
+      expect({ tool, message }).toEqual({
+        tool,
+        message: `MCP error -32602: Input validation error: Invalid arguments for tool ${tool}: expected ${what}, got an empty string at ${argument}`,
+      });
+    }
+  });
+
+  test("tools/list says so: minLength 1", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const [tool, , argument] of CASES) {
+      const schema = tools.find((t) => t.name === tool)!.inputSchema as { properties: Record<string, { minLength?: number }> };
+      expect({ tool, argument, minLength: schema.properties[argument]!.minLength }).toEqual({ tool, argument, minLength: 1 });
+    }
+  });
+});
+
 describe("the tool table: titles, annotations, output schemas (docs/mcp.md#tools)", () => {
   // Every tool is in exactly the lists that name it; a new tool has to be placed here.
   const READ_ONLY = [
@@ -427,6 +462,59 @@ describe("malformed requests", () => {
   });
 });
 
+describe("cancelled requests (notifications/cancelled in the same POST)", () => {
+  const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "memory_list", arguments: { limit: 1 } } });
+  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+  const cancel = (id: number) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user pressed Esc" } });
+  /** A POST that must be answered within 5 s: before the fix, these never were. */
+  const postSoon = (messages: object[]) =>
+    td.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT },
+      body: JSON.stringify(messages),
+      signal: AbortSignal.timeout(5000),
+    });
+
+  test("a batch whose requests are all cancelled is accepted at once (202, no body); 40 of them leave every slot free", async () => {
+    // The daemon takes 32 POSTs at once; each of these used to hold one for good.
+    for (let i = 1; i <= 40; i++) {
+      const res = await postSoon(i % 2 ? [call(i), cancel(i)] : [ping(i), cancel(i)]);
+      expect({ i, status: res.status, body: await res.text() }).toEqual({ i, status: 202, body: "" });
+    }
+    // The same at once, as a client pressing Esc repeatedly would send them (within the cap).
+    const burst = await Promise.all(Array.from({ length: 31 }, (_, k) => postSoon([ping(100 + k), cancel(100 + k)])));
+    expect(burst.map((r) => r.status)).toEqual(Array(31).fill(202));
+    const res = await post(JSON.stringify(ping(99)));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 99, result: {} });
+    // And through the SDK client, another caller.
+    const client = await connect({ headers: { "x-signet-agent-id": "after-cancels" } });
+    const listed = await client.callTool({ name: "memory_list", arguments: { limit: 1 } });
+    expect(listed.isError).toBeFalsy();
+  });
+
+  test("a batch with some requests cancelled answers the others; the cancellation may come first", async () => {
+    const res = await postSoon([ping(1), cancel(2), call(2), ping(3)]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type") ?? "").toContain("application/json");
+    expect(await res.json()).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: 3, result: {} },
+    ]);
+    const one = await postSoon([ping(4), call(5), cancel(5)]);
+    expect(await one.json()).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+  });
+
+  test("a cancellation of a request the POST does not hold changes nothing: the request is answered", async () => {
+    const res = await postSoon([ping(7), cancel(8)]);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
+    // requestId 0 and malformed cancellations are ignored by the SDK too.
+    const zero = await postSoon([ping(0), cancel(0)]);
+    expect(await zero.json()).toEqual({ jsonrpc: "2.0", id: 0, result: {} });
+  });
+});
+
 describe("GET and DELETE", () => {
   test("GET opens a text/event-stream that the client can abort; the stream is released", async () => {
     const hub = td.daemon.context.mcpStreams;
@@ -607,5 +695,82 @@ describe("limits from the route factory", () => {
     abort.abort();
     second.abort();
     await waitFor("the streams to be released", () => hub.size === 0);
+  });
+});
+
+describe("a POST whose answer does not come: the client leaves, or the deadline passes", () => {
+  // The real route with one slot, whose tools reach an API that answers nothing but the memory
+  // list: a memory_list call waits until the client's own timeout (daemon.requestTimeoutMs, 10 s).
+  let server: ReturnType<typeof Bun.serve>;
+  let base: string;
+  let reached = Promise.withResolvers<void>();
+  const hung: (() => void)[] = [];
+  beforeAll(() => {
+    const ctx = { ...td.daemon.context, mcpStreams: new McpStreamHub(), setIdleTimeout: undefined };
+    const handle = (request: Request): Promise<Response> => {
+      if (new URL(request.url).pathname !== "/api/memories") return app.handle(request);
+      reached.resolve();
+      return new Promise((resolve) => hung.push(() => resolve(Response.json({ error: { code: "gone", message: "test over" } }, { status: 503 }))));
+    };
+    // Deadline: only for POSTs that name it (?deadline), through a second route on the same handle.
+    const app = new Elysia().use(mcpRoutes(ctx, { handle, maxInFlight: 1 }));
+    const short = new Elysia().use(mcpRoutes(ctx, { handle, maxInFlight: 1, postDeadlineMs: 300 }));
+    server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => (new URL(request.url).searchParams.has("deadline") ? short.handle(request) : app.handle(request)),
+    });
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    for (const release of hung.splice(0)) release();
+    await server.stop(true);
+  });
+
+  const listCall = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory_list", arguments: {} } });
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+  const postTo = (query: string, body: string, signal?: AbortSignal) =>
+    fetch(`${base}/mcp${query}`, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body, signal });
+
+  test("a client that disconnects frees its slot at once, its call still running", async () => {
+    reached = Promise.withResolvers<void>();
+    const abort = new AbortController();
+    const pending = postTo("", listCall, abort.signal).catch((err: Error) => err);
+    await reached.promise;
+    // The one slot is held: another caller is refused.
+    const refused = await postTo("", ping);
+    await expectJsonRpcError(refused, 503, -32000, /busy/i);
+    abort.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    // Freed without waiting for the call (which waits on for the client's 10-second timeout).
+    let res: Response | undefined;
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline) {
+      res = await postTo("", ping);
+      if (res.status !== 503) break;
+      await res.body?.cancel();
+      await Bun.sleep(20);
+    }
+    expect(res!.status).toBe(200);
+    expect(await res!.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(hung.length).toBe(1);
+  });
+
+  test("past the deadline (postDeadlineMs) the unanswered requests get a timeout error and the slot is freed", async () => {
+    reached = Promise.withResolvers<void>();
+    const started = Date.now();
+    const res = await postTo("?deadline", `[${listCall},${ping}]`);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.status).toBe(200);
+    const answers = (await res.json()) as any[];
+    expect(answers).toHaveLength(2);
+    // In the body's order: the call, cut short, then the ping, answered.
+    expect(answers[0].id).toBe(1);
+    expect(answers[0].error.code).toBe(-32001);
+    expect(answers[0].error.message).toContain("no answer within 300 ms");
+    expect(answers[1]).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    const after = await postTo("?deadline", ping);
+    expect(after.status).toBe(200);
+    await after.body?.cancel();
   });
 });

@@ -19,6 +19,8 @@ import {
   shuttingDown,
 } from "../../mcp/http";
 import { IdleServers } from "../../mcp/idle-servers";
+import { PostExchange } from "../../mcp/post-exchange";
+import { MAX_CALL_TIMEOUT_MS } from "../../contracts/bridge";
 import { MCP_PROVENANCE, createMcpServer, toolCallHeaders, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
@@ -27,6 +29,8 @@ import { MCP_PATH } from "../request-path";
 
 const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/** What the default POST deadline leaves beyond the longest tool call (a bridged call's start plus its longest timeout). */
+const DEADLINE_MARGIN_MS = 60_000;
 const SESSION_KEY_MAX = 256;
 
 export interface McpRouteOptions {
@@ -38,6 +42,12 @@ export interface McpRouteOptions {
   maxStreams?: number;
   /** Interval of the keep-alive comments on GET streams (default 15 s). */
   keepAliveMs?: number;
+  /**
+   * The most a POST may take before its requests still unanswered get a timeout error and its slot
+   * is freed: a last resort, longer than any tool call's own timeout (default: bridge.callTimeoutMs
+   * plus the longest bridged call, plus a minute).
+   */
+  postDeadlineMs?: number;
 }
 
 function busy(what: string): Response {
@@ -118,6 +128,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
   const limit = ctx.config.daemon.maxBodyBytes;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const postDeadlineMs = options.postDeadlineMs ?? ctx.config.bridge.callTimeoutMs + MAX_CALL_TIMEOUT_MS + DEADLINE_MARGIN_MS;
   const hub = ctx.mcpStreams;
   const streams = new OpenStreams(
     "notification streams",
@@ -171,9 +182,20 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
       const server = idle.take(key) ?? serverFor(caller);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
+      const exchange = new PostExchange(body, transport);
+      // The POST ends, and its slot is freed, at the first of: the transport's answer; every request
+      // answered or cancelled, when some were cancelled (the transport never answers then); the
+      // client gone; the deadline.
+      const ended = Promise.withResolvers<Response>();
+      const clientGone = () => ended.resolve(jsonRpcError(499, JSONRPC_SERVER_ERROR, "Client closed the request"));
+      request.signal.addEventListener("abort", clientGone, { once: true });
+      if (request.signal.aborted) clientGone();
+      const deadline = setTimeout(() => ended.resolve(exchange.timedOut(postDeadlineMs)), postDeadlineMs);
       try {
-        return await transport.handleRequest(request, { parsedBody: body });
+        return await Promise.race([transport.handleRequest(request, { parsedBody: body }), exchange.settled, ended.promise]);
       } finally {
+        clearTimeout(deadline);
+        request.signal.removeEventListener("abort", clientGone);
         await server.close().catch(() => {});
         // Closing ends its transport and anything the request left running; a server that stays
         // connected is not reused.
