@@ -87,7 +87,9 @@ function recallTool(name: string, title: string, description: string): Tool {
     input: searchShape,
     // The tools never ask for sourceOnly: their answer is memories.
     output: RecallResponseSchema.shape,
-    annotations: READS,
+    // Not read-only: aggregate mode saves its answer as a memory unless save_aggregate is false. It
+    // only ever adds one, so it is not destructive either.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     calls: API.recall.recall,
     handler: async (a, client, ctx) => {
       const response = await client.memory.recall(
