@@ -88,15 +88,17 @@ export interface LegHit {
 }
 
 /**
- * The keyword leg's candidates scaled by its best: BM25 is 0 for a text without the query's words, so
- * a share of the best says how close a match comes to it. Min-max would put the weakest at the
- * bottom however good it is: of two texts holding the query's one rare word, the longer (BM25's
- * length penalty) sank under a vector-only hit that shares nothing with the query.
+ * The keyword leg's candidates scaled by its best, onto [0.05, 1]: BM25 is 0 for a text without the
+ * query's words, so a share of the best says how close a match comes to it. Min-max would put the
+ * weakest at the bottom however good it is: of two texts holding the query's one rare word, the
+ * longer (BM25's length penalty) sank under a vector-only hit that shares nothing with the query.
+ * Every hit matched a word of the query, so even one whose words are in every memory (BM25 near 0
+ * in a small store) still counts a little, as the vector leg's weakest does.
  */
 export function scaledByBest(hits: LegHit[]): Map<number, number> {
   let max = 0;
   for (const h of hits) max = Math.max(max, h.raw);
-  return new Map(hits.map((h) => [h.seq, max > 0 ? h.raw / max : 1]));
+  return new Map(hits.map((h) => [h.seq, max > 0 ? 0.05 + (0.95 * h.raw) / max : 1]));
 }
 
 /**
