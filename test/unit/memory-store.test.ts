@@ -128,12 +128,14 @@ for (const kind of STORES) {
       const twin = await memory.remember(ada, { content: "Never deploy on Fridays" });
       expect(twin.deduped).toBe(false);
       clock.now = new Date(clock.now.getTime() + 29 * 86_400_000);
+      // While the twin holds its text, recovering it would make two live memories saying the same.
+      expect(await failure(memory.recover(ada, pinned.id, { reason: "needed" }))).toMatchObject({ code: "exists", message: expect.stringContaining(twin.id) });
+      await memory.forget(ada, twin.id, { reason: "dup" });
       expect(await memory.recover(ada, pinned.id, { reason: "needed" })).toMatchObject({ version: 3, deletedAt: null });
       expect((await memory.recover(ada, pinned.id, {})).version).toBe(3);
-      await memory.forget(ada, twin.id, { reason: "dup" });
       clock.now = new Date(clock.now.getTime() + 31 * 86_400_000);
       expect(await failure(memory.recover(ada, twin.id, {}))).toMatchObject({ code: "deleted", message: expect.stringContaining("30 days") });
-      expect(changes.map((c) => c.kind)).toEqual(["created", "forgotten", "created", "recovered", "forgotten"]);
+      expect(changes.map((c) => c.kind)).toEqual(["created", "forgotten", "created", "forgotten", "recovered"]);
       expect(changes[1]!.text).toBeNull();
     });
 

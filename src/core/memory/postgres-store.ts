@@ -26,6 +26,7 @@ import {
   type RowWrite,
   toHistoryEntry,
   type WriteReads,
+  dedupeKeyOf,
 } from "./store";
 
 type Sql = Bun.SQL;
@@ -113,8 +114,9 @@ async function read(tx: Sql, reads: WriteReads): Promise<ReadForWrite> {
     if (row) existing = { row, history: (await historyOf(tx, row.seq)).map(toHistoryEntry) };
   }
   let sameKey: MemoryRow[] = [];
-  if (reads.sameKey) {
-    const { agentId, key } = reads.sameKey;
+  const dedupe = dedupeKeyOf(reads, target);
+  if (dedupe) {
+    const { agentId, key } = dedupe;
     await tx`SELECT pg_advisory_xact_lock(${LOCK_DEDUPE_KEY}, hashtext(${`${agentId}\u0001${key}`}))`;
     sameKey = await tx`SELECT ${tx.unsafe(MEMORY_COLUMNS)} FROM memories WHERE agent_id = ${agentId} AND content_key = ${key} AND deleted_at IS NULL`;
   }

@@ -169,10 +169,10 @@ export class MemoryService {
     return { memories: rows.slice(0, query.limit).map(toMemory), limit: query.limit, offset: query.offset, hasMore };
   }
 
-  async modify(caller: Caller, id: string, req: ModifyRequest): Promise<Memory> {
-    // New text is checked against the agent's other live memories of the project, as remember checks
-    // it: a project and an agent never change, so the key read before the write still holds in it.
-    const sameKey = req.content === undefined ? undefined : await this.sameKeyOf(caller, id, req.content);
+  modify(caller: Caller, id: string, req: ModifyRequest): Promise<Memory> {
+    // New text is checked against the agent's other live memories of the project, as remember checks it.
+    const content = req.content;
+    const sameKey = content === undefined ? undefined : (row: MemoryRow) => ({ agentId: row.agent_id, key: contentKey(row.project, content) });
     return this.write({ target: this.lookup(caller, id), sameKey }, (read): Decision<Memory> => {
       const row = writable(read, caller);
       if (row.deleted_at !== null) {
@@ -227,17 +227,16 @@ export class MemoryService {
     });
   }
 
-  async recover(caller: Caller, id: string, req: RecoverRequest): Promise<Memory> {
-    const forgotten = await this.readable(caller, id);
-    const sameKey = forgotten.deleted_at === null ? undefined : { agentId: forgotten.agent_id, key: forgotten.content_key };
+  recover(caller: Caller, id: string, req: RecoverRequest): Promise<Memory> {
+    const sameKey = (row: MemoryRow) => (row.deleted_at === null ? undefined : { agentId: row.agent_id, key: row.content_key });
     return this.write({ target: this.lookup(caller, id), sameKey }, (read): Decision<Memory> => {
       const row = writable(read, caller);
       if (row.deleted_at === null) return { answer: toMemory(row) };
-      refuseLiveTwin(read, row, row.content, (twin) => `memory ${twin} says the same and stands for it now; forget that one first to recover this one`);
       const now = this.now();
       if (now.getTime() - Date.parse(row.deleted_at) > RECOVER_WINDOW_MS) {
         throw new SignetError("deleted", `memory ${id} was forgotten on ${row.deleted_at}, more than 30 days ago; it cannot be recovered`);
       }
+      refuseLiveTwin(read, row, row.content, (twin) => `memory ${twin} says the same and stands for it now; forget that one first to recover this one`);
       const nowIso = now.toISOString();
       const next: MemoryRow = { ...row, deleted_at: null, delete_reason: null, updated_at: nowIso, version: row.version + 1 };
       const history = this.historyEntry(caller, next, "recover", req.reason ?? null, nowIso);
@@ -267,12 +266,6 @@ export class MemoryService {
       const row = { ...rowOf(record), content_key: key };
       return { answer: { outcome: "imported" }, write: { kind: "insert", row, history: record.history, change: live ? "created" : "forgotten" } };
     });
-  }
-
-  /** The dedupe read for memory `id` holding `content`: the live memories of its agent with that key. */
-  private async sameKeyOf(caller: Caller, id: string, content: string): Promise<WriteReads["sameKey"]> {
-    const row = await this.readable(caller, id);
-    return { agentId: row.agent_id, key: contentKey(row.project, content) };
   }
 
   /** A lookup of the memory `id` names among those the caller may read; others' private memories are indistinguishable from missing ones. */

@@ -26,6 +26,7 @@ import {
   toExportHistoryEntry,
   toHistoryEntry,
   type WriteReads,
+  dedupeKeyOf,
 } from "./store";
 
 /** The SQL of memories, synchronous: the store's writes run inside it, and an export reads through it. */
@@ -197,10 +198,12 @@ export class SqliteMemoryStore implements MemoryStore {
 
   private read(reads: WriteReads): ReadForWrite {
     const existing = reads.existing === undefined ? null : this.rows.get(reads.existing);
+    const target = reads.target ? this.rows.find(reads.target) : null;
+    const dedupe = dedupeKeyOf(reads, target);
     return {
-      target: reads.target ? this.rows.find(reads.target) : null,
+      target,
       existing: existing ? { row: existing, history: this.rows.history(existing.seq) } : null,
-      sameKey: reads.sameKey ? this.rows.findLiveByKey(reads.sameKey.agentId, reads.sameKey.key) : [],
+      sameKey: dedupe ? this.rows.findLiveByKey(dedupe.agentId, dedupe.key) : [],
     };
   }
 

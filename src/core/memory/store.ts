@@ -203,8 +203,22 @@ export interface WriteReads {
   target?: MemoryLookup;
   /** The memory stored under exactly this id, if any, with its history (an import). */
   existing?: string;
-  /** The live memories of an agent with this dedupe key (normalize.ts contentKey). */
-  sameKey?: { agentId: string; key: string };
+  /**
+   * The live memories of an agent with this dedupe key (normalize.ts contentKey), or with the key a
+   * function gives for the target once it is read (none when it gives undefined).
+   */
+  sameKey?: DedupeKey | ((target: MemoryRow) => DedupeKey | undefined);
+}
+
+export interface DedupeKey {
+  agentId: string;
+  key: string;
+}
+
+/** The dedupe key a write reads, `target` being what it read of its target. */
+export function dedupeKeyOf(reads: WriteReads, target: MemoryRow | null): DedupeKey | undefined {
+  if (typeof reads.sameKey !== "function") return reads.sameKey;
+  return target ? reads.sameKey(target) : undefined;
 }
 
 export interface ReadForWrite {
