@@ -137,7 +137,8 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     });
     const analytics = new Analytics(store.invocations, config.analytics, log, store.invocationFollower);
     const usageBoost = new UsageBoost(async () => (await analytics.features()).servers);
-    const sources = new SourceService(store.sources, embeddings, log);
+    // The data directory is never read as a source, nor as part of one (docs/security.md).
+    const sources = new SourceService(store.sources, embeddings, log, undefined, config.dataDir);
     recall = new RecallService(store.recall, memory, embeddings, accessLog, {
       llm: createChatModel(config.llm),
       usage: usageBoost,
@@ -199,7 +200,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       bridge,
       analytics,
       secrets,
-      code: new CodeIndexService(codeProjectsPath(config.dataDir)),
+      code: new CodeIndexService(codeProjectsPath(config.dataDir), config.dataDir),
       log,
     };
     const handle = createHandler(context);

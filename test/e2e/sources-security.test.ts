@@ -133,6 +133,53 @@ describe("links", () => {
   });
 });
 
+describe("the data directory in its default place under $HOME", () => {
+  test("signet source add $HOME: not one file of the data directory is searchable, skipped names it, and an add of it is refused", async () => {
+    const s = await sandbox();
+    const dataDir = join(s.home, ".agents");
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(join(dataDir, "agent.yaml"), "embedding:\n  provider: none\n");
+    const env = { ...s.env, SIGNET_PATH: dataDir };
+    const start = await run(["daemon", "start"], { env });
+    if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+    const pid: number = JSON.parse(readFileSync(join(dataDir, ".daemon", "daemon.pid"), "utf8")).pid;
+    try {
+      expect((await run(["secret", "set", "MYKEY"], { env, stdin: "hunter2-supersecret" })).code).toBe(0);
+      const added = await run(["source", "add", s.home], { env });
+      expect(added.code).toBe(0);
+      expect(json(added).skipped).toContainEqual({ path: dataDir, reason: "the Signet data directory is never indexed" });
+      const secrets = [".daemon/admin.token", ".daemon/instance.key"].map((f) => readFileSync(join(dataDir, f), "utf8").trim());
+      secrets.push("hunter2-supersecret");
+      const files = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+      for (const f of [".daemon/admin.token", ".daemon/instance.key", ".secrets/store.key", ".secrets/store.enc", ".daemon/logs/daemon.log"]) {
+        expect(files).toContain(join(dataDir, f));
+      }
+      // The reproduction's request, for every file of the data directory, as any local caller makes it.
+      for (const file of files) {
+        const res = await fetch(`http://127.0.0.1:${s.port}/api/sources/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: "token", path: file.slice(s.home.length + 1), minScore: 0 }),
+        });
+        expect([file, res.status, ((await res.json()) as { results: unknown[] }).results]).toEqual([file, 200, []]);
+      }
+      for (const query of [...secrets, "token key secret log"]) {
+        const found = json(await run(["source", "search", query, "--json"], { env }));
+        expect(found.results.filter((r: { path: string; content: string }) => r.path.startsWith(dataDir) || secrets.some((v) => r.content.includes(v)))).toEqual([]);
+      }
+      const refused = await run(["source", "add", dataDir], { env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${dataDir} is the Signet data directory, which holds the daemon's secrets`);
+    } finally {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+});
+
 describe("a PDF bomb", () => {
   test("is extracted off the daemon's thread: /health answers meanwhile, the bomb is skipped, memory stays bounded, no worker is left", async () => {
     await withDaemon(async (d) => {

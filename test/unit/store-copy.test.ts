@@ -5,7 +5,7 @@
 // test/e2e/store-copy.test.ts.
 import { describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { databasePath } from "../../src/config/paths";
 import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
@@ -30,8 +30,8 @@ async function populatedFile(): Promise<string> {
   const gone = (await (await post("/api/memory/remember", { content: "A passing thought about lunch" })).json()) as { id: string };
   expect((await send("DELETE", `/api/memory/${gone.id}`, { reason: "noise" })).status).toBe(200);
   expect((await post("/api/hooks/session-end", { harness: "claude-code", sessionKey: "s-1", transcript: "user: the flamingo deploy broke" })).status).toBe(200);
-  const docs = join(td.dataDir, "docs");
-  mkdirSync(docs);
+  // Beside the data directory: a source in it is refused.
+  const docs = tempDir("signet-docs-");
   writeFileSync(join(docs, "runbook.md"), "# Rollback\n\nTo roll back a deploy, run the rollback script.\n");
   expect((await post("/api/sources", { path: docs })).status).toBe(201);
   await td.daemon.stop();

@@ -17,15 +17,18 @@ function sha256File(path: string): string | null {
   }
 }
 
-/** Indexed files whose content changed, code files not indexed yet, and indexed files gone from disk. */
-function staleFiles(db: Database, project: string): CodeStatusResponse["stale"] {
+/**
+ * Indexed files whose content changed, code files not indexed yet, and indexed files gone from disk;
+ * the data directory `dataDir` is left out as a run leaves it out (ignore.ts).
+ */
+function staleFiles(db: Database, project: string, dataDir?: string): CodeStatusResponse["stale"] {
   const indexed = new Map(
     db.query<{ path: string; hash: string; size: number; mtime: number }, []>("SELECT path, hash, size, mtime_ms AS mtime FROM files").all().map((r) => [r.path, r]),
   );
   const failed = new Set(db.query<{ path: string }, []>("SELECT path FROM failures").all().map((r) => r.path));
   const changed: string[] = [];
   const added: string[] = [];
-  for (const file of listSourceFiles(project)) {
+  for (const file of listSourceFiles(project, dataDir)) {
     const known = indexed.get(file.path);
     indexed.delete(file.path);
     if (!known) {
@@ -50,14 +53,14 @@ function lastRunOf(db: Database): CodeLastRun | null {
   }
 }
 
-export function indexStatus(db: Database, project: string): CodeStatusResponse {
+export function indexStatus(db: Database, project: string, dataDir?: string): CodeStatusResponse {
   const languages = db
     .query<{ language: string; files: number; symbols: number }, []>(
       `SELECT f.language, COUNT(DISTINCT f.id) AS files, COUNT(s.id) AS symbols FROM files f LEFT JOIN symbols s ON s.file_id = f.id
        GROUP BY f.language ORDER BY files DESC, f.language`,
     )
     .all();
-  return { project, indexPath: indexDbPath(project), languages, totals: totalsOf(db), lastRun: lastRunOf(db), stale: staleFiles(db, project) };
+  return { project, indexPath: indexDbPath(project), languages, totals: totalsOf(db), lastRun: lastRunOf(db), stale: staleFiles(db, project, dataDir) };
 }
 
 /**
@@ -78,7 +81,7 @@ function quickCheck(path: string): string[] {
 const reindex = (project: string) => `run \`signet index ${project}\``;
 
 /** The doctor's checks. `db` is null when the database file is missing. */
-export async function diagnose(db: Database | null, project: string): Promise<CodeDoctorResponse> {
+export async function diagnose(db: Database | null, project: string, dataDir?: string): Promise<CodeDoctorResponse> {
   const checks: CodeDoctorResponse["checks"] = [];
   const problems: CodeProblem[] = [];
   const check = (name: string, ok: boolean, detail: string, fix?: string) => {
@@ -107,7 +110,7 @@ export async function diagnose(db: Database | null, project: string): Promise<Co
       check("manifest", disagree === 0, disagree === 0 ? `${listed.length} files, as in the database` : `${disagree} files differ between manifest.json and the database`, reindex(project));
     }
 
-    const stale = staleFiles(db, project);
+    const stale = staleFiles(db, project, dataDir);
     const count = stale.changed.length + stale.added.length + stale.removed.length;
     check(
       "freshness",

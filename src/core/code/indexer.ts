@@ -1,13 +1,19 @@
 // `signet index <path>` (docs/code.md#indexing): lists the project's code files, re-parses those
 // whose content hash changed (on worker threads: parse-pool.ts), drops the ones gone, rebuilds the
 // reference edges and writes the manifest. A file that cannot be indexed is named in the result and
-// the run goes on.
+// the run goes on. The daemon's data directory is never indexed (files/data-dir.ts): a project in it
+// is refused, and one holding it leaves it out and says so in `failed`.
 import type { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
+import { resolveDataDir } from "../../config/load";
+import { invalidInput } from "../../contracts/errors";
+import { DataDirFence, dataDirRefusal } from "../files/data-dir";
+import { NotADocument } from "../sources/extract";
+import { readWithin } from "../sources/read";
 import type { FileFacts } from "./extract";
 import type { LanguageId } from "./grammars";
-import { listSourceFiles, type SourceFile } from "./ignore";
+import { listSourceFiles, type LeftOut, type SourceFile } from "./ignore";
 import { languageOf } from "./languages";
 import { identifierParts } from "./names";
 import type { ParseJob } from "./parse-file";
@@ -51,14 +57,23 @@ function sha256(content: Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(content).digest("hex");
 }
 
-/** Indexes `project` (an absolute, real path) into its .graphiq directory. */
-export async function indexProject(project: string, onProgress?: (p: IndexProgress) => void): Promise<IndexRun> {
+/**
+ * Indexes `project` (an absolute, real path) into its .graphiq directory. `dataDir`: the data
+ * directory that is never indexed (by default the one SIGNET_PATH names, as the CLI's); a project
+ * that is it or in it is refused (invalid_input) before anything is written.
+ */
+export async function indexProject(project: string, onProgress?: (p: IndexProgress) => void, dataDir: string = resolveDataDir()): Promise<IndexRun> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const fence = new DataDirFence(dataDir);
+  if (fence.holds(project)) throw invalidInput(dataDirRefusal(project, project, fence));
   const db = openIndex(project);
   try {
     const known = new Map(db.query<FileRow, []>("SELECT id, path, hash FROM files").all().map((r) => [r.path, r]));
-    const onDisk = listSourceFiles(project);
+    // What a file opened must be inside: the project as the kernel names it.
+    const root = realpathSync(project);
+    const leftOut: LeftOut[] = [];
+    const onDisk = listSourceFiles(project, fence, leftOut);
     const run: IndexRun = { project, files: onDisk.length, parsed: [], unchanged: 0, removed: [], failed: [], symbols: 0, edges: 0, tookMs: 0, startedAt };
     const writer = new FileWriter(db);
     let pending: (() => void)[] = [];
@@ -87,7 +102,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     for (const [i, file] of onDisk.entries()) {
       const previous = known.get(file.path);
       known.delete(file.path);
-      const outcome = check(project, file, previous?.hash);
+      const outcome = check(project, root, file, previous?.hash, fence);
       if (outcome.kind === "unchanged") {
         run.unchanged++;
         queue(() => writer.touch(previous!.id, file));
@@ -96,7 +111,7 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
       } else {
         const language = languageOf(file.path)!;
         changed.set(i, { previous, hash: outcome.hash, language });
-        jobs.push({ id: i, path: join(project, file.path), language });
+        jobs.push({ id: i, path: join(project, file.path), language, hash: outcome.hash });
       }
     }
     let done = onDisk.length - jobs.length;
@@ -115,7 +130,8 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
     }
     flush();
     run.parsed = parsedAt.filter((p) => p !== undefined);
-    run.failed = failedAt.filter((f) => f !== undefined);
+    // What of the data directory was left out is said, not recorded as a file that failed.
+    run.failed = [...failedAt.filter((f) => f !== undefined), ...leftOut];
 
     run.edges = db.transaction(() => resolveEdges(db))();
     run.symbols = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM symbols").get()!.n;
@@ -130,13 +146,18 @@ export async function indexProject(project: string, onProgress?: (p: IndexProgre
 
 type Check = { kind: "unchanged" } | { kind: "failed"; reason: string } | { kind: "changed"; hash: string };
 
-/** Whether `file` needs parsing: its size, readability, content hash against the index's, and no NUL bytes. */
-function check(project: string, file: SourceFile, previousHash: string | undefined): Check {
+/**
+ * Whether `file` needs parsing: its size, readability, content hash against the index's, and no NUL
+ * bytes. It is read as a document source reads a file (sources/read.ts): opened without following
+ * a link, the file the listing saw, reached inside the project and outside the data directory.
+ */
+function check(project: string, root: string, file: SourceFile, previousHash: string | undefined, fence: DataDirFence): Check {
   if (file.size > MAX_FILE_BYTES) return { kind: "failed", reason: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not indexed` };
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(join(project, file.path));
+    bytes = readWithin(join(project, file.path), root, MAX_FILE_BYTES, file, fence);
   } catch (err) {
+    if (err instanceof NotADocument) return { kind: "failed", reason: `not read: ${err.message}` };
     return { kind: "failed", reason: `unreadable: ${(err as Error).message}` };
   }
   const hash = sha256(bytes);

@@ -1,6 +1,6 @@
 // One file read, parsed and turned into facts, and the loop every parsing thread of a run runs over
 // the run's files (parse-pool.ts, parse-worker.ts).
-import { readFileSync } from "node:fs";
+import { constants, readFileSync } from "node:fs";
 import type { Parser } from "web-tree-sitter";
 import { extractFacts, type FileFacts } from "./extract";
 import { parserFor, type LanguageId } from "./grammars";
@@ -10,6 +10,11 @@ export interface ParseJob {
   /** Absolute path of the file. */
   path: string;
   language: LanguageId;
+  /**
+   * SHA-256 of the content the run read and checked (indexer.ts): what is read here is parsed only
+   * when it is that content, so a file swapped since (for a link to another file) is not.
+   */
+  hash?: string;
 }
 
 /** What every parsing thread of a run is given. */
@@ -22,6 +27,10 @@ export interface ParseShare {
 }
 
 export type ParseResult = { id: number; lines: number; facts: FileFacts } | { id: number; failure: string };
+
+/** Never through a link, never blocking (a named pipe swapped in): the run checked a regular file there. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const CHANGED = "changed while it was indexed: the next run takes it";
 
 /** One parser per language for the life of the thread: creating one loads its grammar. */
 const parsers = new Map<LanguageId, Promise<Parser>>();
@@ -40,8 +49,12 @@ function parserOf(language: LanguageId): Promise<Parser> {
 async function parseFile(job: ParseJob): Promise<ParseResult> {
   let source: string;
   try {
-    source = new TextDecoder().decode(readFileSync(job.path));
+    const bytes = readFileSync(job.path, { flag: READ_FLAGS });
+    if (job.hash !== undefined && new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== job.hash) return { id: job.id, failure: CHANGED };
+    source = new TextDecoder().decode(bytes);
   } catch (err) {
+    // A link swapped in for the file since it was checked.
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") return { id: job.id, failure: CHANGED };
     return { id: job.id, failure: `unreadable: ${(err as Error).message}` };
   }
   try {

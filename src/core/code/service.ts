@@ -3,7 +3,8 @@
 // project), or, when it names none, from the project indexed last. A folder no index covers gets an
 // answer saying so and how to make one, never another project's index. Databases are opened on first
 // use and reopened when replaced (a new `signet index`, a clear). Indexing itself runs in the CLI
-// process (docs/architecture.md#code-index).
+// process (docs/architecture.md#code-index). A project in the daemon's data directory (recorded
+// before `signet index` refused one) is not answered from: it is never indexed (files/data-dir.ts).
 import type { Database } from "bun:sqlite";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -22,7 +23,8 @@ import {
   type CodeSearchResponse,
   type CodeStatusResponse,
 } from "../../contracts/code";
-import { SignetError } from "../../contracts/errors";
+import { SignetError, invalidInput } from "../../contracts/errors";
+import { dataDirRefusal, fenceOf } from "../files/data-dir";
 import { diagnose, indexStatus } from "./health";
 import { lastIndexed, projectOf, readIndexedProjects } from "./projects";
 import { blastRadius, briefing, sharedConstants, symbolContext } from "./queries";
@@ -51,10 +53,21 @@ export class CodeIndexService {
   /** Open databases by project, least recently used first. */
   private readonly open = new Map<string, Open>();
 
-  constructor(private readonly projectsPath: string) {}
+  constructor(
+    private readonly projectsPath: string,
+    /** The daemon's data directory: never indexed, so no project in it answers. */
+    private readonly dataDir?: string,
+  ) {}
 
   /** The indexed project that answers for `requested` (a folder), or for no folder the one indexed last. */
   private project(requested: string | undefined): string {
+    const project = this.indexedProject(requested);
+    const fence = fenceOf(this.dataDir);
+    if (fence?.holds(project)) throw invalidInput(`project: ${dataDirRefusal(project, project, fence)}`);
+    return project;
+  }
+
+  private indexedProject(requested: string | undefined): string {
     const projects = readIndexedProjects(this.projectsPath);
     if (requested === undefined) {
       const last = lastIndexed(projects);
@@ -112,7 +125,7 @@ export class CodeIndexService {
   }
 
   status(requested?: string): CodeStatusResponse {
-    return this.withIndex(requested, (db, project) => indexStatus(db, project));
+    return this.withIndex(requested, (db, project) => indexStatus(db, project, this.dataDir));
   }
 
   constants(q: CodeConstantsQuery): CodeConstantsResponse {
@@ -133,7 +146,7 @@ export class CodeIndexService {
       const detail = (err as Error).message;
       return { project, ok: false, checks: [{ name: "schema", ok: false, detail }], problems: [{ problem: `schema: ${detail}`, fix: `run \`signet index ${project}\`` }] };
     }
-    return diagnose(db, project);
+    return diagnose(db, project, this.dataDir);
   }
 
   /** Deletes the project's graphiq.db and manifest.json and leaves a fresh empty database; it stays indexed (empty). */

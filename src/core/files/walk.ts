@@ -4,10 +4,12 @@
 // are not entered below the root. Directories are entered only as what they are (never through a
 // link), each once, in name order; everything else in them (files, links, pipes, devices, sockets)
 // is handed to the caller, which decides what it takes and how it reads it. A .gitignore is read
-// by the caller's reader too, so both read it with the care they read any file with.
+// by the caller's reader too, so both read it with the care they read any file with. The daemon's
+// data directory is never entered, whatever path leads to it (data-dir.ts).
 import { lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";
+import type { DataDirFence } from "./data-dir";
 import { withGitignore } from "./gitignore";
 
 /** A directory entry that is not a directory and that no .gitignore excludes. */
@@ -20,11 +22,15 @@ export interface TreeEntry {
   dirent: Dirent;
 }
 
-/** A directory that is not walked: it cannot be listed, it is not a directory (any more), or its .gitignore cannot be read. */
+/**
+ * A directory that is not walked: it cannot be listed, it is not a directory (any more), its
+ * .gitignore cannot be read, or it is the daemon's data directory (or in it).
+ */
 export type TreeProblem =
   | { kind: "unreadable"; path: string; error: unknown }
   | { kind: "not-a-directory"; path: string; stats: Stats }
-  | { kind: "ignore-file"; path: string; error: unknown };
+  | { kind: "ignore-file"; path: string; error: unknown }
+  | { kind: "data-dir"; path: string };
 
 export interface WalkOptions {
   /** Directory names never entered below the root. */
@@ -34,6 +40,11 @@ export interface WalkOptions {
    * directory: its lines say what must not be taken, and without them nothing there is.
    */
   readIgnoreFile: (path: string) => string | null;
+  /**
+   * The daemon's data directory: never entered, the root included (a root inside it, or reached
+   * through a link to it, is not walked at all), and its entries never handed over.
+   */
+  fence?: DataDirFence | null;
 }
 
 const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -55,6 +66,9 @@ export function* walkTree(root: string, options: WalkOptions): Generator<TreeEnt
     }
     // A directory replaced by a link (or anything else) after its parent was listed.
     if (!st.isDirectory()) return { kind: "not-a-directory", path: dir, stats: st };
+    const fence = options.fence;
+    // By device and inode, so another spelling of its path or a bind mount of it is caught too.
+    if (fence && (fence.has(st) || (relative === "" && fence.holds(dir)))) return { kind: "data-dir", path: dir };
     const key = `${st.dev}:${st.ino}`;
     if (entered.has(key)) return;
     entered.add(key);

@@ -3,9 +3,11 @@
 // taken only when its target stays inside the source. A file is then opened without following a
 // link and without blocking (a named pipe would otherwise hold the open until a writer comes), and
 // what was opened is checked, not what the path named a moment before: a regular file, the one
-// the walk saw, reached inside the source.
+// the walk saw, reached inside the source, and none of the daemon's data directory (files/data-dir.ts),
+// whether by a link, a hard link or a bind mount.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { NotADocument, sizeText } from "./extract";
+import { DATA_DIR_REASON, type DataDirFence } from "../files/data-dir";
 import { isWithin } from "../../os/path-within";
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -32,16 +34,19 @@ export const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? 
 
 /**
  * A directory entry that is not a directory, by its lstat: a regular file within `limit` bytes, or
- * a link to one inside `root`. Anything else is refused with the reason (NotADocument).
+ * a link to one inside `root`, neither of them in the data directory `fence` keeps out. Anything
+ * else is refused with the reason (NotADocument).
  */
-export function examine(path: string, root: string, limit: number): Examined {
+export function examine(path: string, root: string, limit: number, fence?: DataDirFence | null): Examined {
   let stats = lstatOrRefuse(path);
   let readPath = path;
   if (stats.isSymbolicLink()) {
     readPath = linkTarget(path, root);
+    if (fence?.holds(readPath)) throw new NotADocument(`a symbolic link to ${readPath}: ${DATA_DIR_REASON}`);
     stats = lstatOrRefuse(readPath);
     if (stats.isDirectory()) throw new NotADocument("a symbolic link to a directory (links to directories are not followed)");
   }
+  if (fence && (fence.has(stats) || fence.under(readPath))) throw new NotADocument(DATA_DIR_REASON);
   if (!stats.isFile()) throw new NotADocument(`${kindOf(stats)}, not a regular file`);
   if (stats.size > limit) throw new NotADocument(`larger than ${sizeText(limit)}`);
   return { readPath, stats };
@@ -72,11 +77,12 @@ function linkTarget(path: string, root: string): string {
 
 /**
  * The bytes of the regular file at `path`, which the walk saw as `seen`: opened without following a
- * link or blocking, it must still be that file (device and inode), be reached inside `root`, and
- * hold at most `limit` bytes (a file growing meanwhile is read up to the limit only). A refusal is a
- * NotADocument with the reason; an I/O error is thrown as it is.
+ * link or blocking, it must still be that file (device and inode), be reached inside `root` and
+ * outside the data directory `fence` keeps out, and hold at most `limit` bytes (a file growing
+ * meanwhile is read up to the limit only). A refusal is a NotADocument with the reason; an I/O
+ * error is thrown as it is.
  */
-export function readWithin(path: string, root: string, limit: number, seen: { dev: number; ino: number }): Uint8Array {
+export function readWithin(path: string, root: string, limit: number, seen: { dev: number; ino: number }, fence?: DataDirFence | null): Uint8Array {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -88,7 +94,11 @@ export function readWithin(path: string, root: string, limit: number, seen: { de
     const st = fstatSync(fd);
     if (!st.isFile()) throw new NotADocument(`${kindOf(st)}, not a regular file`);
     if (st.dev !== seen.dev || st.ino !== seen.ino) throw new NotADocument("replaced while the source was read (the next sync takes it)");
-    if (!isWithin(openedPath(fd, path, st), root)) throw new NotADocument("reached through a symbolic link to outside the source");
+    const opened = openedPath(fd, path, st);
+    if (!isWithin(opened, root)) throw new NotADocument("reached through a symbolic link to outside the source");
+    // What was opened, not what the walk saw: a hard link of one of its files, or a path that now
+    // leads into it (a directory on the way swapped for a link, a bind mount).
+    if (fence && (fence.has(st) || fence.holds(opened, true))) throw new NotADocument(DATA_DIR_REASON);
     if (st.size > limit) throw new NotADocument(`larger than ${sizeText(limit)}`);
     return readAtMost(fd, limit, st.size);
   } finally {

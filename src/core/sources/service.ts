@@ -6,10 +6,14 @@
 // keyword-searchable once their batch commits; vectors follow in the background (the embedding worker's loop, vectors.ts).
 // The store is the daemon's SQLite file or a PostgreSQL database several daemons share
 // (postgres-store.ts says what they share); a daemon following the latter's change feed keeps its
-// keyword index and vectors in step with the chunks the others write (followStored).
+// keyword index and vectors in step with the chunks the others write (followStored). The daemon's
+// data directory is never a source nor read as part of one (files/data-dir.ts): an add of it or of
+// anything in it is refused, a walk leaves it out, and what a store took of it before is dropped.
 import { byTerm } from "../search/term-positions";
+import { DATA_DIR_REASON, dataDirRefusal, fenceOf, type DataDirFence } from "../files/data-dir";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
+import { isWithin } from "../../os/path-within";
 import { RECALL_STRONG_SCORE } from "../../contracts/scores";
 import type { RecallRequest } from "../../contracts/recall";
 import { SignetError, invalidInput, notFound } from "../../contracts/errors";
@@ -82,21 +86,33 @@ export class SourceService {
   /** Settles once the index has loaded (or failed to): without FTS5, searches wait for it. */
   private loaded: Promise<unknown> = Promise.resolve();
   private readonly pdf = new PdfExtractor(PDF_LIMITS);
+  /** The data directory's paths, as configured and resolved: no search answers a chunk of a file there. */
+  private readonly dataDirPaths: string[];
 
   constructor(
     readonly store: SourceStore,
     private readonly embeddings: EmbeddingWorker | null,
-    log?: Logger,
+    private readonly log?: Logger,
     /** On a shared store: when chunks other daemons left unembedded are taken over. */
     takeOver?: TakeOverTiming,
+    /** The daemon's data directory (SIGNET_PATH): never read, whatever source holds it. */
+    private readonly dataDir: string | null = null,
   ) {
     this.vectors = new SourceVectors(store, log, takeOver);
+    this.dataDirPaths = this.fence()?.paths ?? [];
+  }
+
+  /** The data directory as an add, a sync or a start sees it now (its identities taken once per pass). */
+  private fence(): DataDirFence | null {
+    return fenceOf(this.dataDir);
   }
 
   /** Starts background embedding and loads the keyword index in steps, yielding between them. */
   async start(): Promise<number> {
     const worker = this.embeddings;
     if (worker && worker.provider !== "none") this.vectors.start((queue) => worker.serve(queue));
+    // Before the index loads: what an earlier version took of the data directory never enters it.
+    await this.dropDataDir().catch((err) => this.log?.error(`sources: dropping the files of the Signet data directory failed (a sync drops them): ${(err as Error).message}`));
     const loading = loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
     this.loaded = loading.catch(() => false);
     this.keywordsReady = await loading;
@@ -143,6 +159,8 @@ export class SourceService {
    */
   checkAdd(req: SourceAddRequest): { kind: "file" | "dir"; path: string } {
     const { path, stats } = checkedPath(req.path);
+    const fence = this.fence();
+    if (fence?.holds(path)) throw invalidInput(`path: ${dataDirRefusal(req.path, path, fence)}`);
     const kind = stats.isDirectory() ? "dir" : "file";
     if (kind === "file" && req.glob !== undefined) throw invalidInput(`glob: applies to a directory only; ${req.path} is a file`);
     return { kind, path };
@@ -189,7 +207,10 @@ export class SourceService {
     const started = performance.now();
     const keyword = await this.keywordLeg(keywordQuery ?? req.query, req.path);
     const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path, keyword.hits);
-    const rows = new Map<number, ChunkRow>((await this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))])).map((r) => [r.seq, r]));
+    const among = await this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]);
+    // A chunk of the data directory that a store still holds (taken before it was left out, not yet
+    // dropped at start, or written by another daemon sharing the store) is never answered.
+    const rows = new Map<number, ChunkRow>(among.filter((r) => !this.inDataDir(r.path)).map((r) => [r.seq, r]));
     const kwHits = keyword.hits.filter((h) => rows.has(h.seq));
     const vecHits = vectorHits.filter((h) => rows.has(h.seq));
     // The same query-adaptive fusion as memory recall: a chunk holding the query's rare words or its
@@ -312,6 +333,29 @@ export class SourceService {
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }
 
+  /** Whether `path` (a file's, as stored) is in the data directory as written: no I/O. */
+  private inDataDir(path: string): boolean {
+    return this.dataDirPaths.some((p) => isWithin(path, p));
+  }
+
+  /**
+   * Drops the files of the data directory that sources took before it was left out (a source of a
+   * parent of it, the home directory), with their chunks and vectors, and logs it. Only sources
+   * that hold it or are in it, by path, are looked at; a bind mount of it leaves at the next sync.
+   */
+  private dropDataDir(): Promise<void> {
+    if (this.dataDirPaths.length === 0) return Promise.resolve();
+    return this.serially(async () => {
+      for (const source of await this.store.allSources()) {
+        if (!this.dataDirPaths.some((p) => isWithin(p, source.path) || isWithin(source.path, p))) continue;
+        const gone = (await this.store.filesOf(source.id)).filter((f) => this.inDataDir(f.path));
+        if (gone.length === 0) continue;
+        this.applied(await this.store.writeBatch(source.id, { deleted: gone.map((f) => f.id) }, new Date().toISOString()));
+        this.log?.warn(`sources: dropped ${gone.length} file(s) of the Signet data directory from source ${source.id} (${source.path}), taken before it was left out: ${DATA_DIR_REASON}`);
+      }
+    });
+  }
+
   /** Committed chunk changes reach the keyword index and the chunk vectors. */
   private applied({ removed, added }: ChunkChanges): void {
     for (const seq of removed) this.keywords.remove(seq);
@@ -359,10 +403,14 @@ export class SourceService {
     const started = performance.now();
     const skipped: SkippedFile[] = [];
     let found: FoundFile[] = [];
+    const fence = this.fence();
     try {
       const stats = sourceStats(source);
-      if (source.kind === "dir") {
-        const walked = await walkDirectory(source.path, source.glob);
+      // A source in the data directory (added before that was refused) syncs to nothing: its chunks
+      // leave, on a shared store too.
+      if (fence?.holds(source.path)) skipped.push({ path: source.path, reason: `${source.path} is in the Signet data directory: ${DATA_DIR_REASON}` });
+      else if (source.kind === "dir") {
+        const walked = await walkDirectory(source.path, source.glob, fence);
         found = walked.files;
         skipped.push(...walked.skipped);
       } else found = [foundFile(source.path, basename(source.path), { readPath: source.path, stats })];
@@ -408,7 +456,7 @@ export class SourceService {
         let bytes: Uint8Array;
         try {
           // The source's own path is its root: a file source's file, or the directory walked.
-          bytes = readWithin(file.readPath, source.path, byteLimitOf(file.path), file.stats);
+          bytes = readWithin(file.readPath, source.path, byteLimitOf(file.path), file.stats, fence);
         } catch (err) {
           if (!(err instanceof NotADocument)) {
             skipped.push({ path: file.path, reason: `cannot read it (${errCode(err)})` });

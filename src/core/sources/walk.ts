@@ -3,10 +3,12 @@
 // ignore.ts's skips and what the source's glob leaves out. Each entry is looked at with lstat
 // (read.ts's examine): regular files within their byte limit are taken, a link only when its target
 // is a file inside the source; everything else is reported skipped. Reading the files is the
-// caller's job (read.ts's readWithin), against what is seen here.
+// caller's job (read.ts's readWithin), against what is seen here. The daemon's data directory is
+// never entered and nothing in it is taken, even through a link (files/data-dir.ts): it is reported.
 import { lstatSync, type Stats } from "node:fs";
 import type { SkippedFile } from "../../contracts/sources";
 import { yieldToLoop } from "../event-loop";
+import { DATA_DIR_REASON, type DataDirFence } from "../files/data-dir";
 import { walkTree, type TreeProblem } from "../files/walk";
 import { NotADocument, byteLimitOf } from "./extract";
 import { SKIPPED_DIRS, hasBinaryExtension } from "./ignore";
@@ -39,13 +41,16 @@ export function foundFile(path: string, rel: string, { readPath, stats }: Examin
   return { path, relative: rel, readPath, stats, size: stats.size, mtimeMs: stats.mtimeMs };
 }
 
-/** The files under `root` (a directory, its path free of links) that a source with `glob` takes. */
-export async function walkDirectory(root: string, glob: string | null): Promise<WalkResult> {
+/**
+ * The files under `root` (a directory, its path free of links) that a source with `glob` takes,
+ * none of them in the data directory `fence` keeps out.
+ */
+export async function walkDirectory(root: string, glob: string | null, fence: DataDirFence | null = null): Promise<WalkResult> {
   const files: FoundFile[] = [];
   const skipped: SkippedFile[] = [];
   const match = glob === null ? null : new Bun.Glob(glob);
   let seen = 0;
-  for (const item of walkTree(root, { skipDirs: SKIPPED_DIRS, readIgnoreFile: (path) => readIgnoreFile(path, root) })) {
+  for (const item of walkTree(root, { skipDirs: SKIPPED_DIRS, readIgnoreFile: (path) => readIgnoreFile(path, root, fence), fence })) {
     if (++seen % ENTRIES_PER_STEP === 0) await yieldToLoop();
     if (item.kind !== "entry") {
       skipped.push(skippedDirectory(item));
@@ -59,7 +64,7 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
       continue;
     }
     try {
-      files.push(foundFile(path, rel, examine(path, root, byteLimitOf(path))));
+      files.push(foundFile(path, rel, examine(path, root, byteLimitOf(path), fence)));
     } catch (err) {
       if (!(err instanceof NotADocument)) throw err;
       skipped.push({ path, reason: err.message });
@@ -71,6 +76,7 @@ export async function walkDirectory(root: string, glob: string | null): Promise<
 /** A directory the walk left out, as the answer's `skipped` names it. */
 function skippedDirectory(problem: TreeProblem): SkippedFile {
   const { path } = problem;
+  if (problem.kind === "data-dir") return { path, reason: DATA_DIR_REASON };
   if (problem.kind === "not-a-directory") return { path, reason: `${kindOf(problem.stats)}, not a directory (it changed while the source was walked)` };
   if (problem.kind === "unreadable") return { path, reason: `cannot read the directory (${errCode(problem.error)})` };
   return { path, reason: `${(problem.error as Error).message}: its directory is skipped` };
@@ -78,10 +84,10 @@ function skippedDirectory(problem: TreeProblem): SkippedFile {
 
 /**
  * The text of the .gitignore at `path` under `root`, read as any file of a source is (a regular
- * file, or a link to one inside `root`, within 256 KiB); null when it is gone. Anything else is
- * refused with the reason (NotADocument).
+ * file, or a link to one inside `root`, within 256 KiB, not in the data directory `fence` keeps
+ * out); null when it is gone. Anything else is refused with the reason (NotADocument).
  */
-export function readIgnoreFile(path: string, root: string): string | null {
+export function readIgnoreFile(path: string, root: string, fence: DataDirFence | null = null): string | null {
   let st: Stats;
   try {
     st = lstatSync(path);
@@ -90,9 +96,9 @@ export function readIgnoreFile(path: string, root: string): string | null {
     throw new NotADocument(`cannot stat it (${errCode(err)})`);
   }
   if (st.isDirectory()) return null;
-  const { readPath, stats } = examine(path, root, MAX_IGNORE_BYTES);
+  const { readPath, stats } = examine(path, root, MAX_IGNORE_BYTES, fence);
   try {
-    return new TextDecoder().decode(readWithin(readPath, root, MAX_IGNORE_BYTES, stats));
+    return new TextDecoder().decode(readWithin(readPath, root, MAX_IGNORE_BYTES, stats, fence));
   } catch (err) {
     if (err instanceof NotADocument) throw err;
     throw new NotADocument(`cannot read it (${errCode(err)})`);
