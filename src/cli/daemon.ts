@@ -3,15 +3,15 @@ import { terminalText } from "./terminal-text";
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import type { Config } from "../config/schema";
-import { readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
-import { readPidFile } from "../config/daemon-record";
+import { answeringDaemon, readStatus, startBackground, stopDaemon, type Status } from "../control/daemon-process";
+import { readPidFile, recordedProcessLives, type PidInfo } from "../config/daemon-record";
+import { resolveDataDir } from "../config/load";
 import { isLockHeld } from "../control/lock";
 import { daemonFiles } from "../config/paths";
 import { createLogger } from "../logger";
-import { clientArgs, configFromFlags } from "./context";
-import { EXIT, ExitError } from "./errors";
-import { emit, outputArgs, stdout, type OutputFlags } from "./output";
+import { configFromFlags } from "./context";
+import { EXIT, ExitError, UsageError } from "./errors";
+import { emit, outputArgs, stdout } from "./output";
 
 /** What `start` and `restart` log before the daemon has its own log (tightened modes, say). */
 const log = createLogger("signet");
@@ -34,7 +34,7 @@ function tailLog(path: string, lines: number): string {
  */
 function foregroundOutput(dataDir: string, logPath: string): { pid: number; target: string } | undefined {
   const info = isLockHeld(dataDir) ? readPidFile(dataDir) : null;
-  if (!info) return undefined;
+  if (!info || !recordedProcessLives(info)) return undefined;
   let target: string;
   try {
     target = readlinkSync(`/proc/${info.pid}/fd/2`);
@@ -43,6 +43,43 @@ function foregroundOutput(dataDir: string, logPath: string): { pid: number; targ
   }
   const log = existsSync(logPath) ? realpathSync(logPath) : logPath;
   return target === log ? undefined : { pid: info.pid, target };
+}
+
+const POLLERR = 0x008;
+const POLLHUP = 0x010;
+const POLLNVAL = 0x020;
+let pollStdout: (() => number) | null | undefined;
+
+/**
+ * Whether nobody reads stdout any more: the reading end of its pipe closed (`| head -1` is done), or
+ * its terminal hung up. The kernel says so to poll(2) at once (POLLERR, POLLHUP), where a write
+ * would find out only with the next line there is to write. Through libc on Linux (bun:ffi, loaded
+ * at the first call); false elsewhere, where that next write ends the command (src/cli/output.ts).
+ */
+function stdoutGone(): boolean {
+  if (pollStdout === undefined) {
+    pollStdout = null;
+    if (process.platform === "linux") {
+      const { dlopen, FFIType, ptr }: typeof import("bun:ffi") = require("bun:ffi");
+      for (const name of ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
+        try {
+          const { poll } = dlopen(name, { poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols;
+          // struct pollfd { int fd; short events; short revents; }: fd 1, no events asked (errors and hang-ups come unasked), no wait.
+          const fds = new Int32Array(2);
+          const revents = new Int16Array(fds.buffer, 6, 1);
+          pollStdout = () => {
+            fds[0] = 1;
+            fds[1] = 0;
+            return poll(ptr(fds), 1, 0) === 1 ? revents[0]! : 0;
+          };
+          break;
+        } catch {
+          // not this libc
+        }
+      }
+    }
+  }
+  return pollStdout !== null && (pollStdout() & (POLLERR | POLLHUP | POLLNVAL)) !== 0;
 }
 
 function renderStatus(s: Status): string {
@@ -65,29 +102,39 @@ const start = defineCommand({
   args: { ...listenArgs, ...outputArgs },
   async run({ args }) {
     const config = configFromFlags(args);
-    const where = { dataDir: config.dataDir, log: daemonFiles(config.dataDir).log };
+    const { dataDir } = config;
+    const where = { dataDir, log: daemonFiles(dataDir).log };
     // What was asked for is already so: say where it runs, and succeed.
-    const s = await readStatus(config);
-    if (s.running) {
-      emit({ alreadyRunning: true, pid: s.pid, url: s.url, ...where }, args, (r) => `signet daemon already running at ${r.url ?? "?"} (pid ${r.pid ?? "?"})`);
-      return;
+    const alreadyRunning = (info: PidInfo) =>
+      emit({ alreadyRunning: true, pid: info.pid, url: info.url, ...where }, args, (r) => `signet daemon already running at ${r.url} (pid ${r.pid})`);
+    // A daemon holds the lock: one that runs, or one that another start began a moment ago and that
+    // is still opening its store. It is the answer once it answers /health (null: it went away first).
+    const holder = async () => (isLockHeld(dataDir) ? answeringDaemon(dataDir) : null);
+    const running = await holder();
+    if (running) return alreadyRunning(running);
+    let started: PidInfo;
+    try {
+      started = await startBackground(config, args, log);
+    } catch (err) {
+      // Another start won the race to the lock (its daemon took it; ours exited): that one is the answer.
+      const winner = await holder();
+      if (winner) return alreadyRunning(winner);
+      throw err;
     }
     // The record's own bookkeeping (its process start time, for clients' identity check) is not the answer.
-    const { pid, port, url, startedAt, version } = await startBackground(config, args, log);
+    const { pid, port, url, startedAt, version } = started;
     emit({ alreadyRunning: false, pid, port, url, startedAt, version, ...where }, args, (i) => `signet daemon started at ${i.url} (pid ${i.pid})`);
   },
 });
 
-async function stopAndReport(config: Config, flags: OutputFlags) {
-  const result = await stopDaemon(config);
-  emit(result, flags, (r) => (r.stopped ? `signet daemon stopped (pid ${r.pid})` : "signet daemon was not running"));
-}
-
+// stop, status and logs need the data directory alone, not a valid agent.yaml: one that is not must
+// not keep its daemon from being stopped or looked at.
 const stop = defineCommand({
   meta: { name: "stop", description: "Stop the background daemon gracefully" },
   args: outputArgs,
   async run({ args }) {
-    await stopAndReport(configFromFlags({}), args);
+    const result = await stopDaemon({ dataDir: resolveDataDir() });
+    emit(result, args, (r) => (r.stopped ? `signet daemon stopped (pid ${r.pid})` : "signet daemon was not running"));
   },
 });
 
@@ -106,7 +153,7 @@ const status = defineCommand({
   meta: { name: "status", description: "Is the daemon running? Exit 0 if so, 1 if not" },
   args: outputArgs,
   async run({ args }) {
-    const s = await readStatus(configFromFlags({}));
+    const s = await readStatus({ dataDir: resolveDataDir() });
     emit(s, args, renderStatus);
     if (!s.running) throw new ExitError(EXIT.failed);
   },
@@ -119,10 +166,12 @@ const logs = defineCommand({
     lines: { type: "string", description: "How many of the last lines to print first (default 200)" },
   },
   async run({ args }) {
-    const { dataDir } = configFromFlags({});
+    if (args.lines !== undefined && !/^[1-9]\d*$/.test(args.lines.trim())) {
+      throw new UsageError(`--lines ${JSON.stringify(args.lines)} is not a number of lines: give a whole number of at least 1 (default 200)`);
+    }
+    const dataDir = resolveDataDir();
     const path = daemonFiles(dataDir).log;
-    const lines = args.lines === undefined ? 200 : Number(args.lines);
-    const head = tailLog(path, Number.isFinite(lines) && lines > 0 ? lines : 200);
+    const head = tailLog(path, args.lines === undefined ? 200 : Number(args.lines));
     // The log quotes servers' stderr and request paths: shown, never obeyed, by the terminal.
     if (head) stdout().write(`${terminalText(head)}\n`);
     const foreground = foregroundOutput(dataDir, path);
@@ -139,6 +188,8 @@ const logs = defineCommand({
     let offset = existsSync(path) ? statSync(path).size : 0;
     for (;;) {
       await Bun.sleep(250);
+      // A reader that left (`| head -1`) ends the command now, not at the next line the daemon writes.
+      if (stdoutGone()) return;
       if (!existsSync(path)) continue;
       const size = statSync(path).size;
       if (size < offset) offset = 0;
@@ -153,10 +204,11 @@ const logs = defineCommand({
 
 export default defineCommand({
   meta: { name: "daemon", description: COMMAND_DESCRIPTIONS.daemon },
-  args: { ...clientArgs },
+  // The data directory's daemon (SIGNET_PATH), found from its lock and record: no URL or agent applies.
+  args: outputArgs,
   subCommands: { run, start, stop, restart, status, logs },
   async run({ args }) {
-    const s = await readStatus(configFromFlags({}));
+    const s = await readStatus({ dataDir: resolveDataDir() });
     emit(s, args, (st) =>
       [
         renderStatus(st),

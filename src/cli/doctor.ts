@@ -11,13 +11,15 @@ import { basename, resolve } from "node:path";
 import { DaemonIdentityError, SignetClient } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
 import { readOwnerFile } from "../config/owner-files";
-import { daemonFiles, databasePath } from "../config/paths";
+import { ConfigError, loadConfig, resolveDataDir } from "../config/load";
+import { configPath, daemonFiles, databasePath } from "../config/paths";
 import { displayedUrl } from "../config/storage-url";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
 import { ownerOnlyPaths } from "../control/data-dir";
 import { probeSandbox } from "../os/sandbox";
 import { readStatus } from "../control/daemon-process";
+import { dataDirProblem } from "../control/lock";
 import { readHookRegistration, readMcpRegistration, type HookRegistration, type McpRegistration } from "../harness/registered";
 import { HARNESS_NAMES, MCP_COMMAND, type HarnessName } from "../harness/types";
 import { isCompiled } from "../self";
@@ -64,6 +66,30 @@ async function daemonChecks(config: Config): Promise<{ checks: Check[]; health?:
       checks.push(problem("identity", `clients use ${url}, where the daemon does not answer`, "make daemon.url / SIGNET_PORT match the daemon's port, or signet daemon restart"));
     } else checks.push(note("identity", `not checked: nothing answers at ${url}`));
     return { checks };
+  }
+}
+
+// ---- The configuration ----
+
+/**
+ * The configuration, or, when it is invalid, a problem naming what is wrong and the defaults (with
+ * the data directory, and no agent.yaml) to check the rest with: an invalid configuration is one
+ * problem among others, not the end of the report.
+ */
+function loadedConfig(args: { url?: string }, checks: Check[]): Config {
+  try {
+    return configFromFlags(args);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const dataDir = resolveDataDir();
+    checks.push(
+      problem(
+        "config",
+        `${err.message}; the daemon does not start and commands refuse to run until it is fixed (\`signet daemon stop\` and \`status\` still work). The checks below use the defaults`,
+        `fix ${configPath(dataDir)} or the SIGNET_* variable it names (docs/config.md lists every key)`,
+      ),
+    );
+    return loadConfig({ env: { HOME: process.env.HOME, SIGNET_PATH: dataDir }, file: false });
   }
 }
 
@@ -316,9 +342,18 @@ export const doctor = defineCommand({
   },
   args: { url: clientArgs.url, ...outputArgs },
   async run({ args }) {
-    const config = configFromFlags(args);
-    const { checks, health } = await daemonChecks(config);
-    checks.push(storeCheck(config, health), embedderCheck(health), ...modeChecks(config.dataDir));
+    const checks: Check[] = [];
+    const config = loadedConfig(args, checks);
+    const notDirectory = dataDirProblem(config.dataDir);
+    let health: HealthResponse | undefined;
+    if (notDirectory) {
+      // Nothing can be in it: no daemon, no store, no modes to judge (a file's would be misread).
+      checks.push(problem("data dir", notDirectory.detail, notDirectory.fix));
+    } else {
+      const daemon = await daemonChecks(config);
+      health = daemon.health;
+      checks.push(...daemon.checks, storeCheck(config, health), embedderCheck(health), ...modeChecks(config.dataDir));
+    }
     const findings = HARNESS_NAMES.map((harness) => harnessFindings(harness, { home: process.env.HOME || homedir(), env: process.env }, config));
     const paths = await pathChecks(findings, config, health);
     findings.forEach((f, i) => checks.push(...f.head, ...paths[i]!, ...f.tail));

@@ -2,8 +2,8 @@
 // SQLite file (docs/deploy.md#moving-a-store). Like `signet migrate`, it opens the stores itself, with
 // this data directory's daemon stopped (its lock is held meanwhile); daemons elsewhere sharing a
 // PostgreSQL source must be stopped by their operator.
-import { existsSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { databasePath } from "../config/paths";
@@ -18,6 +18,36 @@ import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
 const isPostgresUrl = (s: string) => /^postgres(ql)?:\/\//.test(s);
+
+/**
+ * `--to` as the copy's target: a PostgreSQL URL as given, or a new SQLite file's absolute path in a
+ * directory that exists. Like `signet backup`, the copy makes no directory (a typo in the path must
+ * not leave a tree behind), and a URL of another scheme (`sqlite:///tmp/x.db`) is not taken for a
+ * relative path (`./sqlite:/tmp/x.db`).
+ */
+function targetOf(to: string): string {
+  if (isPostgresUrl(to)) return to;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(to);
+  if (scheme) {
+    const path = scheme[1]!.toLowerCase() === "sqlite" ? to.slice(scheme[0].length).replace(/^(?=[^/])/, "./") : undefined;
+    throw new UsageError(
+      `--to ${to}: a ${scheme[1]}:// URL is not a target; give a postgres:// or postgresql:// URL, or a new SQLite file's path${path ? ` (--to ${path})` : ""}`,
+    );
+  }
+  const path = resolve(to);
+  const dir = dirname(path);
+  let st;
+  try {
+    st = statSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new UsageError(`cannot create ${path}: the directory ${dir} does not exist`);
+    if (code === "ENOTDIR") throw new UsageError(`cannot create ${path}: ${dir} is not a directory`);
+    throw new UsageError(`cannot create ${path}: ${(err as Error).message}`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`cannot create ${path}: ${dir} is not a directory`);
+  return path;
+}
 
 interface Opened {
   end: StoreEnd;
@@ -63,7 +93,7 @@ const copy = defineCommand({
   async run({ args }) {
     const config = configFromFlags({});
     const source = config.storage.url ?? databasePath(config.dataDir);
-    const target = isPostgresUrl(args.to) ? args.to : resolve(args.to);
+    const target = targetOf(args.to);
     if (target === source) throw new UsageError("--to names the store being copied");
     let lock: DaemonLock;
     try {

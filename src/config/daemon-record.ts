@@ -40,15 +40,30 @@ function ours(pid: number): boolean {
 }
 
 /**
+ * Whether the process the record names is the one that wrote it: alive and ours, and, where the
+ * record has its start time and /proc tells (Linux), started then. A record left by a daemon that
+ * was killed names a process that is gone, or by now another process that got its pid: neither is
+ * the daemon. One read of /proc/<pid>/stat, or a signal 0 where there is none.
+ */
+export function recordedProcessLives(info: PidInfo): boolean {
+  if (!Number.isInteger(info.pid) || info.pid <= 0) return false;
+  if (info.processStart !== undefined) {
+    const proc = procInfo(info.pid);
+    if (proc) return proc.state !== "Z" && proc.started === info.processStart && ours(info.pid);
+  }
+  return ours(info.pid);
+}
+
+/**
  * Where the data directory's daemon runs now, as a client reaches it: the recorded URL, with a
- * wildcard bind (`0.0.0.0`, `::`) reached at 127.0.0.1. Undefined when no record names a live
- * process. One small file read and one signal 0: no request, so it costs a hook nothing it would
- * notice. A record left by a daemon that was killed names a process that is gone; the client still
- * has the daemon prove its identity before it sends anything (src/client/client.ts).
+ * wildcard bind (`0.0.0.0`, `::`) reached at 127.0.0.1. Undefined when no record names the live
+ * process that wrote it (recordedProcessLives). One small file read and one of /proc (or a signal
+ * 0): no request, so it costs a hook nothing it would notice. The client still has the daemon prove
+ * its identity before it sends anything (src/client/client.ts).
  */
 export function runningDaemonUrl(dataDir: string): string | undefined {
   const info = readPidFile(dataDir);
-  if (!info || info.pid <= 0 || !ours(info.pid)) return undefined;
+  if (!info || !recordedProcessLives(info)) return undefined;
   try {
     const url = new URL(info.url);
     const host = url.hostname === "0.0.0.0" || url.hostname === "[::]" ? "127.0.0.1" : url.hostname;

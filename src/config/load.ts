@@ -18,13 +18,32 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 type Tree = Record<string, unknown>;
 
+function homeDir(env: Env): string {
+  // node:os only without HOME: loading it costs every command about 2 ms.
+  return env.HOME?.trim() || (require("node:os") as typeof import("node:os")).homedir();
+}
+
+/**
+ * SIGNET_PATH with a leading `~` or `~/` as the home directory: a value no shell expanded (a harness
+ * config's env entry, a systemd unit, a .env file) must not become `./~/.agents`, a store of its
+ * own under each working directory. `~user` is refused: its home is not ours to look up.
+ */
+function expandHome(path: string, env: Env): string {
+  if (path === "~") return homeDir(env);
+  if (path.startsWith("~/")) return join(homeDir(env), path.slice(2));
+  if (path.startsWith("~")) {
+    throw new ConfigError(
+      `SIGNET_PATH=${JSON.stringify(path)}: only a leading ~ or ~/ (your home, ${homeDir(env)}) is expanded, not ~user; give the directory's full path`,
+    );
+  }
+  return path;
+}
+
 export function resolveDataDir(env: Env = process.env): string {
   const explicit = env.SIGNET_PATH?.trim();
   // Absolute: the daemon changes to a fixed directory, and clients compare it with the daemon's.
-  if (explicit) return resolve(explicit);
-  // node:os only without HOME: loading it costs every command about 2 ms.
-  const home = env.HOME?.trim() || (require("node:os") as typeof import("node:os")).homedir();
-  return join(home, ".agents");
+  if (explicit) return resolve(expandHome(explicit, env));
+  return join(homeDir(env), ".agents");
 }
 
 function readConfigFile(path: string): Tree {
@@ -150,13 +169,15 @@ export interface LoadConfigOptions {
    * running daemon themselves).
    */
   running?: boolean;
+  /** false: agent.yaml is not read (`signet doctor` goes on with the rest when that file is invalid). */
+  file?: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const dataDir = resolveDataDir(env);
   const file = configPath(dataDir);
-  const fileLayer = readConfigFile(file);
+  const fileLayer = options.file === false ? {} : readConfigFile(file);
   const merged = mergeLayers(mergeLayers(fileLayer, envLayer(env)), options.flags ?? {});
   const parse = (input: Tree): ParsedConfig => {
     // Required when first used, not imported: building the schema (zod) costs more than the rest of

@@ -6,7 +6,6 @@
 import { existsSync } from "node:fs";
 import { DaemonNotStartedError } from "../client/client";
 import { isLoopbackHost } from "../config/daemon-url";
-import { readPidFile } from "../config/daemon-record";
 import { configPath, databasePath } from "../config/paths";
 import type { Config } from "../config/schema";
 import type { Logger } from "../logger";
@@ -57,7 +56,7 @@ export function autostarter(config: Config, log: Logger, env: Env = process.env)
           "Run `signet daemon start` once to create it there, or set SIGNET_PATH to your data directory",
       );
     }
-    const { explainNoAnswer, runningDaemon, startBackground, waitFor } = await import("./daemon-process");
+    const { answeringDaemon, explainNoAnswer, runningDaemon, startBackground } = await import("./daemon-process");
     // One look before starting anything: a daemon that runs began listening after the client looked
     // (retry), or runs at another address than the client's (say where; starting one would fail).
     const running = runningDaemon(config.dataDir);
@@ -72,9 +71,8 @@ export function autostarter(config: Config, log: Logger, env: Env = process.env)
       log.info(`started the daemon for ${config.dataDir} at ${info.url} (pid ${info.pid})`);
       return true;
     } catch (err) {
-      // Another client may have started it a moment ago: once it has written its pid file (it
-      // listens by then), the retry works.
-      if (isLockHeld(config.dataDir)) return waitFor(() => readPidFile(config.dataDir) !== null, START_WAIT_MS);
+      // Another client may have started it a moment ago: once it answers, the retry works.
+      if (isLockHeld(config.dataDir)) return (await answeringDaemon(config.dataDir, START_WAIT_MS).catch(() => null)) !== null;
       throw notStarted(`starting one failed: ${(err as Error).message}`);
     }
   };

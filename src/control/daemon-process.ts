@@ -9,8 +9,8 @@ import type { Logger } from "../logger";
 import { procStatFields } from "../os/proc-stat";
 import { secureDataDir } from "./data-dir";
 import { makeOwnerOnlyDir, openOwnerOnly } from "../os/owner-only-files";
-import { isLockHeld } from "./lock";
-import { readPidFile, type PidInfo } from "../config/daemon-record";
+import { assertDataDir, isLockHeld } from "./lock";
+import { readPidFile, recordedProcessLives, type PidInfo } from "../config/daemon-record";
 import { daemonFiles } from "../config/paths";
 import { selfCommand } from "../self";
 
@@ -59,10 +59,20 @@ export interface Status {
   memories?: number | null;
 }
 
-export async function readStatus(config: Config): Promise<Status> {
-  const held = isLockHeld(config.dataDir);
-  const info = held ? readPidFile(config.dataDir) : null;
-  const status: Status = { running: held, dataDir: config.dataDir, pid: info?.pid ?? null, url: info?.url ?? null, healthy: false };
+/**
+ * The data directory's record when the process it names is the one that wrote it: a record left
+ * by a daemon that died names another process, or none, while a new daemon starts.
+ */
+function liveRecord(dataDir: string): PidInfo | null {
+  const info = readPidFile(dataDir);
+  return info && recordedProcessLives(info) ? info : null;
+}
+
+/** Needs the data directory alone (no valid configuration): `signet daemon status` and `stop` answer whatever agent.yaml holds. */
+export async function readStatus({ dataDir }: { dataDir: string }): Promise<Status> {
+  const held = isLockHeld(dataDir);
+  const info = held ? liveRecord(dataDir) : null;
+  const status: Status = { running: held, dataDir, pid: info?.pid ?? null, url: info?.url ?? null, healthy: false };
   if (info) {
     try {
       const health = await new SignetClient({ baseUrl: info.url, timeoutMs: 2000 }).health();
@@ -79,8 +89,38 @@ export async function readStatus(config: Config): Promise<Status> {
  * lock. One read of the pid file; the lock is probed only when that process lives.
  */
 export function runningDaemon(dataDir: string): PidInfo | null {
-  const info = readPidFile(dataDir);
-  return info && alive(info.pid) && isLockHeld(dataDir) ? info : null;
+  const info = liveRecord(dataDir);
+  return info && isLockHeld(dataDir) ? info : null;
+}
+
+/**
+ * The daemon that holds the data directory's lock, once it answers /health: one that runs, or one
+ * another `signet daemon start` (or a client's autostart) started a moment ago and that is still
+ * opening its store. Null when the lock is released first (that daemon stopped, or failed to
+ * start); throws when it holds the lock without answering for `timeoutMs`.
+ */
+export async function answeringDaemon(dataDir: string, timeoutMs = START_TIMEOUT_MS): Promise<PidInfo | null> {
+  let found: PidInfo | null = null;
+  let released = false;
+  await waitFor(async () => {
+    if (!isLockHeld(dataDir)) return (released = true);
+    const info = liveRecord(dataDir);
+    if (!info || info.stopping) return false;
+    try {
+      await new SignetClient({ baseUrl: info.url, timeoutMs: 1000 }).health();
+      found = info;
+      return true;
+    } catch {
+      return false;
+    }
+  }, timeoutMs);
+  if (found || released) return found;
+  const info = liveRecord(dataDir);
+  const who = info ? ` (pid ${info.pid}, ${info.url})` : "";
+  throw new DaemonControlError(
+    `a daemon holds the lock of ${dataDir}${who} but did not answer /health within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}: ` +
+      `look at its log (${daemonFiles(dataDir).log}), then \`signet daemon restart\``,
+  );
 }
 
 /**
@@ -108,6 +148,7 @@ export function explainNoAnswer(config: Config, url: string, detail: string, sil
 /** `log` is the caller's (the CLI's or signet-mcp's): the daemon logs to its own file. */
 export async function startBackground(config: Config, flags: { port?: string; bind?: string }, log: Logger): Promise<PidInfo> {
   // Before anything is opened in .daemon: the log below is created there, ahead of the daemon's own check.
+  assertDataDir(config.dataDir);
   secureDataDir(config.dataDir, log);
   if (isLockHeld(config.dataDir)) {
     const info = readPidFile(config.dataDir);
@@ -149,12 +190,13 @@ export async function startBackground(config: Config, flags: { port?: string; bi
   return info;
 }
 
-export async function stopDaemon(config: Config): Promise<{ stopped: boolean; pid: number | null }> {
-  if (!isLockHeld(config.dataDir)) return { stopped: false, pid: null };
-  const info = readPidFile(config.dataDir);
-  if (!info) throw new DaemonControlError(`a daemon holds the lock for ${config.dataDir} but wrote no pid file; stop it by hand`);
+/** Needs the data directory alone: an invalid agent.yaml does not keep a daemon from being stopped. */
+export async function stopDaemon({ dataDir }: { dataDir: string }): Promise<{ stopped: boolean; pid: number | null }> {
+  if (!isLockHeld(dataDir)) return { stopped: false, pid: null };
+  const info = liveRecord(dataDir);
+  if (!info) throw new DaemonControlError(`a daemon holds the lock for ${dataDir} but its pid file names no process of it (it may still be starting); try again, or stop it by hand`);
   process.kill(info.pid, "SIGTERM");
-  const released = () => !isLockHeld(config.dataDir) && !alive(info.pid);
+  const released = () => !isLockHeld(dataDir) && !alive(info.pid);
   if (!(await waitFor(released, STOP_TIMEOUT_MS))) {
     process.kill(info.pid, "SIGKILL");
     await waitFor(released, 2000);

@@ -32,7 +32,7 @@ import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
 import { lastingDaemonId, ownerCredentials } from "./credentials";
 import { secureDataDir } from "../control/data-dir";
-import { DaemonLock } from "../control/lock";
+import { assertDataDir, DaemonLock } from "../control/lock";
 import { createLogger, type Logger } from "../logger";
 import { type DaemonStores, openStores } from "./stores";
 
@@ -101,6 +101,8 @@ function secretsPassphrase(): string | undefined {
 export async function startDaemon(config: Config, options: { log?: Logger } = {}): Promise<RunningDaemon> {
   checkAuthMode(config);
   const log = options.log ?? createLogger("daemon");
+  // A file where the data directory should be is named as such, before secureDataDir's mkdir meets it.
+  assertDataDir(config.dataDir);
   secureDataDir(config.dataDir, log);
   const lock = DaemonLock.acquire(config.dataDir);
   let stores: DaemonStores | undefined;
@@ -317,7 +319,10 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
   }
 }
 
-/** `signet daemon run`: serve in the foreground until SIGTERM or SIGINT, then stop gracefully. */
+/**
+ * `signet daemon run`: serve in the foreground until SIGTERM, SIGINT or SIGHUP (its terminal
+ * closed), then stop gracefully.
+ */
 export async function runDaemonForeground(config: Config): Promise<void> {
   const log = createLogger("daemon");
   // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
@@ -329,7 +334,13 @@ export async function runDaemonForeground(config: Config): Promise<void> {
   process.chdir(config.dataDir);
   log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir}, store ${daemon.context.stores.location}, auth.mode ${config.auth.mode})`);
   await new Promise<void>((resolve) => {
+    let received: string | undefined;
     const shutdown = (signal: string) => {
+      if (received) return;
+      received = signal;
+      // A terminal that hung up takes the daemon's stderr with it: a log line that cannot be written
+      // there (EIO, EPIPE) must not end the shutdown that follows.
+      if (signal === "SIGHUP") process.stderr.on("error", () => {});
       log.info(`${signal} received: shutting down`);
       daemon.stop().then(resolve, (err) => {
         log.error("shutdown failed", err);
@@ -338,6 +349,9 @@ export async function runDaemonForeground(config: Config): Promise<void> {
     };
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
+    // A closing terminal may hang up more than once (the kernel, then the shell to its jobs): each
+    // later SIGHUP is ignored, never left to its default, which would end the process mid-stop.
+    process.on("SIGHUP", () => shutdown("SIGHUP"));
   });
   log.info("stopped");
 }

@@ -1,6 +1,7 @@
 // A reader that stops early (`signet export | head -1`): the compiled binary ends quietly with exit 0
 // (src/cli/output.ts, for every command), whether the command writes through a stream writer
-// (export) or process.stdout (daemon logs -f).
+// (export) or process.stdout (daemon logs -f, which also sees the reader leave while it waits for
+// the next line).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,5 +60,14 @@ describe("piped into a reader that stops early", () => {
     const r = await readOneChunk(["daemon", "logs", "-f"], () => appendFileSync(log, "a line written while the follower runs\n"));
     expect(r.first).not.toBe("");
     expect(r).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  test("signet daemon logs -f: with no line written after the reader left, it ends all the same, promptly", async () => {
+    const started = performance.now();
+    const r = await readOneChunk(["daemon", "logs", "-f"]);
+    expect(r.first).not.toBe("");
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    // It polls the pipe every 250 ms; a daemon that writes nothing would have held it forever.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -70,7 +70,7 @@ describe("signet completion", () => {
         ["signet", "mcp", "analytics", "--source", ""],
         ["signet", "completion", ""],
         // A flag's value is not a command: the words after it still are.
-        ["signet", "daemon", "--url", "http://127.0.0.1:1", "re"],
+        ["signet", "embed", "--url", "http://127.0.0.1:1", "re"],
         // After --, another program's command line: nothing of ours.
         ["signet", "mcp", "add", "x", "--", "da"],
       ]),
@@ -85,7 +85,7 @@ describe("signet completion", () => {
       ["list-tools"],
       ["agent", "cli", "mcp"],
       ["bash", "fish", "zsh"],
-      ["restart"],
+      ["reindex"],
       [],
     ]);
   });

@@ -76,6 +76,31 @@ afterAll(async () => {
   await cli(source, ["daemon", "stop"]);
 });
 
+describe("signet store copy refuses a target it would have to invent", () => {
+  test("a new file in a directory that does not exist, or under a file: exit 2, no directory made", async () => {
+    const missing = join(source.home, "typo", "deeper", "x.db");
+    const r = await cli(source, ["store", "copy", "--to", missing]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(r.stderr).toContain(`cannot create ${missing}: the directory ${join(source.home, "typo", "deeper")} does not exist`);
+    expect(existsSync(join(source.home, "typo"))).toBe(false);
+    const file = join(source.home, "a-file");
+    writeFileSync(file, "");
+    const under = await cli(source, ["store", "copy", "--to", join(file, "x.db")]);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain(`${file} is not a directory`);
+  });
+
+  test("a sqlite:// URL is no relative path: refused, naming the path to give instead", async () => {
+    const target = join(source.home, "x.db");
+    const r = await cli(source, ["store", "copy", "--to", `sqlite://${target}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--to sqlite://${target}: a sqlite:// URL is not a target; give a postgres:// or postgresql:// URL, or a new SQLite file's path (--to ${target})`);
+    // Nothing made under the working directory (the sandbox's home), nor at the path.
+    expect(existsSync(join(source.home, "sqlite:"))).toBe(false);
+    expect(existsSync(target)).toBe(false);
+  });
+});
+
 describe.skipIf(!postgres.available)("signet store copy", () => {
   let url: string;
 

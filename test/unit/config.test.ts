@@ -137,6 +137,20 @@ describe("data directory", () => {
     expect(resolveDataDir({ HOME: "/tmp/some-home" })).toBe(join("/tmp/some-home", ".agents"));
   });
 
+  test("a leading ~ or ~/ in SIGNET_PATH is HOME (no shell expanded it: a harness entry, a unit file); ~user is refused", () => {
+    const home = "/tmp/some-home";
+    expect(resolveDataDir({ HOME: home, SIGNET_PATH: "~/.agents" })).toBe(join(home, ".agents"));
+    expect(resolveDataDir({ HOME: home, SIGNET_PATH: " ~/work/agents/ " })).toBe(join(home, "work", "agents"));
+    expect(resolveDataDir({ HOME: home, SIGNET_PATH: "~" })).toBe(home);
+    // Only a leading one: elsewhere a ~ is a name like any other.
+    expect(resolveDataDir({ HOME: home, SIGNET_PATH: "/srv/~/agents" })).toBe("/srv/~/agents");
+    expect(() => resolveDataDir({ HOME: home, SIGNET_PATH: "~alice/.agents" })).toThrow(ConfigError);
+    expect(() => resolveDataDir({ HOME: home, SIGNET_PATH: "~alice/.agents" })).toThrow(
+      'SIGNET_PATH="~alice/.agents": only a leading ~ or ~/ (your home, /tmp/some-home) is expanded, not ~user; give the directory\'s full path',
+    );
+    expect(loadConfig({ env: { HOME: home, SIGNET_PATH: "~/.agents" } }).dataDir).toBe(join(home, ".agents"));
+  });
+
   test("SIGNET_PATH wins over HOME", () => {
     expect(resolveDataDir({ HOME: "/tmp/some-home", SIGNET_PATH: "/tmp/elsewhere" })).toBe("/tmp/elsewhere");
   });

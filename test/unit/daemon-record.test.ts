@@ -4,7 +4,7 @@
 // address, not stopping. The records here name this test process, which is alive and ours.
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, renameSync, symlinkSync } from "node:fs";
-import { recordVouchesFor, readPidFile, type PidInfo } from "../../src/config/daemon-record";
+import { recordVouchesFor, readPidFile, recordedProcessLives, runningDaemonUrl, type PidInfo } from "../../src/config/daemon-record";
 import { daemonFiles } from "../../src/config/paths";
 import { DaemonLock } from "../../src/control/lock";
 import { procInfo } from "../../src/os/proc-stat";
@@ -71,5 +71,28 @@ describe("the daemon's record vouches for its address", () => {
     symlinkSync(`${pidFile}.real`, pidFile);
     expect(recordVouchesFor(dataDir, ORIGIN)).toBe(false);
     expect(recordVouchesFor(tempDir(), ORIGIN)).toBe(false);
+  });
+});
+
+describe("where clients look for the daemon (runningDaemonUrl)", () => {
+  test("the recorded URL while the process that wrote the record lives", () => {
+    expect(runningDaemonUrl(recorded(self()))).toBe(ORIGIN);
+    expect(recordedProcessLives(self())).toBe(true);
+  });
+
+  test("not a reused pid: a live process started at another time than the record says", () => {
+    // A record left by a daemon killed with -9, its pid since given to another process (this one).
+    const reused = { ...self(), processStart: "1" };
+    expect(recordedProcessLives(reused)).toBe(false);
+    expect(runningDaemonUrl(recorded(reused))).toBeUndefined();
+  });
+
+  test("not a process that is gone; a record without a start time (an older daemon's) counts while its pid lives", () => {
+    const gone = Bun.spawnSync(["true"]).pid;
+    expect(runningDaemonUrl(recorded({ ...self(), pid: gone }))).toBeUndefined();
+    lock!.release();
+    const { processStart: _, ...older } = self();
+    expect(runningDaemonUrl(recorded(older))).toBe(ORIGIN);
+    expect(recordedProcessLives({ ...older, pid: 0 })).toBe(false);
   });
 });
