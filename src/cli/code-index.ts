@@ -51,7 +51,7 @@ export const indexCommand = defineCommand({
     description: COMMAND_DESCRIPTIONS.index,
   },
   args: {
-    path: { type: "positional", description: "The project's folder (its index goes to <path>/.graphiq/)", required: true },
+    path: { type: "positional", text: true, description: "The project's folder (its index goes to <path>/.graphiq/)", required: true },
     ...outputArgs,
   },
   async run({ args }) {

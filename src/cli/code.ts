@@ -32,7 +32,7 @@ function failIfUnresolved(found: boolean): void {
 const search = defineCommand({
   meta: { name: "search", description: "Search the project's symbols by name or by a question in plain words (name, doc comment, signature, body, path)" },
   args: {
-    query: { type: "positional", description: "What to look for: an identifier (camelCase and snake_case are split) or a question (\"where is the admin token checked\")", required: true },
+    query: { type: "positional", text: true, description: "What to look for: an identifier (camelCase and snake_case are split) or a question (\"where is the admin token checked\")", required: true },
     top: { type: "string", description: "How many results (default 10, max 100)" },
     file: { type: "string", description: "Only symbols in files whose path contains this" },
     debug: { type: "boolean", description: "Show each score's parts" },

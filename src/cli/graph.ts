@@ -15,7 +15,7 @@ type Dream = Answer<typeof GRAPH_API.dream>["dream"];
 const entities = defineCommand({
   meta: { name: "entities", description: "List the entities of the agent's graph, most mentioned first; a query keeps those whose names contain it" },
   args: {
-    query: { type: "positional", required: false, description: "Part of a name, in any case" },
+    query: { type: "positional", text: true, required: false, description: "Part of a name, in any case" },
     limit: { type: "string", description: "At most this many (1-200, default 20)" },
     ...clientArgs,
   },
@@ -57,7 +57,7 @@ function detailText(d: Detail): string {
 const show = defineCommand({
   meta: { name: "show", description: "Show one entity: its claims (current and superseded), related entities and latest memories" },
   args: {
-    entity: { type: "positional", required: true, description: "The entity's name (any of its names) or id" },
+    entity: { type: "positional", text: true, required: true, description: "The entity's name (any of its names) or id" },
     ...clientArgs,
   },
   async run({ args }) {

@@ -64,7 +64,7 @@ const idArg = { id: { type: "positional", description: "Memory id, or its first 
 export const remember = defineCommand({
   meta: { name: "remember", description: COMMAND_DESCRIPTIONS.remember },
   args: {
-    content: { type: "positional", description: "What to remember, or - to read it from stdin", required: true },
+    content: { type: "positional", text: true, description: "What to remember, or - to read it from stdin", required: true },
     type: { type: "string", description: "fact, preference, decision, rule, learning, issue, event, note, ... (default fact)" },
     importance: { type: "string", description: "Importance 0-1 (default 0.5)" },
     tags: { type: "string", description: "Comma-separated tags" },

@@ -22,7 +22,7 @@ function line(m: AgentMessage): string {
 const send = defineCommand({
   meta: { name: "send", description: "Send a message to an agent (--to), a session (--session) or everyone (--broadcast)" },
   args: {
-    content: { type: "positional", description: "The message (up to 16 KiB)", required: true },
+    content: { type: "positional", text: true, description: "The message (up to 16 KiB)", required: true },
     to: { type: "string", description: "The agent to send to" },
     session: { type: "string", description: "The session to send to (its agent receives it)" },
     broadcast: { type: "boolean", description: "Send to every agent" },

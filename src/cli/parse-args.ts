@@ -10,8 +10,18 @@ export interface ArgSpec {
   description?: string;
   required?: boolean;
   default?: unknown;
-  /** The flag may be given more than once: its values in order (for flags only). */
+  /**
+   * A flag that may be given more than once: its values in order. A positional declared so takes
+   * every word left, as a list (run.ts).
+   */
   multiple?: boolean;
+  /**
+   * A positional that is free text or a path, which may hold spaces: words beyond it are refused
+   * with how to quote them together (run.ts).
+   */
+  text?: boolean;
+  /** What a refusal of words beyond the positionals says instead of naming them (they may be a secret). */
+  surplus?: string;
 }
 
 export interface ParsedWords {
@@ -32,8 +42,9 @@ const isValueWord = (word: string) => !word.startsWith("-") || word === "-" || /
 /**
  * `--name value`, `--name=value`, `-x value`, `--flag`, `--flag=false`, `--no-flag`; a string flag
  * takes the next word whatever it is (`--param b=-2`). An undeclared flag, a string flag with nothing
- * after it or a boolean given a value other than true or false is a usage error naming it; `valid`
- * is what that error lists (default: the declared long flags).
+ * after it, a string flag given twice that is not `multiple` (the first value would be lost without
+ * a word) or a boolean given a value other than true or false is a usage error naming it; `valid` is
+ * what that error lists (default: the declared long flags). A boolean may be repeated: the last counts.
  */
 export function parseArgs(specs: Iterable<[string, ArgSpec]>, words: string[], valid?: string[]): ParsedWords {
   const byFlag = new Map<string, [string, ArgSpec]>();
@@ -44,6 +55,7 @@ export function parseArgs(specs: Iterable<[string, ArgSpec]>, words: string[], v
     if (spec.default !== undefined) values[name] = spec.default as string | boolean;
   }
   const positionals: string[] = [];
+  const given = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") {
@@ -75,7 +87,17 @@ export function parseArgs(specs: Iterable<[string, ArgSpec]>, words: string[], v
     }
     const value = inline ?? words[++i];
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (!spec.multiple && given.has(name)) throw repeated(name, spec);
+    given.add(name);
     values[name] = spec.multiple ? [...((values[name] as string[] | undefined) ?? []), value] : value;
   }
   return { values, positionals };
+}
+
+/** A single-value flag given twice: which value was meant is the user's to say. */
+function repeated(name: string, spec: ArgSpec): UsageError {
+  const names = flagNames(name, spec).join(" / ");
+  // A list in one value (`--tags a,b`): the way to give several is to join them.
+  const list = /comma-separated/i.test(spec.description ?? "") ? `: give the values together, comma-separated (--${name} a,b)` : "";
+  return new UsageError(`${names} given more than once; it takes one value${list}`);
 }

@@ -19,7 +19,7 @@ function renderRecall(query: string, res: RecallResponse): string {
 export default defineCommand({
   meta: { name: "recall", description: COMMAND_DESCRIPTIONS.recall },
   args: {
-    query: { type: "positional", description: "What to look for, in plain words", required: true },
+    query: { type: "positional", text: true, description: "What to look for, in plain words", required: true },
     limit: { type: "string", description: "How many results (default 10, max 100)" },
     ...filterArgs,
     "importance-min": { type: "string", description: "Only memories at least this important (0-1)" },

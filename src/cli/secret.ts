@@ -60,15 +60,18 @@ const set = defineCommand({
     description:
       "Store a secret in the daemon's encrypted store, or replace its value. The value is read from a hidden prompt on a terminal, otherwise from stdin (e.g. `bw unlock --raw | signet secret set BW_SESSION`); never from the command line.",
   },
-  args: { ...nameArg, ...clientArgs },
+  args: {
+    name: {
+      ...nameArg.name,
+      // A word after the name is refused (run.ts), and not repeated in the refusal: it is most
+      // likely the value, in the shell's history and `ps` already. Storing the prompt's answer
+      // instead would leave the user thinking it was this one.
+      surplus:
+        "the value comes from the hidden prompt or from stdin, never from the command line, so it stays out of the shell's history (`signet secret set NAME`, then type it)",
+    },
+    ...clientArgs,
+  },
   async run({ args }) {
-    // Refused rather than ignored: a value typed here is in the shell's history and `ps` already,
-    // and storing the prompt's answer instead would leave the user thinking it was this one.
-    if (args._.length > 1) {
-      throw new UsageError(
-        `signet secret set takes a name only: the value comes from the hidden prompt or from stdin, never from the command line, so it stays out of the shell's history (e.g. \`signet secret set ${args.name}\`, then type it)`,
-      );
-    }
     const name = secretName(args.name);
     const value = process.stdin.isTTY ? await hiddenPrompt(`value for ${name}: `) : await fromStdin();
     if (value === "") throw new UsageError("no value given: type it at the prompt, or pipe it on stdin");

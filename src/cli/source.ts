@@ -87,7 +87,7 @@ const add = defineCommand({
       "Add a file or directory as a document source: Markdown, text, code and PDF files are chunked and keyword-indexed at once, embedded in the background. Adding it again syncs it.",
   },
   args: {
-    path: { type: "positional", description: "The file or directory (a relative path is taken from the current directory)", required: true },
+    path: { type: "positional", text: true, description: "The file or directory (a relative path is taken from the current directory)", required: true },
     glob: { type: "string", description: 'Only files of the directory matching this pattern, relative to it (e.g. "**/*.md")' },
     ...clientArgs,
   },
@@ -111,7 +111,7 @@ const list = defineCommand({
 const rm = defineCommand({
   meta: { name: "rm", description: "Remove a document source with its chunks (the files on disk are not touched)" },
   args: {
-    source: { type: "positional", description: "The source's id or path", required: true },
+    source: { type: "positional", text: true, description: "The source's id or path", required: true },
     ...clientArgs,
   },
   async run({ args }) {
@@ -127,7 +127,7 @@ const sync = defineCommand({
     description: "Check every source (or one) again: changed and new files are parsed, deleted ones leave the index, unchanged ones are skipped",
   },
   args: {
-    source: { type: "positional", description: "One source's id or path (default: all)", required: false },
+    source: { type: "positional", text: true, description: "One source's id or path (default: all)", required: false },
     ...clientArgs,
   },
   async run({ args }) {
@@ -150,7 +150,7 @@ const indent = (text: string) => terminalText(text).replace(/^/gm, "    ");
 const search = defineCommand({
   meta: { name: "search", description: "Search the chunks of the document sources (keyword + vector where embedded)" },
   args: {
-    query: { type: "positional", description: "What to look for, in plain words", required: true },
+    query: { type: "positional", text: true, description: "What to look for, in plain words", required: true },
     limit: { type: "string", description: "How many chunks (default 10, max 100)" },
     path: { type: "string", description: "Only files whose path contains this text" },
     "min-score": { type: "string", description: "Only chunks scoring at least this (0-1; default 0.2)" },

@@ -2,11 +2,11 @@
 // reads and writes the files; the daemon reads and writes the database, with the owner's admin token.
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
-import { constants, createReadStream, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { accessSync, constants, createReadStream, existsSync, lstatSync, readFileSync, readdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
 import type { z } from "zod";
-import type { SignetClient } from "../client/client";
+import { ApiError, type SignetClient } from "../client/client";
 import { parseInput } from "../contracts/parse";
 import type { BodyOf } from "../contracts/operation";
 import {
@@ -22,7 +22,7 @@ import {
 import { openOwnerOnly } from "../os/owner-only-files";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { EXIT, ExitError, UsageError } from "./errors";
-import { emit } from "./output";
+import { emit, outputArgs } from "./output";
 
 /** Lines of an export written before the output is flushed: bounded memory whatever the export's size. */
 const FLUSH_EVERY = 500;
@@ -34,6 +34,68 @@ const BATCH = 250;
 /** Outcomes of each kind shown on a terminal; --json lists them all. */
 const SHOWN = 20;
 
+/**
+ * The owner's operations over the whole store take no `--agent`: an export holds every agent's
+ * memories and a backup the whole database (docs/api.md#export-import-and-backup), whoever asks.
+ */
+const ownerArgs = { ...outputArgs, url: clientArgs.url } as const;
+
+const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
+
+/**
+ * Why a new file cannot be created at `path`, in words, from the error of making it or of looking at
+ * it or its directory; undefined for an error with no such reading.
+ */
+function newFileRefusal(path: string, what: string, err: unknown): UsageError | undefined {
+  switch (errnoOf(err)) {
+    case "EEXIST":
+      return new UsageError(`${path} already exists: ${what} never overwrites a file, give a new file name`);
+    case "ELOOP":
+      return new UsageError(`${path} is a symbolic link: refusing to write through a symbolic link, give a new file name`);
+    case "ENOENT":
+      return new UsageError(`cannot create ${path}: the directory ${dirname(path)} does not exist`);
+    case "ENOTDIR":
+      return new UsageError(`cannot create ${path}: ${dirname(path)} is not a directory`);
+    case "EISDIR":
+      return new UsageError(`${path} is a directory: give a file name`);
+    case "ENAMETOOLONG":
+      return new UsageError(`cannot create ${path}: the path or one of its names is too long`);
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return new UsageError(`cannot create ${path}: you may not write in ${dirname(path)} (${errnoOf(err)})`);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The absolute path of the new file an export is written to, checked before the daemon is asked: a
+ * name that is empty, a directory, anything already there (a link too: a new file is never written
+ * through one) or a directory that is missing or not writable is refused in words (exit 2).
+ */
+function newFilePath(given: string, what: string): string {
+  if (given.trim() === "") throw new UsageError(`give a file name: ${what} is written to a new file`);
+  const path = resolve(given);
+  let existing: Stats | undefined;
+  try {
+    existing = lstatSync(path);
+  } catch (err) {
+    if (errnoOf(err) !== "ENOENT" && errnoOf(err) !== "ENOTDIR") throw newFileRefusal(path, what, err) ?? err;
+  }
+  if (existing?.isSymbolicLink()) throw newFileRefusal(path, what, { code: "ELOOP" })!;
+  if (existing?.isDirectory()) throw newFileRefusal(path, what, { code: "EISDIR" })!;
+  if (existing) throw newFileRefusal(path, what, { code: "EEXIST" })!;
+  const dir = dirname(path);
+  try {
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error(), { code: "ENOTDIR" });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw newFileRefusal(path, what, err) ?? err;
+  }
+  return path;
+}
+
 export const exportCommand = defineCommand({
   meta: {
     name: "export",
@@ -42,11 +104,10 @@ export const exportCommand = defineCommand({
   args: {
     forgotten: { type: "boolean", description: "Forgotten memories too" },
     output: { type: "string", alias: "o", description: "Write to this new file (created 0600; an existing file is never overwritten)" },
-    ...clientArgs,
+    ...ownerArgs,
   },
   async run({ args }) {
-    const path = args.output === undefined ? null : resolve(args.output);
-    if (path !== null && existsSync(path)) throw new UsageError(`${path} already exists: an export never overwrites a file, give a new file name`);
+    const path = args.output === undefined ? null : newFilePath(args.output, "an export");
     const lines = clientFor(configFromFlags(args)).transfer.export({ forgotten: args.forgotten || undefined });
     let sink: ReturnType<typeof Bun.stdout.writer> | undefined;
     let expected = 0;
@@ -56,7 +117,7 @@ export const exportCommand = defineCommand({
         if (count === -1) {
           expected = parseInput(ExportHeaderSchema, JSON.parse(line), "export header").count;
           // Created once the daemon answers, so a refusal leaves no empty file behind.
-          sink = path === null ? Bun.stdout.writer() : Bun.file(openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL)).writer();
+          sink = path === null ? Bun.stdout.writer() : Bun.file(openNew(path)).writer();
         }
         sink!.write(`${line}\n`);
         if (++count % FLUSH_EVERY === 0) await sink!.flush();
@@ -72,18 +133,35 @@ export const exportCommand = defineCommand({
   },
 });
 
+/** The export's file, created now (0600, exclusively, never through a link); a refusal in words. */
+function openNew(path: string): number {
+  try {
+    return openOwnerOnly(path, constants.O_WRONLY | constants.O_EXCL);
+  } catch (err) {
+    // openOwnerOnly words a link its own way, for data-directory files: a new file's words here.
+    throw newFileRefusal(path, "an export", (err as Error).name === "UnsafePathError" ? { code: "ELOOP" } : err) ?? err;
+  }
+}
+
 export const backup = defineCommand({
   meta: {
     name: "backup",
     description: COMMAND_DESCRIPTIONS.backup,
   },
   args: {
-    file: { type: "positional", description: "The new file (a relative path is taken from the current directory)", required: true },
-    ...clientArgs,
+    file: { type: "positional", text: true, description: "The new file (a relative path is taken from the current directory)", required: true },
+    ...ownerArgs,
   },
   async run({ args }) {
+    if (args.file.trim() === "") throw new UsageError("give a file name: a backup is written to a new file");
     const body = parseInput(TRANSFER_API.backup.body, { path: resolve(args.file) }, "backup");
-    const result = await clientFor(configFromFlags(args)).transfer.backup(body);
+    // The daemon makes the file, and refuses one that cannot be made in words: a file already there
+    // (409) is a bad argument like the others (400), exit 2 as for `signet export -o`.
+    const result = await clientFor(configFromFlags(args))
+      .transfer.backup(body)
+      .catch((err: unknown) => {
+        throw err instanceof ApiError && err.code === "exists" ? new UsageError(err.message) : err;
+      });
     emit(result, args, (r) => `copied ${r.memories} memories (${r.bytes} bytes) to ${r.path}`);
   },
 });
@@ -241,7 +319,7 @@ export const importCommand = defineCommand({
     description: COMMAND_DESCRIPTIONS.import,
   },
   args: {
-    source: { type: "positional", description: "The file, or with --from basic-memory the notes directory", required: true },
+    source: { type: "positional", text: true, description: "The file, or with --from basic-memory the notes directory", required: true },
     from: { type: "string", description: `What it is: ${IMPORT_FORMATS.join(", ")} (default signet)` },
     ...clientArgs,
   },

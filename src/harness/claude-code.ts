@@ -26,6 +26,19 @@ export function claudePaths(ctx: Pick<HarnessContext, "home" | "env">): { settin
 /** Signet's own entry (one that starts signet-mcp); a server the user named signet is theirs. */
 const isSignetEntry = (entry: Json | undefined) => isObject(entry) && typeof entry.command === "string" && isMcpCommand(entry.command);
 
+/** settings.json without the MCP entry an earlier signet setup wrote there (Claude Code never read it). */
+const withoutOldEntry = (text: string | null) =>
+  editJsonEntry(text, "mcpServers", SERVER_NAME, (existing) => (isSignetEntry(existing) ? undefined : existing));
+
+/** Whether settings.json holds such an entry; an unreadable file holds none (the hooks edit names the problem). */
+function hasOldEntry(text: string | null): boolean {
+  try {
+    return text !== null && withoutOldEntry(text) !== text;
+  } catch {
+    return false;
+  }
+}
+
 export const claudeCode: Harness = {
   name: "claude-code",
   label: "Claude Code",
@@ -44,11 +57,13 @@ export const claudeCode: Harness = {
         path: settings,
         entry: hooksEntry(COMMAND_HOOKS),
         removes: !values,
-        reason: `the lifecycle hooks; an MCP entry an earlier signet setup wrote here is taken out, as Claude Code reads MCP servers from ${state}`,
+        // Said only where there was such an entry to take out.
+        reason: (before) =>
+          hasOldEntry(before) ? `the lifecycle hooks; an MCP entry an earlier signet setup wrote here is taken out, as Claude Code reads MCP servers from ${state}` : undefined,
         edit: (before) => {
           let text = before;
           try {
-            text = editJsonEntry(before, "mcpServers", SERVER_NAME, (existing) => (isSignetEntry(existing) ? undefined : existing));
+            text = withoutOldEntry(before);
           } catch {
             // An unreadable file: the hooks edit below names the problem.
           }

@@ -3,10 +3,13 @@
 // over the first key by key, and writes its own changes to opencode.jsonc when that exists. So the
 // entry goes in opencode.jsonc when it exists and in opencode.json otherwise (created when neither
 // does). With both, an entry already in opencode.json is updated in step (removed on --uninstall),
-// so the two never merge into a mix of old and new values. The lifecycle hooks are a plugin,
-// plugins/signet.js in the same directory (opencode-plugin.ts), a file that is Signet's alone.
+// so the two never merge into a mix of old and new values. OPENCODE_CONFIG names a file OpenCode
+// merges over both (https://opencode.ai/docs/config/#precedence-order): when it is set, the entry
+// goes there (created when missing), and one in the global files is kept in step with it the same
+// way. The lifecycle hooks are a plugin, plugins/signet.js in the global directory
+// (opencode-plugin.ts), a file that is Signet's alone.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
 import { isSignetPlugin, opencodePlugin } from "./opencode-plugin";
 import { REACH_VARIABLES, SERVER_NAME, reach, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
@@ -17,10 +20,20 @@ function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Jso
 
 const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: REACH_VARIABLES };
 
-export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string; plugin: string } {
+/**
+ * OpenCode's global config files, the file OPENCODE_CONFIG names (`custom`, merged over them; a
+ * relative name is taken from the current directory, as OpenCode started here takes it) and the plugin.
+ */
+export function opencodeFiles(ctx: Pick<HarnessContext, "home" | "env">): { json: string; jsonc: string; custom?: string; plugin: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME?.trim();
   const dir = join(xdg || join(ctx.home, ".config"), "opencode");
-  return { json: join(dir, "opencode.json"), jsonc: join(dir, "opencode.jsonc"), plugin: join(dir, "plugins", "signet.js") };
+  const custom = ctx.env.OPENCODE_CONFIG?.trim();
+  return {
+    json: join(dir, "opencode.json"),
+    jsonc: join(dir, "opencode.jsonc"),
+    ...(custom ? { custom: resolve(custom) } : {}),
+    plugin: join(dir, "plugins", "signet.js"),
+  };
 }
 
 export const opencode: Harness = {
@@ -42,7 +55,7 @@ export const opencode: Harness = {
           "JSONC",
         ),
     });
-    const { json, jsonc, plugin } = opencodeFiles(ctx);
+    const { json, jsonc, custom, plugin } = opencodeFiles(ctx);
     const hooks: HarnessFile = {
       path: plugin,
       entry: "Signet's lifecycle plugin",
@@ -56,6 +69,11 @@ export const opencode: Harness = {
         return values ? opencodePlugin(values.signet, reach(values, ctx.dataDir)) : null;
       },
     };
+    if (custom !== undefined) {
+      // The file OpenCode merges last holds the entry; an older one below it would merge into it.
+      const below = [json, jsonc].filter((path) => path !== custom && existsSync(path));
+      return [...below.map((path) => file(path, false)), file(custom, true), hooks];
+    }
     if (!existsSync(jsonc)) return [file(json, true), hooks];
     return existsSync(json) ? [file(json, false), file(jsonc, true), hooks] : [file(jsonc, true), hooks];
   },

@@ -137,7 +137,8 @@ export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
     // A file setup created goes when nothing but Signet's entry was in it.
     if (removes && after !== null && record.files.includes(path) && isEmptyConfig(after)) after = null;
     const file: PlannedFile = { path, entry, before, after, action: actionFor(before, after, removes) };
-    return reason ? { ...file, reason } : file;
+    const why = reason?.(before);
+    return why ? { ...file, reason: why } : file;
   });
   // A file that is not there and stays away was not touched.
   const files = planned.filter((f) => f.before !== null || f.after !== null);

@@ -2,7 +2,7 @@
 // (command, arguments, environment) and the lifecycle hooks (Signet's commands in Claude Code's and
 // Codex's hooks files, OpenCode's plugin file). Read-only: `signet doctor` judges and runs what is
 // found here, whatever form setup gave it.
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { claudePaths } from "./claude-code";
 import { checkCodexToml, codexPath } from "./codex";
 import { isSignetHookCommand } from "./hook-command";
@@ -105,8 +105,8 @@ export function readMcpRegistration(harness: HarnessName, place: Place): McpRegi
     };
   }
   // OpenCode merges opencode.jsonc over opencode.json (and OPENCODE_CONFIG over both), key by key.
-  const { json, jsonc } = opencodeFiles(place);
-  const files = [json, jsonc, ...(place.env.OPENCODE_CONFIG?.trim() ? [resolve(place.env.OPENCODE_CONFIG.trim())] : [])];
+  const { json, jsonc, custom } = opencodeFiles(place);
+  const files = [json, jsonc, ...(custom !== undefined ? [custom] : [])];
   let merged: Record<string, unknown> | undefined;
   let from = "";
   for (const file of files) {

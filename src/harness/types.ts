@@ -72,8 +72,8 @@ export interface HarnessFile {
   entry: string;
   /** The edit only takes Signet's entry out (--uninstall, or a file the harness no longer reads it from). */
   removes: boolean;
-  /** Why this file is edited, when the command alone does not say it. */
-  reason?: string;
+  /** Why this file is edited, when the command alone does not say it, given its text before the edit. */
+  reason?(before: string | null): string | undefined;
   /** The new text given the current one (null: the file does not exist / should not). */
   edit(before: string | null): string | null;
 }

@@ -166,6 +166,38 @@ describe("signet memory commands", () => {
     }
   });
 
+  test("words beyond a command's own are refused by name (exit 2), and an unquoted text is never cut to its first word", async () => {
+    const unquoted = await cli(["remember", "Always", "run", "tests", "before", "committing"]);
+    expect(unquoted.code).toBe(2);
+    expect(unquoted.stderr).toContain('unexpected words "run" "tests" "before" "committing": signet remember takes one <content>');
+    expect(unquoted.stderr).toContain('quote them: signet remember "Always run tests before committing"');
+    expect(json(await cli(["list", "--limit", "1000"])).memories.map((m: { content: string }) => m.content)).not.toContain("Always");
+    for (const [args, said] of [
+      [["recall", "tests", "foo", "bar"], 'unexpected words "foo" "bar": signet recall takes one <query>'],
+      [["list", "extra", "words"], 'unexpected words "extra" "words": signet list takes no words'],
+      [["daemon", "start", "junk"], 'unexpected word "junk": signet daemon start takes no words'],
+      // A repeated single-value flag: which value was meant is the user's to say.
+      [["remember", "x", "--tags", "a", "--tags", "b"], "--tags given more than once; it takes one value: give the values together, comma-separated (--tags a,b)"],
+    ] as [string[], string][]) {
+      const r = await cli(args);
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 2, stderr: expect.stringContaining(said) });
+    }
+  });
+
+  test("a flag's value may come before the subcommand's name", async () => {
+    const url = `http://127.0.0.1:${s.port}`;
+    const status = await cli(["embed", "--url", url, "status"]);
+    expect(status.code).toBe(0);
+    expect(json(status)).toMatchObject({ provider: "none" });
+    const sources = await cli(["source", "--agent", "default", "list"]);
+    expect(sources.code).toBe(0);
+    expect(json(sources)).toEqual({ sources: [] });
+    const token = await cli(["token", "--role", "readonly", "create"]);
+    expect(token.code).toBe(0);
+    expect(json(token)).toMatchObject({ role: "readonly" });
+    expect((await cli(["token", "revoke", json(token).id])).code).toBe(0);
+  });
+
   test("a bad SIGNET_DAEMON_URL is a usage error naming the problem", async () => {
     const r = await run(["list"], { env: { ...s.env, SIGNET_DAEMON_URL: "http://127.0.0.1:3850/api" } });
     expect(r.code).toBe(2);

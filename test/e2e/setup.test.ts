@@ -68,6 +68,13 @@ describe("signet setup: fresh installs", () => {
     expect(readFileSync(h.path(".claude.json"), "utf8")).toBe(`${JSON.stringify({ mcpServers: { signet: claudeEntry(h.dataDir) } }, null, 2)}\n`);
     expect(readJson(h.path(".claude", "settings.json"))).toEqual({ hooks: hooksFor("claude-code", h.dataDir) });
     expect(files(h.home)).toEqual([h.path(".claude.json"), h.path(".claude", "settings.json")]);
+    // No MCP entry of an earlier setup was in settings.json: none is said to be taken out.
+    expect(json(r).files[1].reason).toBeUndefined();
+    const other = await home();
+    const pretty = await other.cli(["setup", "--harness", "claude-code", "--pretty"]);
+    expect(pretty.code).toBe(0);
+    expect(pretty.stdout).toContain(`  created   ${other.path(".claude", "settings.json")} with Signet's hooks (SessionStart, UserPromptSubmit, PreCompact, PostCompact, SessionEnd)\n`);
+    expect(pretty.stdout).not.toContain("taken out");
   });
 
   test("codex writes [mcp_servers.signet] with SIGNET_PATH in its env table (a default daemon URL is not written)", async () => {
@@ -95,6 +102,28 @@ describe("signet setup: fresh installs", () => {
     });
     expect(readJson(h.path(".config", "opencode", "opencode.json"))).toEqual({ mcp: { signet: opencodeEntry(h.dataDir) } });
     expect(readFileSync(h.path(".config", "opencode", "plugins", "signet.js"), "utf8")).toContain(`const SIGNET = ${JSON.stringify(BIN)};`);
+  });
+
+  test("opencode with OPENCODE_CONFIG: the entry goes to the file OpenCode merges last, which doctor reads; --uninstall takes it out there", async () => {
+    const h = await home();
+    const custom = h.path("custom.json");
+    h.write(custom, JSON.stringify({ theme: "x", mcp: { signet: { ...opencodeEntry("/another/store") } } }));
+    const env = { OPENCODE_CONFIG: custom, SIGNET_AUTOSTART: "0" };
+    const r = await h.cli(["setup", "--harness", "opencode"], env);
+    expect(r.code).toBe(0);
+    expect(mcpFiles(r)).toMatchObject([{ path: custom, action: "updated", entry: "mcp.signet" }]);
+    expect(readJson(custom)).toEqual({ theme: "x", mcp: { signet: opencodeEntry(h.dataDir) } });
+    expect(existsSync(h.path(".config", "opencode", "opencode.json"))).toBe(false);
+    // Doctor reads the same file: no stale entry, so no fix that would change nothing.
+    const doctor = await h.cli(["doctor", "--json"], env);
+    const opencode = json(doctor).checks.filter((c: { area: string }) => c.area === "opencode");
+    expect(JSON.stringify(opencode)).not.toContain("/another/store");
+    expect(opencode.filter((c: { status: string }) => c.status !== "ok")).toEqual([
+      { area: "opencode", status: "note", detail: expect.stringContaining("were not run: no daemon") },
+    ]);
+    expect(json(await h.cli(["setup", "--harness", "opencode"], env)).changed).toBe(false);
+    expect((await h.cli(["setup", "--harness", "opencode", "--uninstall"], env)).code).toBe(0);
+    expect(readJson(custom)).toEqual({ theme: "x" });
   });
 
   test("the data directory is written absolute, and the note says the CLI needs the same SIGNET_PATH", async () => {

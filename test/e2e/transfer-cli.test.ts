@@ -1,7 +1,7 @@
 // `signet export|import|backup`, `list --forgotten`, short ids and the dedupe message, run as a user
 // would: the compiled binary against two real daemons (docs/api.md#export-import-and-backup).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, sandbox, type Sandbox } from "../helpers/binary";
 import { exportHeader, exportRecord } from "../helpers/export-record";
@@ -56,6 +56,10 @@ describe("export → import → export", () => {
     const again = await cli(["export", "-o", file]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("already exists");
+    // An export holds every agent's memories: --agent would narrow nothing, so it is no flag of export.
+    const agent = await cli(["export", "--agent", "other"]);
+    expect(agent.code).toBe(2);
+    expect(agent.stderr).toContain("unknown option --agent");
     // To stdout, live memories only.
     const live = (await cli(["export"])).stdout.trim().split("\n");
     expect(live.map((l) => JSON.parse(l).kind)).toEqual(["signet-export", "memory"]);
@@ -160,8 +164,36 @@ describe("foreign formats", () => {
   });
 });
 
+describe("a target that cannot be the new file is refused in words, exit 2, before anything is written", () => {
+  test("signet export -o and signet backup", async () => {
+    const cli = on(a);
+    const dir = join(work, "targets");
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(join(dir, "nowhere.jsonl"), join(dir, "dangling"));
+    writeFileSync(join(dir, "there"), "mine");
+    const cases: [string[], string][] = [
+      [["export", "-o", "/nonexistent/x.jsonl"], "cannot create /nonexistent/x.jsonl: the directory /nonexistent does not exist"],
+      [["export", "-o", "dangling"], `${join(dir, "dangling")} is a symbolic link: refusing to write through a symbolic link, give a new file name`],
+      [["export", "-o", ""], "give a file name: an export is written to a new file"],
+      [["export", "-o", "."], `${dir} is a directory: give a file name`],
+      [["export", "-o", "there"], `${join(dir, "there")} already exists: an export never overwrites a file, give a new file name`],
+      [["export", "-o", "there/x"], `cannot create ${join(dir, "there", "x")}: ${join(dir, "there")} is not a directory`],
+      [["backup", ""], "give a file name: a backup is written to a new file"],
+      [["backup", "/nonexistent/x.db"], "cannot create /nonexistent/x.db: the directory /nonexistent does not exist"],
+      [["backup", "dangling"], `${join(dir, "dangling")} is a symbolic link (refusing to write through it): a backup never overwrites a file, give a new file name`],
+      [["backup", "there"], `${join(dir, "there")} already exists: a backup never overwrites a file, give a new file name`],
+    ];
+    for (const [args, said] of cases) {
+      const r = await cli(args, dir);
+      expect({ args, code: r.code, stderr: r.stderr.trim() }).toEqual({ args, code: 2, stderr: `signet: ${said}` });
+    }
+    expect(readdirSync(dir).sort()).toEqual(["dangling", "there"]);
+    expect(readFileSync(join(dir, "there"), "utf8")).toBe("mine");
+  });
+});
+
 describe("backup", () => {
-  test("signet backup <relative file>: a 0600 copy in the current directory; never over an existing file (exit 1)", async () => {
+  test("signet backup <relative file>: a 0600 copy in the current directory; never over an existing file (exit 2)", async () => {
     const cli = on(a);
     const res = await cli(["backup", "copy.db"], work);
     expect(res.code).toBe(0);
@@ -172,7 +204,7 @@ describe("backup", () => {
     expect(db.query("SELECT content FROM memories ORDER BY seq").all()).toEqual([{ content: "The build uses Bun 1.4" }, { content: "A passing thought" }]);
     db.close();
     const again = await cli(["backup", path]);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toContain("never overwrites");
   });
 });

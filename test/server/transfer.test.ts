@@ -356,7 +356,9 @@ describe("backup", () => {
     expect(err.message).toContain("never overwrites");
     const link = join(dir, "link.db");
     symlinkSync(join(dir, "elsewhere.db"), link);
-    expect(await a.client().transfer.backup({ path: link }).catch((e) => e)).toMatchObject({ status: 409, code: "exists" });
+    const linked = await a.client().transfer.backup({ path: link }).catch((e) => e);
+    expect(linked).toMatchObject({ status: 409, code: "exists" });
+    expect(linked.message).toContain("is a symbolic link (refusing to write through it)");
     expect(existsSync(join(dir, "elsewhere.db"))).toBe(false);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(await Bun.file(existing).text()).toBe("mine");
@@ -368,7 +370,7 @@ describe("backup", () => {
     const cases: [string, string][] = [
       ["copy.db", "must be an absolute path"],
       [join(dir, "missing", "copy.db"), "does not exist"],
-      [join(dir, "sub"), "exists"],
+      [join(dir, "sub"), "is a directory"],
       [join(dir, "nul\0.db"), "NUL character"],
       [join(dir, `${"x".repeat(256)}.db`), "too long"],
     ];

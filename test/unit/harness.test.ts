@@ -9,6 +9,7 @@ import { editJsonEntry, mergeEntry, readJsonObject, type Json } from "../../src/
 import { isEmptyConfig } from "../../src/harness/created";
 import { findMcpCommand } from "../../src/harness/mcp-command";
 import { HarnessConfigError, applyPlan, planSetup } from "../../src/harness/plan";
+import { readMcpRegistration } from "../../src/harness/registered";
 import {
   TomlError,
   TomlLiteral,
@@ -464,6 +465,62 @@ describe("plan and apply", () => {
     applyPlan(planSetup("opencode", uninstall(ctx)));
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
     expect(readFileSync(jsonc, "utf8")).toBe(jsoncText);
+  });
+
+  test("opencode: with OPENCODE_CONFIG the entry goes to that file, which OpenCode merges last; the global files' entries are kept in step; doctor reads what was written", () => {
+    const base = context({ install: { command: MCP, signet: SIGNET_BIN, daemonUrl: "http://10.0.0.5:3850" } });
+    const custom = join(base.home, "custom.json");
+    const ctx = { ...base, env: { PATH: "", OPENCODE_CONFIG: custom } };
+    const dir = join(ctx.home, ".config", "opencode");
+    const json = join(dir, "opencode.json");
+    const stale = { type: "local", command: ["/old/signet-mcp"], enabled: true, environment: { SIGNET_PATH: "/another/store" } };
+    writeFileSync(custom, JSON.stringify({ theme: "x", mcp: { signet: stale } }));
+    // No global file: none is created, the entry goes where OpenCode reads it last.
+    const plan = planSetup("opencode", ctx);
+    expect(mcpFiles(plan.files).map((f) => [f.path, f.action])).toEqual([[custom, "updated"]]);
+    applyPlan(plan);
+    const entry = { ...OPENCODE(ctx.dataDir), environment: { SIGNET_PATH: ctx.dataDir, SIGNET_DAEMON_URL: "http://10.0.0.5:3850" } };
+    expect(readJsonObject(readFileSync(custom, "utf8"))).toEqual({ theme: "x", mcp: { signet: entry } });
+    expect(existsSync(json)).toBe(false);
+    // What doctor reads (and runs) is what setup wrote: no fix that changes nothing.
+    expect(readMcpRegistration("opencode", ctx)).toMatchObject({ file: custom, command: MCP, env: entry.environment });
+    expect(planSetup("opencode", ctx).files.map((f) => f.action)).toEqual(["unchanged", "unchanged"]);
+
+    // An entry in a global file is merged under it by OpenCode: kept in step, so no old value shows through.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(json, JSON.stringify({ mcp: { signet: stale } }));
+    expect(mcpFiles(planSetup("opencode", ctx).files).map((f) => [f.path, f.action])).toEqual([
+      [json, "updated"],
+      [custom, "unchanged"],
+    ]);
+    applyPlan(planSetup("opencode", ctx));
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: { signet: entry } });
+
+    // --uninstall takes it out of every file OpenCode reads it from.
+    applyPlan(planSetup("opencode", uninstall(ctx)));
+    expect(readJsonObject(readFileSync(custom, "utf8"))).toEqual({ theme: "x" });
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
+    expect(readMcpRegistration("opencode", ctx)).toBeUndefined();
+
+    // A file OPENCODE_CONFIG names that is not there yet is created with the entry.
+    const fresh = { ...ctx, env: { PATH: "", OPENCODE_CONFIG: join(ctx.home, "cfg", "oc.json") } };
+    expect(mcpFiles(planSetup("opencode", fresh).files).map((f) => [f.path, f.action])).toEqual([
+      [json, "unchanged"],
+      [join(ctx.home, "cfg", "oc.json"), "created"],
+    ]);
+  });
+
+  test("claude-code: a settings.json with no MCP entry of an earlier setup is given the hooks with no word of one", () => {
+    const ctx = context();
+    const settings = join(ctx.home, ".claude", "settings.json");
+    const fresh = planSetup("claude-code", ctx).files.find((f) => f.path === settings)!;
+    expect(fresh).toMatchObject({ action: "created" });
+    expect(fresh.reason).toBeUndefined();
+    mkdirSync(dirname(settings));
+    writeFileSync(settings, JSON.stringify({ theme: "dark", mcpServers: { other: { command: "o" } } }));
+    const updated = planSetup("claude-code", ctx).files.find((f) => f.path === settings)!;
+    expect(updated).toMatchObject({ action: "updated" });
+    expect(updated.reason).toBeUndefined();
   });
 
   test("claude-code: comments in .claude.json are kept, the backup is the original, uninstall restores it", () => {

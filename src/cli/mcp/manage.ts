@@ -51,6 +51,8 @@ export const add = defineCommand({
   },
   args: {
     ...nameArg,
+    // Every word after the name: a word meant as the command is never dropped without a word.
+    command: { type: "positional", multiple: true, description: "After --: the server's command and its arguments (stdio servers)" },
     url: { type: "string", description: "Streamable HTTP endpoint of the server (instead of a command)" },
     env: { type: "string", multiple: true, description: "Environment variable for the server, KEY=VALUE (repeatable)" },
     header: { type: "string", multiple: true, description: "HTTP header for the server, KEY=VALUE (repeatable)" },
@@ -61,9 +63,8 @@ export const add = defineCommand({
     agent: clientArgs.agent,
     ...outputArgs,
   },
-  async run({ args, rawArgs }) {
-    const dashes = rawArgs.indexOf("--");
-    const command = dashes >= 0 ? rawArgs.slice(dashes + 1) : [];
+  async run({ args }) {
+    const command = (args.command as unknown as string[] | undefined) ?? [];
     const flagUrl = args.url as string | undefined;
     if (flagUrl && command.length > 0) throw new UsageError("give either --url or `-- <command> [args]`, not both");
     if (!flagUrl && command.length === 0) {

@@ -1,7 +1,7 @@
 // `POST /api/backup` (docs/api.md#post-apibackup): a consistent copy of the live database in one
 // file, made with SQLite's VACUUM INTO from one snapshot. The copy is created here first, exclusively
 // and owner-only (it holds every memory), so an existing file or link is never overwritten or followed.
-import { closeSync, constants, rmSync, statSync } from "node:fs";
+import { closeSync, constants, lstatSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { BackupResponse } from "../../contracts/transfer";
 import { SignetError, invalidInput } from "../../contracts/errors";
@@ -31,7 +31,7 @@ export function backupDatabase(db: Database, path: string): BackupResponse {
 function refusal(path: string, err: unknown): Error {
   switch ((err as NodeJS.ErrnoException).code) {
     case "EEXIST":
-      return new SignetError("exists", `${path} already exists: a backup never overwrites a file, give a new file name`);
+      return new SignetError("exists", `${path} ${whatIsThere(path)}: a backup never overwrites a file, give a new file name`);
     case "ENOENT":
       return invalidInput(`cannot create ${path}: the directory ${dirname(path)} does not exist`);
     case "ENOTDIR":
@@ -49,4 +49,16 @@ function refusal(path: string, err: unknown): Error {
     default:
       return err as Error;
   }
+}
+
+/** What is at a path a backup found taken, in words. */
+function whatIsThere(path: string): string {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return "is a symbolic link (refusing to write through it)";
+    if (st.isDirectory()) return "is a directory";
+  } catch {
+    // gone since: it was there a moment ago
+  }
+  return "already exists";
 }
