@@ -14,6 +14,7 @@ import m012 from "../../migrations/012_vector_models.sql" with { type: "text" };
 import m013 from "../../migrations/013_graph.sql" with { type: "text" };
 import m014 from "../../migrations/014_memories_without_fts.sql" with { type: "text" };
 import m015 from "../../migrations/015_history_by_memory_seq.sql" with { type: "text" };
+import m016 from "../../migrations/016_source_ids.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: "013_graph", sql: m013 },
   { version: 14, name: "014_memories_without_fts", sql: m014 },
   { version: 15, name: "015_history_by_memory_seq", sql: m015 },
+  { version: 16, name: "016_source_ids", sql: m016 },
 ];

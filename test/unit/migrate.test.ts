@@ -129,6 +129,22 @@ describe("migrate on a fresh database", () => {
     expect(db.query<{ content: string }, []>("SELECT content FROM memories").all()).toEqual([{ content: "heron-7" }]);
   });
 
+  test("after the migration a removed source's id is never given again (the highest id at the migration is kept)", () => {
+    const { db } = freshDb();
+    const at = MIGRATIONS.findIndex((m) => m.name === "016_source_ids");
+    migrate(db, MIGRATIONS.slice(0, at));
+    const add = (path: string) => db.run("INSERT INTO sources (path, kind, created_at, synced_at) VALUES (?, 'dir', '', '')", [path]);
+    for (const path of ["/a", "/b", "/c"]) add(path);
+    expect(migrate(db).applied).toEqual(["016_source_ids"]);
+    db.run("DELETE FROM sources WHERE path = '/c'");
+    const next = (path: string) => db.query<{ id: number }, [string]>("INSERT INTO sources (id, path, kind, created_at, synced_at) VALUES ((SELECT id + 1 FROM source_id_high), ?, 'dir', '', '') RETURNING id").get(path)!.id;
+    expect(next("/d")).toBe(4);
+    // An id given explicitly (a store copy) moves the high mark too.
+    db.run("INSERT INTO sources (id, path, kind, created_at, synced_at) VALUES (9, '/e', 'dir', '', '')");
+    db.run("DELETE FROM sources WHERE id IN (4, 9)");
+    expect(next("/f")).toBe(10);
+  });
+
   test("a store whose history was found by memory id finds each memory's history by its seq, every entry kept", async () => {
     const { db } = freshDb();
     const byId = MIGRATIONS.findIndex((m) => m.name === "015_history_by_memory_seq");
@@ -143,7 +159,7 @@ describe("migrate on a fresh database", () => {
         );
       }
     }
-    expect(migrate(db).applied).toEqual(["015_history_by_memory_seq"]);
+    expect(migrate(db, MIGRATIONS.slice(0, byId + 1)).applied).toEqual(["015_history_by_memory_seq"]);
     const rows = new SqliteMemoryRows(db);
     const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'memory_history'").all();
     expect(indexes.map((i) => i.name)).toEqual(["idx_memory_history_seq"]);

@@ -138,6 +138,10 @@ for (const kind of STORES) {
       expect(await d.sources.list()).toEqual([]);
       expect(await d.paths("heron")).toEqual([]);
       await expect(d.sources.remove(added.source.id)).rejects.toThrow("not found");
+      // A removed source's id is never given again: a `source rm <id>` from an older listing cannot
+      // remove a source added since.
+      const again = await d.sources.add({ path: dir });
+      expect(again.source.id).toBeGreaterThan(added.source.id);
       expect(d.logged).toEqual([]);
     });
 

@@ -111,7 +111,8 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
     if (existing) return { row: existing, created: false };
     const row = this.db
       .query<SourceRow, [string, string, string | null, string, string]>(
-        "INSERT INTO sources (path, kind, glob, created_at, synced_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
+        // The id after the highest ever given (migration 016): a removed source's id is never reused.
+        "INSERT INTO sources (id, path, kind, glob, created_at, synced_at) VALUES ((SELECT id + 1 FROM source_id_high), ?, ?, ?, ?, ?) RETURNING *",
       )
       .get(path, kind, glob, now, now)!;
     return { row, created: true };
