@@ -3,7 +3,7 @@
 // agent.yaml, and a lock the account cannot use (as another account, where the tests run as root).
 // Every daemon a test starts is stopped by it, or by afterAll.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { isLockHeld } from "../../src/control/lock";
@@ -252,13 +252,29 @@ describe("flags of `signet daemon`", () => {
 const NOBODY = 65534;
 const setpriv = Bun.which("setpriv");
 describe.skipIf(process.getuid?.() !== 0 || !setpriv)("a lock the account cannot use (as nobody)", () => {
+  /**
+   * The binary where nobody may run it: the checkout may sit under a directory only its owner can
+   * enter (a clone in a `mktemp -d` directory, mode 0700).
+   */
+  let nobodyBin: string | undefined;
+  function binaryForNobody(): string {
+    if (nobodyBin) return nobodyBin;
+    const dir = tempDir("signet-nobody-bin-");
+    chmodSync(dir, 0o755);
+    const copy = join(dir, "signet");
+    copyFileSync(BIN, copy);
+    chmodSync(copy, 0o755);
+    return (nobodyBin = copy);
+  }
+
   /** A sandbox nobody owns, and a way to run the binary as nobody in it. */
   async function nobodySandbox() {
     const s = await newSandbox();
     const root = dirname(s.dataDir);
     for (const path of [root, s.home, s.dataDir, join(s.dataDir, "agent.yaml")]) chownSync(path, NOBODY, NOBODY);
+    const bin = binaryForNobody();
     const asNobody = (args: string[], env: Record<string, string> = {}) =>
-      run([`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", BIN, ...args], { env: { ...s.env, SIGNET_AUTOSTART: "0", ...env }, bin: setpriv! });
+      run([`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", bin, ...args], { env: { ...s.env, SIGNET_AUTOSTART: "0", ...env }, bin: setpriv! });
     // Its daemon, started and stopped once, leaves its .daemon (lock included) behind.
     expect((await asNobody(["daemon", "start"])).code).toBe(0);
     expect((await asNobody(["daemon", "stop"])).code).toBe(0);
