@@ -328,30 +328,37 @@ export async function runDaemonForeground(config: Config): Promise<void> {
   // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
   const noSubreaper = becomeChildSubreaper();
   if (noSubreaper) log.info(noSubreaper);
+  // Listened for before the start: a signal while the daemon starts (its record already written, a
+  // terminal closed) stops it once it has started, rather than ending it with its record left behind.
+  let received: string | undefined;
+  let stopOn: ((signal: string) => void) | undefined;
+  const signalled = (signal: string) => {
+    if (received) return;
+    received = signal;
+    // A terminal that hung up takes the daemon's stderr with it: a log line that cannot be written
+    // there (EIO, EPIPE) must not end the shutdown that follows.
+    if (signal === "SIGHUP") process.stderr.on("error", () => {});
+    stopOn?.(signal);
+  };
+  process.once("SIGTERM", () => signalled("SIGTERM"));
+  process.once("SIGINT", () => signalled("SIGINT"));
+  // A closing terminal may hang up more than once (the kernel, then the shell to its jobs): each
+  // later SIGHUP is ignored, never left to its default, which would end the process mid-stop.
+  process.on("SIGHUP", () => signalled("SIGHUP"));
   const daemon = await startDaemon(config, { log });
   // A fixed working directory: one autostarted inside a repository must not let that repository's
   // files (node_modules, .env) decide what anything the daemon starts resolves to.
   process.chdir(config.dataDir);
   log.info(`signet ${VERSION} listening on ${daemon.url} (pid ${process.pid}, data ${config.dataDir}, store ${daemon.context.stores.location}, auth.mode ${config.auth.mode})`);
   await new Promise<void>((resolve) => {
-    let received: string | undefined;
-    const shutdown = (signal: string) => {
-      if (received) return;
-      received = signal;
-      // A terminal that hung up takes the daemon's stderr with it: a log line that cannot be written
-      // there (EIO, EPIPE) must not end the shutdown that follows.
-      if (signal === "SIGHUP") process.stderr.on("error", () => {});
+    stopOn = (signal) => {
       log.info(`${signal} received: shutting down`);
       daemon.stop().then(resolve, (err) => {
         log.error("shutdown failed", err);
         resolve();
       });
     };
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
-    process.once("SIGINT", () => shutdown("SIGINT"));
-    // A closing terminal may hang up more than once (the kernel, then the shell to its jobs): each
-    // later SIGHUP is ignored, never left to its default, which would end the process mid-stop.
-    process.on("SIGHUP", () => shutdown("SIGHUP"));
+    if (received) stopOn(received);
   });
   log.info("stopped");
 }
