@@ -115,7 +115,7 @@ const MAX_CALL_PARAMS = 1000;
 const CallRequestSchema = z
   .object({
     tool: z.string().min(1).max(256),
-    arguments: z.record(z.string(), z.unknown()).default({}),
+    arguments: namedRecord(z.string(), z.unknown()).default({}),
     params: z.array(z.string().max(1_000_000)).max(MAX_CALL_PARAMS).optional(),
     timeoutMs: z.number().int().min(1).max(MAX_CALL_TIMEOUT_MS).optional(),
     /** Who makes the call, for analytics: the operator's bridge (`cli`) or an agent (`agent`). */

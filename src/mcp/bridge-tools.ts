@@ -83,7 +83,13 @@ export const BRIDGE_TOOLS: Tool[] = [
     input: {
       server: nonEmpty("an installed server's name").describe("Installed server name"),
       tool: z.string().describe("Tool name on that server"),
-      arguments: z.record(z.string(), z.unknown()).optional().describe("Tool arguments, as its input schema describes"),
+      // z.unknown, not z.record: a record drops a `__proto__` argument silently; the daemon's contract
+      // checks the map and refuses that name, and tools/list still advertises an object.
+      arguments: z
+        .unknown()
+        .meta({ type: "object", propertyNames: { type: "string" }, additionalProperties: {} })
+        .optional()
+        .describe("Tool arguments, as its input schema describes"),
       timeout_ms: z
         .number()
         .int()
@@ -101,7 +107,8 @@ export const BRIDGE_TOOLS: Tool[] = [
     handler: (a, client, ctx) =>
       client.bridge.call(a.server, {
         tool: a.tool,
-        arguments: a.arguments ?? {},
+        // Checked whole by the daemon's contract (an object, no `__proto__` name).
+        arguments: (a.arguments ?? {}) as Record<string, unknown>,
         timeoutMs: a.timeout_ms,
         source: "agent",
         sessionKey: ctx.sessionKey,

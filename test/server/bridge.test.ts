@@ -155,6 +155,10 @@ describe("calls through the pool", () => {
     expect(sum.body.content[0].text).toContain("42");
     // The same process served every call: the server stayed warm.
     expect(livePid("everything")).toBe(pid);
+    // An argument named __proto__ is refused naming it, not dropped before the server sees the call.
+    const proto = await call("everything", JSON.parse('{"tool":"echo","arguments":{"__proto__":"x","message":"hi"}}'));
+    expect({ status: proto.status, code: proto.body.code }).toEqual({ status: 400, code: "invalid_input" });
+    expect(proto.body.error).toContain("arguments: the name __proto__ cannot be used");
   });
 
   test("the tool's own error is a result; unknown tools, servers and disabled servers are refused", async () => {
