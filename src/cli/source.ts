@@ -38,12 +38,12 @@ async function withProgress<T>(label: string, job: (onProgress?: (p: Progress) =
 
 function reportText(verb: string, r: IngestReport): string {
   const lines = [
-    `${verb} ${r.source.path} (source ${r.source.id}): ${r.scanned} files, ${r.parsed} parsed, ${r.unchanged} unchanged, ` +
+    `${verb} ${oneLine(r.source.path)} (source ${r.source.id}): ${r.scanned} files, ${r.parsed} parsed, ${r.unchanged} unchanged, ` +
       `${r.removed} removed; ${r.chunks} chunks written, ${r.source.chunks} in all (${r.tookMs} ms)`,
   ];
   if (r.skipped.length > 0) {
     lines.push(`skipped ${r.skipped.length}:`);
-    for (const s of r.skipped.slice(0, SHOWN_SKIPPED)) lines.push(`  ${s.path}: ${s.reason}`);
+    for (const s of r.skipped.slice(0, SHOWN_SKIPPED)) lines.push(`  ${oneLine(s.path)}: ${s.reason}`);
     if (r.skipped.length > SHOWN_SKIPPED) lines.push(`  ... and ${r.skipped.length - SHOWN_SKIPPED} more (--json lists them all)`);
   }
   return lines.join("\n");
@@ -53,7 +53,7 @@ function listText(sources: SourceSummary[]): string {
   if (sources.length === 0) return "no sources: add one with `signet source add <file|dir>`";
   return textTable(
     ["id", "path", "glob", "files", "chunks", "embedded", "synced"],
-    sources.map((s) => [String(s.id), s.path, s.glob ?? "", String(s.files), String(s.chunks), String(s.embedded), s.syncedAt]),
+    sources.map((s) => [String(s.id), oneLine(s.path), s.glob ?? "", String(s.files), String(s.chunks), String(s.embedded), s.syncedAt]),
     ["r", "l", "l", "r", "r", "r", "l"],
   );
 }
@@ -117,7 +117,7 @@ const rm = defineCommand({
   async run({ args }) {
     const client = clientFor(configFromFlags(args));
     const r = await client.sources.remove(String(await sourceId(client, args.source)));
-    emit(r, args, (x) => `removed source ${x.removed.id} ${x.removed.path} (${x.removed.files} files, ${x.removed.chunks} chunks)`);
+    emit(r, args, (x) => `removed source ${x.removed.id} ${oneLine(x.removed.path)} (${x.removed.files} files, ${x.removed.chunks} chunks)`);
   },
 });
 
@@ -141,11 +141,13 @@ const sync = defineCommand({
 function searchText(query: string, r: SourceSearchResponse): string {
   if (r.results.length === 0) return `no source chunk matches "${query}"`;
   return r.results
-    .map((c) => `${c.path}:${c.startLine}-${c.endLine}  (${c.score})${c.heading ? `  ${c.heading}` : ""}\n${indent(c.content)}`)
+    .map((c) => `${oneLine(c.path)}:${c.startLine}-${c.endLine}  (${c.score})${c.heading ? `  ${oneLine(c.heading)}` : ""}\n${indent(c.content)}`)
     .join("\n\n");
 }
 
 const indent = (text: string) => terminalText(text).replace(/^/gm, "    ");
+/** A path or heading on one line: a newline in a file name must not break the `path:start-end` form. */
+const oneLine = (text: string) => terminalText(text, { oneLine: true });
 
 const search = defineCommand({
   meta: { name: "search", description: "Search the chunks of the document sources (keyword + vector where embedded)" },

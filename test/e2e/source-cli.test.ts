@@ -46,6 +46,18 @@ describe("signet source", () => {
     expect(code.results[0]).toMatchObject({ path: join(docs, "code", "den.ts"), heading: "export function denDepth" });
   });
 
+  test("a newline in a file name is shown escaped, keeping each result's path:start-end on its line", async () => {
+    const odd = join(s.home, "odd");
+    mkdirSync(odd);
+    writeFileSync(join(odd, "new\nline.txt"), "The pika stores hay for the winter.\n");
+    expect((await cli(["source", "add", odd])).code).toBe(0);
+    const pretty = await cli(["source", "search", "pika hay", "--pretty"]);
+    expect(pretty.stdout.split("\n")[0]).toBe(`${odd}/new\\x0aline.txt:1-1  (${json(await cli(["source", "search", "pika hay"])).results[0].score})`);
+    const listed = await cli(["source", "list", "--pretty"]);
+    expect(listed.stdout).toContain(odd);
+    expect((await cli(["source", "rm", odd])).code).toBe(0);
+  });
+
   test("list and sync: an unchanged tree is not parsed again", async () => {
     const list = json(await cli(["source", "list"]));
     expect(list.sources).toEqual([expect.objectContaining({ id: 1, path: docs, files: 4 })]);
