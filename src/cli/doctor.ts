@@ -17,6 +17,7 @@ import { displayedUrl } from "../config/storage-url";
 import type { Config } from "../config/schema";
 import type { HealthResponse } from "../contracts/health";
 import { ownerOnlyPaths } from "../control/data-dir";
+import { octalMode } from "../os/owner-only-files";
 import { probeSandbox } from "../os/sandbox";
 import { readStatus } from "../control/daemon-process";
 import { dataDirProblem } from "../control/lock";
@@ -148,8 +149,6 @@ function embedderCheck(health: HealthResponse | undefined): Check {
 
 // ---- File modes (docs/security.md#files): directories 0700, files 0600, owned by us, no links ----
 
-const octal = (mode: number) => mode.toString(8).padStart(4, "0");
-
 /** The paths the daemon secures at start (control/data-dir.ts), judged without changing any. */
 function modeChecks(dataDir: string): Check[] {
   const uid = process.getuid?.();
@@ -167,7 +166,7 @@ function modeChecks(dataDir: string): Check[] {
       }
       const mode = stat.mode & 0o7777;
       if (mode & ~allowed) {
-        found.push(problem("file modes", `${path} is ${octal(mode)}, want ${octal(allowed)}`, `chmod go-rwx '${path}' (the daemon also tightens it when it starts)`));
+        found.push(problem("file modes", `${path} is ${octalMode(mode)}, want ${octalMode(allowed)}`, `chmod go-rwx '${path}' (the daemon also tightens it when it starts)`));
       }
     }
   } catch (err) {

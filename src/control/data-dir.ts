@@ -4,11 +4,9 @@
 // stops the start with an error naming the path.
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, makeOwnerOnlyDir, symlinkRefused } from "../os/owner-only-files";
+import { OWNER_ONLY_DIR, OWNER_ONLY_FILE, UnsafePathError, makeOwnerOnlyDir, octalMode as octal, symlinkRefused } from "../os/owner-only-files";
 import type { Logger } from "../logger";
 import { configPath, daemonDir, databasePath, secretsDir } from "../config/paths";
-
-const octal = (mode: number) => mode.toString(8).padStart(4, "0");
 
 /** Clears the bits of `mode` outside `allowed` (never adds any); refuses a path others can still write. */
 function tighten(path: string, mode: number, allowed: number, log: Logger): void {
@@ -34,7 +32,7 @@ function secureDir(path: string, st: Stats, log: Logger): void {
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
     throw new UnsafePathError(
-      `${path} is owned by uid ${st.uid} (mode ${octal(st.mode & 0o7777)}), not by uid ${uid} that runs the daemon; refusing to use it: chown it, or use another SIGNET_PATH`,
+      `${path} is owned by uid ${st.uid} (mode ${octal(st.mode)}), not by uid ${uid} that runs the daemon; refusing to use it: chown it, or use another SIGNET_PATH`,
     );
   }
   tighten(path, st.mode, OWNER_ONLY_DIR, log);

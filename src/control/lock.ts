@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite";
 import { accessSync, constants, lstatSync, rmSync, statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
-import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, UnsafePathError, writeOwnerOnlyFile } from "../os/owner-only-files";
+import { ensureOwnerOnlyFile, lstatRefusingSymlink, makeOwnerOnlyDir, octalMode, UnsafePathError, writeOwnerOnlyFile } from "../os/owner-only-files";
 import { readPidFile, type PidInfo } from "../config/daemon-record";
 import { daemonDir, daemonFiles } from "../config/paths";
 
@@ -96,13 +96,13 @@ function lockFileError(dataDir: string, path: string, err: unknown): Error {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch {
     const mode = statOrUndefined(dir, true)?.mode;
-    return new UnsafePathError(`${what}: you may not write ${dir}${mode === undefined ? "" : ` (mode ${(mode & 0o7777).toString(8).padStart(4, "0")})`}; make it yours alone and writable: \`chmod 700 '${dir}'\``);
+    return new UnsafePathError(`${what}: you may not write ${dir}${mode === undefined ? "" : ` (mode ${octalMode(mode)})`}; make it yours alone and writable: \`chmod 700 '${dir}'\``);
   }
   if (st) {
     try {
       accessSync(path, constants.R_OK | constants.W_OK);
     } catch {
-      return new UnsafePathError(`${what}: you may not read and write it (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}); \`chmod 600 '${path}'\``);
+      return new UnsafePathError(`${what}: you may not read and write it (mode ${octalMode(st.mode)}); \`chmod 600 '${path}'\``);
     }
   }
   return new UnsafePathError(`${what}: if no daemon of this data directory runs, remove the file (the daemon makes it again)`);

@@ -7,6 +7,9 @@ import { dirname } from "node:path";
 export const OWNER_ONLY_FILE = 0o600;
 export const OWNER_ONLY_DIR = 0o700;
 
+/** A file's permission bits as people write them: `0600`, `0755`. */
+export const octalMode = (mode: number) => (mode & 0o7777).toString(8).padStart(4, "0");
+
 /** A data-directory path the daemon refuses to use; the message names the path and what to do. */
 export class UnsafePathError extends Error {
   constructor(message: string) {
