@@ -45,43 +45,6 @@ function foregroundOutput(dataDir: string, logPath: string): { pid: number; targ
   return target === log ? undefined : { pid: info.pid, target };
 }
 
-const POLLERR = 0x008;
-const POLLHUP = 0x010;
-const POLLNVAL = 0x020;
-let pollStdout: (() => number) | null | undefined;
-
-/**
- * Whether nobody reads stdout any more: the reading end of its pipe closed (`| head -1` is done), or
- * its terminal hung up. The kernel says so to poll(2) at once (POLLERR, POLLHUP), where a write
- * would find out only with the next line there is to write. Through libc on Linux (bun:ffi, loaded
- * at the first call); false elsewhere, where that next write ends the command (src/cli/output.ts).
- */
-function stdoutGone(): boolean {
-  if (pollStdout === undefined) {
-    pollStdout = null;
-    if (process.platform === "linux") {
-      const { dlopen, FFIType, ptr }: typeof import("bun:ffi") = require("bun:ffi");
-      for (const name of ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`]) {
-        try {
-          const { poll } = dlopen(name, { poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols;
-          // struct pollfd { int fd; short events; short revents; }: fd 1, no events asked (errors and hang-ups come unasked), no wait.
-          const fds = new Int32Array(2);
-          const revents = new Int16Array(fds.buffer, 6, 1);
-          pollStdout = () => {
-            fds[0] = 1;
-            fds[1] = 0;
-            return poll(ptr(fds), 1, 0) === 1 ? revents[0]! : 0;
-          };
-          break;
-        } catch {
-          // not this libc
-        }
-      }
-    }
-  }
-  return pollStdout !== null && (pollStdout() & (POLLERR | POLLHUP | POLLNVAL)) !== 0;
-}
-
 function renderStatus(s: Status): string {
   if (!s.running) return `signet daemon: not running (data ${s.dataDir})`;
   const detail = s.healthy ? `v${s.version}, up ${s.uptimeS}s, ${s.memories} memories` : "not answering /health";
@@ -185,11 +148,13 @@ const logs = defineCommand({
     }
     if (!head) log.info(`no log yet at ${path}: \`signet daemon start\` writes it (\`signet daemon run\` logs to its stderr instead)`);
     if (!args.follow) return;
+    // Loaded when following only: bun:ffi is no cost of the other daemon commands.
+    const { readerGone } = await import("../os/libc");
     let offset = existsSync(path) ? statSync(path).size : 0;
     for (;;) {
       await Bun.sleep(250);
       // A reader that left (`| head -1`) ends the command now, not at the next line the daemon writes.
-      if (stdoutGone()) return;
+      if (readerGone(1)) return;
       if (!existsSync(path)) continue;
       const size = statSync(path).size;
       if (size < offset) offset = 0;

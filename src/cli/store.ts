@@ -12,6 +12,7 @@ import { copyStore, StoreCopyError, type CopyReport, type StoreEnd } from "../co
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
 import { displayedUrl } from "../config/storage-url";
+import { newFilePlaceProblem } from "../os/new-file";
 import { migratePostgres, openPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
 import { EXIT, ExitError, UsageError } from "./errors";
@@ -40,12 +41,9 @@ function targetOf(to: string): string {
   try {
     st = statSync(dir);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new UsageError(`cannot create ${path}: the directory ${dir} does not exist`);
-    if (code === "ENOTDIR") throw new UsageError(`cannot create ${path}: ${dir} is not a directory`);
-    throw new UsageError(`cannot create ${path}: ${(err as Error).message}`);
+    throw new UsageError(newFilePlaceProblem(path, (err as NodeJS.ErrnoException).code) ?? `cannot create ${path}: ${(err as Error).message}`);
   }
-  if (!st.isDirectory()) throw new UsageError(`cannot create ${path}: ${dir} is not a directory`);
+  if (!st.isDirectory()) throw new UsageError(newFilePlaceProblem(path, "ENOTDIR")!);
   return path;
 }
 

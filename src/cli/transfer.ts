@@ -19,6 +19,7 @@ import {
   type ImportFormat,
   type ImportResponse,
 } from "../contracts/transfer";
+import { newFilePlaceProblem } from "../os/new-file";
 import { openOwnerOnly } from "../os/owner-only-files";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { EXIT, ExitError, UsageError } from "./errors";
@@ -47,19 +48,15 @@ const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
  * it or its directory; undefined for an error with no such reading.
  */
 function newFileRefusal(path: string, what: string, err: unknown): UsageError | undefined {
+  const place = newFilePlaceProblem(path, errnoOf(err));
+  if (place) return new UsageError(place);
   switch (errnoOf(err)) {
     case "EEXIST":
       return new UsageError(`${path} already exists: ${what} never overwrites a file, give a new file name`);
     case "ELOOP":
       return new UsageError(`${path} is a symbolic link: refusing to write through a symbolic link, give a new file name`);
-    case "ENOENT":
-      return new UsageError(`cannot create ${path}: the directory ${dirname(path)} does not exist`);
-    case "ENOTDIR":
-      return new UsageError(`cannot create ${path}: ${dirname(path)} is not a directory`);
     case "EISDIR":
       return new UsageError(`${path} is a directory: give a file name`);
-    case "ENAMETOOLONG":
-      return new UsageError(`cannot create ${path}: the path or one of its names is too long`);
     case "EACCES":
     case "EPERM":
     case "EROFS":

@@ -1,7 +1,8 @@
-// Two libc calls the runtime does not offer, through bun:ffi, on Linux only: prctl to make the
-// daemon its descendants' reaper, and waitpid on one pid. Never waitpid(-1): that would collect
-// the exit statuses of children the runtime spawned and waits for itself.
-import { dlopen, FFIType } from "bun:ffi";
+// Three libc calls the runtime does not offer, through bun:ffi, on Linux only: prctl to make the
+// daemon its descendants' reaper, waitpid on one pid, and poll to learn at once that nobody reads
+// an output any more. Never waitpid(-1): that would collect the exit statuses of children the
+// runtime spawned and waits for itself.
+import { dlopen, FFIType, ptr } from "bun:ffi";
 
 const PR_SET_CHILD_SUBREAPER = 36;
 const WNOHANG = 1;
@@ -13,6 +14,7 @@ function open() {
       return dlopen(name, {
         prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
         waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+        poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
       }).symbols;
     } catch {
       // not this libc
@@ -48,4 +50,24 @@ export function isChildSubreaper(): boolean {
 /** Collects the status of `pid`, this process's child, if it has exited; true once collected. */
 export function reapChild(pid: number): boolean {
   return Number.isSafeInteger(pid) && pid > 0 && load()?.waitpid(pid, null, WNOHANG) === pid;
+}
+
+const POLLERR = 0x008;
+const POLLHUP = 0x010;
+const POLLNVAL = 0x020;
+// struct pollfd { int fd; short events; short revents; }: no events asked (errors and hang-ups come unasked).
+const pollFds = new Int32Array(2);
+const pollRevents = new Int16Array(pollFds.buffer, 6, 1);
+
+/**
+ * Whether nobody reads `fd` any more: the reading end of its pipe closed (`| head -1` is done), or
+ * its terminal hung up. The kernel says so to poll(2) at once (POLLERR, POLLHUP), where a write
+ * would find out only with the next thing there is to write. False where libc cannot be reached.
+ */
+export function readerGone(fd: number): boolean {
+  const symbols = load();
+  if (!symbols) return false;
+  pollFds[0] = fd;
+  pollFds[1] = 0;
+  return symbols.poll(ptr(pollFds), 1, 0) === 1 && (pollRevents[0]! & (POLLERR | POLLHUP | POLLNVAL)) !== 0;
 }

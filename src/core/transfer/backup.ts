@@ -2,9 +2,9 @@
 // file, made with SQLite's VACUUM INTO from one snapshot. The copy is created here first, exclusively
 // and owner-only (it holds every memory), so an existing file or link is never overwritten or followed.
 import { closeSync, constants, lstatSync, rmSync, statSync } from "node:fs";
-import { dirname } from "node:path";
 import type { BackupResponse } from "../../contracts/transfer";
 import { SignetError, invalidInput } from "../../contracts/errors";
+import { newFilePlaceProblem } from "../../os/new-file";
 import { openOwnerOnly } from "../../os/owner-only-files";
 import type { Database } from "bun:sqlite";
 import { SqliteMemoryRows } from "../memory/sqlite-store";
@@ -29,23 +29,20 @@ export function backupDatabase(db: Database, path: string): BackupResponse {
 }
 
 function refusal(path: string, err: unknown): Error {
-  switch ((err as NodeJS.ErrnoException).code) {
+  const code = (err as NodeJS.ErrnoException).code;
+  const place = newFilePlaceProblem(path, code);
+  if (place) return invalidInput(place);
+  switch (code) {
     case "EEXIST":
       return new SignetError("exists", `${path} ${whatIsThere(path)}: a backup never overwrites a file, give a new file name`);
-    case "ENOENT":
-      return invalidInput(`cannot create ${path}: the directory ${dirname(path)} does not exist`);
-    case "ENOTDIR":
-      return invalidInput(`cannot create ${path}: ${dirname(path)} is not a directory`);
     case "EISDIR":
       return invalidInput(`cannot create ${path}: it is a directory; give a file name`);
-    case "ENAMETOOLONG":
-      return invalidInput(`cannot create ${path}: the path or one of its names is too long`);
     case "ELOOP":
       return invalidInput(`cannot create ${path}: too many symbolic links on the way`);
     case "EACCES":
     case "EPERM":
     case "EROFS":
-      return invalidInput(`cannot create ${path}: the daemon may not write there (${(err as NodeJS.ErrnoException).code})`);
+      return invalidInput(`cannot create ${path}: the daemon may not write there (${code})`);
     default:
       return err as Error;
   }
