@@ -8,10 +8,11 @@ import { GRAMMAR_FILES, loadLanguage, type LanguageId } from "./grammars";
 import { listSourceFiles } from "./ignore";
 import { totalsOf } from "./queries";
 import { INDEX_VERSION, getMeta, indexDbPath, readManifest } from "./store";
+import { contentHash } from "./content-hash";
 
 function sha256File(path: string): string | null {
   try {
-    return new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");
+    return contentHash(readFileSync(path));
   } catch {
     return null;
   }

@@ -20,6 +20,7 @@ import type { ParseJob } from "./parse-file";
 import { parseInWorkers } from "./parse-pool";
 import { resolveEdges, type StoredRef } from "./resolve";
 import { INDEX_VERSION, openIndex, setMeta, writeManifest, type Manifest } from "./store";
+import { contentHash } from "./content-hash";
 
 /** Larger files are generated or bundled code more often than source: named as not indexed. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -51,10 +52,6 @@ interface FileRow {
   id: number;
   path: string;
   hash: string;
-}
-
-function sha256(content: Uint8Array): string {
-  return new Bun.CryptoHasher("sha256").update(content).digest("hex");
 }
 
 /**
@@ -160,7 +157,7 @@ function check(project: string, root: string, file: SourceFile, previousHash: st
     if (err instanceof NotADocument) return { kind: "failed", reason: `not read: ${err.message}` };
     return { kind: "failed", reason: `unreadable: ${(err as Error).message}` };
   }
-  const hash = sha256(bytes);
+  const hash = contentHash(bytes);
   if (hash === previousHash) return { kind: "unchanged" };
   if (bytes.includes(0)) return { kind: "failed", reason: "binary content (NUL bytes): not indexed" };
   return { kind: "changed", hash };

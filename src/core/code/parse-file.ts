@@ -4,6 +4,7 @@ import { constants, readFileSync } from "node:fs";
 import type { Parser } from "web-tree-sitter";
 import { extractFacts, type FileFacts } from "./extract";
 import { parserFor, type LanguageId } from "./grammars";
+import { contentHash } from "./content-hash";
 
 export interface ParseJob {
   id: number;
@@ -50,7 +51,7 @@ async function parseFile(job: ParseJob): Promise<ParseResult> {
   let source: string;
   try {
     const bytes = readFileSync(job.path, { flag: READ_FLAGS });
-    if (job.hash !== undefined && new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== job.hash) return { id: job.id, failure: CHANGED };
+    if (job.hash !== undefined && contentHash(bytes) !== job.hash) return { id: job.id, failure: CHANGED };
     source = new TextDecoder().decode(bytes);
   } catch (err) {
     // A link swapped in for the file since it was checked.

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { contentHash } from "./content-hash";
 import type {
   CodeBlastNode,
   CodeBlastRequest,
@@ -83,7 +84,7 @@ function edgesOf(db: Database, id: number, direction: "in" | "out"): CodeEdge[] 
 function sourceOf(project: string, path: string, startLine: number, endLine: number, hash: string): { source: string; stale: boolean } {
   try {
     const bytes = readFileSync(join(project, path));
-    const stale = new Bun.CryptoHasher("sha256").update(bytes).digest("hex") !== hash;
+    const stale = contentHash(bytes) !== hash;
     const lines = new TextDecoder().decode(bytes).split("\n");
     const end = Math.min(endLine, startLine + MAX_SOURCE_LINES - 1);
     const cut = end < endLine ? `\n… (${endLine - end} more lines)` : "";
