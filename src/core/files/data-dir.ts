@@ -19,7 +19,25 @@ export const DATA_DIR_REASON = "the Signet data directory is never indexed";
 /** Entries of the data directory whose identities are noted at most (it is small: files, logs, tokens, the database). */
 const MAX_NOTED = 4096;
 
-const keyOf = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+/** A file's identity, device and inode, as one key. */
+export const fileIdentity = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+
+/** The data directory's paths: as configured (absolute) and its real path, when they differ. No walk. */
+export function dataDirPaths(dataDir: string): string[] {
+  const given = resolve(dataDir);
+  try {
+    const real = realpathSync(given);
+    return real === given ? [given] : [given, real];
+  } catch {
+    // not there (yet): only its path is known
+    return [given];
+  }
+}
+
+/** Whether the absolute `path` is, as written, one of `paths` or below it (no I/O). */
+export function underAny(path: string, paths: readonly string[]): boolean {
+  return paths.some((p) => isWithin(path, p));
+}
 
 /**
  * The data directory as one pass (an add, a sync, an index run) sees it: its identities are taken
@@ -36,27 +54,24 @@ export class DataDirFence {
   private readonly seen = new Map<string, boolean>();
 
   constructor(readonly dataDir: string) {
-    const given = resolve(dataDir);
-    const paths = [given];
+    this.paths = dataDirPaths(dataDir);
+    const real = this.paths.at(-1)!;
     let own: string | null = null;
     try {
-      const real = realpathSync(given);
-      if (real !== given) paths.push(real);
       const st = statSync(real);
       if (st.isDirectory()) {
-        own = keyOf(st);
+        own = fileIdentity(st);
         this.note(real, st);
       }
     } catch {
       // not there (yet): only its path is known
     }
-    this.paths = paths;
     this.own = own;
   }
 
   /** Notes the identities under `root` (a directory), breadth first, not through links. */
   private note(root: string, st: Stats): void {
-    this.noted.add(keyOf(st));
+    this.noted.add(fileIdentity(st));
     const queue = [root];
     while (queue.length > 0 && this.noted.size < MAX_NOTED) {
       const dir = queue.shift()!;
@@ -76,7 +91,7 @@ export class DataDirFence {
           continue;
         }
         if (entry.isSymbolicLink()) continue;
-        this.noted.add(keyOf(entry));
+        this.noted.add(fileIdentity(entry));
         if (entry.isDirectory()) queue.push(path);
       }
     }
@@ -84,17 +99,17 @@ export class DataDirFence {
 
   /** Whether what `st` describes (lstat or fstat of a directory or file) is the data directory or in it. */
   has(st: { dev: number; ino: number }): boolean {
-    return this.noted.has(keyOf(st));
+    return this.noted.has(fileIdentity(st));
   }
 
   /** Whether `st` is the data directory itself. */
   isDataDir(st: { dev: number; ino: number }): boolean {
-    return this.own !== null && keyOf(st) === this.own;
+    return this.own !== null && fileIdentity(st) === this.own;
   }
 
   /** Whether the absolute `path` is, as written, the data directory or below it (no I/O). */
   under(path: string): boolean {
-    return this.paths.some((p) => isWithin(path, p));
+    return underAny(path, this.paths);
   }
 
   /**

@@ -9,7 +9,7 @@
 import { lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";
-import type { DataDirFence } from "./data-dir";
+import { fileIdentity, type DataDirFence } from "./data-dir";
 import { withGitignore } from "./gitignore";
 
 /** A directory entry that is not a directory and that no .gitignore excludes. */
@@ -69,7 +69,7 @@ export function* walkTree(root: string, options: WalkOptions): Generator<TreeEnt
     const fence = options.fence;
     // By device and inode, so another spelling of its path or a bind mount of it is caught too.
     if (fence && (fence.has(st) || (relative === "" && fence.holds(dir)))) return { kind: "data-dir", path: dir };
-    const key = `${st.dev}:${st.ino}`;
+    const key = fileIdentity(st);
     if (entered.has(key)) return;
     entered.add(key);
     let entries: Dirent[];

@@ -10,7 +10,7 @@
 // data directory is never a source nor read as part of one (files/data-dir.ts): an add of it or of
 // anything in it is refused, a walk leaves it out, and what a store took of it before is dropped.
 import { byTerm } from "../search/term-positions";
-import { DATA_DIR_REASON, dataDirRefusal, fenceOf, type DataDirFence } from "../files/data-dir";
+import { DATA_DIR_REASON, dataDirPaths, dataDirRefusal, fenceOf, underAny, type DataDirFence } from "../files/data-dir";
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { isWithin } from "../../os/path-within";
@@ -99,7 +99,8 @@ export class SourceService {
     private readonly dataDir: string | null = null,
   ) {
     this.vectors = new SourceVectors(store, log, takeOver);
-    this.dataDirPaths = this.fence()?.paths ?? [];
+    // Its paths alone: a fence, which notes the identities of everything in it, is made per pass.
+    this.dataDirPaths = dataDir ? dataDirPaths(dataDir) : [];
   }
 
   /** The data directory as an add, a sync or a start sees it now (its identities taken once per pass). */
@@ -335,7 +336,7 @@ export class SourceService {
 
   /** Whether `path` (a file's, as stored) is in the data directory as written: no I/O. */
   private inDataDir(path: string): boolean {
-    return this.dataDirPaths.some((p) => isWithin(path, p));
+    return underAny(path, this.dataDirPaths);
   }
 
   /**
