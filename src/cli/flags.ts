@@ -12,7 +12,7 @@ export function num(flag: string, value: string | undefined): number | undefined
 export const filterArgs = {
   project: { type: "string", description: "Only this project" },
   type: { type: "string", description: "Only this type" },
-  tags: { type: "string", description: "Only memories carrying all these comma-separated tags" },
+  tags: { type: "string", commaList: true, description: "Only memories carrying all these comma-separated tags" },
   who: { type: "string", description: "Only this author" },
   since: { type: "string", description: "Created at or after this ISO time" },
   until: { type: "string", description: "Created at or before this ISO time" },

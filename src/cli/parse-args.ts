@@ -22,6 +22,8 @@ export interface ArgSpec {
   text?: boolean;
   /** What a refusal of words beyond the positionals says instead of naming them (they may be a secret). */
   surplus?: string;
+  /** A flag whose one value is a comma-separated list (`--tags a,b`): given twice, it says to join them. */
+  commaList?: boolean;
 }
 
 export interface ParsedWords {
@@ -98,6 +100,6 @@ export function parseArgs(specs: Iterable<[string, ArgSpec]>, words: string[], v
 function repeated(name: string, spec: ArgSpec): UsageError {
   const names = flagNames(name, spec).join(" / ");
   // A list in one value (`--tags a,b`): the way to give several is to join them.
-  const list = /comma-separated/i.test(spec.description ?? "") ? `: give the values together, comma-separated (--${name} a,b)` : "";
+  const list = spec.commaList ? `: give the values together, comma-separated (--${name} a,b)` : "";
   return new UsageError(`${names} given more than once; it takes one value${list}`);
 }

@@ -45,7 +45,7 @@ describe("parseArgs", () => {
     expect(usageError(["--limit", "1", "--limit", "2"])).toBe("--limit given more than once; it takes one value");
     expect(usageError(["-o", "a", "--output=b"])).toBe("--output / -o given more than once; it takes one value");
     // A comma list says how to give several values.
-    const tags: [string, ArgSpec][] = [["tags", { type: "string", description: "Comma-separated tags" }]];
+    const tags: [string, ArgSpec][] = [["tags", { type: "string", commaList: true, description: "Comma-separated tags" }]];
     expect(() => parseArgs(tags, ["--tags", "a", "--tags", "b"])).toThrow("--tags given more than once; it takes one value: give the values together, comma-separated (--tags a,b)");
     expect(parseArgs(specs, ["-p", "a=1", "--param", "b=2", "-p=c=3"]).values.param).toEqual(["a=1", "b=2", "c=3"]);
   });
