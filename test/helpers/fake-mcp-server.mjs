@@ -2,13 +2,12 @@
 // characters (a large result on demand, written in pieces of `pieceBytes` when given, the way a
 // slow server's output reaches the daemon: many small chunks), `cwd` with the directory it runs
 // in. It exits when its stdin closes.
-import { createInterface } from "node:readline";
+import { send, serveStdio } from "./fake-stdio-server.mjs";
 
 const tools = [
   { name: "text", inputSchema: { type: "object", properties: { bytes: { type: "number" }, pieceBytes: { type: "number" } }, required: ["bytes"] } },
   { name: "cwd", inputSchema: { type: "object", properties: {} } },
 ];
-const send = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
 
 async function sendInPieces(message, pieceBytes) {
   const line = Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
@@ -17,20 +16,13 @@ async function sendInPieces(message, pieceBytes) {
   }
 }
 
-createInterface({ input: process.stdin }).on("line", (line) => {
-  const { id, method, params } = JSON.parse(line);
-  if (id === undefined) return;
-  if (method === "initialize") {
-    send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
-  } else if (method === "tools/list") {
-    send({ id, result: { tools } });
-  } else if (method === "tools/call") {
-    const args = params.arguments ?? {};
-    const text = params.name === "cwd" ? process.cwd() : "x".repeat(args.bytes);
+serveStdio({
+  name: "fake",
+  list: () => ({ result: { tools } }),
+  call: (id, name, args) => {
+    const text = name === "cwd" ? process.cwd() : "x".repeat(args.bytes);
     const answer = { id, result: { content: [{ type: "text", text }] } };
     if (args.pieceBytes) void sendInPieces(answer, args.pieceBytes);
     else send(answer);
-  } else {
-    send({ id, error: { code: -32601, message: `no method ${method}` } });
-  }
+  },
 });
