@@ -2,6 +2,8 @@
 // .gitignore rules are checked against git in file-walk.test.ts.
 import { describe, expect, test } from "bun:test";
 import { MAX_CHUNK_CHARS, chunkText } from "../../src/core/sources/chunk";
+import { extractText } from "../../src/core/sources/extract";
+import type { PdfExtractor } from "../../src/core/sources/pdf";
 
 /** A line of exactly `n` characters. */
 const line = (word: string, n: number) => `${word} `.repeat(n).slice(0, n);
@@ -104,6 +106,18 @@ describe("chunking", () => {
       [1, 2, "page 1"],
       [3, 3, "page 2"],
     ]);
+  });
+
+  test("CRLF and lone CR (old Mac files) end lines as a line feed does: the same chunks and line ranges", async () => {
+    const noPdf = {} as PdfExtractor; // a .md file never reaches the PDF extractor
+    const chunksOf = async (text: string) => {
+      const extracted = await extractText("handbook.md", new TextEncoder().encode(text), noPdf);
+      return chunkText(extracted.text, extracted.format, extracted.pageStarts);
+    };
+    const lf = await chunksOf(handbook());
+    expect(lf.length).toBeGreaterThan(2);
+    expect(await chunksOf(handbook().replaceAll("\n", "\r\n"))).toEqual(lf);
+    expect(await chunksOf(handbook().replaceAll("\n", "\r"))).toEqual(lf);
   });
 
   test("an empty or blank file has no chunk", () => {

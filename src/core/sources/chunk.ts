@@ -132,9 +132,9 @@ function cutSection(lines: string[], offsets: number[], section: Section, into: 
   }
 }
 
-/** `text` cut into chunks; `pageStarts` (0-based lines) are a PDF's page boundaries. */
+/** `text` (its lines ended by line feeds: extract.ts) cut into chunks; `pageStarts` (0-based lines) are a PDF's page boundaries. */
 export function chunkText(text: string, format: SourceFormat, pageStarts: number[] = []): Chunk[] {
-  const lines = text.split(/\r?\n/);
+  const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   const sections =
     format === "markdown"

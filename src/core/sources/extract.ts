@@ -53,12 +53,17 @@ export interface Extracted {
   pageStarts: number[];
 }
 
-/** `bytes` (at most byteLimitOf(path) of them) as a document. */
+/** `text` with each CRLF or lone CR (old Mac files) as a line feed: a line is a line whichever ends it. */
+function withLineFeeds(text: string): string {
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+}
+
+/** `bytes` (at most byteLimitOf(path) of them) as a document, its lines ended by line feeds. */
 export async function extractText(path: string, bytes: Uint8Array, pdf: PdfExtractor): Promise<Extracted> {
   const format = formatOf(path);
   if (format === "pdf") return extractPdf(bytes, pdf);
   if (bytes.subarray(0, SNIFF_BYTES).includes(0)) throw new NotADocument("a binary file");
-  const text = new TextDecoder().decode(bytes);
+  const text = withLineFeeds(new TextDecoder().decode(bytes));
   let lineStart = 0;
   for (let i = text.indexOf("\n"); ; i = text.indexOf("\n", lineStart)) {
     const end = i === -1 ? text.length : i;
@@ -76,7 +81,7 @@ async function extractPdf(bytes: Uint8Array, pdf: PdfExtractor): Promise<Extract
   const lines: string[] = [];
   for (const page of outcome.pages) {
     pageStarts.push(lines.length);
-    lines.push(...page.split(/\r?\n/));
+    lines.push(...withLineFeeds(page).split("\n"));
   }
   if (lines.every((l) => l.trim() === "")) throw new NotADocument("a PDF without extractable text (scanned images?)");
   return { text: lines.join("\n"), format: "pdf", pageStarts };
