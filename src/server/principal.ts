@@ -40,6 +40,11 @@ export function tokenIdOf(principal: Principal | undefined): string | null {
   return principal?.kind === "token" ? principal.tokenId : null;
 }
 
+/** Whether a principal is an API token bound to no agent (readonly, operator): it may name any agent. */
+export function unboundToken(principal: Principal | undefined): boolean {
+  return principal?.kind === "token" && principal.agentId === null;
+}
+
 /** Whether the request's caller holds `permission`: trusted callers hold every one, tokens their role's. */
 export function mayDo(request: Request, permission: Permission): boolean {
   const principal = principals.get(request);

@@ -73,6 +73,27 @@ describe("a token's streams end with the token", () => {
     await expectForgedRefused(td, "GET", "/api/cross-agent/stream");
   });
 
+  test("a token bound to no agent that names one takes a share of its own: it cannot use up that agent's streams", async () => {
+    const readonly = await createToken({ role: "readonly" });
+    const alice = await createToken({ role: "agent", agentId: "share-alice" });
+    const forged = { ...bearer(readonly.token), ...agentHeader("share-alice") };
+    const held: SseReader[] = [];
+    for (let i = 0; i < PER_AGENT; i++) {
+      const sse = await openSse(`${td.url}/mcp`, forged);
+      open.push(sse);
+      held.push(await connected(sse));
+    }
+    // The readonly token's own share is full, whichever agent it names...
+    const res = await td.fetch("/mcp", { headers: { accept: "text/event-stream", ...forged } });
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as any).error.message).toContain(`token ${readonly.id} already has ${PER_AGENT} notification streams open`);
+    // ...and the agent it named still opens its own.
+    const [message, mcp] = await streamsOf(alice.token);
+    expect(message!.status).toBe(200);
+    expect(mcp!.status).toBe(200);
+    for (const s of [...held, message!, mcp!]) s.close();
+  });
+
   test("a token's streams end when it expires", async () => {
     const aging = await createToken({ role: "agent", agentId: "aging-agent", expires: "1m" });
     // A minute is the shortest lifetime the API gives: bring the expiry to a few seconds from now

@@ -32,6 +32,7 @@ export type Admission =
 
 export class OpenStreams {
   private open = 0;
+  /** Streams open per holder: `agent <id>`, or `token <id>` for a token bound to no agent. */
   private readonly byAgent = new Map<string, number>();
 
   /** `what`: the streams' name in refusals, e.g. "message streams". */
@@ -41,15 +42,20 @@ export class OpenStreams {
     private readonly tokens: Pick<TokenService, "watch">,
   ) {}
 
-  /** A slot for a stream of `agentId`, opened with API token `tokenId` (null: no token), or why not. */
-  admit(agentId: string, tokenId: string | null): Admission {
-    const held = this.byAgent.get(agentId) ?? 0;
+  /**
+   * A slot for a stream of `agentId`, opened with API token `tokenId` (null: no token), or why not.
+   * A token bound to no agent (readonly, operator) may name any agent, so its streams take a share of
+   * their own (`unbound`): naming an agent must not let it spend that agent's share.
+   */
+  admit(agentId: string, tokenId: string | null, unbound = false): Admission {
+    const holder = unbound && tokenId !== null ? `token ${tokenId}` : `agent ${agentId}`;
+    const held = this.byAgent.get(holder) ?? 0;
     if (held >= this.caps.perAgent) {
-      return { ok: false, full: "agent", message: `agent ${agentId} already has ${held} ${this.what} open, the most one agent may hold: close one first` };
+      return { ok: false, full: "agent", message: `${holder} already has ${held} ${this.what} open, the most one agent (or unbound token) may hold: close one first` };
     }
     if (this.open >= this.caps.total) return { ok: false, full: "total", message: `${this.caps.total} ${this.what} are already open` };
     this.open++;
-    this.byAgent.set(agentId, held + 1);
+    this.byAgent.set(holder, held + 1);
     let released = false;
     let unwatch = () => {};
     return {
@@ -63,9 +69,9 @@ export class OpenStreams {
           released = true;
           unwatch();
           this.open--;
-          const left = (this.byAgent.get(agentId) ?? 1) - 1;
-          if (left === 0) this.byAgent.delete(agentId);
-          else this.byAgent.set(agentId, left);
+          const left = (this.byAgent.get(holder) ?? 1) - 1;
+          if (left === 0) this.byAgent.delete(holder);
+          else this.byAgent.set(holder, left);
         },
       },
     };

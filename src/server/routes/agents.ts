@@ -9,7 +9,7 @@ import { DEFAULT_STREAM_CAPS, OpenStreams, type StreamSlot } from "../../core/au
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
 import { errorResponse } from "../http-errors";
-import { principalOf, tokenIdOf } from "../principal";
+import { principalOf, tokenIdOf, unboundToken } from "../principal";
 import { routes, serve } from "../serve";
 
 /** The replay and each live batch read this many messages at a time. */
@@ -129,7 +129,8 @@ export function agentRoutes(ctx: DaemonContext) {
       ownAgent(agentId, query.agent_id, "agent_id");
       const cursor = lastEventId(request, query.last_event_id) ?? (await agents.latestId());
       if (!agents.accepting) return errorResponse("unavailable", "the daemon is stopping");
-      const admission = streams.admit(agentId, tokenIdOf(principalOf(request)));
+      const opener = principalOf(request);
+      const admission = streams.admit(agentId, tokenIdOf(opener), unboundToken(opener));
       if (!admission.ok) {
         // Past the agent's share, retrying helps only once one of its own streams ends: 429. Past the
         // total, the daemon is full for everyone and any stream's end frees a slot: 503, as for /mcp.

@@ -24,7 +24,7 @@ import { MAX_CALL_TIMEOUT_MS } from "../../contracts/bridge";
 import { MCP_PROVENANCE, createMcpServer, toolCallHeaders, type OwnToolCall } from "../../mcp/server";
 import { readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
-import { boundAgent, principalOf, setPrincipal, tokenIdOf, type Principal } from "../principal";
+import { boundAgent, principalOf, setPrincipal, tokenIdOf, unboundToken, type Principal } from "../principal";
 import { MCP_PATH } from "../request-path";
 
 const DEFAULT_MAX_IN_FLIGHT = 32;
@@ -211,7 +211,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
     const caller = callerFrom(request, url);
     if (caller instanceof Response) return caller;
     // The slot is taken before the stream is set up, so GETs arriving together cannot pass the caps.
-    const admission = streams.admit(caller.agentId ?? DEFAULT_AGENT_ID, tokenIdOf(caller.principal));
+    const admission = streams.admit(caller.agentId ?? DEFAULT_AGENT_ID, tokenIdOf(caller.principal), unboundToken(caller.principal));
     if (!admission.ok) return admission.full === "agent" ? tooManyStreams(admission.message) : busy(admission.message);
     const { slot } = admission;
     try {
