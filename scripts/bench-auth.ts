@@ -50,6 +50,7 @@ function guardFor(mode: AuthMode) {
     checkToken: (t) => tokens.check(t),
     // Reads are not rate limited; a limiter that never refuses keeps mutations out of the picture.
     rateLimiter: new RateLimiter({ mutationsPerMinute: 0, burst: 1 }),
+    log: console,
   })(async () => new Response("ok"));
 }
 

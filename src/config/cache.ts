@@ -34,7 +34,7 @@ function keyOf(input: Tree): string {
 export function cachedParse(dataDir: string, merged: Tree, parse: (merged: Tree) => ParsedConfig): ParsedConfig {
   const { rest, token } = withoutToken(merged);
   // A token of the wrong type must reach the schema, which names the problem.
-  if (token !== undefined && (typeof token !== "string" || token.length === 0)) return parse(merged);
+  if (token !== undefined && (typeof token !== "string" || !/^\S+$/.test(token))) return parse(merged);
   const path = daemonFiles(dataDir).configCache;
   const key = keyOf(rest);
   const restore = (config: ParsedConfig): ParsedConfig => ({ ...config, auth: { ...config.auth, token: token as string | undefined } });

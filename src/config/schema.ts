@@ -45,7 +45,8 @@ export const ConfigSchema = z
     auth: z
       .object({
         mode: z.enum(["local", "team", "hybrid"]).default("local"),
-        token: z.string().min(1).optional(),
+        // The token alone: a value with more words ("sgt_… # ci") would be sent as a header the daemon refuses.
+        token: z.string().min(1).regex(/^\S+$/, { error: "must be the token alone, without spaces or other words" }).optional(),
         /** Per-token limit on mutations (docs/security.md#rate-limits); mutationsPerMinute 0 turns it off. */
         rateLimit: z
           .object({

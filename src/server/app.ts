@@ -40,6 +40,7 @@ export function createHandler(ctx: DaemonContext): Handler {
     peerAddress: (request) => ctx.peerAddress?.(request) ?? null,
     checkToken: (token) => ctx.tokens.check(token),
     rateLimiter: ctx.rateLimits,
+    log: ctx.log,
   });
   // MCP tool handlers call the API in process, through the guard like any other caller, acting for
   // the principal of the /mcp request that runs them (src/server/principal.ts).

@@ -27,6 +27,7 @@ import { procInfo } from "../os/proc-stat";
 import { codeProjectsPath, daemonFiles } from "../config/paths";
 import { McpStreamHub } from "../mcp/http";
 import { VERSION } from "../version";
+import { errorResponse } from "./http-errors";
 import { RECALLS_PER_COLLECTION, changesPacer, collectAsync, collectionPacer } from "./collect-pacer";
 import { createHandler } from "./app";
 import type { DaemonContext } from "./context";
@@ -224,6 +225,12 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
         // handing each new connection to either, so clients' writes would land in the other store.
         reusePort: false,
         fetch: handle,
+        // The last resort: a failure that escaped every answer of the handler's own is the API's
+        // retryable 503, never Bun's plain-text 500 page.
+        error: (err) => {
+          log.error("a request failed outside the routes' own error handling", err);
+          return errorResponse("unavailable", `the daemon could not complete the request: ${err.message}`);
+        },
       });
     } catch (err) {
       if ((err as { code?: string }).code === "EADDRINUSE") {

@@ -23,6 +23,7 @@ import type { ErrorCode } from "../contracts/errors";
 import type { RateLimits } from "../core/auth/rate-limit";
 import type { TokenCheck } from "../core/auth/tokens";
 import { JSONRPC_SERVER_ERROR, jsonRpcError } from "../mcp/http";
+import type { Logger } from "../logger";
 import { VERSION } from "../version";
 import type { OwnerCredentials } from "./credentials";
 import { errorResponse } from "./http-errors";
@@ -47,6 +48,8 @@ export interface GuardSettings {
   checkToken(token: string): Promise<TokenCheck>;
   /** Spends one unit of a token's mutation budget: 0, or the seconds to wait. */
   rateLimiter: RateLimits;
+  /** Where a token that could not be checked (the store down) is noted. */
+  log: Pick<Logger, "warn">;
 }
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -54,6 +57,8 @@ export type Handler = (request: Request) => Promise<Response>;
 type Credential = "admin" | "instance";
 
 const WILDCARD_BINDS = new Set(["0.0.0.0", "::"]);
+/** A refusal's words on /mcp, where it is a JSON-RPC error ("Forbidden" for any code not named). */
+const RPC_LABELS: Partial<Record<ErrorCode, string>> = { unauthorized: "Unauthorized", rate_limited: "Too many requests", unavailable: "Unavailable" };
 const HEALTH_PATH = ROUTES.health.health.path;
 const CORS_METHODS = "GET, POST, PATCH, DELETE";
 const CORS_HEADERS = "authorization, content-type, x-signet-agent-id, x-signet-session-key";
@@ -80,10 +85,16 @@ export function credentialFor(method: string, path: string): Credential | null {
   return credentialNeeded(method === "HEAD" ? "GET" : method, pathForms(path));
 }
 
-function bearer(request: Request): string | null {
+/**
+ * The Bearer token the request presents; null when it sends no Authorization header; false when it
+ * sends one that is not `Bearer <token>` (another scheme, more words, two folded headers): a token
+ * always narrows, so a value the guard cannot read is refused rather than taken for no token.
+ */
+function bearer(request: Request): string | null | false {
   const value = request.headers.get(ADMIN_TOKEN_HEADER);
-  const m = value ? /^bearer\s+(\S+)\s*$/i.exec(value) : null;
-  return m ? m[1]! : null;
+  if (value === null) return null;
+  const m = /^bearer\s+(\S+)\s*$/i.exec(value);
+  return m ? m[1]! : false;
 }
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a dual-stack listener reports those). */
@@ -147,7 +158,7 @@ export function createGuard(settings: GuardSettings) {
 
   function refuse(path: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
     if (isMcpPath(path)) {
-      const label = code === "unauthorized" ? "Unauthorized" : code === "rate_limited" ? "Too many requests" : "Forbidden";
+      const label = RPC_LABELS[code] ?? "Forbidden";
       return jsonRpcError(status, JSONRPC_SERVER_ERROR, `${label}: ${message}`, headers);
     }
     return errorResponse(code, message, headers);
@@ -254,18 +265,31 @@ export function createGuard(settings: GuardSettings) {
       }
 
       const token = bearer(request);
-      const needs = credentialFor(method, path);
-      const principal = await identify(request, token);
-      if (typeof principal === "string") {
+      if (token === false) {
         if (health) return publicHealth();
-        // A wrong owner credential keeps its own answer below; any other route hears what is wrong with the token.
-        if (needs !== "admin") return refuse(path, 401, "unauthorized", `${method} ${path}: ${principal}`);
-      } else {
-        // /health stays public: unauthenticated remote callers learn the status and version, nothing more.
-        if (health && principal.kind === "anonymous" && !principal.loopback) return publicHealth();
-        const refused = await permissionProblem(principal, method, path);
-        if (refused) return refused;
-        setPrincipal(request, principal);
+        return refuse(path, 401, "unauthorized", `${method} ${path}: the Authorization header is not \`Bearer <token>\` (one token, nothing else)`);
+      }
+      const needs = credentialFor(method, path);
+      let principal: Principal | string;
+      try {
+        principal = await identify(request, token);
+        if (typeof principal === "string") {
+          if (health) return publicHealth();
+          // A wrong owner credential keeps its own answer below; any other route hears what is wrong with the token.
+          if (needs !== "admin") return refuse(path, 401, "unauthorized", `${method} ${path}: ${principal}`);
+        } else {
+          // /health stays public: unauthenticated remote callers learn the status and version, nothing more.
+          if (health && principal.kind === "anonymous" && !principal.loopback) return publicHealth();
+          const refused = await permissionProblem(principal, method, path);
+          if (refused) return refused;
+          setPrincipal(request, principal);
+        }
+      } catch (err) {
+        // The token or its rate limit lives in the store (PostgreSQL in team deployments): while it
+        // cannot be read, no caller with a token can be judged, so none passes, and the answer is the
+        // retryable 503 every store outage gets.
+        settings.log.warn(`${method} ${path}: the token could not be checked: ${(err as Error).message}`);
+        return refuse(path, 503, "unavailable", `${method} ${path}: the token could not be checked (the store did not answer); retry shortly`, { "Retry-After": "1" });
       }
 
       if (needs) {

@@ -245,7 +245,19 @@ describe.skipIf(!postgres.available)("three daemons on one PostgreSQL", () => {
         if (r?.status !== 201) await Bun.sleep(20);
       }
     };
-    const clients = Array.from({ length: 8 }, (_, i) => client(i));
+    // A caller with a token the guard has to look up: while the store is down it cannot be judged,
+    // which is a 503 like every other outage (never a 500), and a 401 once the store says "unknown".
+    const probes = new Map<number | string, number>();
+    const prober = async () => {
+      for (let k = 0; !stop; k++) {
+        const d = daemons[k % 3]!;
+        const r = await d.api("GET", "/api/memories?limit=1", undefined, { authorization: `Bearer sgt_unknown${k}` }).catch(() => null);
+        const status = r === null ? "no answer" : `${r.status} ${r.body?.code}`;
+        probes.set(status, (probes.get(status) ?? 0) + 1);
+        await Bun.sleep(20);
+      }
+    };
+    const clients = [...Array.from({ length: 8 }, (_, i) => client(i)), prober()];
     await Bun.sleep(500);
     await postgres.restart(1_500);
     // Recovered by themselves: writes through every daemon succeed again.
@@ -257,6 +269,8 @@ describe.skipIf(!postgres.available)("three daemons on one PostgreSQL", () => {
     const answered = [...statuses.keys()].sort();
     expect(answered.every((s) => s === 201 || s === 503)).toBe(true);
     expect(statuses.get(503)).toBeGreaterThan(0);
+    expect([...probes.keys()].filter((s) => s !== "401 unauthorized" && s !== "503 unavailable")).toEqual([]);
+    expect(probes.get("503 unavailable")).toBeGreaterThan(0);
     for (const id of acknowledged) {
       const r = await daemons[0]!.api("GET", `/api/memory/${id}`);
       if (r.status !== 200) throw new Error(`acknowledged write ${id} is gone (${r.status})`);

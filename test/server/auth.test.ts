@@ -493,6 +493,26 @@ describe("local mode", () => {
     expectError(await call(td, "GET", "/api/mcp/analytics", { headers: bearer(token) }), 403, "forbidden", "analytics-read");
   });
 
+  test("an Authorization header that is not `Bearer <token>` is 401 and changes nothing: it is never taken for no token", async () => {
+    const { token } = await createToken(td, { role: "readonly" });
+    const before = (await call(td, "GET", "/api/memories?limit=500")).body.memories.length;
+    for (const value of [`Bearer ${token} x`, `Bearer ${token}, Bearer ${token}`, `Token ${token}`, `Basic ${btoa("a:b")}`, "Bearer"]) {
+      const res = await call(td, "POST", "/api/memory/remember", { body: memoryBody(`forged with ${value}`), headers: { authorization: value } });
+      expectError(res, 401, "unauthorized", "the Authorization header is not `Bearer <token>`");
+      const mcp = await td.fetch("/mcp", {
+        method: "POST",
+        headers: { authorization: value, "content-type": "application/json", accept: MCP_ACCEPT },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(mcp.status).toBe(401);
+      expect(((await mcp.json()) as any).error.message).toContain("Unauthorized");
+    }
+    expect((await call(td, "GET", "/api/memories?limit=500")).body.memories.length).toBe(before);
+    // /health stays public.
+    const health = await td.fetch("/health", { headers: { authorization: "Token x" } });
+    expect(health.status).toBe(200);
+  });
+
   test("a non-loopback bind is refused at start with what to do", async () => {
     const dataDir = tempDir();
     const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir, SIGNET_BIND: "0.0.0.0" } });

@@ -556,4 +556,10 @@ describe("SIGNET_TOKEN_FILE", () => {
     expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: tokenFile("sgt_a\nsgt_b\n") } })).message).toContain("it must hold the token alone");
     expect(configError(() => load({ env: { SIGNET_TOKEN_FILE: dataDir() } })).message).toContain("not a regular file");
   });
+
+  test("SIGNET_TOKEN holding more than the token is refused too, cached or not (it would be sent as a header the daemon refuses)", () => {
+    const dir = dataDir();
+    const env = { SIGNET_PATH: dir, HOME: dir, SIGNET_TOKEN: "sgt_abc # ci readonly" };
+    for (const cached of [false, true]) expect(configError(() => loadConfig({ env, cached })).message).toContain("must be the token alone");
+  });
 });
