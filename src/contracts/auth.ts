@@ -54,6 +54,11 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
 /** Permissions that only read: requests needing them are not counted against a token's rate limit. */
 export const READ_PERMISSIONS: ReadonlySet<Permission> = new Set(["recall", "sessions-read", "analytics-read"]);
 
+/** What a refusal says a token of `role` lacks: "permission X, which an agent token does not have". */
+export function lackedPermission(role: Role, need: Permission): string {
+  return `permission ${need}, which ${/^[aeiou]/.test(role) ? "an" : "a"} ${role} token does not have`;
+}
+
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
 const MAX_LIFETIME_MS = 10 * 365 * UNIT_MS.d;
 

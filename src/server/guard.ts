@@ -18,7 +18,7 @@ import {
   sameSecret,
 } from "../config/owner-files";
 import { isLoopbackHost } from "../config/daemon-url";
-import { READ_PERMISSIONS, ROLE_PERMISSIONS, type Permission, type Role } from "../contracts/auth";
+import { READ_PERMISSIONS, ROLE_PERMISSIONS, lackedPermission, type Permission, type Role } from "../contracts/auth";
 import type { ErrorCode } from "../contracts/errors";
 import type { RateLimits } from "../core/auth/rate-limit";
 import type { TokenCheck } from "../core/auth/tokens";
@@ -208,7 +208,7 @@ export function createGuard(settings: GuardSettings) {
     const permissions = needs.filter((need): need is Permission => need !== "public" && need !== "signed-in");
     const missing = permissions.find((need) => !ROLE_PERMISSIONS[role].has(need));
     if (missing !== undefined) {
-      return refuse(path, 403, "forbidden", `${method} ${path} needs permission ${missing}, which a ${role} token does not have`);
+      return refuse(path, 403, "forbidden", `${method} ${path} needs ${lackedPermission(role, missing)}`);
     }
     // A GET changes nothing: polling a job's status or an inbox is not a burst of changes.
     if (method === "GET" || permissions.every((need) => READ_PERMISSIONS.has(need))) return null;

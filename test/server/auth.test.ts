@@ -263,7 +263,7 @@ describe("team mode", () => {
 
   test("installing MCP servers and managing secrets need operator or admin, and the owner's credential on top", async () => {
     const install = { name: "x", transport: { type: "stdio", command: "/bin/true" } };
-    expectError(await call(td, "POST", "/api/marketplace/servers", { body: install, headers: bearer(tokens.agent) }), 403, "forbidden", "needs permission mcp-manage");
+    expectError(await call(td, "POST", "/api/marketplace/servers", { body: install, headers: bearer(tokens.agent) }), 403, "forbidden", "needs permission mcp-manage, which an agent token does not have");
     expectError(await call(td, "POST", "/api/marketplace/servers", { body: install, headers: bearer(tokens.operator) }), 403, "forbidden", "admin.token");
     expectError(await call(td, "PUT", "/api/secrets/API_KEY", { body: { value: "v" }, headers: bearer(tokens.agent) }), 403, "forbidden", "needs permission secrets-manage");
     expectError(await call(td, "PUT", "/api/secrets/API_KEY", { body: { value: "v" }, headers: bearer(tokens.operator) }), 403, "forbidden", "admin.token");
