@@ -55,7 +55,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
 export const READ_PERMISSIONS: ReadonlySet<Permission> = new Set(["recall", "sessions-read", "analytics-read"]);
 
 /** What a refusal says a token of `role` lacks: "permission X, which an agent token does not have". */
-export function lackedPermission(role: Role, need: Permission): string {
+export function lackedPermission(role: Role, need: string): string {
   return `permission ${need}, which ${/^[aeiou]/.test(role) ? "an" : "a"} ${role} token does not have`;
 }
 

@@ -4,6 +4,7 @@
 // permission every route takes from its operation, and paths under the areas no operation declares.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { lackedPermission } from "../../src/contracts/auth";
 import { ANALYTICS_API } from "../../src/contracts/analytics";
 import { fillPath, type Operation } from "../../src/contracts/operation";
 import { TOKENS_API } from "../../src/contracts/tokens";
@@ -129,7 +130,7 @@ describe("permissions from the operations", () => {
     // An agent token lacks analytics-read, data-transfer and tokens-manage; a readonly token the last two.
     for (const [op, need] of needs.filter(([, need]) => need !== "analytics-report" && need !== "sessions-read")) {
       const role = need === "analytics-read" ? "agent" : "readonly";
-      expectError(await call(td, op.method, pathOf(op), { body: op.body ? {} : undefined, headers: bearer(tokens[role]) }), 403, "forbidden", `needs permission ${need}, which a ${role} token does not have`);
+      expectError(await call(td, op.method, pathOf(op), { body: op.body ? {} : undefined, headers: bearer(tokens[role]) }), 403, "forbidden", `needs ${lackedPermission(role, need)}`);
     }
     // Reading one's own session's tool usage is open to any role that reads sessions.
     expect((await call(td, "GET", pathOf(ANALYTICS_API.sessionTools), { headers: bearer(tokens.readonly) })).status).toBe(200);

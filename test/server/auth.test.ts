@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load";
-import type { Role } from "../../src/contracts/auth";
+import { lackedPermission, type Role } from "../../src/contracts/auth";
 import { ROLES } from "../../src/contracts/vocabulary";
 import { TOOLS } from "../../src/mcp/tools";
 import { OPERATIONS } from "../../src/contracts/api";
@@ -148,7 +148,7 @@ describe("team mode", () => {
         if (allowed[role].includes(permission)) {
           expect({ role, method, path, status: res.status }).toEqual({ role, method, path, status: method === "POST" && path.endsWith("remember") ? 201 : 200 });
         } else {
-          expectError(res, 403, "forbidden", `needs permission ${permission}, which a ${role} token does not have`);
+          expectError(res, 403, "forbidden", `needs ${lackedPermission(role, permission)}`);
         }
       }
     });
