@@ -33,7 +33,8 @@ export function configFromFlags(flags: ClientFlags & { port?: string; bind?: str
   return loadConfig({ flags: { daemon, agent: flags.agent === undefined ? undefined : { id: flags.agent } }, cached: true, ...options });
 }
 
-export function clientFor(config: Config, actor = "cli"): SignetClient {
+/** A client of the daemon `config` names; `autostart: false` never starts one (daemon.autostart aside). */
+export function clientFor(config: Config, actor = "cli", { autostart = true } = {}): SignetClient {
   return new SignetClient({
     baseUrl: config.daemon.url,
     agentId: config.agent.id,
@@ -46,7 +47,7 @@ export function clientFor(config: Config, actor = "cli"): SignetClient {
     dataDir: config.dataDir,
     asOwner: true,
     // Like signet-mcp, a command that finds no daemon starts one (daemon.autostart), under the same rules.
-    autostart: autostarter(config, lazyLogger("signet")),
+    autostart: autostart ? autostarter(config, lazyLogger("signet")) : undefined,
     // Loaded only when nothing answers: a daemon that runs but hangs is not "not running".
     explainNoAnswer: async (url, detail, silent) => (await import("../control/daemon-process")).explainNoAnswer(config, url, detail, silent),
   });

@@ -89,6 +89,9 @@ const inbox = defineCommand({
   },
 });
 
+/** How long `watch` waits before it reconnects to a stream the daemon ended. */
+const RECONNECT_PAUSE_MS = 500;
+
 const watch = defineCommand({
   meta: { name: "watch", description: "Print messages as they arrive (one JSON object a line when not on a terminal); Ctrl-C ends it" },
   args: {
@@ -106,13 +109,30 @@ const watch = defineCommand({
     const json = wantsJson(args);
     // Ctrl-C is how a watch ends: exit 0, not the 130 of an interrupted command.
     process.once("SIGINT", () => process.exit(0));
-    const client = clientFor(configFromFlags(args));
-    for await (const m of client.agents.watch(query)) {
-      if (json) writeJson(m, { compact: true });
-      else writeText(line(m));
+    const config = configFromFlags(args);
+    let client = clientFor(config);
+    let after = query.last_event_id;
+    // The daemon ends a stream when it stops, when the stream's token is revoked or expires, and when
+    // its store stops answering. Reconnecting after the last message seen tells which: a refused
+    // token is its 401 (exit 4), a daemon gone is exit 3, and a store back follows on. A reconnect
+    // never starts a daemon: one stopped on purpose stays stopped.
+    for (let quickEnds = 0, reconnecting = false; ; reconnecting = true) {
+      const opened = Date.now();
+      try {
+        for await (const m of client.agents.watch({ ...query, last_event_id: after })) {
+          after = String(m.id);
+          if (json) writeJson(m, { compact: true });
+          else writeText(line(m));
+        }
+      } catch (err) {
+        if (reconnecting && err instanceof DaemonUnreachableError) throw new DaemonUnreachableError(client.baseUrl, "the daemon ended the stream, and no longer answers");
+        throw err;
+      }
+      quickEnds = Date.now() - opened < RECONNECT_PAUSE_MS * 2 ? quickEnds + 1 : 0;
+      if (quickEnds >= 3) throw new DaemonUnreachableError(client.baseUrl, "the daemon keeps ending the stream");
+      await Bun.sleep(RECONNECT_PAUSE_MS);
+      client = clientFor(config, "cli", { autostart: false });
     }
-    // Only a stopping daemon ends the stream: exit 3, as for any daemon that went away.
-    throw new DaemonUnreachableError(client.baseUrl, "the daemon ended the stream");
   },
 });
 

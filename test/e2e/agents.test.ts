@@ -164,6 +164,37 @@ describe("signet agents and signet message", () => {
     }
   });
 
+  test("a watch whose token is revoked ends with exit 4, saying so; the daemon runs on", async () => {
+    const made = json(await run(["token", "create", "--role", "agent", "--agent", "revoked-bob"], { env: s.env }));
+    const proc = Bun.spawn([BIN, "message", "watch"], { env: { ...as("revoked-bob"), SIGNET_TOKEN: made.token }, stdout: "pipe", stderr: "pipe" });
+    try {
+      const stderr = new Response(proc.stderr).text();
+      const reader = proc.stdout.getReader();
+      const decoder = new TextDecoder();
+      let out = "";
+      const reading = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          out += decoder.decode(value, { stream: true });
+        }
+      })();
+      // Connected once a message sent to it shows; then the token goes.
+      const deadline = Date.now() + 15_000;
+      while (!out.includes("before the revocation") && Date.now() < deadline) {
+        await run(["message", "send", "before the revocation", "--to", "revoked-bob"], { env: as("revoked-ada") });
+        await Bun.sleep(300);
+      }
+      expect((await run(["token", "revoke", made.id], { env: s.env })).code).toBe(0);
+      expect(await proc.exited).toBe(4);
+      await reading;
+      expect(await stderr).toContain("was revoked");
+      expect(await stderr).not.toContain("not running");
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  });
+
   // Last: it stops the daemon.
   test("a watch whose daemon stops ends with exit 3, saying so", async () => {
     const proc = Bun.spawn([BIN, "message", "watch"], { env: as("gone-bob"), stdout: "pipe", stderr: "pipe" });
@@ -189,7 +220,7 @@ describe("signet agents and signet message", () => {
       expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
       expect(await proc.exited).toBe(3);
       await reading;
-      expect(await stderr).toContain("the daemon ended the stream");
+      expect(await stderr).toContain("the daemon ended the stream, and no longer answers");
     } finally {
       proc.kill("SIGKILL");
     }
