@@ -115,13 +115,17 @@ export class AgentsService {
         `acpBaseUrl: ${new URL(req.acpBaseUrl!).origin} is not in acp.allowedOrigins (or SIGNET_ACP_ALLOWED_ORIGINS); add it there to relay to it`,
       );
     }
+    const fromSessionKey = req.fromSessionKey === undefined ? null : normalizeSessionKey(req.fromSessionKey);
+    // The sender's own session: another agent's would label the message as that session's, and route
+    // a reply to it.
+    if (fromSessionKey !== null && (await this.store.heldByAnother(fromSessionKey, agentId))) throw sessionOfAnotherAgent(fromSessionKey, "fromSessionKey");
     const unknownRecipient = req.toAgentId !== undefined && !(await this.store.knownAgent(req.toAgentId));
     const id = await this.store.insertMessage({
       at: new Date().toISOString(),
       type: req.type,
       content: req.content,
       fromAgentId: agentId,
-      fromSessionKey: req.fromSessionKey === undefined ? null : normalizeSessionKey(req.fromSessionKey),
+      fromSessionKey,
       toAgentId,
       toSessionKey,
       broadcast: req.broadcast === true,

@@ -24,7 +24,7 @@ export function heldByAnother(db: Database, key: string, agentId: string): boole
   );
 }
 
-/** The refusal of a hook or a heartbeat for a session another agent holds. */
-export function sessionOfAnotherAgent(key: string): SignetError {
-  return new SignetError("forbidden", `session ${key} belongs to another agent`);
+/** The refusal of a hook, a heartbeat or a sender naming a session another agent holds (`field`: the field that named it). */
+export function sessionOfAnotherAgent(key: string, field?: string): SignetError {
+  return new SignetError("forbidden", `${field ? `${field}: ` : ""}session ${key} belongs to another agent`);
 }
