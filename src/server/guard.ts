@@ -152,6 +152,9 @@ export function createGuard(settings: GuardSettings) {
     if (normalized === null) return false;
     if (extraOrigins.has(normalized)) return normalized;
     const url = new URL(normalized);
+    // A name in daemon.allowedHosts is this daemon's, as the Host check takes it (behind a proxy, on
+    // its scheme and port): the dashboard served under it loads its own assets with an Origin.
+    if (extraHosts.has(bare(url.hostname))) return null;
     const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
     return url.protocol === "http:" && isOwnName(bare(url.hostname)) && port === settings.port() ? null : false;
   }
@@ -231,7 +234,11 @@ export function createGuard(settings: GuardSettings) {
       const host = hostProblem(request.headers.get("host") ?? (request.url.startsWith("/") ? null : new URL(request.url).host));
       const origin = request.headers.get("origin");
       const cors = origin === null ? null : originVerdict(origin);
-      const crossSite = request.headers.get("sec-fetch-site")?.toLowerCase() === "cross-site" && !cors;
+      // A page of another site, or of the same site on another port ("same-site": a site has no port),
+      // which sends no Origin on an <img> or a no-cors GET: only the daemon's own pages and requests
+      // not made by a page ("same-origin", "none", or no header) pass.
+      const fetchSite = request.headers.get("sec-fetch-site")?.toLowerCase();
+      const crossSite = (fetchSite === "cross-site" || fetchSite === "same-site") && !cors;
       if (host || cors === false || crossSite) {
         // /health stays public: whoever asks learns that a Signet of this version runs, nothing more.
         if (health && host?.status !== 400) return publicHealth();
@@ -239,7 +246,7 @@ export function createGuard(settings: GuardSettings) {
         const problem =
           cors === false
             ? `Origin ${JSON.stringify(origin!.slice(0, 100))} may not call this daemon (add it to daemon.allowedOrigins to allow a web page)`
-            : "cross-site requests are refused (Sec-Fetch-Site: cross-site)";
+            : `requests of another site or another port's pages are refused (Sec-Fetch-Site: ${fetchSite})`;
         return refuse(path, 403, "forbidden", problem);
       }
 

@@ -78,7 +78,13 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
  */
 export function forgedCallers(td: TestDaemon): Record<string, string>[] {
   const port = new URL(td.url).port;
-  return [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" }];
+  return [
+    { host: `evil.example:${port}` },
+    { origin: "http://evil.example" },
+    { "sec-fetch-site": "cross-site" },
+    // A page on another local port: the same site, and no Origin on an <img> or a no-cors GET.
+    { "sec-fetch-site": "same-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" },
+  ];
 }
 
 /** Each forged caller gets 403 for `method path` (with `body` sent as JSON); the body is never read. */

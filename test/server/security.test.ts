@@ -92,6 +92,17 @@ describe("web pages", () => {
     await expectUntouched();
   });
 
+  test("a page on another local port (the same site, no Origin on an <img>) is 403 even for a GET that would start servers", async () => {
+    const image = { "sec-fetch-site": "same-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" };
+    for (const path of ["/api/mcp/unused", "/api/marketplace/servers/pwn/tools", "/api/memories"]) {
+      const res = await raw("GET", path, image);
+      expect({ path, status: res.status, error: res.json?.error }).toEqual({ path, status: 403, error: expect.stringContaining("Sec-Fetch-Site: same-site") });
+    }
+    // The daemon's own pages, and requests no page made, pass.
+    for (const site of ["same-origin", "none"]) expect((await raw("GET", "/api/memories", { "sec-fetch-site": site })).status).toBe(200);
+    await expectUntouched();
+  });
+
   test("DNS rebinding: a foreign Host is 403 on GET and POST; /health tells it only status and version", async () => {
     await d.client().memory.remember({ content: "a private memory" });
     try {
@@ -156,6 +167,32 @@ describe("web pages", () => {
       expect(JSON.parse(body!)).toEqual({ code: "invalid_input", error: expect.stringContaining("Host") });
       expect(answer).not.toContain(process.cwd());
     }
+  });
+});
+
+describe("a name in daemon.allowedHosts", () => {
+  let named: TestDaemon;
+  beforeAll(async () => {
+    named = await startTestDaemon({ yaml: "daemon:\n  allowedHosts: [signet.test]\n" });
+  });
+  afterAll(() => named.stop());
+
+  test("is the daemon's own origin too: the dashboard served under it (directly or behind an https proxy) loads its assets", async () => {
+    const port = new URL(named.url).port;
+    const html = await (await named.fetch("/", { headers: { host: `signet.test:${port}` } })).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const origin of [`http://signet.test:${port}`, "https://signet.test"]) {
+      for (const path of assets) {
+        const res = await named.fetch(path, { headers: { host: `signet.test:${port}`, origin, "sec-fetch-site": "same-origin" } });
+        expect({ origin, path, status: res.status }).toEqual({ origin, path, status: 200 });
+        expect(res.headers.get("access-control-allow-origin")).toBeNull();
+        await res.body?.cancel();
+      }
+    }
+    // Another name is still another origin.
+    const other = await named.fetch("/api/memories", { headers: { host: `signet.test:${port}`, origin: "http://other.test" } });
+    expect(other.status).toBe(403);
   });
 });
 
