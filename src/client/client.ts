@@ -10,7 +10,7 @@ import {
   proofEndpoint,
   readOwnerFile,
 } from "../config/owner-files";
-import { recordVouchesFor } from "../config/daemon-record";
+import { recordVouchesFor, runningDaemonUrl } from "../config/daemon-record";
 import { daemonFiles } from "../config/paths";
 import { STATUS_OF, type ErrorBody, type ErrorCode } from "../contracts/errors";
 import type { API } from "../contracts/api";
@@ -206,8 +206,11 @@ export class SignetClient {
     this.baseUrl = parseDaemonUrl(options.baseUrl);
     this.candidates = loopbackCandidates(this.baseUrl);
     this.doFetch = options.fetch ?? fetch;
-    // A remote daemon is reached with a token (team mode), not through files on this machine.
-    if (options.dataDir !== undefined && isLoopbackHost(new URL(this.baseUrl).hostname)) this.owner = daemonFiles(options.dataDir);
+    // A remote daemon is reached with a token (team mode), not through files on this machine. This
+    // machine's daemon may listen on one of its other addresses (daemon.bind): its record says so.
+    if (options.dataDir !== undefined && (isLoopbackHost(new URL(this.baseUrl).hostname) || runningDaemonUrl(options.dataDir) === this.baseUrl)) {
+      this.owner = daemonFiles(options.dataDir);
+    }
   }
 
   private headers(hasBody: boolean, credential: Credential | undefined, accept = "application/json"): Record<string, string> {

@@ -9,6 +9,7 @@ import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config/load";
 import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
 import { tempDir } from "../helpers/daemon";
+import { run, sandbox } from "../helpers/binary";
 
 const NS = `sg-i13-${process.pid}`;
 const HOST_IF = `sgh${process.pid % 1_000_000}`;
@@ -237,6 +238,23 @@ describe.skipIf(skipReason !== null)(`a remote peer through a network namespace$
       // The owner's credential is accepted from anywhere: whoever holds the file is the owner.
       expect((await local(`${url}/api/tokens`, { headers: s.owner })).status).toBe(200);
       expect((await remote(`${url}/api/tokens`, { headers: { authorization: `Bearer ${operator}` } })).status).toBe(403);
+    });
+
+    test("the owner's CLI on this machine works with a daemon bound to one of its other addresses: the record says it is its own", async () => {
+      const sb = await sandbox();
+      const env = { ...sb.env, SIGNET_AUTH_MODE: "team", SIGNET_BIND: HOST_ADDR };
+      try {
+        expect((await run(["daemon", "start"], { env })).code).toBe(0);
+        const made = await run(["token", "create", "--role", "readonly"], { env });
+        expect({ code: made.code, stderr: made.stderr }).toEqual({ code: 0, stderr: "" });
+        expect(JSON.parse(made.stdout).token).toStartWith("sgt_");
+        expect((await run(["remember", "owner on another address"], { env })).code).toBe(0);
+        // A daemon URL the record does not name gets nothing of the owner's: there it needs a token.
+        const elsewhere = await run(["list"], { env: { ...env, SIGNET_DAEMON_URL: `http://${HOST_ADDR}:${sb.port + 1}` } });
+        expect(elsewhere.code).not.toBe(0);
+      } finally {
+        await run(["daemon", "stop"], { env });
+      }
     });
   });
 });
