@@ -20,7 +20,7 @@ import { noSuchTool } from "../../contracts/bridge-params";
 import { SignetError } from "../../contracts/errors";
 import { defined } from "../../contracts/parse";
 import type { ChildLedger } from "./child-ledger";
-import { resolveSecretRefs, type SecretLookup } from "./secret-refs";
+import { resolveSecretRefs, secretScrubber, type SecretLookup } from "./secret-refs";
 import { ServerProcesses } from "./server-processes";
 import { ProcessGroupStdioTransport } from "./stdio-transport";
 
@@ -58,6 +58,8 @@ interface Live {
   lastUsed: number;
   idleTimer?: ReturnType<typeof setTimeout>;
   closing: boolean;
+  /** Redacts the secret values the server was given from what is told of it (secret-refs.ts). */
+  scrub: <T>(value: T) => T;
 }
 
 const STDERR_IN_MESSAGE = 600;
@@ -114,13 +116,14 @@ export class ServerPool {
         timeout: timer.sdkTimeoutMs,
         onprogress: onUpdate && ((p) => {
           timer.renew();
-          onUpdate({ progress: p.progress, ...defined({ total: p.total, message: p.message }) });
+          onUpdate(entry.scrub({ progress: p.progress, ...defined({ total: p.total, message: p.message }) }));
         }),
       };
-      if (requiresTask(listed)) return await callAsTask(entry.client, tool, args, options, timer, onUpdate);
-      return (await entry.client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult;
+      const update = onUpdate && ((u: CallUpdate) => onUpdate(entry.scrub(u)));
+      if (requiresTask(listed)) return entry.scrub(await callAsTask(entry.client, tool, args, options, timer, update));
+      return entry.scrub((await entry.client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult);
     } catch (err) {
-      throw this.callFailure(entry, err, timer);
+      throw scrubbed(entry, this.callFailure(entry, err, timer));
     } finally {
       timer.stop();
       entry.inFlight--;
@@ -180,7 +183,8 @@ export class ServerPool {
   private connect(server: InstalledServer, deadline: number): Live {
     if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping");
     this.makeRoom();
-    const transport = this.transportFor(server);
+    const secrets: string[] = [];
+    const transport = this.transportFor(server, secrets);
     const client = new Client({ name: "signet-bridge", version: VERSION }, { capabilities: {} });
     const now = Date.now();
     const entry: Live = {
@@ -193,6 +197,7 @@ export class ServerPool {
       startedAt: now,
       lastUsed: now,
       closing: false,
+      scrub: secretScrubber(secrets),
     };
     client.onclose = () => {
       if (this.live.get(server.name) === entry) this.live.delete(server.name);
@@ -216,7 +221,7 @@ export class ServerPool {
         // An error the server sent while its connection was open is its answer, whatever follows.
         const answered = err instanceof McpError && !entry.closing && !timer.fired;
         await this.retire(entry);
-        throw this.startFailure(entry, err, timer, answered);
+        throw scrubbed(entry, this.startFailure(entry, err, timer, answered));
       } finally {
         timer.stop();
       }
@@ -225,7 +230,8 @@ export class ServerPool {
     return entry;
   }
 
-  private transportFor(server: InstalledServer): Live["transport"] {
+  /** The server's transport, its `secret:` references resolved (their values pushed on `secrets`). */
+  private transportFor(server: InstalledServer, secrets: string[]): Live["transport"] {
     const t = server.transport;
     if (t.type === "stdio") {
       // Installed before paths had to be absolute: the daemon cannot tell what they were relative to
@@ -240,14 +246,14 @@ export class ServerPool {
       return new ProcessGroupStdioTransport({
         command: t.command,
         args: t.args,
-        env: resolveSecretRefs(t.env, this.options.secrets),
+        env: resolveSecretRefs(t.env, this.options.secrets, secrets),
         cwd: t.cwd,
         maxMessageBytes: this.options.maxMessageBytes,
         processes: this.processes,
       });
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
-      requestInit: { headers: resolveSecretRefs(t.headers, this.options.secrets) },
+      requestInit: { headers: resolveSecretRefs(t.headers, this.options.secrets, secrets) },
     });
   }
 
@@ -470,6 +476,13 @@ function exitDetail(transport: Live["transport"]): string {
   if (!transport.exit) return "";
   const { code, signal } = transport.exit;
   return signal ? ` (killed by ${signal})` : ` (exit code ${code})`;
+}
+
+/** `err` told without the server's secret values. */
+function scrubbed(entry: Live, err: Error): Error {
+  const message = entry.scrub(err.message);
+  if (message === err.message) return err;
+  return err instanceof SignetError ? new SignetError(err.code, message) : new Error(message);
 }
 
 function stderrDetail(entry: Live): string {
