@@ -277,6 +277,16 @@ describe.skipIf(!postgres.available)("three daemons on one PostgreSQL", () => {
     }
   }, 60_000);
 
+  test("a text holding U+0000, which SQLite stores and PostgreSQL cannot, is a 400 naming the problem, and nothing is stored", async () => {
+    for (const body of [{ content: "deploy key\u0000 is in vault" }, { content: "tagged", tags: ["a\u0000b"] }, { content: "in a project", project: "/p\u0000q" }]) {
+      const r = await daemons[0]!.api("POST", "/api/memory/remember", body);
+      expect({ status: r.status, code: r.body.code }).toEqual({ status: 400, code: "invalid_input" });
+      expect(r.body.error).toContain("NUL character (U+0000)");
+    }
+    const listed = await daemons[1]!.api("GET", "/api/memories?limit=200");
+    expect(listed.body.memories.filter((m: { content: string }) => m.content === "tagged" || m.content === "in a project")).toEqual([]);
+  });
+
   test("a backup is refused with what to use instead; a store that cannot be reached stops the start, naming it without its password", async () => {
     const backup = await daemons[0]!.api("POST", "/api/backup", { path: join(daemons[0]!.s.home, "backup.db") });
     expect(backup.status).toBe(400);
