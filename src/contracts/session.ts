@@ -6,6 +6,7 @@ import { answer } from "./answer";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
 import { SessionRemovalResponseSchema } from "./session-removal";
+import { sessionKeyProblem } from "./vocabulary";
 
 const MAX_SESSION_KEY_CHARS = 500;
 /** The caller's session, on /mcp requests and on the API requests a Signet tool call makes. */
@@ -18,7 +19,16 @@ const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 20;
 const MAX_RATINGS = 200;
 
-export const SessionKeySchema = z.string().trim().min(1, "cannot be empty").max(MAX_SESSION_KEY_CHARS, `is longer than ${MAX_SESSION_KEY_CHARS} characters`);
+/** A session key: trimmed, 1–500 characters, and nothing sessionKeyProblem refuses. */
+export const SessionKeySchema = z
+  .string()
+  .trim()
+  .min(1, "cannot be empty")
+  .max(MAX_SESSION_KEY_CHARS, `is longer than ${MAX_SESSION_KEY_CHARS} characters`)
+  .superRefine((key, ctx) => {
+    const problem = sessionKeyProblem(key);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** `session:<uuid>` and `<uuid>` name the same session: the prefix is how some harnesses spell a key. */
 export function normalizeSessionKey(key: string): string {

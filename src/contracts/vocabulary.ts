@@ -11,3 +11,13 @@ export const ROLES = ["admin", "operator", "agent", "readonly"] as const;
 /** Names are environment-variable shaped, so a bare name is also a valid reference and env name. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const SECRET_NAME_RULE = "1-128 letters, digits and _, not starting with a digit";
+
+/**
+ * What a session key cannot be: it travels in a path segment and in the x-signet-session-key header,
+ * where a control character cannot be sent and "." or ".." is read as a directory step.
+ */
+export function sessionKeyProblem(key: string): string | null {
+  if (/[\u0000-\u001f\u007f]/.test(key)) return "cannot hold a control character (a line break, a tab, …)";
+  if (key === "." || key === "..") return 'cannot be "." or ".."';
+  return null;
+}

@@ -8,6 +8,7 @@ import { projectOfDirectory } from "../harness/hook-io";
 import { lazyLogger } from "../logger";
 import { harnessProcess } from "../os/harness-process";
 import { isTerminal } from "../os/terminal";
+import { sessionKeyProblem } from "../contracts/vocabulary";
 import { VERSION } from "../version";
 import { type Id, isNotification } from "./early-answer";
 import { initializeAnswer } from "./initialize-answer";
@@ -60,7 +61,10 @@ export async function runStdioServer(): Promise<number> {
   // answers: those are sent from here, before the SDK and the tool table (a few hundred zod schemas)
   // load. The SDK's server handles the same requests once it is up, and its answers (the same) are
   // not sent again.
-  const stdin = new StdinFeed();
+  // A line past MAX_MESSAGE_BYTES is dropped as it comes and answered once the SDK is up.
+  const oversized: (string | number | null)[] = [];
+  let answerOversized = (id: string | number | null) => void oversized.push(id);
+  const stdin = new StdinFeed(MAX_MESSAGE_BYTES, (id) => answerOversized(id));
   const sentEarly = new Map<Id, string>();
   let writing = Promise.resolve();
   // The SDK loads when there is something only it can answer, once a tools/list was answered (the
@@ -118,6 +122,12 @@ export async function runStdioServer(): Promise<number> {
     callHeaders: toolCallHeaders,
   });
   const sessionKey = process.env.SIGNET_SESSION_KEY?.trim() || undefined;
+  const keyProblem = sessionKey === undefined ? null : sessionKeyProblem(sessionKey);
+  if (keyProblem) {
+    // Every tool call would fail sending it (a header cannot carry a control character).
+    log.error(`SIGNET_SESSION_KEY ${JSON.stringify(sessionKey!.slice(0, 100))} is not a session key: it ${keyProblem}`);
+    return 2;
+  }
   const harness = sessionKey === undefined ? harnessProcess() : null;
   // The harness starts signet-mcp in the session's working directory: the project its hooks report.
   const server = createMcpServer(
@@ -130,7 +140,8 @@ export async function runStdioServer(): Promise<number> {
       onLocalCall: config.analytics.trackAgentCalls ? localCallReporter(client, log) : undefined,
     },
   );
-  const transport = new StdioServerTransport(stdin.asStdin(), process.stdout);
+  // The feed hands the transport one whole line at a time, never one past MAX_MESSAGE_BYTES.
+  const transport = new StdioServerTransport(stdin.asStdin(), process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES + 2 });
   // The requests still owed an answer, by id (a count, should a client reuse an id meanwhile), so
   // end of input waits for those answers and no longer.
   const owed = new Map<Id, number>();
@@ -146,6 +157,18 @@ export async function runStdioServer(): Promise<number> {
   stdin.stopWatching();
   await writing;
   await server.connect(transport);
+  const refuse = (id: string | number | null, error: { code: number; message: string }) =>
+    void transport.send({ jsonrpc: "2.0", id, error } as unknown as JSONRPCMessage).catch(() => {});
+  // A line the SDK cannot read is dropped there without a word: JSON-RPC answers it.
+  const onerror = transport.onerror;
+  transport.onerror = (err: Error) => {
+    onerror?.(err);
+    const problem = unreadable(err);
+    if (problem) refuse(null, problem);
+  };
+  const tooLarge = { code: -32600, message: `Invalid Request: a message of more than ${MAX_MESSAGE_BYTES} bytes; it was not read` };
+  answerOversized = (id) => refuse(id, tooLarge);
+  for (const id of oversized.splice(0)) answerOversized(id);
   const deliver = transport.onmessage;
   transport.onmessage = (message: JSONRPCMessage) => {
     const id = requestIdOf(message);
@@ -180,6 +203,22 @@ export async function runStdioServer(): Promise<number> {
   }
   await server.close();
   return 0;
+}
+
+/**
+ * The largest message signet-mcp reads (the SDK's stdio default, 10 MiB, closed the transport for
+ * good): past the daemon's own body limit a tool answers too_large; a message past this one is
+ * dropped and answered as an invalid request.
+ */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** The JSON-RPC error for a line the SDK's transport could not read, or null for another failure. */
+function unreadable(err: Error): { code: number; message: string } | null {
+  if (err instanceof SyntaxError) return { code: -32700, message: `Parse error: ${err.message}` };
+  if (err.name === "ZodError") {
+    return { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message (on stdio a batch is not taken: send each message on a line of its own)" };
+  }
+  return null;
 }
 
 /** The interval of the timer that keeps the event loop asleep while the last answers are awaited. */
