@@ -2,6 +2,7 @@
 // and, in team/hybrid mode, the API token the user typed (sessionStorage only: gone with the tab).
 import { fillPath, paramCount, type Answer, type InputArgs, type Operation, type PathParams } from "../contracts/operation";
 import type { Typed } from "../contracts/typed-routes";
+import { excerpt } from "./ui";
 
 const TOKEN_KEY = "signet.token";
 const AGENT_KEY = "signet.agent";
@@ -25,9 +26,28 @@ export function setAgentId(id: string): void {
   else sessionStorage.removeItem(AGENT_KEY);
 }
 
+/**
+ * Why `token` cannot be an API token, or null. Tokens the daemon issues (and the admin token) are
+ * visible ASCII; anything else could never be accepted, and a character outside Latin-1 cannot even
+ * be sent (fetch refuses such a header value, so every request would fail before reaching the daemon).
+ */
+export function tokenProblem(token: string): string | null {
+  if (token === "") return "The token is empty.";
+  const odd = Array.from(token).find((c) => c < "!" || c > "~");
+  if (odd === undefined) return null;
+  const shown = odd.trim() ? `"${odd}"` : `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  return `That is not an API token: it holds ${shown}, and tokens are letters, digits and ASCII punctuation only. Paste the token again.`;
+}
+
+/** Keeps the token for this tab; a token tokenProblem() refuses is not kept, and its problem is thrown. */
 export function setToken(token: string | null): void {
-  if (token) sessionStorage.setItem(TOKEN_KEY, token);
-  else sessionStorage.removeItem(TOKEN_KEY);
+  if (!token) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    return;
+  }
+  const problem = tokenProblem(token);
+  if (problem) throw new Error(problem);
+  sessionStorage.setItem(TOKEN_KEY, token);
 }
 
 export function hasToken(): boolean {
@@ -40,9 +60,28 @@ export function whenUnauthorized(handler: (message: string) => void): void {
   onUnauthorized = handler;
 }
 
+/** Brings up the sign-in form with `message`, as a 401 does: for a change that needs another credential. */
+export function askForSignIn(message: string): void {
+  onUnauthorized(message);
+}
+
+/**
+ * The stored token, when it can be sent. One that cannot (stored before the check existed, or by
+ * hand) is dropped, and the sign-in form comes back saying why, instead of every request failing.
+ */
+function sendableToken(method: string, path: string): string | null {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const problem = token === null ? null : tokenProblem(token);
+  if (problem === null) return token;
+  sessionStorage.removeItem(TOKEN_KEY);
+  const message = `The token kept in this tab was dropped. ${problem}`;
+  onUnauthorized(message);
+  throw new ApiError(401, "unauthorized", `${method} ${path}: ${message}`);
+}
+
 async function request(method: string, path: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { "x-signet-agent-id": agentId(), "x-signet-actor": "dashboard", "x-signet-actor-type": "operator" };
-  const token = sessionStorage.getItem(TOKEN_KEY);
+  const token = sendableToken(method, path);
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -51,7 +90,7 @@ async function request(method: string, path: string, body?: unknown): Promise<un
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
-    data = { error: text.slice(0, 200), code: "bad_response" };
+    data = { error: excerpt(text, 200), code: "bad_response" };
   }
   if (!response.ok) {
     const err = data as { error?: string; code?: string } | null;

@@ -29,28 +29,51 @@ function refreshMs(): number {
   return Number.isFinite(s) && s > 0 ? s * 1000 : 30_000;
 }
 
+/** The page a route names: only the table's own entries (`#/toString` names no page). */
+function pageNamed(name: string): Page | undefined {
+  return Object.hasOwn(PAGES, name) ? PAGES[name] : undefined;
+}
+
+/** A path segment decoded; a malformed escape (`%E0%A4%A`) is kept as typed rather than throwing. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+const notFoundPage: Page = ({ root }) => {
+  replace(root, h("h1", {}, "Not found"), h("p", {}, `There is no page ${location.hash}. The pages are in the menu above; `, h("a", { href: "#/overview" }, "the overview"), " is the start."));
+  return undefined;
+};
+
 function route(): void {
   stop?.();
   stop = undefined;
-  const [name = "overview", ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const page = PAGES[name] ?? overviewPage;
+  const [name = "", ...rest] = location.hash.replace(/^#\/?/, "").split("/");
+  const current = name === "" ? "overview" : name;
+  const page = pageNamed(current) ?? notFoundPage;
   for (const a of Array.from(document.querySelectorAll("nav a"))) {
-    if (a.getAttribute("href") === `#/${name in PAGES ? name : "overview"}`) a.setAttribute("aria-current", "page");
+    if (a.getAttribute("href") === `#/${current}`) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
   replace(main);
-  stop = page({ root: main, args: rest.map(decodeURIComponent), refreshMs: refreshMs() });
+  const stops = page({ root: main, args: rest.map(decodeSegment), refreshMs: refreshMs() });
+  stop = typeof stops === "function" ? stops : undefined;
 }
 
 function askForToken(message: string): void {
+  // The first refusal's reason stays: the page's other requests, refused after it, say less.
   if (document.getElementById("token-form")) return;
   stop?.();
   const input = h("input", { id: "token", type: "password", autocomplete: "off", required: true, size: 40 });
+  const problem = h("p", { id: "token-message", role: "alert" }, message);
   const form = h(
     "form",
     { id: "token-form", class: "card" },
     h("h1", {}, "Sign in"),
-    h("p", {}, message),
+    problem,
     h("p", { class: "muted" }, "This daemon needs an API token (signet token create, or the owner's admin token). It is kept in this tab only (sessionStorage) and sent as a Bearer token."),
     h("label", {}, "API token", input),
     " ",
@@ -58,7 +81,13 @@ function askForToken(message: string): void {
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    setToken(input.value.trim());
+    try {
+      setToken(input.value.trim());
+    } catch (err) {
+      problem.textContent = err instanceof Error ? err.message : String(err);
+      input.focus();
+      return;
+    }
     route();
   });
   replace(main, form);

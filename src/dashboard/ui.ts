@@ -35,9 +35,38 @@ export function errorLine(err: unknown): HTMLElement {
   return h("p", { class: "error", role: "alert" }, err instanceof Error ? err.message : String(err));
 }
 
-/** Text cut to `max` characters, with an ellipsis when it was longer. */
+/**
+ * Text cut to `max` characters, with an ellipsis when it was longer. Characters are code points, so
+ * the cut never splits a surrogate pair (half an emoji would show as U+FFFD).
+ */
 export function excerpt(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  if (text.length <= max) return text;
+  let end = 0;
+  for (let kept = 0; kept < max && end < text.length; kept++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return end < text.length ? `${text.slice(0, end)}…` : text;
+}
+
+/**
+ * Calls `show` with what the browser's own form validation refused (each field by its label and the
+ * browser's reason), so a form that does not submit always says why: headless and some browsers
+ * show no bubble of their own.
+ */
+export function whenInvalid(form: HTMLFormElement, show: (message: string) => void): void {
+  let problems: string[] = [];
+  form.addEventListener(
+    "invalid",
+    (e) => {
+      const input = e.target as HTMLInputElement;
+      // The browser fires one event per refused field, each its own task step: gather them, then say it once.
+      if (problems.length === 0) setTimeout(() => {
+        show(`Not sent: ${problems.join("; ")}`);
+        problems = [];
+      });
+      const label = input.closest("label")?.firstChild?.textContent?.trim() || input.name;
+      problems.push(`${label}: ${input.validationMessage}`);
+    },
+    true,
+  );
 }
 
 export function when(iso: string | null | undefined): string {

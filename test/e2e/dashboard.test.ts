@@ -18,6 +18,24 @@ let s: Sandbox;
 let base: string;
 let browser: TestBrowser | undefined;
 const cli = (args: string[]) => run(args, { env: s.env, timeoutMs: 30_000 });
+/** Failed fetches the browser itself logs as console errors (a 404 the page shows as an error line). */
+const pageErrors = (b: TestBrowser) => b.errors.filter((e) => !e.includes("Failed to load resource"));
+
+/** A memory stored through the API (local mode trusts this loopback caller), for content the CLI's argv would not carry as is. */
+async function remember(body: Record<string, unknown>): Promise<{ id: string; content: string; importance: number; version: number }> {
+  const response = await fetch(`${base}/api/memory/remember`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string; content: string; importance: number; version: number };
+}
+
+/** The card's Modify form with `tags` and a reason, saved. */
+async function saveTags(b: TestBrowser, id: string, tags: string): Promise<void> {
+  await b.page.goto(`${base}/#/memories/${id}`);
+  await b.page.locator("#memory-content").waitFor();
+  await b.page.getByLabel("Tags").fill(tags);
+  await b.page.getByLabel("Reason (required)").first().fill("tags only");
+  await b.page.getByRole("button", { name: "Save" }).click();
+}
 
 async function fresh(viewport?: { width: number; height: number }): Promise<TestBrowser> {
   await browser?.close();
@@ -157,5 +175,92 @@ describe.skipIf(!hasSystemTool("chromium"))("dashboard in Chromium", () => {
     expect((await listed()).servers.find((x: { name: string }) => x.name === "fake").enabled).toBe(true);
     // Only the refused PATCH, which the page answered with the sign-in form.
     expect(b.errors.every((e) => e.includes("401"))).toBe(true);
+  }, 60_000);
+  test("a tags-only edit leaves content with CR line ends as it is", async () => {
+    const stored = await remember({ content: "line one\r\nline two\rline three" });
+    const b = await fresh();
+    await saveTags(b, stored.id, "kept");
+    await b.page.getByText("Saved.").waitFor();
+    const after = json(await cli(["get", stored.id, "--json"]));
+    // The textarea shows "\n" for both; only the tags were changed, so only they were sent.
+    expect(after.content).toBe("line one\r\nline two\rline three");
+    expect(after.tags).toEqual(["kept"]);
+    expect(after.history.map((v: { content: string }) => v.content)).toEqual([stored.content, stored.content]);
+    expect(b.errors).toEqual([]);
+  }, 60_000);
+
+  test("a memory whose importance is off the 0.05 grid is saved, and a refused field says why", async () => {
+    const stored = await remember({ content: "the release train leaves on thursdays", importance: 0.33 });
+    const b = await fresh();
+    await saveTags(b, stored.id, "release");
+    await b.page.getByText("Saved.").waitFor();
+    const after = json(await cli(["get", stored.id, "--json"]));
+    expect([after.importance, after.tags, after.version]).toEqual([0.33, ["release"], 2]);
+
+    // The browser's own validation refuses 1.5; the status line says so instead of nothing happening.
+    await b.page.locator("#memory-content").filter({ hasText: "thursdays" }).waitFor();
+    await b.page.getByLabel("Importance").fill("1.5");
+    await b.page.getByLabel("Reason (required)").first().fill("too important");
+    await b.page.getByRole("button", { name: "Save" }).click();
+    await b.page.locator("p[role=status].error").filter({ hasText: "Importance" }).waitFor();
+    expect(await b.page.locator("p[role=status]").textContent()).toMatch(/^Not sent: Importance: .*1/);
+    expect(json(await cli(["get", stored.id, "--json"])).version).toBe(2);
+    expect(b.errors).toEqual([]);
+  }, 60_000);
+
+  test("a number parameter takes a fraction in the servers page's call form", async () => {
+    const b = await fresh();
+    await b.page.goto(`${base}/#/servers/fake`);
+    await b.page.getByText("text", { exact: true }).click();
+    await b.page.getByLabel(/bytes/).fill("0.7");
+    await b.page.getByRole("button", { name: "Call text" }).click();
+    await b.page.getByText("Result:").waitFor();
+    expect(b.errors).toEqual([]);
+  }, 60_000);
+
+  test("minimum importance is offered only where it applies: searching, not browsing", async () => {
+    const b = await fresh();
+    await b.page.goto(`${base}/#/memories`);
+    const importance = b.page.getByLabel("Min importance (search only)");
+    await importance.waitFor();
+    expect(await importance.isDisabled()).toBe(true);
+    await b.page.getByLabel("Search (empty: browse)").fill("release");
+    expect(await importance.isDisabled()).toBe(false);
+    await importance.fill("0.33");
+    await b.page.getByRole("button", { name: "Search" }).click();
+    await b.page.getByText(/result\(s\)/).waitFor();
+    expect(await b.page.locator("main .error").count()).toBe(0);
+    await b.page.getByLabel("Search (empty: browse)").fill("");
+    expect(await importance.isDisabled()).toBe(true);
+    expect(b.errors).toEqual([]);
+  }, 60_000);
+
+  test("an excerpt is cut between characters, never inside an emoji", async () => {
+    const content = `${"a".repeat(239)}😀 and more after the cut`;
+    await remember({ content });
+    const b = await fresh();
+    await b.page.goto(`${base}/#/memories`);
+    const item = b.page.locator("main .list a .content").filter({ hasText: "aaaa" });
+    await item.waitFor();
+    expect(await item.textContent()).toBe(`${"a".repeat(239)}😀…`);
+    expect(b.errors).toEqual([]);
+  }, 60_000);
+
+  test("hand-typed routes: inherited names and bad escapes get a page, and the menu keeps working", async () => {
+    const b = await fresh();
+    for (const name of ["toString", "constructor", "__proto__", "nosuchpage"]) {
+      await b.page.goto(`${base}/#/${name}`);
+      await b.page.locator("main h1").filter({ hasText: "Not found" }).waitFor();
+      expect(await b.page.locator("nav a[aria-current]").count()).toBe(0);
+      await b.page.getByRole("link", { name: "Memories" }).click();
+      await b.page.locator("main h1").filter({ hasText: "Memories" }).waitFor();
+    }
+    // A malformed escape is kept as typed: that memory does not exist, and the card says so.
+    await b.page.goto(`${base}/#/memories/%E0%A4%A`);
+    await b.page.locator("main h1").filter({ hasText: "Memory" }).waitFor();
+    await b.page.locator("main .error").waitFor();
+    await b.page.getByRole("link", { name: "Overview" }).click();
+    await b.page.locator("main .card .big").first().waitFor();
+    expect(pageErrors(b)).toEqual([]);
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import type { RecallAnswerOf } from "../../contracts/recall";
 import { agentId, call } from "../api";
 import type { Page } from "../page";
 import type { Memory, MemoryWithHistory, RecallResult } from "../types";
-import { empty, errorLine, excerpt, h, replace, when } from "../ui";
+import { empty, errorLine, excerpt, h, replace, when, whenInvalid } from "../ui";
 
 function memoryItem(m: Memory | RecallResult): HTMLElement {
   return h(
@@ -27,9 +27,13 @@ function searchView(root: HTMLElement): void {
   const type = h("input", { name: "type", size: 10 });
   const tags = h("input", { name: "tags", size: 12, placeholder: "a,b" });
   const project = h("input", { name: "project", size: 12 });
-  const importanceMin = h("input", { name: "importanceMin", type: "number", min: 0, max: 1, step: 0.1, size: 4 });
+  // Recall filters by importance; the list API has no such filter, so browsing says so by disabling it.
+  const importanceMin = h("input", { name: "importanceMin", type: "number", min: 0, max: 1, step: "any", size: 4, disabled: true, title: "Applies to searches only: type a query first" });
   const forgotten = h("input", { name: "forgotten", type: "checkbox" });
   const results = h("div", { "aria-live": "polite" });
+  q.addEventListener("input", () => {
+    importanceMin.disabled = !q.value.trim();
+  });
   async function run(): Promise<void> {
     replace(results, h("p", { class: "muted" }, "Searching…"));
     try {
@@ -60,11 +64,12 @@ function searchView(root: HTMLElement): void {
       replace(results, errorLine(err));
     }
   }
-  const form = h("form", { class: "row", role: "search" }, field("Search (empty: browse)", q), field("Type", type), field("Tags", tags), field("Project", project), field("Min importance", importanceMin), field("Forgotten (browse)", forgotten), h("button", { type: "submit" }, "Search"));
+  const form = h("form", { class: "row", role: "search" }, field("Search (empty: browse)", q), field("Type", type), field("Tags", tags), field("Project", project), field("Min importance (search only)", importanceMin), field("Forgotten (browse)", forgotten), h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     void run();
   });
+  whenInvalid(form, (message) => replace(results, errorLine(message)));
   replace(root, h("h1", {}, "Memories"), form, results);
   void run();
 }
@@ -73,6 +78,10 @@ function cardView(root: HTMLElement, id: string): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const status = h("p", { role: "status" });
   replace(root, h("p", {}, h("a", { href: "#/memories" }, "← All memories")), h("h1", {}, "Memory"), status, body);
+  function showProblem(message: string): void {
+    status.className = "error";
+    status.textContent = message;
+  }
   async function act(change: () => Promise<unknown>, done: string): Promise<void> {
     try {
       await change();
@@ -80,8 +89,7 @@ function cardView(root: HTMLElement, id: string): void {
       status.textContent = done;
       await load();
     } catch (err) {
-      status.className = "error";
-      status.textContent = err instanceof Error ? err.message : String(err);
+      showProblem(err instanceof Error ? err.message : String(err));
     }
   }
   async function load(): Promise<void> {
@@ -95,7 +103,8 @@ function cardView(root: HTMLElement, id: string): void {
     const content = h("textarea", { name: "content", rows: 4 });
     content.value = m.content;
     const type = h("input", { name: "type", value: m.type, size: 10 });
-    const importance = h("input", { name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance });
+    // Any value in 0..1: decay leaves importances such as 0.33, which a step would refuse.
+    const importance = h("input", { name: "importance", type: "number", required: true, min: 0, max: 1, step: "any", value: m.importance });
     const tags = h("input", { name: "tags", value: m.tags.join(","), size: 20 });
     const pinned = h("input", { name: "pinned", type: "checkbox", checked: m.pinned });
     const reason = h("input", { name: "reason", required: true, size: 30, placeholder: "why" });
@@ -103,7 +112,8 @@ function cardView(root: HTMLElement, id: string): void {
     edit.addEventListener("submit", (e) => {
       e.preventDefault();
       const patch: BodyOf<typeof API.memory.modify> = { reason: reason.value.trim(), ifVersion: m.version };
-      if (content.value !== m.content) patch.content = content.value;
+      // A textarea reads back "\r\n" and "\r" as "\n": compare in that form, so content goes only when the user changed it.
+      if (content.value !== m.content.replace(/\r\n?/g, "\n")) patch.content = content.value;
       if (type.value.trim() !== m.type) patch.type = type.value.trim();
       if (Number(importance.value) !== m.importance) patch.importance = Number(importance.value);
       const newTags = tags.value.split(",").map((t) => t.trim()).filter(Boolean);
@@ -111,6 +121,7 @@ function cardView(root: HTMLElement, id: string): void {
       if (pinned.checked !== m.pinned) patch.pinned = pinned.checked;
       void act(() => call(R.memory.modify, m.id, patch), "Saved.");
     });
+    whenInvalid(edit, showProblem);
     let actions: HTMLElement;
     if (m.deletedAt) {
       const recover = h("button", { type: "button" }, "Recover");
@@ -124,6 +135,7 @@ function cardView(root: HTMLElement, id: string): void {
         e.preventDefault();
         void act(() => call(R.memory.forget, m.id, { reason: why.value.trim(), ...(force.checked ? { force: true } : {}) }), "Forgotten. It can be recovered for 30 days.");
       });
+      whenInvalid(actions as HTMLFormElement, showProblem);
     }
     replace(
       body,
@@ -131,7 +143,7 @@ function cardView(root: HTMLElement, id: string): void {
       m.deletedAt ? null : edit,
       actions,
       h("h2", {}, "History"),
-      h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Version", "Action", "Content", "Reason", "Actor", "When"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, (m.history ?? []).map((v) => h("tr", {}, h("td", {}, v.version), h("td", {}, v.action), h("td", { class: "content" }, v.content.slice(0, 200)), h("td", {}, v.reason ?? ""), h("td", {}, v.actor ?? ""), h("td", {}, when(v.createdAt))))))),
+      h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Version", "Action", "Content", "Reason", "Actor", "When"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, (m.history ?? []).map((v) => h("tr", {}, h("td", {}, v.version), h("td", {}, v.action), h("td", { class: "content" }, excerpt(v.content, 200)), h("td", {}, v.reason ?? ""), h("td", {}, v.actor ?? ""), h("td", {}, when(v.createdAt))))))),
     );
   }
   void load();

@@ -1,11 +1,12 @@
-// MCP servers: the installed servers (read-only: enabling, disabling, adding and removing need the
-// owner's admin token, which this page never holds, so it shows the CLI command), each server's
-// tools with their parameters, and a form to call one (recorded as a `cli` call from `dashboard`).
+// MCP servers: the installed servers, each with an Enable/Disable button (it needs the owner's admin
+// token, asked for when the daemon refuses the change) and the CLI command that does the same; each
+// server's tools with their parameters, and a form to call one (recorded as a `cli` call from
+// `dashboard`). Adding and removing servers stay in the terminal.
 import { TYPED_ROUTES as R } from "../../contracts/typed-routes";
-import { call } from "../api";
+import { askForSignIn, call } from "../api";
 import type { Page } from "../page";
 import type { BridgeTool, ListedServer } from "../types";
-import { empty, errorLine, h, replace } from "../ui";
+import { empty, errorLine, h, replace, whenInvalid } from "../ui";
 
 function listView(root: HTMLElement): void {
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -31,7 +32,11 @@ function listView(root: HTMLElement): void {
   );
 }
 
-/** Enable or disable: a 401 (no owner's token yet) brings up the sign-in form, then the page again. */
+/**
+ * Enable or disable. Without the owner's admin token the daemon refuses: 401 when no token was sent
+ * (the sign-in form comes up by itself), 403 when the token signed in is another one (an operator's,
+ * in team mode); either way the sign-in form asks for the admin token, then the page comes again.
+ */
 function toggleButton(root: HTMLElement, server: ListedServer): HTMLElement {
   const label = `${server.enabled ? "Disable" : "Enable"} ${server.name}`;
   const button = h("button", { type: "button", "aria-label": label }, server.enabled ? "Disable" : "Enable");
@@ -39,9 +44,10 @@ function toggleButton(root: HTMLElement, server: ListedServer): HTMLElement {
     button.setAttribute("disabled", "");
     call(R.bridge.update, server.name, { enabled: !server.enabled }).then(
       () => listView(root),
-      (err: { status?: number }) => {
+      (err: { status?: number; message?: string }) => {
         button.removeAttribute("disabled");
-        if (err.status !== 401) button.parentElement?.append(errorLine(err));
+        if (err.status === 403) askForSignIn(`Enabling or disabling a server needs the owner's admin token ($SIGNET_PATH/.daemon/admin.token). ${err.message ?? ""}`);
+        else if (err.status !== 401) button.parentElement?.append(errorLine(err));
       },
     );
   });
@@ -60,11 +66,14 @@ function callForm(server: string, tool: BridgeTool): HTMLElement {
   const required = new Set(tool.inputSchema?.required ?? []);
   const inputs = props.map(([name, spec]) => {
     const kind = typeOf(spec);
-    const input = h("input", { name, type: kind === "boolean" ? "checkbox" : kind === "number" || kind === "integer" ? "number" : "text", required: required.has(name) && kind !== "boolean", size: 24, placeholder: kind === "object" || kind === "array" ? "JSON" : kind });
+    const numeric = kind === "number" || kind === "integer";
+    // An integer keeps the number input's step of 1; a number takes any value (0.7).
+    const input = h("input", { name, type: kind === "boolean" ? "checkbox" : numeric ? "number" : "text", step: kind === "number" ? "any" : undefined, required: required.has(name) && kind !== "boolean", size: 24, placeholder: kind === "object" || kind === "array" ? "JSON" : kind });
     return { name, kind, input, label: h("label", {}, `${name}${required.has(name) ? " *" : ""}`, input, spec.description ? h("span", { class: "muted" }, spec.description) : null) };
   });
   const out = h("div", { "aria-live": "polite" });
   const form = h("form", { class: "row", "aria-label": `Call ${tool.name}` }, inputs.map((i) => i.label), h("button", { type: "submit" }, `Call ${tool.name}`));
+  whenInvalid(form, (message) => replace(out, errorLine(message)));
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const args: Record<string, unknown> = {};
