@@ -22,7 +22,7 @@ import {
 import { newFilePlaceProblem } from "../os/new-file";
 import { openOwnerOnly } from "../os/owner-only-files";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { EXIT, ExitError, UsageError } from "./errors";
+import { EXIT, ExitError, exitCodeOf, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
 /** Lines of an export written before the output is flushed: bounded memory whatever the export's size. */
@@ -170,12 +170,20 @@ interface Item {
   bytes: number;
 }
 
-/** The non-blank lines of a file, numbered from 1, read as a stream. */
+/**
+ * What an import sends, read twice: first checking every item (a bad one throws, naming
+ * it) before any is sent, then to send them.
+ */
+type ItemReader = (check: boolean) => AsyncGenerator<Item>;
+
+const item = (value: unknown, where: string): Item => ({ value, where, bytes: Buffer.byteLength(JSON.stringify(value)) });
+
+/** The non-blank lines of a file, numbered from 1, read as a stream (a byte order mark before the first is no part of it). */
 async function* fileLines(path: string): AsyncGenerator<{ text: string; where: string }> {
   const input = createReadStream(path, { encoding: "utf8" });
   let n = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    n++;
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    const text = n++ === 0 ? line.replace(/^\uFEFF/, "") : line;
     if (text.trim() !== "") yield { text, where: `${path}:${n}` };
   }
 }
@@ -197,45 +205,48 @@ function check(schema: z.ZodType, value: unknown, where: string): void {
   }
 }
 
-/**
- * The records of a Signet export, every line checked before any is sent: a file with a bad line, or
- * fewer memories than its header counts (a cut file), imports nothing.
- */
-async function exportItems(path: string): Promise<() => AsyncGenerator<Item>> {
-  let count = -1;
-  let expected = 0;
-  for await (const line of fileLines(path)) {
-    const value = parsedLine(line);
-    if (count++ === -1) {
-      try {
-        expected = parseInput(ExportHeaderSchema, value, "export header").count;
-      } catch (err) {
-        const graph = ["entity", "relation"].includes((value as { type?: unknown } | null)?.type as string);
-        throw new UsageError(`${line.where}: ${(err as Error).message}${graph ? " (a server-memory file? import it with --from server-memory)" : ""}`);
-      }
-    } else check(ExportRecordSchema, value, line.where);
-  }
-  if (count === -1) throw new UsageError(`${path} is empty: it is not a Signet export`);
-  if (count !== expected) throw new UsageError(`${path} holds ${count} memories but its header counts ${expected}: the file is incomplete`);
-  return async function* () {
-    let header = true;
+/** The records of a Signet export: a file with a bad line, or fewer memories than its header counts (a cut file), imports nothing. */
+function exportItems(path: string): ItemReader {
+  return async function* (checking) {
+    let count = -1;
+    let expected = 0;
     for await (const line of fileLines(path)) {
-      if (header) header = false;
-      else yield { value: JSON.parse(line.text), where: line.where, bytes: Buffer.byteLength(line.text) };
+      const value = parsedLine(line);
+      if (count++ === -1) {
+        if (checking) expected = exportHeader(value, line.where).count;
+        continue;
+      }
+      if (checking) check(ExportRecordSchema, value, line.where);
+      yield item(value, line.where);
+    }
+    if (!checking) return;
+    if (count === -1) throw new UsageError(`${path} is empty: it is not a Signet export`);
+    if (count !== expected) throw new UsageError(`${path} holds ${count} memories but its header counts ${expected}: the file is incomplete`);
+  };
+}
+
+function exportHeader(value: unknown, where: string): z.output<typeof ExportHeaderSchema> {
+  try {
+    return parseInput(ExportHeaderSchema, value, "export header");
+  } catch (err) {
+    const graph = ["entity", "relation"].includes((value as { type?: unknown } | null)?.type as string);
+    throw new UsageError(`${where}: ${(err as Error).message}${graph ? " (a server-memory file? import it with --from server-memory)" : ""}`);
+  }
+}
+
+/** The lines of a server-memory memory.jsonl. */
+function serverMemoryItems(path: string): ItemReader {
+  return async function* (checking) {
+    for await (const line of fileLines(path)) {
+      const value = parsedLine(line);
+      if (checking) check(ServerMemoryItemSchema, value, line.where);
+      yield item(value, line.where);
     }
   };
 }
 
-/** The lines of a server-memory memory.jsonl, every one checked before any is sent. */
-async function serverMemoryItems(path: string): Promise<() => AsyncGenerator<Item>> {
-  for await (const line of fileLines(path)) check(ServerMemoryItemSchema, parsedLine(line), line.where);
-  return async function* () {
-    for await (const line of fileLines(path)) yield { value: JSON.parse(line.text), where: line.where, bytes: Buffer.byteLength(line.text) };
-  };
-}
-
 /** The markdown notes under a basic-memory directory (hidden directories left out), in path order. */
-function basicMemoryItems(dir: string): () => AsyncGenerator<Item> {
+function basicMemoryItems(dir: string): ItemReader {
   let entries: string[];
   try {
     if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory: --from basic-memory reads a directory of notes`);
@@ -249,49 +260,79 @@ function basicMemoryItems(dir: string): () => AsyncGenerator<Item> {
     .map((p) => join(dir, p))
     .filter((p) => statSync(p).isFile())
     .sort();
-  return async function* () {
+  return async function* (checking) {
     for (const file of notes) {
       const text = readFileSync(file, "utf8");
-      if (text.length > NOTE_MAX_CHARS) throw new UsageError(`${file} is larger than ${NOTE_MAX_CHARS} characters: split it to import it`);
-      const value = { path: relative(dir, file).split(sep).join("/"), text, modifiedAt: statSync(file).mtime.toISOString() };
-      yield { value, where: file, bytes: Buffer.byteLength(text) };
+      if (checking && text.length > NOTE_MAX_CHARS) throw new UsageError(`${file} is larger than ${NOTE_MAX_CHARS} characters: split it to import it; nothing was imported`);
+      yield item({ path: relative(dir, file).split(sep).join("/"), text, modifiedAt: statSync(file).mtime.toISOString() }, file);
     }
   };
 }
 
 const BATCH_KEY: Record<ImportFormat, string> = { signet: "records", "server-memory": "items", "basic-memory": "notes" };
 
+/** What items of one request may weigh together: JSON escapes and the request's own fields take room beside them. */
+const batchBudget = (maxBodyBytes: number) => Math.floor(maxBodyBytes * 0.9) - 1024;
+
+/** The largest `daemon.maxBodyBytes` the configuration takes (src/config/schema.ts). */
+const MAX_BODY_BYTES_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * Reads every item with its checks, and refuses one that no request could carry, before anything is
+ * sent: an import that stopped halfway would leave the file half imported.
+ */
+async function checkAll(read: ItemReader, maxBodyBytes: number): Promise<void> {
+  const budget = batchBudget(maxBodyBytes);
+  for await (const { where, bytes } of read(true)) {
+    if (bytes <= budget) continue;
+    const needed = Math.ceil((bytes + 1024) / 0.9) + 1;
+    const how =
+      needed <= MAX_BODY_BYTES_LIMIT
+        ? `set daemon.maxBodyBytes to at least ${needed} (agent.yaml) and restart the daemon (signet daemon restart) to import it`
+        : `more than daemon.maxBodyBytes may be (${MAX_BODY_BYTES_LIMIT}): it cannot be imported`;
+    throw new UsageError(`${where} is ${bytes} bytes, more than one request may carry (daemon.maxBodyBytes is ${maxBodyBytes}): ${how}; nothing was imported`);
+  }
+}
+
 /**
  * Sends the items in batches that fit one request (`maxBodyBytes`: the daemon's limit, from the same
- * configuration), adding up what the daemon did with them.
+ * configuration), adding up what the daemon did with them. A failure after the first batch says
+ * what was imported before it.
  */
 async function sendAll(client: SignetClient, maxBodyBytes: number, format: ImportFormat, items: AsyncGenerator<Item>): Promise<ImportResponse> {
-  // JSON escapes and the request's own fields take room beside the items.
-  const budget = Math.floor(maxBodyBytes * 0.9) - 1024;
+  const budget = batchBudget(maxBodyBytes);
   const total: ImportResponse = { imported: 0, skipped: 0, duplicates: [], conflicts: [], rejected: [] };
-  let batch: unknown[] = [];
+  let batch: Item[] = [];
   let bytes = 0;
+  let lastSent: string | undefined;
   const flush = async () => {
     if (batch.length === 0) return;
-    // The items are of the format's kind: checked against its schema as they were read, or built to it (notes).
-    const answer = await client.transfer.import({ format, [BATCH_KEY[format]]: batch } as BodyOf<typeof TRANSFER_API.import>);
+    // The items are of the format's kind: checked against its schema before any was sent, or built to it (notes).
+    const answer = await client.transfer.import({ format, [BATCH_KEY[format]]: batch.map((i) => i.value) } as BodyOf<typeof TRANSFER_API.import>);
     total.imported += answer.imported;
     total.skipped += answer.skipped;
     total.duplicates.push(...answer.duplicates);
     total.conflicts.push(...answer.conflicts);
     total.rejected.push(...answer.rejected);
+    lastSent = batch.at(-1)!.where;
     batch = [];
     bytes = 0;
   };
-  for await (const item of items) {
-    if (item.bytes > budget) {
-      throw new UsageError(`${item.where} is ${item.bytes} bytes, more than one request may carry (daemon.maxBodyBytes is ${maxBodyBytes}): raise it to import this`);
+  try {
+    for await (const item of items) {
+      if (batch.length === BATCH || bytes + item.bytes > budget) await flush();
+      batch.push(item);
+      bytes += item.bytes + 1;
     }
-    if (batch.length === BATCH || bytes + item.bytes > budget) await flush();
-    batch.push(item.value);
-    bytes += item.bytes + 1;
+    await flush();
+  } catch (err) {
+    if (lastSent === undefined) throw err;
+    const done = `imported ${total.imported}, skipped ${total.skipped}, duplicates ${total.duplicates.length}, conflicts ${total.conflicts.length}, rejected ${total.rejected.length}`;
+    throw new ExitError(
+      exitCodeOf(err),
+      `${(err as Error).message}; everything up to ${lastSent} was sent before this (${done}): run the import again to send the rest (what is stored already is skipped)`,
+    );
   }
-  await flush();
   return total;
 }
 
@@ -328,10 +369,10 @@ export const importCommand = defineCommand({
       if (!existsSync(source)) throw new UsageError(`${source} does not exist`);
       if (statSync(source).isDirectory()) throw new UsageError(`${source} is a directory: give the file (a directory of notes is --from basic-memory)`);
     }
-    const items =
-      format === "signet" ? await exportItems(source) : format === "server-memory" ? await serverMemoryItems(source) : basicMemoryItems(source);
+    const read = format === "signet" ? exportItems(source) : format === "server-memory" ? serverMemoryItems(source) : basicMemoryItems(source);
     const config = configFromFlags(args);
-    const result = { source, format, ...(await sendAll(clientFor(config), config.daemon.maxBodyBytes, format, items())) };
+    await checkAll(read, config.daemon.maxBodyBytes);
+    const result = { source, format, ...(await sendAll(clientFor(config), config.daemon.maxBodyBytes, format, read(false))) };
     emit(result, args, renderImport);
     // Something was left out that the file asked for: a script must notice.
     if (result.conflicts.length > 0 || result.rejected.length > 0) throw new ExitError(EXIT.failed);

@@ -113,6 +113,32 @@ export const ExportRecordSchema = z
   });
 export type ExportRecord = z.output<typeof ExportRecordSchema>;
 
+/**
+ * Why `record` cannot be the memory it says it is, or null. Its history ends in the state it was
+ * written to (the same content; forgotten exactly when the last change forgot it), is all its own
+ * agent's, and nothing in it is later than `now` (the daemon's clock). Importance is not compared:
+ * dreaming decays it without a new version.
+ */
+export function exportRecordProblem(record: ExportRecord, now: string): string | null {
+  const future = (field: string, at: string | null) => (at !== null && at > now ? `${field} ${at} is in the future` : null);
+  const last = record.history.at(-1)!;
+  const forgotten = record.deletedAt !== null;
+  const stranger = record.history.find((h) => h.agentId !== record.agentId);
+  return (
+    future("createdAt", record.createdAt) ??
+    future("updatedAt", record.updatedAt) ??
+    future("deletedAt", record.deletedAt) ??
+    future("lastAccessedAt", record.lastAccessedAt) ??
+    record.history.map((h) => future(`history version ${h.version}: createdAt`, h.createdAt)).find((p) => p !== null) ??
+    (last.content !== record.content ? `its content differs from its last history entry's (version ${last.version})` : null) ??
+    (forgotten && last.action !== "forget"
+      ? `it is forgotten (deletedAt ${record.deletedAt}), but its last history entry (version ${last.version}) is a ${last.action}, not a forget`
+      : null) ??
+    (!forgotten && last.action === "forget" ? `it is not forgotten (deletedAt is null), but its last history entry (version ${last.version}) forgets it` : null) ??
+    (stranger ? `history version ${stranger.version} belongs to agent ${stranger.agentId}, the memory to agent ${record.agentId}` : null)
+  );
+}
+
 const ExportQuerySchema = z.object({ forgotten: boolString.optional() }).strict();
 
 const graphName = z.string().trim().min(1, "cannot be empty").max(1000);
@@ -169,7 +195,9 @@ const ImportResponseSchema = answer({
     .array(answer({ id: z.string(), existingId: z.string() }))
     .describe("Live records whose text a live memory of the same agent and project holds under another id (dedupe)"),
   conflicts: z.array(answer({ id: z.string(), reason: z.string() })).describe("Records whose id is taken by a memory that differs: left as it is, never overwritten"),
-  rejected: z.array(answer({ source: z.string(), reason: z.string() })).describe("Foreign notes that could not be read as memories, and records dated later than the daemon's clock"),
+  rejected: z
+    .array(answer({ source: z.string(), reason: z.string() }))
+    .describe("Foreign notes that could not be read as memories, and records dated later than the daemon's clock or whose history does not end in their state"),
 });
 export type ImportResponse = z.infer<typeof ImportResponseSchema>;
 

@@ -1,9 +1,9 @@
 // `signet store copy` (docs/deploy.md#moving-a-store), as an operator runs it: a SQLite daemon's
 // store (memories with their history, a forgotten one, a session's transcript, a document source,
-// a message, a token, the graph) copied into an empty PostgreSQL database, served from there by a
-// daemon that finds it all, and copied back into a new SQLite file that serves it too (its full-text
-// tables made again). A target that is not empty, an existing file, or a running daemon is refused,
-// and nothing is written.
+// a message, a token, the graph) copied into a new SQLite file and into an empty PostgreSQL database,
+// served from there by a daemon that finds it all, and copied back into a new SQLite file that
+// serves it too (its full-text tables made again). A target that is not empty, an existing file, or
+// a running daemon is refused, and nothing is written.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -99,6 +99,18 @@ describe("signet store copy refuses a target it would have to invent", () => {
     expect(existsSync(join(source.home, "sqlite:"))).toBe(false);
     expect(existsSync(target)).toBe(false);
   });
+});
+
+describe("signet store copy into a new SQLite file", () => {
+  test("another data directory's daemon serves the copy as the source's did", async () => {
+    const target = await sandbox(YAML);
+    mkdirSync(join(target.dataDir, "memory"), { recursive: true, mode: 0o700 });
+    const copied = await cli(source, ["store", "copy", "--to", databasePath(target.dataDir), "--json"]);
+    expect(copied.stderr).toBe("");
+    expect(copied.code).toBe(0);
+    expect(json(copied).memories).toBe(3);
+    expect(await served(target)).toEqual(original);
+  }, 60_000);
 });
 
 describe.skipIf(!postgres.available)("signet store copy", () => {

@@ -38,12 +38,24 @@ export function sqliteExportReader(path: string): ExportReader {
     db.close();
     throw err;
   }
+  return sqliteReaderOn(db, async () => db.close());
+}
+
+/**
+ * What `db` sees in the transaction it is in, which the caller began and ends (`signet store copy`
+ * reads its snapshot of the source, and the copy it has not committed yet).
+ */
+export function sqliteTransactionExportReader(db: Database): ExportReader {
+  return sqliteReaderOn(db, async () => undefined);
+}
+
+function sqliteReaderOn(db: Database, close: () => Promise<void>): ExportReader {
   const rows = new SqliteMemoryRows(db);
   return {
     count: async (forgotten) => rows.count(forgotten),
     page: async (afterSeq, limit, forgotten) => rows.page(afterSeq, limit, forgotten),
     histories: async (seqs) => new Map(seqs.map((seq) => [seq, rows.exportHistory(seq)])),
-    close: async () => db.close(),
+    close,
   };
 }
 
@@ -56,6 +68,21 @@ export async function postgresExportReader(sql: Bun.SQL): Promise<ExportReader> 
     conn.release();
     throw err;
   }
+  return postgresReaderOn(conn, async () => {
+    try {
+      await conn`ROLLBACK`;
+    } finally {
+      conn.release();
+    }
+  });
+}
+
+/** What a connection sees in the transaction it is in, which the caller began and ends (as sqliteTransactionExportReader). */
+export function postgresTransactionExportReader(tx: Pick<Bun.SQL, "unsafe">): ExportReader {
+  return postgresReaderOn(tx, async () => undefined);
+}
+
+function postgresReaderOn(conn: Pick<Bun.SQL, "unsafe">, close: () => Promise<void>): ExportReader {
   const live = (forgotten: boolean) => (forgotten ? "" : " AND deleted_at IS NULL");
   return {
     async count(forgotten) {
@@ -73,13 +100,7 @@ export async function postgresExportReader(sql: Bun.SQL): Promise<ExportReader> 
       for (const { memory_seq, ...row } of rows) bySeq.get(memory_seq)!.push(toExportHistoryEntry(row));
       return bySeq;
     },
-    async close() {
-      try {
-        await conn`ROLLBACK`;
-      } finally {
-        conn.release();
-      }
-    },
+    close,
   };
 }
 

@@ -2,7 +2,7 @@
 // format made into export records first, written memory by memory. The records are written together
 // (in SQLite one group commit, each record its own savepoint): whatever happens to one, the others of
 // the batch keep their outcome.
-import type { ExportRecord, ImportFormat, ImportRequest, ImportResponse } from "../../contracts/transfer";
+import { exportRecordProblem, type ExportRecord, type ImportFormat, type ImportRequest, type ImportResponse } from "../../contracts/transfer";
 import type { Caller, MemoryService } from "../memory/service";
 import { basicMemoryMemories } from "./basic-memory";
 import { foreignRecord, type ForeignMemory } from "./foreign";
@@ -28,8 +28,14 @@ export async function importBatch(memory: MemoryService, caller: Caller, req: Im
       else records.push(record);
     }
   };
-  if (req.format === "signet") records.push(...req.records);
-  else if (req.format === "server-memory") {
+  if (req.format === "signet") {
+    // A record whose history is not its own would be stored as a memory no change of the daemon's made.
+    for (const record of req.records) {
+      const problem = exportRecordProblem(record, nowIso);
+      if (problem === null) records.push(record);
+      else answer.rejected.push({ source: `memory ${record.id}`, reason: problem });
+    }
+  } else if (req.format === "server-memory") {
     for (const item of req.items) {
       const source = item.type === "entity" ? `entity ${item.name}` : `relation ${item.from} ${item.relationType} ${item.to}`;
       collect(req.format, source, () => serverMemoryMemories(item));
