@@ -1,6 +1,7 @@
 // `signet secret set | list | rm` (docs/api.md#secrets). A value never comes from argv (other accounts
 // see argv in `ps`, shells keep it in their history): from a hidden prompt on a terminal, else from
 // stdin. Setting and removing use the owner's admin token, which the client reads from .daemon/ itself.
+import { StringDecoder } from "node:string_decoder";
 import { defineCommand } from "./command";
 import { COMMAND_DESCRIPTIONS } from "./descriptions";
 import { invalidInput } from "../contracts/errors";
@@ -19,9 +20,10 @@ function secretName(name: string): string {
   return name;
 }
 
-/** Reads a line from the terminal without echoing it. */
-function hiddenPrompt(prompt: string): Promise<string> {
+/** Reads a line from the terminal without echoing it; a paste of several lines is refused. */
+function hiddenPrompt(name: string): Promise<string> {
   const stdin = process.stdin;
+  const decoder = new StringDecoder("utf8");
   return new Promise((resolve, reject) => {
     let value = "";
     const done = (err?: Error) => {
@@ -33,8 +35,16 @@ function hiddenPrompt(prompt: string): Promise<string> {
       else resolve(value);
     };
     const onData = (chunk: Buffer) => {
-      for (const ch of chunk.toString("utf8")) {
-        if (ch === "\r" || ch === "\n" || ch === "\u0004") return done();
+      const text = decoder.write(chunk);
+      let at = 0;
+      for (const ch of text) {
+        at += ch.length;
+        if (ch === "\r" || ch === "\n" || ch === "\u0004") {
+          // Typing ends the line with Enter; text after the line break in the same read was pasted,
+          // and its first line alone is not the value.
+          if (/[^\r\n]/.test(text.slice(at))) return done(multiLinePaste(name));
+          return done();
+        }
         if (ch === "\u0003") return done(new UsageError("cancelled"));
         if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
         else value += ch;
@@ -42,15 +52,33 @@ function hiddenPrompt(prompt: string): Promise<string> {
     };
     stdin.setRawMode(true);
     // Only once echo is off: what is typed after the prompt shows is never echoed.
-    process.stderr.write(prompt);
+    process.stderr.write(`value for ${name}: `);
     stdin.resume();
     stdin.on("data", onData);
   });
 }
 
-/** The value piped in, less the one line ending `echo` or a here-string adds. */
-async function fromStdin(): Promise<string> {
-  const text = await Bun.stdin.text();
+function multiLinePaste(name: string): UsageError {
+  return new UsageError(
+    `the value pasted has several lines, and the prompt takes one: nothing was stored. Give a multi-line value on stdin: \`signet secret set ${name} < file\``,
+  );
+}
+
+/**
+ * The value piped in, less the one line ending `echo` or a here-string adds. Taken byte for byte as
+ * UTF-8: no byte order mark read as another encoding, no invalid byte replaced, which would store a
+ * value other than the one given.
+ */
+async function fromStdin(name: string): Promise<string> {
+  const bytes = await Bun.stdin.bytes();
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new UsageError(
+      `the value on stdin is not UTF-8 text, and a secret value must be (it is injected as an environment variable): nothing was stored. Encode binary data first, e.g. \`base64 key.der | signet secret set ${name}\``,
+    );
+  }
   return text.replace(/\r?\n$/, "");
 }
 
@@ -73,7 +101,7 @@ const set = defineCommand({
   },
   async run({ args }) {
     const name = secretName(args.name);
-    const value = process.stdin.isTTY ? await hiddenPrompt(`value for ${name}: `) : await fromStdin();
+    const value = process.stdin.isTTY ? await hiddenPrompt(name) : await fromStdin(name);
     if (value === "") throw new UsageError("no value given: type it at the prompt, or pipe it on stdin");
     const saved = await clientFor(configFromFlags(args)).secrets.set(name, { value });
     emit(saved, args, (s) => `${s.created ? "stored" : "replaced"} secret ${s.name}`);

@@ -6,7 +6,7 @@ import { answer } from "./answer";
 import { namedRecord } from "./named-record";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
-/** The largest value the store takes (a certificate or a key file fits). */
+/** The largest value the store takes (a PEM certificate or key fits; binary data goes in as base64). */
 const SECRET_VALUE_MAX_BYTES = 64 * 1024;
 
 export const DEFAULT_EXEC_TIMEOUT_SECONDS = 300;
@@ -14,15 +14,23 @@ const MAX_EXEC_TIMEOUT_SECONDS = 1800;
 const COMMAND_MAX_CHARS = 64 * 1024;
 const MAX_INJECTED = 64;
 const REFERENCE_MAX_CHARS = 1024;
-/** The job's environment is PATH, HOME, LANG and the injected secrets: those three keep their meaning. */
-const RESERVED_ENV_NAMES = ["PATH", "HOME", "LANG"] as const;
+/** The shortest timeout a job can have: less would round to no time at all. */
+const MIN_EXEC_TIMEOUT_SECONDS = 0.001;
+/**
+ * The job's environment is PATH, HOME, LANG, the marker that tracks its processes
+ * (core/bridge/server-processes.ts MARKER_ENV) and the injected secrets: the first four keep their meaning.
+ */
+const RESERVED_ENV_NAMES = ["PATH", "HOME", "LANG", "SIGNET_BRIDGE_SERVER"] as const;
+/** A process's environment and argv are C strings: a NUL byte would end the value early, so spawning refuses it. */
+const NO_NUL = (v: string) => !v.includes("\0");
 
 const SetSecretRequestSchema = z
   .object({
     value: z
       .string()
       .min(1, "must not be empty")
-      .refine((v) => Buffer.byteLength(v) <= SECRET_VALUE_MAX_BYTES, `must be at most ${SECRET_VALUE_MAX_BYTES} bytes`),
+      .refine((v) => Buffer.byteLength(v) <= SECRET_VALUE_MAX_BYTES, `must be at most ${SECRET_VALUE_MAX_BYTES} bytes`)
+      .refine(NO_NUL, "must not contain a NUL byte: it is injected as an environment variable, which cannot carry one (binary data goes in as base64)"),
   })
   .strict();
 
@@ -47,17 +55,27 @@ const ReferenceSchema = z
 
 const ExecRequestSchema = z
   .object({
-    command: z.string().min(1, "must not be empty").max(COMMAND_MAX_CHARS, `must be at most ${COMMAND_MAX_CHARS} characters`),
+    command: z
+      .string()
+      .min(1, "must not be empty")
+      .max(COMMAND_MAX_CHARS, `must be at most ${COMMAND_MAX_CHARS} characters`)
+      .refine(NO_NUL, "must not contain a NUL byte"),
     secrets: namedRecord(
-      z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name is letters, digits and _, not starting with a digit")
-        .refine((k) => !(RESERVED_ENV_NAMES as readonly string[]).includes(k), `must not be one of ${RESERVED_ENV_NAMES.join(", ")}`),
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable name is letters, digits and _, not starting with a digit"),
       ReferenceSchema,
-    ).refine((s) => Object.keys(s).length <= MAX_INJECTED, `at most ${MAX_INJECTED} secrets per command`),
+    )
+      .refine((s) => Object.keys(s).length <= MAX_INJECTED, `at most ${MAX_INJECTED} secrets per command`)
+      // On the record, not its keys: zod reports a refused key as "Invalid key in record", without saying why.
+      .superRefine((s, ctx) => {
+        for (const name of Object.keys(s)) {
+          if ((RESERVED_ENV_NAMES as readonly string[]).includes(name)) {
+            ctx.addIssue({ code: "custom", path: [name], message: `must not be one of ${RESERVED_ENV_NAMES.join(", ")}: the daemon sets those itself` });
+          }
+        }
+      }),
     timeoutSeconds: z
       .number()
-      .positive("must be more than 0")
+      .min(MIN_EXEC_TIMEOUT_SECONDS, `must be at least ${MIN_EXEC_TIMEOUT_SECONDS} (1 ms)`)
       .max(MAX_EXEC_TIMEOUT_SECONDS, `must be at most ${MAX_EXEC_TIMEOUT_SECONDS} (30 minutes)`)
       .optional(),
   })

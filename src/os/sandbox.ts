@@ -8,7 +8,9 @@
 // or not, when its first process exits (the kernel kills a namespace with its init); the hidden
 // paths keep files out of reach; the read-only view keeps it from changing what later runs as the
 // account (a shell profile, an installed binary); a private /tmp and a hidden /run/user keep it from
-// the account's other processes' sockets there (a terminal multiplexer, the session bus).
+// the account's other processes' socket files there (a terminal multiplexer, the session bus).
+// Abstract Unix sockets (X11's @/tmp/.X11-unix/X0) are named in the network namespace, not the file
+// system: the shared namespace leaves them reachable (docs/security.md#jobs).
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -32,7 +34,8 @@ export interface SandboxSpec {
 const NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
 // The command is the namespace's first process itself, the child bubblewrap waits for: with
 // bubblewrap's own init in between, that init outlives bubblewrap by a moment and is handed to the
-// nearest subreaper (the daemon) every time.
+// nearest subreaper (the daemon) every time. Being init, the command gets from inside the namespace
+// only the signals it handles: a shell's `kill $$` leaves it running (docs/security.md#jobs).
 const AS_INIT = "--as-pid-1";
 /** The sandbox's own /tmp, empty and private, over the host's. */
 const PRIVATE_TMP = "/tmp";

@@ -85,17 +85,29 @@ function sharedAgents(config: Config): string[] {
 /**
  * The secret store's passphrase, from the file SIGNET_SECRETS_PASSPHRASE_FILE names (its first line)
  * or from SIGNET_SECRETS_PASSPHRASE, which is then taken out of the daemon's environment: a job or
- * another process of the account reading /proc/<pid>/environ must not find it there.
+ * another process of the account reading /proc/<pid>/environ must not find it there. An empty one
+ * stops the start: it is a mistake (a variable set from nothing, a file not yet written), and going
+ * on would keep the store under a key file instead, with nothing said.
  */
 function secretsPassphrase(): string | undefined {
   const inEnv = takeFromEnvironment("SIGNET_SECRETS_PASSPHRASE");
   const file = process.env.SIGNET_SECRETS_PASSPHRASE_FILE;
-  if (!file) return inEnv || undefined;
-  try {
-    return readFileSync(file, "utf8").split(/\r?\n/, 1)[0] || undefined;
-  } catch (err) {
-    throw new DaemonStartError(`cannot read the secret store's passphrase from SIGNET_SECRETS_PASSPHRASE_FILE (${file}): ${(err as Error).message}`);
+  const empty = (variable: string, where: string, fix: string) =>
+    new DaemonStartError(`the secret store's passphrase is empty: ${where}. ${fix}, or unset ${variable} to keep the store under a key file`);
+  if (file === undefined) {
+    if (inEnv === "") throw empty("SIGNET_SECRETS_PASSPHRASE", "SIGNET_SECRETS_PASSPHRASE is set to nothing", "Set it to the passphrase");
+    return inEnv;
   }
+  const variable = "SIGNET_SECRETS_PASSPHRASE_FILE";
+  if (file === "") throw empty(variable, `${variable} is set to nothing`, "Set it to the file holding the passphrase");
+  let passphrase: string;
+  try {
+    passphrase = readFileSync(file, "utf8").split(/\r?\n/, 1)[0]!;
+  } catch (err) {
+    throw new DaemonStartError(`cannot read the secret store's passphrase from ${variable} (${file}): ${(err as Error).message}`);
+  }
+  if (passphrase === "") throw empty(variable, `the first line of ${file} (${variable}) is empty`, "Write the passphrase on that line");
+  return passphrase;
 }
 
 /** `options.log`: where the daemon logs; by default its own lines on stderr. */

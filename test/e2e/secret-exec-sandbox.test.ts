@@ -2,10 +2,12 @@
 // job queued with an agent token cannot read the daemon's files, its /proc entry or its environment
 // (where a passphrase given in the environment would be), cannot write the account's files, and
 // leaves no process behind, detached or not, through its end and the daemon's stop. Another
-// agent's job is not found. Without a sandbox, team mode refuses jobs from API tokens unless the
-// owner allows them. The sandboxed part needs bubblewrap (system-tool.ts; `.ci/run` installs it).
+// agent's job is not found. What a sandboxed job still can do, as documented: its shell (the PID
+// namespace's init) ignores a signal it sends itself, and abstract Unix sockets stay reachable.
+// Without a sandbox, team mode refuses jobs from API tokens unless the owner allows them. The sandboxed part needs bubblewrap (system-tool.ts; `.ci/run` installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { run, sandbox, type Sandbox } from "../helpers/binary";
 import { jsonCall } from "../helpers/json-call";
@@ -145,6 +147,22 @@ describe.skipIf(!sandboxed)("in team mode with a sandbox", () => {
     expect(await eventually(() => zombies().length === 0, 3000)).toBe(true);
   });
 
+  test("what the docs say a sandboxed job still can and cannot do: its shell ignores a signal it sends itself; abstract sockets are reachable", async () => {
+    // The shell is the PID namespace's init: a signal it has no handler for is not delivered.
+    expect(await d.job(bob, "kill -TERM $$; kill -KILL $$; echo still")).toMatchObject({ exitCode: 0, stdout: "still\n" });
+    expect(await d.job(bob, "trap 'exit 143' TERM; kill -TERM $$; echo not-reached")).toMatchObject({ exitCode: 143, stdout: "" });
+    // An abstract socket belongs to the network namespace, which jobs share with the host.
+    const name = `signet-sandbox-test-${process.pid}`;
+    const server = createServer((socket) => socket.end("through the abstract socket\n"));
+    await new Promise<void>((resolve) => server.listen(`\0${name}`, resolve));
+    try {
+      const done = await d.job(bob, `python3 -c 'import socket; c = socket.socket(socket.AF_UNIX); c.connect("\\0${name}"); print(c.recv(100).decode(), end="")'`);
+      expect(done.stdout).toBe("through the abstract socket\n");
+    } finally {
+      server.close();
+    }
+  });
+
   test("another agent's job is not found", async () => {
     const alice = await d.agentToken("alice");
     const queued = await d.api("POST", "/api/secrets/exec", bob, { command: "echo bobs-output", secrets: {} });
@@ -176,13 +194,18 @@ describe("without a sandbox", () => {
   });
 });
 
-test("the passphrase can come from a file; a file that cannot be read stops the start with its name", async () => {
+test("the passphrase can come from a file; a file that cannot be read, or is empty, stops the start with its name", async () => {
   const s = await sandbox(TEAM);
   const file = join(s.home, "..", "passphrase");
   writeFileSync(file, `${PASSPHRASE}\n`, { mode: 0o600 });
   const missing = await run(["daemon", "start"], { env: { ...s.env, SIGNET_SECRETS_PASSPHRASE_FILE: `${file}.missing` } });
   expect(missing.code).not.toBe(0);
   expect(missing.stderr).toContain(`${file}.missing`);
+  writeFileSync(`${file}.empty`, "", { mode: 0o600 });
+  const empty = await run(["daemon", "start"], { env: { ...s.env, SIGNET_SECRETS_PASSPHRASE_FILE: `${file}.empty` } });
+  expect(empty.code).not.toBe(0);
+  expect(empty.stderr).toContain(`the secret store's passphrase is empty: the first line of ${file}.empty (SIGNET_SECRETS_PASSPHRASE_FILE) is empty`);
+  expect(existsSync(join(s.dataDir, ".secrets", "store.key"))).toBe(false);
   expect((await run(["daemon", "start"], { env: { ...s.env, SIGNET_SECRETS_PASSPHRASE_FILE: file } })).code).toBe(0);
   try {
     const admin = readFileSync(join(s.dataDir, ".daemon", "admin.token"), "utf8").trim();

@@ -111,6 +111,19 @@ describe("password managers", () => {
       expect(missing.error).toContain("Not found.");
     }));
 
+  test("a stored BW_SESSION with a NUL byte fails the job naming it, never quoting it; nothing runs", () =>
+    withDaemon("nul-session", "", async (d) => {
+      // Set beneath the route, which refuses such a value, as a store from before that holds it.
+      d.daemon.context.secrets.store.set("BW_SESSION", `${SESSION}\0TOPSECRET-after-nul`);
+      const mark = join(root, "ran-nul-session");
+      const job = await run(d, `touch ${mark}`, { PW: "bw://github" });
+      expect(job.status).toBe("failed");
+      expect(job.error).toContain("nothing was run: PW (bw://github): the secret BW_SESSION contains a NUL byte");
+      expect(job.error).not.toContain("TOPSECRET");
+      expect(d.lines.filter((l) => l.includes("TOPSECRET"))).toEqual([]);
+      expect(existsSync(mark)).toBe(false);
+    }));
+
   test("a CLI that is not installed fails the job with a message saying so", async () => {
     process.env.PATH = PATH;
     try {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { MARKER_ENV } from "../../src/core/bridge/server-processes";
 import { tempDir } from "../helpers/daemon";
 import { eventually } from "../helpers/wait";
 import { allFiles, finished, startLoggedDaemon, type LoggedDaemon } from "../helpers/secrets";
@@ -69,6 +70,16 @@ describe("the store over HTTP", () => {
       expect(r.status).toBe(400);
       expect(r.body.code).toBe("invalid_input");
     }
+    expect(readFileSync(join(dir, ".secrets", "store.enc"))).toEqual(before);
+  });
+
+  test("a value with a NUL byte is a 400 saying so, never repeating the value, and changes nothing", async () => {
+    const before = readFileSync(join(dir, ".secrets", "store.enc"));
+    const r = await d.api("PUT", "/api/secrets/NUL_KEY", { value: "ab\0TOPSECRET-after-nul" });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe("invalid_input");
+    expect(r.body.error).toContain("value: must not contain a NUL byte");
+    expect(JSON.stringify(r.body)).not.toContain("TOPSECRET");
     expect(readFileSync(join(dir, ".secrets", "store.enc"))).toEqual(before);
   });
 
@@ -147,12 +158,18 @@ describe("exec", () => {
     const cases: [unknown, string][] = [
       [{ command: "true", secrets: {}, timeoutSeconds: 1801 }, "timeoutSeconds"],
       [{ command: "true", secrets: {}, timeoutSeconds: 0 }, "timeoutSeconds"],
+      // Less than a millisecond would be no time at all: the job killed as it starts.
+      [{ command: "true", secrets: {}, timeoutSeconds: 0.0004 }, "timeoutSeconds"],
+      [{ command: "true", secrets: {}, timeoutSeconds: 1e-300 }, "timeoutSeconds"],
       [{ command: "true", secrets: {}, timeoutSeconds: "5" }, "timeoutSeconds"],
       [{ command: "", secrets: {} }, "command"],
       [{ secrets: {} }, "command"],
       [{ command: "true" }, "secrets"],
       [{ command: "true", secrets: { "BAD-NAME": "API_KEY" } }, "secrets"],
-      [{ command: "true", secrets: { PATH: "API_KEY" } }, "secrets"],
+      [{ command: "true", secrets: { PATH: "API_KEY" } }, "secrets.PATH: must not be one of"],
+      // The marker the daemon tracks the job's processes by: a secret there would be replaced by it.
+      [{ command: "true", secrets: { [MARKER_ENV]: "API_KEY" } }, `secrets.${MARKER_ENV}: must not be one of PATH, HOME, LANG, ${MARKER_ENV}`],
+      [{ command: "echo a\0b", secrets: {} }, "command: must not contain a NUL byte"],
       [{ command: "true", secrets: { X: "ftp://nope" } }, "secrets.X"],
       [{ command: "true", secrets: { X: "not a name" } }, "secrets.X"],
       [{ command: "true", secrets: {}, extra: 1 }, "extra"],
@@ -164,6 +181,27 @@ describe("exec", () => {
       expect(r.body.error).toContain(field);
     }
     expect((await d.api("GET", "/api/secrets/exec/no-such-job")).status).toBe(404);
+    const shortest = await d.api("POST", "/api/secrets/exec", { command: "true", secrets: {}, timeoutSeconds: 0.001 });
+    expect(shortest.status).toBe(202);
+    expect(shortest.body.timeoutMs).toBe(1);
+    await finished(d.api, shortest.body.id);
+  });
+
+  test("a stored value with a NUL byte (kept from before they were refused) fails the job naming the secret, not its value; nothing runs", async () => {
+    // Set beneath the route, as an older store holds it.
+    d.daemon.context.secrets.store.set("OLD_NUL", "ab\0TOPSECRET-stored-before");
+    try {
+      const mark = join(work, "ran-with-a-nul-value");
+      const job = await run(`touch ${mark}`, { K: "OLD_NUL" });
+      expect(job.status).toBe("failed");
+      expect(job.error).toBe(
+        "nothing was run: the secret OLD_NUL (for K) contains a NUL byte, which an environment variable cannot carry: set it again without one (binary data goes in as base64)",
+      );
+      expect(existsSync(mark)).toBe(false);
+      expect(d.lines.filter((l) => l.includes("TOPSECRET"))).toEqual([]);
+    } finally {
+      d.daemon.context.secrets.store.remove("OLD_NUL");
+    }
   });
 
   test("a variable named __proto__ is refused naming it, not dropped from the job's environment", async () => {

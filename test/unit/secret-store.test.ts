@@ -104,6 +104,31 @@ describe("passphrase", () => {
     expect(() => new SecretStore(d).get("A")).toThrow(/SIGNET_SECRETS_PASSPHRASE/);
   });
 
+  test("a header asking for another scrypt cost is reported as changed, before any key is derived", () => {
+    const d = fresh();
+    const store = storeWith(d, { passphrase: "hunter2 hunter2" });
+    const original = readFileSync(store.file, "utf8");
+    const envelope = JSON.parse(original);
+    expect(envelope.kdf).toMatchObject({ N: 1 << 15, r: 8, p: 1 });
+    // More work or memory than the daemon writes (p = 400 would hold it for half a minute, N = 2^20
+    // with r = 8 exceeds scrypt's memory cap), and what scrypt refuses outright (N not a power of two).
+    for (const kdf of [{ p: 2 }, { r: 9 }, { p: 400 }, { N: 1 << 20 }, { N: 3 }, { r: 0 }, { p: 1.5 }, { N: "32768" }]) {
+      writeFileSync(store.file, JSON.stringify({ ...envelope, kdf: { ...envelope.kdf, ...kdf } }));
+      const reading = new SecretStore(d, { passphrase: "hunter2 hunter2" });
+      let thrown: unknown;
+      try {
+        reading.list();
+      } catch (err) {
+        thrown = err;
+      }
+      expect({ kdf, error: thrown instanceof SecretStoreError }).toEqual({ kdf, error: true });
+      expect({ kdf, message: (thrown as Error).message }).toEqual({ kdf, message: expect.stringContaining("key derivation's cost is not one this signet writes") });
+      expect(() => reading.set("C", "v")).toThrow(SecretStoreError);
+    }
+    writeFileSync(store.file, original);
+    expect(new SecretStore(d, { passphrase: "hunter2 hunter2" }).get("A")).toBe(VALUE);
+  });
+
   test("a passphrase given for a key-file store is refused rather than ignored", () => {
     const d = fresh();
     storeWith(d);

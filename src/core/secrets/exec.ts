@@ -13,13 +13,14 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Readable } from "node:stream";
+import { inspect } from "node:util";
 import { SignetError, notFound } from "../../contracts/errors";
 import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecAccepted, type ExecJob, type ExecRequest, type ExecStatus } from "../../contracts/secrets";
 import type { Logger } from "../../logger";
 import { INFO_FD, sandboxArgv, sandboxChildPid, type Sandbox } from "../../os/sandbox";
 import { MARKER_ENV, ServerProcesses, type ProcessLedger } from "../bridge/server-processes";
 import type { JobOutcome, SecretJobStore } from "./job-store";
-import { Redactor } from "./redactor";
+import { Redactor, redactText } from "./redactor";
 import { parseReference, type Reference, type ReferenceResolver } from "./references";
 
 export const EXEC_LIMITS = {
@@ -60,6 +61,8 @@ export interface ExecCaller {
 interface Queued {
   id: string;
   command: string;
+  /** The references as given, to name one in an error. */
+  given: Record<string, string>;
   refs: Record<string, Reference>;
   timeoutMs: number;
 }
@@ -81,6 +84,27 @@ export function minimalEnv(): { PATH: string; HOME: string; LANG: string } {
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * Why the resolved values cannot be injected, or null when they can. An environment variable is a C
+ * string: a value with a NUL byte (which a store from before such values were refused may hold, or a
+ * password manager may return) would make spawning fail with an error that quotes the value.
+ */
+function uninjectable(values: Record<string, string>, given: Record<string, string>): string | null {
+  const env = Object.keys(values).find((k) => values[k]!.includes("\0"));
+  if (env === undefined) return null;
+  return `the secret ${given[env]} (for ${env}) contains a NUL byte, which an environment variable cannot carry: set it again without one (binary data goes in as base64)`;
+}
+
+/**
+ * Text about a job that failed while its values were in the environment, fit to keep and log: the
+ * values redacted, as written and as error messages quote them (escaped, as inspect writes them).
+ */
+function redactedError(text: string, values: Record<string, string>): string {
+  const quoted = (v: string) => [inspect(v, { maxStringLength: Infinity }).slice(1, -1), JSON.stringify(v).slice(1, -1)];
+  const forms = Object.values(values).flatMap((v) => [v, ...quoted(v)]);
+  return redactText(text, forms);
+}
 
 /** Everything a pipe carries until it closes ("" when it fails). */
 function readAll(stream: Readable): Promise<string> {
@@ -172,6 +196,7 @@ export class SecretExecService {
     const job: Queued = {
       id: randomUUID(),
       command: req.command,
+      given: req.secrets,
       refs,
       timeoutMs: Math.round((req.timeoutSeconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS) * 1000),
     };
@@ -254,10 +279,27 @@ export class SecretExecService {
       await this.finish(job.id, "failed", { error: `nothing was run: ${err.message}` });
       return;
     }
+    const unfit = uninjectable(values, job.given);
+    if (unfit !== null) {
+      await this.finish(job.id, "failed", { error: `nothing was run: ${unfit}` });
+      return;
+    }
     if (running.stopping) {
       await this.finish(job.id, "interrupted", { error: "the daemon stopped before this job ran" });
       return;
     }
+    try {
+      await this.runCommand(job, running, values);
+    } catch (err) {
+      // Whatever failed had the values at hand: an error's text may quote them, so only redacted text is kept or logged.
+      const [message, stack] = err instanceof Error ? [err.message, err.stack ?? err.message] : [String(err), String(err)];
+      this.options.log.error(`secret exec job ${job.id} failed unexpectedly: ${redactedError(stack, values)}`);
+      await this.finish(job.id, "failed", { error: `the job could not run: ${redactedError(message, values)}` });
+    }
+  }
+
+  /** Runs the command with the values injected, to its end, and stores how it ended. */
+  private async runCommand(job: Queued, running: Running, values: Record<string, string>): Promise<void> {
     const base = minimalEnv();
     const marker = this.processes.nextMarker();
     const env = { ...base, ...values, [MARKER_ENV]: marker };
@@ -324,7 +366,7 @@ export class SecretExecService {
     });
     const output = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated };
     if (exit.spawnError) {
-      await this.finish(job.id, "failed", { error: `nothing was run: ${cmd} could not be started: ${exit.spawnError.message}` });
+      await this.finish(job.id, "failed", { error: `nothing was run: ${cmd} could not be started: ${redactedError(exit.spawnError.message, values)}` });
     } else if (running.stopping) {
       await this.finish(job.id, "interrupted", { ...output, error: "the daemon stopped while this job ran; it was ended" });
     } else {

@@ -142,3 +142,9 @@ export class Redactor {
     return out;
   }
 }
+
+/** `text` with every form of `values` redacted: for a whole text at once, such as an error message. */
+export function redactText(text: string, values: Iterable<string>): string {
+  const redactor = new Redactor(values);
+  return redactor.push(text) + redactor.end();
+}

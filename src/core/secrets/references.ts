@@ -70,7 +70,14 @@ export interface ResolverOptions {
 function runCli(command: string, args: string[], env: Record<string, string>, what: string): Promise<string> {
   const product = command === "bw" ? "the Bitwarden CLI `bw`" : "the 1Password CLI `op`";
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch {
+      // Refused before it ran (an argument or a value of its environment spawning cannot pass on):
+      // the error's text quotes them, and the environment holds a secret.
+      return reject(new SecretReferenceError(`${what}: ${product} could not be started with this reference or its session`));
+    }
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => {
@@ -146,6 +153,9 @@ export class ReferenceResolver {
       return Promise.reject(
         new SecretReferenceError(`${what}: Bitwarden needs an unlocked session: run \`bw unlock --raw | signet secret set BW_SESSION\``),
       );
+    }
+    if (session.includes("\0")) {
+      return Promise.reject(new SecretReferenceError(`${what}: the secret BW_SESSION contains a NUL byte, which no session holds: set it again with \`bw unlock --raw | signet secret set BW_SESSION\``));
     }
     return runCli("bw", ["get", field, item, "--nointeraction"], { ...this.options.baseEnv, BW_SESSION: session }, what);
   }

@@ -163,10 +163,7 @@ export class SecretStore {
           `the secret store ${this.file} is protected by a passphrase: start the daemon with SIGNET_SECRETS_PASSPHRASE set`,
         );
       }
-      if (this.derived?.salt !== kdf.salt) {
-        const key = scryptSync(passphrase, Buffer.from(kdf.salt, "base64"), KEY_BYTES, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: SCRYPT_MAXMEM });
-        this.derived = { salt: kdf.salt, key };
-      }
+      if (this.derived?.salt !== kdf.salt) this.derived = { salt: kdf.salt, key: this.derive(passphrase, kdf) };
       return this.derived.key;
     }
     if (this.options.passphrase !== undefined) {
@@ -175,6 +172,14 @@ export class SecretStore {
       );
     }
     return this.keyFromFile(creating);
+  }
+
+  private derive(passphrase: string, kdf: Extract<Kdf, { type: "scrypt" }>): Buffer {
+    try {
+      return scryptSync(passphrase, Buffer.from(kdf.salt, "base64"), KEY_BYTES, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: SCRYPT_MAXMEM });
+    } catch (err) {
+      throw new SecretStoreError(`the secret store's key cannot be derived from the passphrase (${this.file}): ${(err as Error).message}`);
+    }
   }
 
   private keyFromFile(creating: boolean): Buffer {
@@ -216,12 +221,23 @@ function parseEnvelope(text: string, file: string): Envelope {
   const e = value as Partial<Envelope> | null;
   if (!e || e.format !== FORMAT) throw damaged("not a Signet secret store");
   if (e.version !== VERSION) throw new SecretStoreError(`the secret store ${file} has format version ${String(e.version)}, which this signet does not read`);
-  const kdf = e.kdf as { type?: string; salt?: unknown; N?: number; r?: number; p?: number } | undefined;
-  const kdfOk =
-    kdf?.type === "key-file" ||
-    (kdf?.type === "scrypt" && typeof kdf.salt === "string" && [kdf.N, kdf.r, kdf.p].every((n) => Number.isSafeInteger(n) && n! > 0) && kdf.N! <= 1 << 20);
+  const kdf = e.kdf as { type?: string; salt?: unknown; N?: unknown; r?: unknown; p?: unknown } | undefined;
+  const kdfOk = kdf?.type === "key-file" || (kdf?.type === "scrypt" && typeof kdf.salt === "string");
   if (!kdfOk || typeof e.iv !== "string" || typeof e.tag !== "string" || typeof e.ciphertext !== "string") {
     throw damaged("fields are missing or malformed");
   }
+  if (kdf.type === "scrypt" && !scryptCostOk(kdf)) throw damaged("its key derivation's cost is not one this signet writes");
   return e as Envelope;
+}
+
+/**
+ * Whether the header's scrypt parameters are within what this signet writes (SCRYPT). The header is
+ * authenticated only with the key they derive, and scrypt runs synchronously, blocking the daemon:
+ * a changed N, r or p could hold it for minutes, or ask for more memory than it allows. N must also
+ * be a power of two, as scrypt requires.
+ */
+function scryptCostOk(kdf: { N?: unknown; r?: unknown; p?: unknown }): boolean {
+  const within = (n: unknown, max: number) => Number.isSafeInteger(n) && (n as number) >= 1 && (n as number) <= max;
+  const { N } = kdf;
+  return within(N, SCRYPT.N) && (N as number) >= 2 && ((N as number) & ((N as number) - 1)) === 0 && within(kdf.r, SCRYPT.r) && within(kdf.p, SCRYPT.p);
 }
