@@ -31,7 +31,7 @@ export function setAgentId(id: string): void {
  * visible ASCII; anything else could never be accepted, and a character outside Latin-1 cannot even
  * be sent (fetch refuses such a header value, so every request would fail before reaching the daemon).
  */
-export function tokenProblem(token: string): string | null {
+function tokenProblem(token: string): string | null {
   if (token === "") return "The token is empty.";
   const odd = Array.from(token).find((c) => c < "!" || c > "~");
   if (odd === undefined) return null;
