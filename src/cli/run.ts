@@ -190,9 +190,11 @@ async function helpDoc(cmd: AnyCommand, path: string[]): Promise<HelpDoc> {
     options.push({ label, text: `${spec.description ?? ""}${required ? " (required)" : ""}` });
   }
   options.push({ label: "-h, --help", text: "Show this help" });
+  const root = path.length === 1 && path[0] === "signet";
+  if (root) options.push({ label: "--version", text: "Print the version" });
   const commands: HelpEntry[] = [];
   for (const sub of subs) commands.push({ label: sub.name, text: firstSentence(sub.description ?? (await metaOf(await sub.load())).description ?? "") });
-  const help = path.length === 1 && path[0] === "signet" ? " (or `signet help <command>`)" : "";
+  const help = root ? " (or `signet help <command>`)" : "";
   return {
     summary: `${name}${version ? ` ${version}` : ""}: ${description}`,
     usage: usage.join(" "),

@@ -6,6 +6,7 @@ import { answer } from "./answer";
 import { boundedJsonObject } from "./json-bounds";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
+import { SessionKeySchema } from "./session";
 
 const MAX_CONTENT_CHARS = 100_000;
 const MAX_NOTE_CHARS = 8_000;
@@ -95,7 +96,7 @@ export const RememberRequestSchema = z
     who: shortText(200).optional(),
     project: shortText(1000).optional(),
     agentId: AgentIdSchema.optional(),
-    sessionKey: shortText(500).optional(),
+    sessionKey: SessionKeySchema.optional(),
     hints: HintsSchema.optional(),
     transcript: TranscriptSchema.optional(),
     structured: StructuredSchema.optional(),

@@ -5,6 +5,7 @@ import { answer } from "./answer";
 import { MemorySchema, MemoryTypeSchema, TagsSchema, TimestampSchema } from "./memory";
 import { operation } from "./operation";
 import { ROUTES } from "./routes";
+import { SessionKeySchema } from "./session";
 import { SourceRecallResponseSchema, type SourceRecallResponse } from "./sources";
 
 const RECALL_DEFAULT_LIMIT = 10;
@@ -40,7 +41,7 @@ export const RecallRequestSchema = z
     /** Replaces the query for the keyword leg only. */
     keywordQuery: z.string().trim().min(1).max(4000).optional(),
     /** Records the returned ids as surfaced in this session, so they can be rated later. */
-    sessionKey: z.string().trim().min(1).max(500).optional(),
+    sessionKey: SessionKeySchema.optional(),
     sourceOnly: z.boolean().optional(),
     aggregate: z.boolean().optional(),
     aggregateBudget: z.enum(Object.keys(AGGREGATE_BUDGETS) as [AggregateBudget, ...AggregateBudget[]]).optional(),

@@ -105,6 +105,8 @@ export const ExportRecordSchema = z
   .superRefine((record, ctx) => {
     // A memory's version counts its writes: its history runs up to exactly that version.
     const versions = record.history.map((h) => h.version);
+    // An empty history is refused above, naming what it needs.
+    if (versions.length === 0) return;
     if (versions.some((v, i) => i > 0 && v <= versions[i - 1]!)) {
       ctx.addIssue({ code: "custom", path: ["history"], message: "versions must increase from one entry to the next" });
     } else if (versions.at(-1) !== record.version) {

@@ -223,6 +223,10 @@ describe("signet mcp <server> <tool>", () => {
     expect(serverHelp.code).toBe(0);
     expect(serverHelp.stdout).toContain("reference server");
     expect(serverHelp.stdout).toContain("get-sum");
+    // Without --help, off a terminal, the overview is JSON like every answer.
+    const overview = json(await cli(["mcp", "everything"]));
+    expect(overview.server.name).toBe("everything");
+    expect(overview.tools.map((t: any) => t.name)).toContain("get-sum");
     const toolHelp = await cli(["mcp", "everything", "get-sum", "--help"]);
     expect(toolHelp.code).toBe(0);
     expect(toolHelp.stdout).toMatch(/a\b.*number.*required/);

@@ -259,7 +259,9 @@ export async function runServerCommand(server: string, args: string[]): Promise<
     // The metadata comes first: an unknown server is a plain "not found", not a failed start.
     const info = await client.bridge.get(server);
     const tools = await toolsOf(client, server, flags.timeoutMs, config.bridge.callTimeoutMs);
-    writeText(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}`);
+    // Off a terminal (or with --json) the overview is data, as every command's answer is; --help is help.
+    if (!flags.help && wantsJson(flags)) writeJson({ server: info, tools });
+    else writeText(`${renderServerHelp(info, server, tools)}\n\n${optionsHelp()}`);
     return EXIT.ok;
   }
   if (word === "list-tools") {
