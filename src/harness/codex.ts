@@ -4,15 +4,27 @@
 // variables, so SIGNET_PATH must be in the entry. Only the signet tables' text is rewritten. The
 // lifecycle hooks (docs/hooks.md) go in hooks.json beside it, which Codex reads as
 // `{hooks: {<Event>: [...]}}` like Claude Code's settings; Codex runs a new or changed hook only
-// once the user has trusted it (`/hooks` in Codex), which setup says.
+// once the user has trusted it (`/hooks` in Codex), which setup says. A `[mcp_servers.signet]` that
+// does not start signet-mcp is the user's own: setup refuses to write over it, --uninstall keeps it.
 import { join } from "node:path";
 import { COMMAND_HOOKS } from "./hook-io";
-import { editHooks, hooksEntry } from "./hooks-json";
+import { editHooks, hookContainers, hooksEntry } from "./hooks-json";
 import { mergeEntry } from "./json-edit";
 import { TomlError, getPath, isTable, parseToml, setTomlTable, tomlEqual, withoutPath, type TomlTable } from "./toml";
-import { REACH_VARIABLES, SERVER_NAME, reach, type EntryValues, type Harness, type HarnessContext } from "./types";
+import {
+  REACH_VARIABLES,
+  SERVER_NAME,
+  isMcpCommand,
+  keptEntryNote,
+  notSignetsEntry,
+  reach,
+  type EntryValues,
+  type Harness,
+  type HarnessContext,
+} from "./types";
 
 const PATH = ["mcp_servers", SERVER_NAME];
+const ENTRY = PATH.join(".");
 
 function codexEntry(values: EntryValues, dataDir: string): TomlTable {
   return { command: values.command, env: { ...reach(values, dataDir) } };
@@ -35,6 +47,19 @@ function bunParse(text: string): { ok: true; data: Record<string, unknown> } | {
   }
 }
 
+/** Signet's own table: one whose command starts signet-mcp. */
+const isSignetTable = (entry: unknown) => isTable(entry) && typeof entry.command === "string" && isMcpCommand(entry.command);
+
+/** A `[mcp_servers.signet]` of the user's own in the text (none where the text cannot be read). */
+function hasUsersTable(text: string | null): boolean {
+  try {
+    const entry = getPath(parseToml(text ?? ""), PATH);
+    return entry !== undefined && !isSignetTable(entry);
+  } catch {
+    return false;
+  }
+}
+
 /** Throws when Codex could not read the text; its Bun.TOML data, or null where only our reader can keep it exact. */
 export function checkCodexToml(text: string): TomlTable | null {
   const checked = bunParse(text);
@@ -48,6 +73,10 @@ function editCodexConfig(before: string | null, ctx: HarnessContext): string | n
   const text = before ?? "";
   const checked = checkCodexToml(text);
   const existing = getPath(parseToml(text), PATH);
+  if (existing !== undefined && !isSignetTable(existing)) {
+    if (values) throw new TomlError(notSignetsEntry(`[${ENTRY}]`));
+    return before;
+  }
   let value: TomlTable | undefined;
   if (values) {
     value = mergeEntry(existing, codexEntry(values, ctx.dataDir), { owned: ["command"], envKey: "env", envOwned: REACH_VARIABLES });
@@ -75,12 +104,20 @@ export const codex: Harness = {
   files(ctx) {
     const values = ctx.install;
     return [
-      { path: codexPath(ctx), entry: PATH.join("."), removes: !values, edit: (before) => editCodexConfig(before, ctx) },
+      {
+        path: codexPath(ctx),
+        entry: ENTRY,
+        removes: !values,
+        edit: (before) => editCodexConfig(before, ctx),
+        notes: (before) => (!values && hasUsersTable(before) ? [keptEntryNote(codexPath(ctx), `[${ENTRY}]`)] : []),
+      },
       {
         path: join(codexHome(ctx), "hooks.json"),
         entry: hooksEntry(COMMAND_HOOKS),
         removes: !values,
-        edit: (before) => editHooks(before, COMMAND_HOOKS, values && { signet: values.signet, harness: "codex", target: reach(values, ctx.dataDir) }),
+        containers: hookContainers(COMMAND_HOOKS),
+        edit: (before, created) =>
+          editHooks(before, COMMAND_HOOKS, values && { signet: values.signet, harness: "codex", target: reach(values, ctx.dataDir) }, created),
       },
     ];
   },

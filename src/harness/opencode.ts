@@ -7,18 +7,36 @@
 // merges over both (https://opencode.ai/docs/config/#precedence-order): when it is set, the entry
 // goes there (created when missing), and one in the global files is kept in step with it the same
 // way. The lifecycle hooks are a plugin, plugins/signet.js in the global directory
-// (opencode-plugin.ts), a file that is Signet's alone.
+// (opencode-plugin.ts), a file that is Signet's alone. An `mcp.signet` that does not start
+// signet-mcp is the user's own: setup refuses to write over it (or to keep one elsewhere in step
+// with it), --uninstall keeps it.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { editJsonEntry, mergeEntry, type Json } from "./json-edit";
+import { editJsonEntry, isObject, jsonEntryOf, mergeEntry, type Json } from "./json-edit";
 import { isSignetPlugin, opencodePlugin } from "./opencode-plugin";
-import { REACH_VARIABLES, SERVER_NAME, reach, type EntryValues, type Harness, type HarnessContext, type HarnessFile } from "./types";
+import {
+  REACH_VARIABLES,
+  SERVER_NAME,
+  isMcpCommand,
+  keptEntryNote,
+  notSignetsEntry,
+  reach,
+  type EntryValues,
+  type Harness,
+  type HarnessContext,
+  type HarnessFile,
+} from "./types";
 
 function opencodeEntry(values: EntryValues, dataDir: string): Record<string, Json> {
   return { type: "local", command: [values.command], enabled: true, environment: { ...reach(values, dataDir) } };
 }
 
 const SHAPE = { owned: ["type", "command", "enabled"], envKey: "environment", envOwned: REACH_VARIABLES };
+const ENTRY = `mcp.${SERVER_NAME}`;
+
+/** Signet's own entry: one whose command starts signet-mcp. */
+const isSignetEntry = (entry: Json | undefined) =>
+  isObject(entry) && Array.isArray(entry.command) && typeof entry.command[0] === "string" && isMcpCommand(entry.command[0]);
 
 /**
  * OpenCode's global config files, the file OPENCODE_CONFIG names (`custom`, merged over them; a
@@ -44,16 +62,28 @@ export const opencode: Harness = {
     const values = ctx.install;
     const file = (path: string, add: boolean): HarnessFile => ({
       path,
-      entry: `mcp.${SERVER_NAME}`,
+      entry: ENTRY,
       removes: !values,
-      edit: (before) =>
+      containers: [["mcp"]],
+      edit: (before, created) =>
         editJsonEntry(
           before,
           "mcp",
           SERVER_NAME,
-          (existing) => (!values || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(values, ctx.dataDir), SHAPE) as Json)),
+          (existing) => {
+            if (existing !== undefined && !isSignetEntry(existing)) {
+              if (values) throw new Error(notSignetsEntry(ENTRY));
+              return existing;
+            }
+            return !values || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(values, ctx.dataDir), SHAPE) as Json);
+          },
           "JSONC",
+          created,
         ),
+      notes: (before) => {
+        const entry = jsonEntryOf(before, "mcp", SERVER_NAME, "JSONC");
+        return !values && entry !== undefined && !isSignetEntry(entry) ? [keptEntryNote(path, ENTRY)] : [];
+      },
     });
     const { json, jsonc, custom, plugin } = opencodeFiles(ctx);
     const hooks: HarnessFile = {

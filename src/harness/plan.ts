@@ -1,7 +1,8 @@
 // Plan, then apply: the plan reads every file a registration touches and computes its new text
 // ({path, before, after}); --dry-run shows the plan as a diff, apply writes it. Nothing is written
-// until every file has been read and edited in memory, so one bad file changes none. Files and
-// directories setup creates are recorded (created.ts) for --uninstall to take away again.
+// until every file has been read and edited in memory, so one bad file changes none. Files,
+// directories and containers in JSON configs that setup creates are recorded (created.ts) for
+// --uninstall to take away again.
 import {
   chmodSync,
   existsSync,
@@ -18,7 +19,8 @@ import {
 import { dirname, resolve, sep } from "node:path";
 import { claudeCode } from "./claude-code";
 import { codex } from "./codex";
-import { createdRecordPath, isEmptyConfig, readCreated, writeCreated } from "./created";
+import { createdHere, createdRecordPath, isEmptyConfig, readCreated, sameRecord, writeCreated, type CreatedContainer, type CreatedRecord } from "./created";
+import { containerState } from "./json-edit";
 import { opencode } from "./opencode";
 import { HARNESS_NAMES, type Harness, type HarnessContext, type HarnessName } from "./types";
 
@@ -55,6 +57,12 @@ interface PlannedFile {
   action: FileAction;
 }
 
+/** Containers in JSON configs: those an install adds to a file that was there (recorded), and those it found there empty (the user's). */
+interface ContainerChanges {
+  added: CreatedContainer[];
+  found: CreatedContainer[];
+}
+
 export interface SetupPlan {
   harness: HarnessName;
   label: string;
@@ -65,6 +73,7 @@ export interface SetupPlan {
   newDirs: string[];
   /** Directories setup created above these files, deepest first: --uninstall removes those left empty. */
   oldDirs: string[];
+  containers: ContainerChanges;
   notes: string[];
 }
 
@@ -83,7 +92,8 @@ export interface Applied {
   notes: string[];
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a byte order mark in the text, so that an edit writes it back.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function errorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
@@ -123,19 +133,37 @@ function missingDirs(path: string): string[] {
   return out;
 }
 
+/** Which of `paths` an edit of an existing file adds, and which it found there empty; into `changes`. */
+function containerChanges(file: string, before: string | null, after: string | null, paths: string[][], changes: ContainerChanges): void {
+  if (before === null || before === after) return;
+  for (const path of paths) {
+    try {
+      const was = containerState(before, path);
+      if (was === "empty") changes.found.push({ file, path });
+      else if (was === "absent" && after !== null && containerState(after, path) !== "absent") changes.added.push({ file, path });
+    } catch {
+      // A file the edit could read but this cannot: nothing to record.
+    }
+  }
+}
+
 export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
   const harness = HARNESSES[name];
   const record = readCreated(ctx.dataDir);
-  const planned = harness.files(ctx).map(({ path, entry, reason, removes, edit }) => {
+  const notes: string[] = [];
+  const containers: ContainerChanges = { added: [], found: [] };
+  const planned = harness.files(ctx).map(({ path, entry, reason, removes, containers: containerPaths = [], edit, notes: notesOf }) => {
     const before = readConfigText(path);
     let after: string | null;
     try {
-      after = edit(before);
+      after = edit(before, (container) => createdHere(record, path, container));
     } catch (err) {
       throw new HarnessConfigError(path, (err as Error).message);
     }
     // A file setup created goes when nothing but Signet's entry was in it.
     if (removes && after !== null && record.files.includes(path) && isEmptyConfig(after)) after = null;
+    notes.push(...(notesOf?.(before) ?? []));
+    containerChanges(path, before, after, containerPaths, containers);
     const file: PlannedFile = { path, entry, before, after, action: actionFor(before, after, removes) };
     const why = reason?.(before);
     return why ? { ...file, reason: why } : file;
@@ -145,7 +173,8 @@ export function planSetup(name: HarnessName, ctx: HarnessContext): SetupPlan {
   const newDirs = [...new Set(files.filter((f) => f.action === "created").flatMap((f) => missingDirs(writeTarget(f.path))))];
   const under = (dir: string) => planned.some((f) => f.path.startsWith(dir + sep));
   const oldDirs = ctx.install ? [] : record.dirs.filter(under).sort((a, b) => b.length - a.length);
-  return { harness: name, label: harness.label, uninstall: !ctx.install, dataDir: ctx.dataDir, files, newDirs, oldDirs, notes: harness.notes?.(ctx) ?? [] };
+  notes.push(...(harness.notes?.(ctx) ?? []));
+  return { harness: name, label: harness.label, uninstall: !ctx.install, dataDir: ctx.dataDir, files, newDirs, oldDirs, containers, notes };
 }
 
 /** Where writes really go: a symlinked config (dotfile managers) is edited at its target. */
@@ -216,6 +245,17 @@ function removeIfEmpty(dir: string): "removed" | "absent" | "kept" {
   }
 }
 
+/** The record with what an install plan creates: new files and directories, containers added to existing files. */
+function withCreated(record: CreatedRecord, plan: SetupPlan): CreatedRecord {
+  // A container found empty is the user's from then on, whoever made it first.
+  const found = { ...record, files: [], containers: plan.containers.found };
+  return {
+    files: [...record.files, ...plan.files.filter((f) => f.action === "created").map((f) => f.path)],
+    dirs: [...record.dirs, ...plan.newDirs],
+    containers: [...record.containers.filter((c) => !createdHere(found, c.file, c.path)), ...plan.containers.added],
+  };
+}
+
 /**
  * Writes what the plan computed. Each existing file that changes is backed up first (but for one
  * deleted: setup created it and it holds nothing else). A file that changed on disk since it was
@@ -228,10 +268,11 @@ export function applyPlan(plan: SetupPlan, now = new Date()): Applied {
     if (readConfigText(f.path) !== f.before) throw new HarnessConfigError(f.path, "it changed while signet was editing it; run the command again");
   }
   const record = readCreated(plan.dataDir);
-  const created = plan.files.filter((f) => f.action === "created").map((f) => f.path);
-  if (created.length > 0) {
+  const recorded = plan.uninstall ? record : withCreated(record, plan);
+  const recording = !sameRecord(recorded, record);
+  if (recording) {
     try {
-      writeCreated(plan.dataDir, { files: [...record.files, ...created], dirs: [...record.dirs, ...plan.newDirs] });
+      writeCreated(plan.dataDir, recorded);
     } catch (err) {
       throw new HarnessConfigError(createdRecordPath(plan.dataDir), `cannot record the files setup creates in it: ${errorText(err)}`);
     }
@@ -260,7 +301,7 @@ export function applyPlan(plan: SetupPlan, now = new Date()): Applied {
       }
     }
     try {
-      if (created.length > 0) writeCreated(plan.dataDir, record);
+      if (recording) writeCreated(plan.dataDir, record);
     } catch {
       // best effort: a record of files that are not there deletes nothing
     }
@@ -275,7 +316,11 @@ export function applyPlan(plan: SetupPlan, now = new Date()): Applied {
   try {
     const done = new Set(plan.files.map((f) => f.path));
     const kept = (dir: string) => (outcome.get(dir) ?? "kept") === "kept";
-    writeCreated(plan.dataDir, { files: record.files.filter((p) => !done.has(p) && existsSync(p)), dirs: record.dirs.filter(kept) });
+    writeCreated(plan.dataDir, {
+      files: record.files.filter((p) => !done.has(p) && existsSync(p)),
+      dirs: record.dirs.filter(kept),
+      containers: record.containers.filter((c) => !done.has(c.file)),
+    });
   } catch (err) {
     notes.push(`the entries are out, but the record of what setup created could not be updated: ${errorText(err)}`);
   }

@@ -147,8 +147,11 @@ function tomlData(doc: TomlDocument): TomlTable {
   return root;
 }
 
+const BOM = "\uFEFF";
+
+/** The document's data; a byte order mark before it is not part of it. */
 export function parseToml(text: string): TomlTable {
-  return tomlData(parseTomlDocument(text));
+  return tomlData(parseTomlDocument(text.startsWith(BOM) ? text.slice(1) : text));
 }
 
 // ---- writing ----
@@ -267,8 +270,9 @@ function removeSpan(text: string, span: Span): string {
   let before = text.slice(0, span.start);
   let after = text.slice(span.end);
   if (/^\s*$/.test(after)) {
-    // The block was the end of the file: drop the blank lines that separated it from what precedes.
-    before = before.replace(/(\r?\n)(?:[ \t]*\r?\n)+$/, "$1");
+    // The block was the end of the file: drop the blank line that separated it from what precedes
+    // (the one an appended table brings), so what was there before keeps its own blank lines.
+    if (before.trim() !== "") before = before.replace(/(\r?\n)[ \t]*\r?\n$/, "$1");
     after = "";
   } else if (before === "" || /\n[ \t]*\r?\n$/.test(before)) {
     after = after.replace(/^[ \t]*\r?\n/, "");
@@ -280,9 +284,12 @@ function removeSpan(text: string, span: Span): string {
  * Sets the table at `path` to `value` (or removes it when `value` is undefined), editing only the
  * text that defines it: its `[path]` / `[path.*]` sections and any key/value lines whose full key
  * lies under `path`. The new text replaces the first such section, or is appended at the end.
- * Returns the text unchanged when the table already holds exactly `value` as header sections.
+ * Returns the text unchanged when the table already holds exactly `value` as header sections. A
+ * byte order mark and the lack of a final newline are kept, so that removing the table from the
+ * end gives back the file it was appended to.
  */
 export function setTomlTable(text: string, path: string[], value: TomlTable | undefined): string {
+  if (text.startsWith(BOM)) return BOM + setTomlTable(text.slice(1), path, value);
   const doc = parseTomlDocument(text);
   const data = tomlData(doc);
   for (const section of doc.sections) {
@@ -322,9 +329,11 @@ export function setTomlTable(text: string, path: string[], value: TomlTable | un
   }
   if (block !== undefined && replaceAt === -1) {
     if (out.length > 0 && !out.endsWith("\n")) out += doc.eol;
-    if (out.length > 0 && !/\n[ \t]*\r?\n$/.test(out) && out.replace(/^\uFEFF/, "").trim() !== "") out += doc.eol;
+    // One blank line before it, always: removing the table at the end takes exactly that one away.
+    if (out.trim() !== "") out += doc.eol;
     out += block;
   }
+  if (text !== "" && !text.endsWith("\n")) out = out.replace(/\r?\n$/, "");
   // The edit must leave every other key as it was and the table exactly as asked.
   const after = parseToml(out);
   if (!tomlEqual(withoutPath(after, path), withoutPath(data, path)) || !tomlEqual(getPath(after, path), value)) {

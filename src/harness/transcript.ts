@@ -3,18 +3,27 @@
 // keeps a session as JSON lines `{type: "user"|"assistant", message: {content}}`; Codex as a
 // rollout of `{type: "response_item", payload: {type: "message"|"function_call"|...}}` lines. A
 // file in neither shape is kept as it is. Both the bytes read and the text returned are bounded.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 /** At most this much of a transcript file is read: its end, which holds the latest turns. */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 /** A tool call's arguments or result is cut to this many characters. */
 const MAX_TOOL_CHARS = 2000;
 
-/** The last `MAX_READ_BYTES` of the file, starting at a whole line when cut. */
+/**
+ * Opening for reading without waiting: a FIFO (or a device) at the path would otherwise block the
+ * open until a writer comes, and so the hook until the harness's limit; what was opened is then
+ * checked to be a regular file, so nothing swapped in between the check and the open is read.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/** The last `MAX_READ_BYTES` of the file, starting at a whole line when cut; throws for anything but a regular file. */
 export function readTranscriptFile(path: string): string {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, OPEN_FLAGS);
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(stat.isDirectory() ? "it is a directory" : "it is not a regular file");
+    const size = stat.size;
     const length = Math.min(size, MAX_READ_BYTES);
     const buffer = Buffer.alloc(length);
     let read = 0;

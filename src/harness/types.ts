@@ -1,5 +1,6 @@
 // What every harness module provides, and what the plan step gives it.
 import { basename } from "node:path";
+import type { CreatedContainers } from "./json-edit";
 
 export const HARNESS_NAMES = ["claude-code", "codex", "opencode"] as const;
 export type HarnessName = (typeof HARNESS_NAMES)[number];
@@ -12,6 +13,16 @@ export const SERVER_NAME = "signet";
 /** A command that starts signet-mcp, by whatever path (`signet-mcp`, `/home/me/.local/bin/signet-mcp`). */
 export function isMcpCommand(command: string): boolean {
   return basename(command).replace(/\.exe$/i, "") === MCP_COMMAND;
+}
+
+/** Why setup does not write over an entry named signet that is not Signet's (one that does not start signet-mcp). */
+export function notSignetsEntry(entry: string): string {
+  return `${entry} is a server of your own, not Signet's (it does not run ${MCP_COMMAND}): rename or remove it, then run this again`;
+}
+
+/** What --uninstall says of such an entry, which it keeps. */
+export function keptEntryNote(file: string, entry: string): string {
+  return `kept ${entry} in ${file}: it is a server of your own, not Signet's (it does not run ${MCP_COMMAND})`;
 }
 
 /** What `signet setup` writes into a harness's entry. */
@@ -74,8 +85,19 @@ export interface HarnessFile {
   removes: boolean;
   /** Why this file is edited, when the command alone does not say it, given its text before the edit. */
   reason?(before: string | null): string | undefined;
-  /** The new text given the current one (null: the file does not exist / should not). */
-  edit(before: string | null): string | null;
+  /**
+   * The JSON paths of the objects and lists Signet's entries live in (`["mcpServers"]`, `["hooks",
+   * "SessionStart"]`): those setup creates are recorded (created.ts), and --uninstall takes them away
+   * once they are empty; those that were there before stay.
+   */
+  containers?: string[][];
+  /**
+   * The new text given the current one (null: the file does not exist / should not); `created` says
+   * which containers setup created, for a removal.
+   */
+  edit(before: string | null, created: CreatedContainers): string | null;
+  /** What the edit left as it was and the user should know, given the text before it. */
+  notes?(before: string | null): string[];
 }
 
 export interface Harness {

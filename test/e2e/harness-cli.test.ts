@@ -3,7 +3,7 @@
 // list --json` reads config.toml as Codex does. HOME, CLAUDE_CONFIG_DIR and CODEX_HOME are temporary
 // directories; neither CLI needs the network for this (their update checks and telemetry are off).
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { BIN, json, run, sandbox, type RunResult, type Sandbox } from "../helpers/binary";
 
@@ -57,6 +57,36 @@ describe("Claude Code (@anthropic-ai/claude-code)", () => {
   }
 });
 
+describe("Claude Code: files as users have them", () => {
+  test("a ~/.claude.json on one line stays one line, and `claude mcp list` connects to signet-mcp from it", async () => {
+    const s = await home();
+    const env = { HOME: s.home };
+    const state = join(s.home, ".claude.json");
+    writeFileSync(state, '{"numStartups":1}');
+    expect((await run(["setup", "--harness", "claude-code"], { env: { ...s.env, ...env } })).code).toBe(0);
+    expect(readFileSync(state, "utf8")).toStartWith('{"numStartups":1,"mcpServers":{"signet":{"type":"stdio",');
+    const listed = await harness(CLAUDE, ["mcp", "list"], env);
+    expect(listed.stdout).toMatch(new RegExp(`^signet: ${literally(MCP_BIN)}\\s+- ✔ Connected$`, "m"));
+  }, 60_000);
+
+  test("a server of the user's own named signet: setup refuses to write over it, --uninstall keeps it, and Claude Code still has it", async () => {
+    const s = await home();
+    const env = { HOME: s.home };
+    const state = join(s.home, ".claude.json");
+    const own = '{\n  "mcpServers": {\n    "signet": {"type": "http", "url": "http://127.0.0.1:9/mcp"}\n  }\n}\n';
+    writeFileSync(state, own);
+    const refused = await run(["setup", "--harness", "claude-code"], { env: { ...s.env, ...env } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${state}: mcpServers.signet is a server of your own, not Signet's (it does not run signet-mcp)`);
+    const removed = await run(["setup", "--harness", "claude-code", "--uninstall"], { env: { ...s.env, ...env } });
+    expect(removed.code).toBe(0);
+    expect(json(removed).notes).toContain(`kept mcpServers.signet in ${state}: it is a server of your own, not Signet's (it does not run signet-mcp)`);
+    expect(readFileSync(state, "utf8")).toBe(own);
+    const details = await harness(CLAUDE, ["mcp", "get", "signet"], env);
+    expect(details.stdout).toContain("http://127.0.0.1:9/mcp");
+  }, 60_000);
+});
+
 describe("Codex (@openai/codex)", () => {
   test("`codex mcp list` shows signet with the absolute signet-mcp and its env; nothing after --uninstall", async () => {
     const s = await home();
@@ -84,5 +114,38 @@ describe("Codex (@openai/codex)", () => {
 
     expect((await run(["setup", "--harness", "codex", "--uninstall"], { env: { ...s.env, ...env } })).code).toBe(0);
     expect(json(await harness(CODEX, ["mcp", "list", "--json"], env))).toEqual([]);
+  }, 60_000);
+
+  test("a config.toml with a byte order mark and no final newline: Codex reads the entry, and --uninstall gives the file back as it was", async () => {
+    const s = await home();
+    const env = { HOME: s.home, CODEX_HOME: join(s.home, "codex-home") };
+    mkdirSync(env.CODEX_HOME);
+    const config = join(env.CODEX_HOME, "config.toml");
+    const original = '\uFEFF# mine\r\nmodel = "o3"';
+    writeFileSync(config, original);
+    expect((await run(["setup", "--harness", "codex"], { env: { ...s.env, ...env } })).code).toBe(0);
+    expect(readFileSync(config, "utf8")).toStartWith(`${original}\r\n\r\n[mcp_servers.signet]\r\n`);
+    const listed = await harness(CODEX, ["mcp", "list", "--json"], env);
+    expect(json(listed)).toEqual([expect.objectContaining({ name: "signet", transport: expect.objectContaining({ command: MCP_BIN }) })]);
+    expect((await run(["setup", "--harness", "codex", "--uninstall"], { env: { ...s.env, ...env } })).code).toBe(0);
+    expect(readFileSync(config, "utf8")).toBe(original);
+  }, 60_000);
+
+  test("a [mcp_servers.signet] of the user's own: setup refuses to write over it, --uninstall keeps it, and Codex still has it", async () => {
+    const s = await home();
+    const env = { HOME: s.home, CODEX_HOME: join(s.home, "codex-home") };
+    mkdirSync(env.CODEX_HOME);
+    const config = join(env.CODEX_HOME, "config.toml");
+    const own = '[mcp_servers.signet]\nurl = "http://127.0.0.1:9/mcp"\n';
+    writeFileSync(config, own);
+    const refused = await run(["setup", "--harness", "codex"], { env: { ...s.env, ...env } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${config}: [mcp_servers.signet] is a server of your own, not Signet's (it does not run signet-mcp)`);
+    const removed = await run(["setup", "--harness", "codex", "--uninstall"], { env: { ...s.env, ...env } });
+    expect(removed.code).toBe(0);
+    expect(json(removed).notes).toContain(`kept [mcp_servers.signet] in ${config}: it is a server of your own, not Signet's (it does not run signet-mcp)`);
+    expect(readFileSync(config, "utf8")).toBe(own);
+    const listed = json(await harness(CODEX, ["mcp", "list", "--json"], env));
+    expect(listed).toEqual([expect.objectContaining({ name: "signet", transport: expect.objectContaining({ url: "http://127.0.0.1:9/mcp" }) })]);
   }, 60_000);
 });

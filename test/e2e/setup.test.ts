@@ -123,7 +123,8 @@ describe("signet setup: fresh installs", () => {
     ]);
     expect(json(await h.cli(["setup", "--harness", "opencode"], env)).changed).toBe(false);
     expect((await h.cli(["setup", "--harness", "opencode", "--uninstall"], env)).code).toBe(0);
-    expect(readJson(custom)).toEqual({ theme: "x" });
+    // The mcp object was there before setup: it stays.
+    expect(readJson(custom)).toEqual({ theme: "x", mcp: {} });
   });
 
   test("the data directory is written absolute, and the note says the CLI needs the same SIGNET_PATH", async () => {
@@ -337,6 +338,94 @@ describe("signet setup: JSONC configs", () => {
   });
 });
 
+describe("signet setup: the user's text is the user's", () => {
+  const SETTINGS = `{
+  "hooks": {
+    "UserPromptSubmit": [
+      // run my linter before every prompt
+      { "hooks": [ { "type": "command", "command": "/usr/local/bin/mine.sh" } ] }
+    ],
+    "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo pre" } ] } ]
+  }
+}
+`;
+
+  test("claude-code: setup only adds Signet's entries (the comment stays, PreToolUse stays on its line); --uninstall gives back both files byte for byte", async () => {
+    const h = await home();
+    const settings = h.path(".claude", "settings.json");
+    const state = h.path(".claude.json");
+    h.write(settings, SETTINGS);
+    h.write(state, '{"numStartups":1}');
+    expect((await h.cli(["setup", "--harness", "claude-code"])).code).toBe(0);
+    const after = readFileSync(settings, "utf8");
+    expect(after).toContain("      // run my linter before every prompt\n");
+    expect(after).toContain('\n    "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "echo pre" } ] } ],\n');
+    expect(readFileSync(state, "utf8")).toBe(JSON.stringify({ numStartups: 1, mcpServers: { signet: claudeEntry(h.dataDir) } }));
+    expect((await h.cli(["setup", "--harness", "claude-code", "--uninstall"])).code).toBe(0);
+    expect(readFileSync(settings, "utf8")).toBe(SETTINGS);
+    expect(readFileSync(state, "utf8")).toBe('{"numStartups":1}');
+  });
+
+  test("containers the user had, empty, stay; a byte order mark stays", async () => {
+    const h = await home();
+    const state = h.path(".claude.json");
+    const settings = h.path(".claude", "settings.json");
+    const opencodeFile = h.path(".config", "opencode", "opencode.json");
+    const originals: [string, string][] = [
+      [state, '\uFEFF{\n  "numStartups": 2,\n  "mcpServers": {}\n}\n'],
+      [settings, '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'],
+      [opencodeFile, '\uFEFF{\r\n  "mcp": {}\r\n}'],
+    ];
+    for (const [file, text] of originals) h.write(file, text);
+    for (const harness of ["claude-code", "opencode"]) expect((await h.cli(["setup", "--harness", harness])).code).toBe(0);
+    expect(readFileSync(state, "utf8")).toStartWith('\uFEFF{\n  "numStartups": 2,\n  "mcpServers": {\n    "signet": {');
+    for (const harness of ["claude-code", "opencode"]) expect((await h.cli(["setup", "--harness", harness, "--uninstall"])).code).toBe(0);
+    for (const [file, text] of originals) expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  test("a key written twice on the way to the entry is refused, naming the file and the key; nothing changes", async () => {
+    const h = await home();
+    const state = h.path(".claude.json");
+    const text = '{\n  "mcpServers": {},\n  "numStartups": 4,\n  "mcpServers": {"other": {"command": "o"}}\n}\n';
+    h.write(state, text);
+    const r = await h.cli(["setup", "--harness", "claude-code"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `${state}: "mcpServers" is there 2 times (lines 2 and 4) and the harness reads only the last; merge them into one, then run this again; nothing was changed`,
+    );
+    expect(readFileSync(state, "utf8")).toBe(text);
+    expect(files(h.home)).toEqual([state]);
+  });
+
+  test("opencode: an mcp.signet of the user's own is refused by setup and kept by --uninstall, which says so", async () => {
+    const h = await home();
+    const file = h.path(".config", "opencode", "opencode.json");
+    const own = JSON.stringify({ mcp: { signet: { type: "remote", url: "https://signet.example.com/mcp" } } });
+    h.write(file, own);
+    const refused = await h.cli(["setup", "--harness", "opencode"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${file}: mcp.signet is a server of your own, not Signet's (it does not run signet-mcp): rename or remove it, then run this again; nothing was changed`);
+    expect(files(h.home)).toEqual([file]);
+    const removed = await h.cli(["setup", "--harness", "opencode", "--uninstall", "--pretty"]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`note: kept mcp.signet in ${file}: it is a server of your own, not Signet's (it does not run signet-mcp)`);
+    expect(readFileSync(file, "utf8")).toBe(own);
+  });
+
+  test("a hook whose transcript_path is a FIFO does not wait on it: one line on stderr, and the hook goes on", async () => {
+    // The sandbox's own port, where no daemon runs: the hook ends as soon as it has tried (the run
+    // is ended, and the test fails, if it waits on the FIFO instead).
+    const s = await sandbox();
+    const fifo = join(s.home, "transcript.fifo");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const r = await run(["hook", "session-end", "--harness", "claude-code"], {
+      env: s.env,
+      stdin: JSON.stringify({ session_id: "s-fifo", hook_event_name: "SessionEnd", cwd: s.home, transcript_path: fifo }),
+    });
+    expect(r).toEqual({ code: 0, stdout: "", stderr: `signet hook: cannot read the transcript ${fifo}: it is not a regular file; session-end is sent without it\n` });
+  });
+});
+
 describe("signet setup --dry-run", () => {
   test("shows the diff and writes nothing", async () => {
     const h = await home();
@@ -350,8 +439,9 @@ describe("signet setup --dry-run", () => {
     expect(out.files[1].diff).toContain(`+++ ${h.path(".claude", "settings.json")}`);
     expect(out.files[1].diff).toContain(`hook user-prompt-submit --harness claude-code`);
     expect(out.files[0].diff).toContain(`--- ${state}`);
-    expect(out.files[0].diff).toContain('-{"theme": "dark"}');
-    expect(out.files[0].diff).toContain(`+      "command": "${MCP_BIN}",`);
+    // A file on one line stays on one line.
+    expect(out.files[0].diff).toContain('\n-{"theme": "dark"}\n');
+    expect(out.files[0].diff).toContain(`\n+{"theme": "dark", "mcpServers": {"signet": {"type": "stdio", "command": "${MCP_BIN}", "args": [], "env": {"SIGNET_PATH": "${h.dataDir}"}}}}\n`);
     expect(readFileSync(state, "utf8")).toBe('{"theme": "dark"}\n');
     expect(files(h.home)).toEqual([state]);
 

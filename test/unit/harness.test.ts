@@ -149,9 +149,20 @@ describe("setTomlTable", () => {
     expect(data.profiles.fast.model).toBe("o4-mini");
   });
 
-  test("an empty file gets just the table; a file without a final newline gets one", () => {
+  test("an empty file gets just the table; a file without a final newline keeps it so, and removing gives it back", () => {
     expect(setTomlTable("", SIGNET, { command: "signet-mcp" })).toBe('[mcp_servers.signet]\ncommand = "signet-mcp"\n');
-    expect(setTomlTable("a = 1", SIGNET, { command: "x" })).toBe('a = 1\n\n[mcp_servers.signet]\ncommand = "x"\n');
+    const added = setTomlTable("a = 1", SIGNET, { command: "x" });
+    expect(added).toBe('a = 1\n\n[mcp_servers.signet]\ncommand = "x"');
+    expect(setTomlTable(added, SIGNET, undefined)).toBe("a = 1");
+    expect(setTomlTable("# only a comment", SIGNET, { command: "x" })).toBe('# only a comment\n\n[mcp_servers.signet]\ncommand = "x"');
+    expect(setTomlTable(setTomlTable("a = 1\r\n[t]\r\nb = 2", SIGNET, { command: "x" }), SIGNET, undefined)).toBe("a = 1\r\n[t]\r\nb = 2");
+  });
+
+  test("a byte order mark stays in front", () => {
+    const added = setTomlTable("\uFEFFa = 1\n", SIGNET, { command: "x" });
+    expect(added).toBe('\uFEFFa = 1\n\n[mcp_servers.signet]\ncommand = "x"\n');
+    expect(parseToml(added)).toEqual({ a: 1, mcp_servers: { signet: { command: "x" } } });
+    expect(setTomlTable(added, SIGNET, undefined)).toBe("\uFEFFa = 1\n");
   });
 
   test("the same value again leaves the text alone, whatever its formatting", () => {
@@ -222,15 +233,19 @@ describe("JSON entries", () => {
     const before = JSON.stringify({ theme: "dark", mcpServers: { other: { command: "x" } }, n: 1.5 });
     const after = editJsonEntry(before, "mcpServers", "signet", (e) => mergeEntry(e, desired, shape))!;
     expect(JSON.parse(after)).toEqual({ theme: "dark", mcpServers: { other: { command: "x" }, signet: desired }, n: 1.5 });
-    expect(after).toBe(`${JSON.stringify(JSON.parse(after), null, 2)}\n`);
+    // A file on one line stays on one line, written the way it is written.
+    expect(after).toBe('{"theme":"dark","mcpServers":{"other":{"command":"x"},"signet":{"type":"stdio","command":"signet-mcp","args":[]}},"n":1.5}');
+    expect(editJsonEntry(after, "mcpServers", "signet", () => undefined)).toBe(before);
   });
 
   test("an entry already right leaves the text alone; removing drops only it", () => {
     const compact = JSON.stringify({ mcpServers: { signet: desired, other: {} } });
     expect(editJsonEntry(compact, "mcpServers", "signet", (e) => mergeEntry(e, desired, shape))).toBe(compact);
     expect(JSON.parse(editJsonEntry(compact, "mcpServers", "signet", () => undefined)!)).toEqual({ mcpServers: { other: {} } });
+    // The object that held it stays, unless setup created it.
     const only = JSON.stringify({ a: 1, mcpServers: { signet: desired } });
-    expect(JSON.parse(editJsonEntry(only, "mcpServers", "signet", () => undefined)!)).toEqual({ a: 1 });
+    expect(JSON.parse(editJsonEntry(only, "mcpServers", "signet", () => undefined)!)).toEqual({ a: 1, mcpServers: {} });
+    expect(editJsonEntry(only, "mcpServers", "signet", () => undefined, "JSON", () => true)).toBe('{"a":1}');
     expect(editJsonEntry(null, "mcpServers", "signet", () => undefined)).toBeNull();
   });
 
@@ -255,8 +270,8 @@ describe("JSON entries", () => {
 
   test("values outside the entry keep their spelling: big integers, 1.50, escapes", () => {
     const before = '{"id": 12345678901234567890, "n": 1.50, "s": "\\u00e9", "mcpServers": {"signet": {"timeout": 99999999999999999999}}}';
-    const after = editJsonEntry(before, "mcpServers", "signet", () => undefined)!;
-    expect(after).toBe('{\n  "id": 12345678901234567890,\n  "n": 1.50,\n  "s": "\\u00e9"\n}\n');
+    const after = editJsonEntry(before, "mcpServers", "signet", () => undefined, "JSON", () => true)!;
+    expect(after).toBe('{"id": 12345678901234567890, "n": 1.50, "s": "\\u00e9"}');
   });
 });
 
@@ -265,6 +280,8 @@ describe("JSONC configs", () => {
   const desired: Record<string, Json> = { type: "local", command: ["signet-mcp"], enabled: true };
   const register = (text: string | null) => editJsonEntry(text, "mcp", "signet", (e) => mergeEntry(e, desired, shape), "JSONC");
   const unregister = (text: string | null) => editJsonEntry(text, "mcp", "signet", () => undefined, "JSONC");
+  /** Taken out where setup created the `mcp` object for it. */
+  const unregisterCreated = (text: string | null) => editJsonEntry(text, "mcp", "signet", () => undefined, "JSONC", () => true);
   const ENTRY_LINES = ['    "signet": {', '      "type": "local",', '      "command": [', '        "signet-mcp"', "      ],", '      "enabled": true', "    }"];
 
   test("comments and trailing commas stay; the entry is added after the other servers; removing restores the text", () => {
@@ -295,7 +312,9 @@ describe("JSONC configs", () => {
     const before = '{\n  // nothing else yet\n  "theme": "x",\n}\n';
     const after = register(before)!;
     expect(after).toBe(['{', "  // nothing else yet", '  "theme": "x",', '  "mcp": {', ...ENTRY_LINES, "  },", "}", ""].join("\n"));
-    expect(unregister(after)).toBe(before);
+    expect(unregisterCreated(after)).toBe(before);
+    // One that was there before stays, as it was.
+    expect(unregister(after)).toBe('{\n  // nothing else yet\n  "theme": "x",\n  "mcp": {},\n}\n');
     const commented = '{\n  "mcp": {\n    // keep this note\n    "signet": {"type": "local", "command": ["signet-mcp"]}\n  }\n}\n';
     expect(unregister(commented)).toBe('{\n  "mcp": {\n    // keep this note\n  }\n}\n');
   });
@@ -321,8 +340,8 @@ describe("JSONC configs", () => {
     expect(four).toContain('\r\n    "mcp": {\r\n        "signet": {\r\n            "type": "local",');
     expect(four.replace(/\r\n/g, "")).not.toContain("\n");
     const bom = register('\uFEFF{"theme": "x"}\n')!;
-    expect(bom.startsWith('\uFEFF{\n  "theme": "x",\n  "mcp": {')).toBe(true);
-    expect(unregister(bom)).toBe('\uFEFF{\n  "theme": "x"\n}\n');
+    expect(bom).toBe('\uFEFF{"theme": "x", "mcp": {"signet": {"type": "local", "command": ["signet-mcp"], "enabled": true}}}\n');
+    expect(unregisterCreated(bom)).toBe('\uFEFF{"theme": "x"}\n');
   });
 
   test("text that is not JSONC is refused with the line and column of the first error", () => {
@@ -462,8 +481,9 @@ describe("plan and apply", () => {
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: { signet: { ...entry, timeout: 9000 } } });
     expect(readJsonObject(readFileSync(jsonc, "utf8"), "JSONC")).toEqual({ theme: "x", mcp: { signet: entry } });
 
+    // The mcp object that was in opencode.json before setup stays; the one setup added to the .jsonc goes.
     applyPlan(planSetup("opencode", uninstall(ctx)));
-    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: {} });
     expect(readFileSync(jsonc, "utf8")).toBe(jsoncText);
   });
 
@@ -497,9 +517,10 @@ describe("plan and apply", () => {
     expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: { signet: entry } });
 
     // --uninstall takes it out of every file OpenCode reads it from.
+    // The mcp objects were there before setup: they stay.
     applyPlan(planSetup("opencode", uninstall(ctx)));
-    expect(readJsonObject(readFileSync(custom, "utf8"))).toEqual({ theme: "x" });
-    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({});
+    expect(readJsonObject(readFileSync(custom, "utf8"))).toEqual({ theme: "x", mcp: {} });
+    expect(readJsonObject(readFileSync(json, "utf8"))).toEqual({ mcp: {} });
     expect(readMcpRegistration("opencode", ctx)).toBeUndefined();
 
     // A file OPENCODE_CONFIG names that is not there yet is created with the entry.

@@ -10,7 +10,8 @@ import { COMMAND_HOOKS, hookOutput, parseHookInput } from "../../src/harness/hoo
 import { readJsonObject } from "../../src/harness/json-edit";
 import { isSignetPlugin } from "../../src/harness/opencode-plugin";
 import { applyPlan, planSetup } from "../../src/harness/plan";
-import { boundTranscript, transcriptText } from "../../src/harness/transcript";
+import { editHooks } from "../../src/harness/hooks-json";
+import { boundTranscript, readTranscriptFile, transcriptText } from "../../src/harness/transcript";
 import { tempDir } from "../helpers/temp-cleanup";
 import type { HarnessContext, HarnessName } from "../../src/harness/types";
 
@@ -91,6 +92,13 @@ describe("claude-code and codex hooks", () => {
     applyPlan(planSetup("claude-code", { ...ctx, install: undefined }));
     const left = readJsonObject(readFileSync(settings, "utf8"));
     expect(left).toEqual({ theme: "dark", hooks: { UserPromptSubmit: [mine], SessionEnd: [{ matcher: "", hooks: [{ type: "command", command: "echo also" }] }], Stop: [mine] } } as never);
+  });
+
+  test("a signet binary by another name: its groups are found in place, so setup ends and a second run changes nothing", () => {
+    const values = { signet: "/opt/signet-v2-linux-x64", harness: "codex" as const, target: { SIGNET_PATH: "/d" } };
+    const once = editHooks('{\n  "hooks": {}\n}\n', COMMAND_HOOKS, values)!;
+    expect(Object.keys((readJsonObject(once) as { hooks: object }).hooks)).toEqual(COMMAND_HOOKS.map((h) => h.harnessEvent));
+    expect(editHooks(once, COMMAND_HOOKS, values)).toBe(once);
   });
 
   test("a hooks value that is not what Claude Code reads is refused, naming the file", () => {
@@ -204,6 +212,23 @@ describe("hook input and output", () => {
     // Claude Code's PreCompact reads plain text: the characters shown as escapes, tabs and line breaks kept.
     const plain = printedHookOutput(hookOutput("claude-code", "pre-compaction", answer)!);
     expect(plain).toBe("Build server is \\u202eheron\\u202c \\x9b\\x7f, \\u2066isolated\\u2069 \\u061c\\u200e\\u200f \\x1b[31mred\\x07\ttab\nnext");
+  });
+
+  test("only a regular file is read as a transcript: a FIFO is refused at once, never waited on", () => {
+    const dir = tempDir("signet-transcript-");
+    const file = join(dir, "t.jsonl");
+    writeFileSync(file, "plain words\n");
+    expect(readTranscriptFile(file)).toBe("plain words\n");
+    // Opening a FIFO for reading waits for a writer, and none comes: read in a child process, so
+    // that a read that waits fails this test (the child is ended) rather than hanging the run.
+    const fifo = join(dir, "t.fifo");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const module = join(import.meta.dir, "../../src/harness/transcript.ts");
+    const script = `import { readTranscriptFile } from ${JSON.stringify(module)};\ntry { readTranscriptFile(${JSON.stringify(fifo)}); } catch (err) { console.log(err.message); }`;
+    const child = Bun.spawnSync([process.execPath, "-e", script], { timeout: 20_000 });
+    expect(child.stdout.toString()).toBe("it is not a regular file\n");
+    expect(() => readTranscriptFile(dir)).toThrow("it is a directory");
+    expect(() => readTranscriptFile(join(dir, "missing"))).toThrow("ENOENT");
   });
 
   test("transcripts of Claude Code and Codex as turns; other text as it is; bounded at the end", () => {
