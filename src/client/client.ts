@@ -128,6 +128,8 @@ export interface RequestOptions {
   accept?: string;
   /** Ends the request in place of `timeoutMs` (aborted with a TimeoutError), for answers that stream. */
   signal?: AbortSignal;
+  /** The caller's cancellation (an MCP client's notifications/cancelled): the request is dropped when it fires. */
+  cancel?: AbortSignal;
 }
 
 type BridgeCallBody = BodyOf<typeof API.bridge.call>;
@@ -169,6 +171,8 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
 /** What a call may set beyond its input. */
 interface CallOptions {
   timeoutMs?: number;
+  /** The caller's cancellation: the request is dropped, and the daemon stops the work, when it fires. */
+  cancel?: AbortSignal;
   /** Sent in place of the operation's own credential: one the daemon does not require but answers more with. */
   credential?: Credential;
 }
@@ -253,10 +257,11 @@ export class SignetClient {
           // A daemon never redirects. Followed, a redirect would carry the body (a memory, a secret
           // command) and the instance key to wherever it points: fetch drops only Authorization.
           redirect: "manual",
-          signal: opts.signal ?? AbortSignal.timeout(timeoutMs),
+          signal: opts.signal ?? (opts.cancel ? AbortSignal.any([opts.cancel, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs)),
         });
       } catch (err) {
         if (err instanceof DaemonIdentityError) throw err;
+        if (opts.cancel?.aborted) throw new Error("the call was cancelled");
         const e = err as Error;
         if (e.name === "TimeoutError" || e.name === "AbortError") throw await this.unreachable(`no answer within ${timeoutMs} ms`, true);
         lastError = (e as { code?: string }).code === "ECONNREFUSED" ? CONNECTION_REFUSED : e.message || String(err);
@@ -368,6 +373,7 @@ export class SignetClient {
       query: op.takes === "query" ? (input as Query | undefined) : undefined,
       credential: options.credential ?? op.credential,
       timeoutMs: options.timeoutMs ?? op.timeoutMs,
+      cancel: options.cancel,
     };
   }
 
@@ -556,11 +562,14 @@ export class SignetClient {
       ...this.bind(R.bridge),
       tools: (name: string, timeoutMs?: number) =>
         this.call(R.bridge.tools, [name], { timeout_ms: timeoutMs }, { timeoutMs: this.bridgeWait(timeoutMs) }),
-      /** With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout. */
-      call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void } = {}) =>
+      /**
+       * With `onUpdate`, the call's progress is streamed to it, and progress renews the call's timeout;
+       * `cancel` drops the request when it fires, and the daemon cancels the call at the server.
+       */
+      call: (name: string, body: BridgeCallBody, options: { onUpdate?: (update: CallUpdate) => void; cancel?: AbortSignal } = {}) =>
         options.onUpdate
           ? this.streamCall(name, body, options.onUpdate)
-          : this.call(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs) }),
+          : this.call(R.bridge.call, [name], body, { timeoutMs: this.bridgeWait(body.timeoutMs), cancel: options.cancel }),
     }));
   }
 

@@ -104,14 +104,19 @@ export const BRIDGE_TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     calls: API.bridge.call,
     // The server's answer goes back as it came: its content, structured content and isError.
+    // A call the agent cancels is dropped on its way, and the daemon cancels it at the server.
     handler: (a, client, ctx) =>
-      client.bridge.call(a.server, {
-        tool: a.tool,
-        // Checked whole by the daemon's contract (an object, no `__proto__` name).
-        arguments: (a.arguments ?? {}) as Record<string, unknown>,
-        timeoutMs: a.timeout_ms,
-        source: "agent",
-        sessionKey: ctx.sessionKey,
-      }),
+      client.bridge.call(
+        a.server,
+        {
+          tool: a.tool,
+          // Checked whole by the daemon's contract (an object, no `__proto__` name).
+          arguments: (a.arguments ?? {}) as Record<string, unknown>,
+          timeoutMs: a.timeout_ms,
+          source: "agent",
+          sessionKey: ctx.sessionKey,
+        },
+        { cancel: ctx.signal },
+      ),
   }),
 ];

@@ -75,14 +75,14 @@ export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, opt
   );
   for (const tool of TOOLS) {
     tool(({ name, title, description, input, output, annotations, calls: op, call }) =>
-      server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args) => {
+      server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args, extra) => {
         const sessionKey = ctx.sessionKey ?? (await options.sessionKey?.());
         const started = performance.now();
         const scope: CallScope = { tool: name, sessionKey, requests: 0 };
         const refusal = ctx.role === undefined ? null : toolRefusal(name, op, ctx.role);
         const result: CallToolResult = refusal
           ? { isError: true, content: [{ type: "text", text: refusal }] }
-          : await calls.run(scope, () => call(args, client, { ...ctx, sessionKey }));
+          : await calls.run(scope, () => call(args, client, { ...ctx, sessionKey, signal: extra.signal }));
         if (scope.requests === 0 && options.onLocalCall) {
           const failed = result.isError === true;
           const first = result.content[0];

@@ -18,6 +18,8 @@ export interface ToolContext {
   project?: string;
   /** The role of a token-authenticated caller: each tool checks it (src/mcp/tool-permissions.ts). */
   role?: Role;
+  /** Fires when the client cancels the call (notifications/cancelled) or goes away. */
+  signal?: AbortSignal;
 }
 
 /**

@@ -1,16 +1,18 @@
 // The MCP server with the SDK's own Client, over stdio (signet-mcp) and over the daemon's /mcp: the
 // tool list as docs/mcp.md#tools names it, a full memory round trip; for stdio also EOF with
 // a call in flight, SIGNET_DAEMON_URL validation and autostart (its refusals: test/e2e/autostart.test.ts).
+import { Database } from "bun:sqlite";
 import { SignetClient } from "../../src/client/client";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { alive } from "../../src/control/daemon-process";
 import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { eventually } from "../helpers/wait";
 
 const MCP_BIN = join(BIN, "..", "signet-mcp");
 const KEYWORD_ONLY = "embedding:\n  provider: none\nanalytics:\n  flushMs: 100\n";
@@ -341,6 +343,46 @@ describe("signet-mcp with input it cannot take", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("SIGNET_SESSION_KEY");
     expect(r.stderr).toContain("control character");
+  });
+});
+
+describe("a bridged call the agent cancels", () => {
+  let s: Sandbox;
+  beforeAll(async () => {
+    s = await sandbox(KEYWORD_ONLY);
+    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await run(["daemon", "stop"], { env: s.env });
+  });
+
+  test("notifications/cancelled through signet-mcp cancels the call at the installed server, and it is recorded as cancelled", async () => {
+    const marks = join(s.home, "marks");
+    const server = join(import.meta.dir, "../helpers/hanging-stdio-server.mjs");
+    expect((await run(["mcp", "add", "hanging", "--", Bun.which("node") ?? "node", server, marks], { env: s.env })).code).toBe(0);
+    const marked = (word: string) => existsSync(marks) && readFileSync(marks, "utf8").includes(`${word} `);
+    const { client, transport } = connect(s.env);
+    await client.connect(transport);
+    try {
+      const abort = new AbortController();
+      const pending = client.callTool({ name: "mcp_server_call", arguments: { server: "hanging", tool: "hang", timeout_ms: 600_000 } }, undefined, { signal: abort.signal });
+      pending.catch(() => {});
+      expect(await eventually(async () => marked("called"), 15_000)).toBe(true);
+      abort.abort();
+      expect(await eventually(async () => marked("cancelled"), 15_000)).toBe(true);
+      // Analytics' rows keep a failure's text (read from the store: no answer shows it).
+      const recorded = () => {
+        const db = new Database(join(s.dataDir, "memory", "memories.db"), { readonly: true });
+        try {
+          return db.query<{ error_text: string | null }, []>("SELECT error_text FROM mcp_invocations WHERE server = 'hanging'").all();
+        } finally {
+          db.close();
+        }
+      };
+      expect(await eventually(async () => recorded().some((r) => r.error_text?.includes("cancelled by its caller")), 15_000)).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -95,11 +95,11 @@ export class ServerPool {
     server: InstalledServer,
     tool: string,
     args: Record<string, unknown>,
-    timeouts: { callMs: number; startMs: number },
+    timeouts: { callMs: number; startMs: number; cancel?: AbortSignal },
     onUpdate?: (update: CallUpdate) => void,
   ): Promise<CallToolResult> {
     const entry = await this.acquire(server, Date.now() + timeouts.startMs);
-    const timer = new CallTimer(timeouts.callMs, onUpdate !== undefined);
+    const timer = new CallTimer(timeouts.callMs, onUpdate !== undefined, timeouts.cancel);
     entry.inFlight++;
     this.touch(entry);
     try {
@@ -332,6 +332,7 @@ export class ServerPool {
   private callFailure(entry: Live, err: unknown, timer: CallTimer): Error {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
+    if (timer.cancelled) return new SignetError("unavailable", `the call to MCP server "${name}" was cancelled by its caller`);
     if (timer.fired) return new SignetError("timeout", `MCP server "${name}" ${timer.expiry()}`);
     if (entry.closing) {
       return new SignetError(
@@ -400,14 +401,27 @@ class CallTimer {
   private timer: ReturnType<typeof setTimeout>;
   private renewed = false;
 
+  /** The caller's cancellation fired: the SDK tells the server (notifications/cancelled) as the signal aborts. */
+  cancelled = false;
+
   constructor(
     private readonly ms: number,
     private readonly renewable: boolean,
+    private readonly cancel?: AbortSignal,
   ) {
     this.end = Date.now() + (renewable ? MAX_CALL_TIMEOUT_MS : ms);
     this.expires = Date.now() + ms;
     this.timer = this.arm();
+    cancel?.addEventListener("abort", this.onCancel, { once: true });
+    if (cancel?.aborted) this.onCancel();
   }
+
+  private readonly onCancel = () => {
+    if (this.controller.signal.aborted) return;
+    this.cancelled = true;
+    clearTimeout(this.timer);
+    this.controller.abort(new McpError(McpErrorCode.RequestTimeout, "cancelled by the caller"));
+  };
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -440,6 +454,7 @@ class CallTimer {
 
   stop(): void {
     clearTimeout(this.timer);
+    this.cancel?.removeEventListener("abort", this.onCancel);
   }
 
   /** What the server failed to do in time, for the error message. */

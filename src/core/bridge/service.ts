@@ -89,7 +89,8 @@ export class BridgeService {
    * it is taken, the server's start (and the tool list that types `params`) included, and a start
    * that fails is a failed call with its reason.
    */
-  async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void): Promise<CallToolResult> {
+  /** `cancel`: the caller went away or cancelled; the call is cancelled at the server (and recorded so). */
+  async call(name: string, req: CallRequest, caller: BridgeCaller, onUpdate?: (update: CallUpdate) => void, cancel?: AbortSignal): Promise<CallToolResult> {
     const server = await this.enabled(name);
     const started = performance.now();
     let result: CallToolResult | undefined;
@@ -109,6 +110,7 @@ export class BridgeService {
       result = await this.pool.call(server, req.tool, args, {
         callMs: req.timeoutMs ?? this.options.callTimeoutMs,
         startMs: this.options.callTimeoutMs,
+        cancel,
       }, onUpdate);
       return result;
     } catch (err) {

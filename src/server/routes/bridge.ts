@@ -82,9 +82,11 @@ export function bridgeRoutes(ctx: DaemonContext) {
       const name = serverName(params);
       const caller = callerFrom(request);
       ctx.setIdleTimeout?.(request, 0);
-      if (!wantsStream(request)) return bridge.call(name, body, { agentId: caller.agentId });
+      // A caller that goes away (or an MCP client that cancels, whose request is then dropped)
+      // cancels the call at the server rather than leaving it to run out its timeout.
+      if (!wantsStream(request)) return bridge.call(name, body, { agentId: caller.agentId }, undefined, request.signal);
       return streamed(
-        (onUpdate) => bridge.call(name, body, { agentId: caller.agentId }, onUpdate),
+        (onUpdate) => bridge.call(name, body, { agentId: caller.agentId }, onUpdate, request.signal),
         // The error as the error mapper words it for every other answer, as the last line.
         (err) => toErrorResponse(err, request.method, new URL(request.url).pathname, ctx.log).json(),
       );
