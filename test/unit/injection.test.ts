@@ -58,6 +58,15 @@ describe("chooseInjections", () => {
     expect(ids(chooseInjections(ranking([older, unrelated]), scope({ similarity: () => 0.9 })))).toEqual([older.row.id, unrelated.row.id]);
   });
 
+  test("once the newer of two on one subject was given, a later prompt does not bring the older back", () => {
+    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere", createdAt: "2025-01-01T00:00:00.000Z" });
+    const newer = candidate({ keyword: 0.7, content: "Switched to tabs, width 4", createdAt: "2026-03-01T00:00:00.000Z" });
+    const alike = { similarity: () => 0.7 };
+    expect(ids(chooseInjections(ranking([older, newer]), scope({ ...alike, given: new Set([newer.row.id]) })))).toEqual([]);
+    // The older one given first does not keep the newer out.
+    expect(ids(chooseInjections(ranking([older, newer]), scope({ ...alike, given: new Set([older.row.id]) })))).toEqual([newer.row.id]);
+  });
+
   test("what the session was given is not given again, and no more than MAX_INJECTED go in", () => {
     const many = Array.from({ length: MAX_INJECTED + 3 }, () => candidate({ keyword: 0.9 }));
     const given = new Set([many[0]!.row.id]);

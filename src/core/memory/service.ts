@@ -16,6 +16,7 @@ import type {
 } from "../../contracts/memory";
 import type { ExportHistoryEntry, ExportRecord } from "../../contracts/transfer";
 import { SignetError, invalidInput } from "../../contracts/errors";
+import { normalizeSessionKey } from "../../contracts/session";
 import { ignoredOnDedupe } from "./dedupe";
 import { memoryFilter } from "./filter";
 import { contentKey, normalizeContent } from "./normalize";
@@ -122,7 +123,8 @@ export class MemoryService {
         who: req.who ?? caller.agentId,
         project,
         source: source ?? caller.actor ?? "api",
-        session_key: req.sessionKey ?? null,
+        // `session:<uuid>` and `<uuid>` are one session: its memories are neighbours whichever spelling stored them.
+        session_key: req.sessionKey === undefined ? null : normalizeSessionKey(req.sessionKey),
         hints: JSON.stringify(req.hints ?? []),
         transcript: req.transcript ?? null,
         structured: req.structured === undefined ? null : JSON.stringify(req.structured),

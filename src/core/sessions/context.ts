@@ -15,6 +15,11 @@ export function memoryLine(m: MemoryLine): string {
   return `- ${m.id} (${m.type}) ${content}`;
 }
 
+/** A section's heading, on one line whatever its title holds (a project's path may hold a line break). */
+function sectionHeading(title: string): string {
+  return `## ${title.replace(/\s+/g, " ").trim()}\n`;
+}
+
 /** Text cut to at most `chars`, at a line break when one is near, marked as cut. */
 export function clip(text: string, chars: number): string {
   const t = text.trim();
@@ -46,16 +51,16 @@ export class ContextBuilder {
 
   /** A text section (a file, a summary), cut to `share` of the whole budget and to what is left. */
   text(title: string, body: string, share = 1): void {
-    const heading = `## ${title}\n`;
+    const heading = sectionHeading(title);
     const room = Math.min(Math.floor(this.budgetChars * share), this.left) - heading.length - 2;
     const clipped = clip(body, room);
     if (!clipped) return;
     this.push(`${heading}${clipped}`);
   }
 
-  /** A section of memory lines, as many whole lines as fit; ids already shown are skipped. */
-  memories(title: string, memories: MemoryLine[]): void {
-    const heading = `## ${title}\n`;
+  /** A section of memory lines, as many whole lines as fit; ids already shown are skipped. Returns the ids it shows. */
+  memories(title: string, memories: MemoryLine[]): string[] {
+    const heading = sectionHeading(title);
     let room = this.left - heading.length - 2;
     const lines: string[] = [];
     for (const m of memories) {
@@ -67,6 +72,7 @@ export class ContextBuilder {
       room -= line.length + 1;
     }
     if (lines.length > 0) this.push(`${heading}${lines.join("\n")}`);
+    return this.ids.slice(this.ids.length - lines.length);
   }
 
   private push(section: string): void {

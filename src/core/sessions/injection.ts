@@ -30,7 +30,7 @@ export interface InjectionPolicy {
 export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.3, standout: 0.15, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
 
 export interface InjectionScope {
-  /** The session's project; memories of another project are never injected. Null: any project. */
+  /** The session's project; memories of another project are never injected. Null (a session that names none): any project. */
   project: string | null;
   /** Ids the session was given already in this window. */
   given: ReadonlySet<string>;
@@ -66,14 +66,20 @@ function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionSco
 /** The memories to inject for one prompt, best first. Of two on one subject only the newer. */
 export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy: InjectionPolicy = DEFAULT_INJECTION): RankedCandidate[] {
   const base = backgroundCosine(ranking.cosines, policy.backgroundAt);
-  const scored = ranking.ranked
-    .filter((c) => !scope.given.has(c.row.id) && (scope.project === null || c.row.project === null || c.row.project === scope.project))
+  const found = ranking.ranked
+    .filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project)
     .map((c) => ({ c, e: evidence(c, base, policy) }))
     .filter((x) => x.e > 0)
     .sort((a, b) => b.e - a.e);
+  const given = found.filter((x) => scope.given.has(x.c.row.id)).map((x) => x.c);
+  const memo = new Map<number, Set<string>>();
+  // What the window was given stays given: and a memory older than one given on its subject is not
+  // brought back at a later prompt, the newer one being out of the list only because it was given.
+  const scored = found.filter(
+    ({ c }) => !scope.given.has(c.row.id) && !given.some((g) => g.row.created_at > c.row.created_at && sameSubject(g, c, scope, policy, memo)),
+  );
   if (scored.length === 0) return [];
   const best = scored[0]!.e;
-  const memo = new Map<number, Set<string>>();
   const chosen: RankedCandidate[] = [];
   for (const { c, e } of scored) {
     const rival = chosen.findIndex((o) => sameSubject(o, c, scope, policy, memo));

@@ -156,8 +156,9 @@ export class SessionService {
     const parent = await this.parentOf(session);
     if (parent) block.text(`Parent session ${parent.key}`, await this.parentSummary(parent), PARENT_SHARE);
     const agents = this.memory.readableAgents(caller);
-    block.memories("Pinned memories", await this.store.pinned(agents, PINNED_LIMIT));
+    // Reviews first: a pinned memory that is due is listed as due, with why.
     await this.listReviews(block, caller.agentId);
+    block.memories("Pinned memories", await this.store.pinned(agents, PINNED_LIMIT));
     if (session.project) block.memories(`Memories for ${session.project}`, await this.store.ofProject(agents, session.project, PROJECT_LIMIT));
     block.memories("Preferences and decisions for every project", await this.store.globalGuidance(agents, GUIDANCE_TYPES, GUIDANCE_LIMIT));
     return await this.inject(session, "session-start", block.build(), block.ids);
@@ -167,11 +168,12 @@ export class SessionService {
   private async listReviews(block: ContextBuilder, agentId: string): Promise<void> {
     const due = (await this.options.graph?.dueReviews(agentId, REVIEW_LIMIT)) ?? [];
     if (due.length === 0) return;
-    block.memories(
+    const shown = block.memories(
       "Due for review (still true? modify or forget them)",
       due.map((r) => ({ id: r.id, type: r.type, content: `[${r.reason}] ${r.content}` })),
     );
-    await this.options.graph!.reviewsListed(due.filter((r) => block.ids.includes(r.id)).map((r) => r.seq));
+    // Listed once: only what this section showed counts as listed.
+    await this.options.graph!.reviewsListed(due.filter((r) => shown.includes(r.id)).map((r) => r.seq));
   }
 
   private async userPromptSubmit(caller: Caller, key: string, req: HookRequest): Promise<HookContextResponse> {
