@@ -102,7 +102,7 @@ export const RecallResponseSchema = answer({
     method: MatchedBySchema,
     tookMs: z.number(),
     candidates: z.number(),
-    embedding: z.enum(["ok", "unavailable", "disabled"]),
+    embedding: z.enum(["ok", "unavailable", "disabled", "unreadable"]),
     // Optional in the type only: a daemon before scores were calibrated does not send them.
     minScore: z.number().optional().describe("The minimum score applied: the request's, or 0 (every match the ranking found)"),
     belowMinScore: z.number().optional().describe("Candidates that ranked but scored under minScore (or had no evidence at all), so were not returned"),

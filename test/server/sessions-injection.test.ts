@@ -41,6 +41,10 @@ beforeAll(async () => {
   await remember("commits", { content: "Commit messages follow Conventional Commits", type: "preference" });
   await remember("uv", { content: "Python projects use uv, never pip directly", type: "preference" });
   await remember("summary", { content: "Summary: the shop uses pnpm, JWT auth and docker compose for integration tests", type: "aggregate", project: web });
+  // Texts of a script the builtin model has no words for: all of them get one and the same vector.
+  await remember("kyoto", { content: "京都は古い都市です" });
+  await remember("deadline", { content: "プロジェクトの締め切りは金曜日です" });
+  await remember("password", { content: "Пароль от стейджинга: qwerty" });
   const drained = await eventually(async () => {
     const { embedding } = await td.client().health();
     return embedding.ok && embedding.model !== null && embedding.pending === 0;
@@ -53,6 +57,16 @@ afterAll(async () => {
 });
 
 describe("the prompt hook", () => {
+  test("a prompt the builtin model cannot read gets nothing from its vector: unrelated texts of the same script are not matches", async () => {
+    for (const prompt of ["東京タワーに行きたい", "Какая сегодня погода в Москве?", "🍮"]) expect({ prompt, keys: (await injected(prompt, null)).keys }).toEqual({ prompt, keys: [] });
+    const recalled = await call(td, "POST", "/api/memory/recall", { body: { query: "東京タワーに行きたい" } });
+    expect(recalled.body.meta.embedding).toBe("unreadable");
+    expect(recalled.body.results.filter((r: { confidence: string }) => r.confidence === "strong")).toEqual([]);
+    // Its words still count: the keyword leg reads CJK.
+    const byWord = await call(td, "POST", "/api/memory/recall", { body: { query: "締め切り" } });
+    expect(byWord.body.results[0].content).toBe("プロジェクトの締め切りは金曜日です");
+  });
+
   test("a prompt about nothing stored gets nothing", async () => {
     expect((await injected("Rename the variable foo to bar in utils.ts", "/home/dev/src/shop")).keys).toEqual([]);
     expect((await injected("what's the difference between a list and a tuple?", null)).keys).toEqual([]);

@@ -20,6 +20,7 @@ import { COLUMN_WEIGHTS, type CandidateRow, type IndexRow, type RecallStore } fr
 import { keywordColumns, queryTerms } from "../search/text";
 import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
+import { readableByBuiltinModel } from "../embed/builtin/readable";
 import { expands, feedbackTerms } from "./expansion";
 import { rerank, type RerankMeta } from "./rerank";
 import type { ChatModel } from "../llm/chat";
@@ -441,6 +442,7 @@ export class RecallService {
    */
   private async vectorLeg(query: string, filter: MemoryFilter, queryTokens: ReadonlySet<string>): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
+    if (this.embeddings.provider === "builtin" && !readableByBuiltinModel(query)) return { hits: [], embedding: "unreadable" };
     // A `who` filter already keeps one author's memories alone.
     const names = filter.who === undefined ? this.namedAuthors(queryTokens) : [];
     // The worker compares each vector only with the query embedded by the vector's own model (a
