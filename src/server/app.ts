@@ -2,6 +2,7 @@
 // behind the one request guard (src/server/guard.ts, docs/security.md).
 import { Elysia } from "elysia";
 import { SignetError } from "../contracts/errors";
+import { ROUTES } from "../contracts/routes";
 import { readJsonBody, routable, tooLarge } from "./body";
 import type { DaemonContext } from "./context";
 import { createGuard, type Handler } from "./guard";
@@ -83,5 +84,26 @@ export function createHandler(ctx: DaemonContext): Handler {
       .use(graphRoutes(ctx))
       .use(mcpRoutes(ctx, { handle }))
   );
-  return handle;
+  return storeStillThere(ctx, handle);
+}
+
+/**
+ * While the SQLite file the store opened is still the one its path names (db/store-file.ts). Once it
+ * is deleted or replaced, nothing written would survive the next start, and what is read is not what
+ * the path holds: every request but /health (which says the store is not ok) is a 503 saying what
+ * happened and what to do, and the log says it once.
+ */
+function storeStillThere(ctx: DaemonContext, handle: Handler): Handler {
+  const lost = ctx.stores.lost;
+  if (!lost) return handle;
+  let logged = false;
+  return async (request) => {
+    const problem = lost();
+    if (problem === null || requestPath(request.url).replace(/\/$/, "") === ROUTES.health.health.path) return handle(request);
+    if (!logged) {
+      logged = true;
+      ctx.log.error(`${problem}: requests are refused until the daemon is restarted`);
+    }
+    return errorResponse("unavailable", `${problem}; restart the daemon (signet daemon restart) to serve the file the path names`);
+  };
 }

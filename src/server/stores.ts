@@ -53,6 +53,7 @@ import { backupDatabase } from "../core/transfer/backup";
 import { startCheckpointer } from "../db/checkpointer";
 import { migrate, type MigrateResult } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
+import { StoreFile } from "../db/store-file";
 import { displayedUrl } from "../config/storage-url";
 import { migratePostgres, openPostgres } from "../db/postgres";
 import type { Logger } from "../logger";
@@ -97,6 +98,8 @@ export interface DaemonStores {
   followSources?(onChange: (change: ChunkChange) => void, onError: (message: string) => void): Promise<void>;
   /** On a shared store: this daemon's row among the daemons sharing it, written while it runs. */
   enrol?(self: Omit<DaemonEntry, "seenAt">, onError: (message: string) => void): DaemonRoster;
+  /** A SQLite store: why its file is no longer the one it opened (deleted, replaced), or null. */
+  lost?(): string | null;
   close(): Promise<void>;
 }
 
@@ -106,11 +109,13 @@ function openSqlite(config: Config, log: Logger): DaemonStores {
   try {
     const migrated = migrate(db);
     const checkpoints = startCheckpointer(db, path, (message) => log.error(message));
+    const file = new StoreFile(path);
     return {
       kind: "sqlite",
       location: path,
       migrated,
-      memory: new SqliteMemoryStore(db),
+      lost: () => file.problem(),
+      memory: new SqliteMemoryStore(db, () => file.problem()),
       recall: new SqliteRecallStore(db),
       access: new SqliteAccessWrites(db),
       sessions: new SqliteSessionStore(db),

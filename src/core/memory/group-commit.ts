@@ -2,6 +2,7 @@
 // in one transaction, each in its own savepoint, so they share one commit instead of paying for one
 // each. Every write is answered only after the commit that holds it, so a 2xx is still durable.
 import type { Database } from "bun:sqlite";
+import { SignetError } from "../../contracts/errors";
 
 interface Pending {
   run: () => unknown;
@@ -12,7 +13,11 @@ interface Pending {
 export class GroupCommit {
   private queue: Pending[] = [];
 
-  constructor(private readonly db: Database) {}
+  /** `lost`: why the commit did not reach the store's file after all (core/db store-file.ts), or null. */
+  constructor(
+    private readonly db: Database,
+    private readonly lost: () => string | null = () => null,
+  ) {}
 
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -39,6 +44,13 @@ export class GroupCommit {
         })
         .immediate();
     } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    // Committed to a file the path no longer names: gone at the next start, so not acknowledged.
+    const lost = this.lost();
+    if (lost !== null) {
+      const error = new SignetError("unavailable", `${lost}: this write was not kept; restart the daemon (signet daemon restart)`);
       for (const item of batch) item.reject(error);
       return;
     }

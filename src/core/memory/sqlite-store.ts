@@ -159,9 +159,13 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly rows: SqliteMemoryRows;
   private readonly group: GroupCommit;
 
-  constructor(readonly db: Database) {
+  /** `lost`: why the database file is no longer the one opened (db/store-file.ts), or null. */
+  constructor(
+    readonly db: Database,
+    lost?: () => string | null,
+  ) {
     this.rows = new SqliteMemoryRows(db);
-    this.group = new GroupCommit(db);
+    this.group = new GroupCommit(db, lost);
   }
 
   async get(id: string): Promise<MemoryRow | null> {

@@ -14,7 +14,8 @@ export function healthRoutes(ctx: DaemonContext) {
   return routes(
     serve(HEALTH_API.health, async ({ rawQuery, request }) => {
       // A store that cannot answer makes the daemon degraded, not down: /health still answers.
-      const memories = await ctx.memory.liveCount().catch(() => null);
+      // A SQLite file deleted or replaced under the daemon is no store either (db/store-file.ts).
+      const memories = ctx.stores.lost?.() ? null : await ctx.memory.liveCount().catch(() => null);
       const { error: _error, ...embedding } = ctx.embeddings.status();
       const nonce = rawQuery[CHALLENGE_PARAM];
       return {
