@@ -5,7 +5,7 @@
 // (its path, size and time), so any change to one of them is a miss and a full parse. The
 // client-side token (`auth.token`, often from SIGNET_TOKEN) is neither part of the key nor stored:
 // it is put back from the input. Best effort: a cache that cannot be read or written is ignored.
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { daemonFiles } from "./paths";
 import type { ParsedConfig } from "./schema";
@@ -47,12 +47,17 @@ export function cachedParse(dataDir: string, merged: Tree, parse: (merged: Tree)
   const config = parse(merged);
   // Only into an existing .daemon (0700, made by the daemon); the loader creates no directories.
   if (existsSync(dirname(path))) {
+    const tmp = `${path}.${process.pid}.tmp`;
     try {
-      const tmp = `${path}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify({ key, config: { ...config, auth: { ...config.auth, token: undefined } } }), { mode: 0o600, flag: "wx" });
       renameSync(tmp, path);
     } catch {
-      // Another hook wrote it first, or the directory is read-only: the next run parses again.
+      // The directory is read-only, or the disk full (a half-written file is left: take it away); the next run parses again.
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never made
+      }
     }
   }
   return config;

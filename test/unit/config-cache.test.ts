@@ -1,7 +1,7 @@
 // The validated configuration `signet hook` reuses (src/config/cache.ts): the same answer as a full
 // parse, a miss on any change, never the client's token on disk, nothing created where no daemon ran.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/config/load";
@@ -54,5 +54,12 @@ describe("cached configuration", () => {
     const bare = dataDir("agent:\n  id: a2\n", false);
     expect(loadConfig({ env: { SIGNET_PATH: bare, HOME: bare }, cached: true }).agent.id).toBe("a2");
     expect(existsSync(join(bare, ".daemon"))).toBe(false);
+  });
+
+  test("a cache that cannot be written (here its path is a directory; a full disk alike) leaves no temporary file behind", () => {
+    const dir = dataDir("agent:\n  id: a3\n");
+    mkdirSync(daemonFiles(dir).configCache);
+    for (let i = 0; i < 3; i++) expect(loadConfig({ env: { SIGNET_PATH: dir, HOME: dir, SIGNET_AGENT_ID: `a${i}` }, cached: true }).agent.id).toBe(`a${i}`);
+    expect(readdirSync(join(dir, ".daemon")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });
