@@ -103,11 +103,27 @@ export interface DaemonStores {
   close(): Promise<void>;
 }
 
+/** SQLite's refusal of the file itself ("file is not a database", "readonly database"), said with the file's path. */
+function namingTheFile(path: string, err: unknown): Error {
+  if ((err as { name?: string }).name !== "SQLiteError") return err as Error;
+  return new Error(`the database ${path} cannot be used: ${(err as Error).message} (check the file and its directory's permissions, or restore it from a backup)`);
+}
+
 function openSqlite(config: Config, log: Logger): DaemonStores {
   const path = databasePath(config.dataDir);
-  const db = openDatabase(path, { cacheMiB: MEMORY_STORE_CACHE_MIB });
+  let db: Database;
   try {
-    const migrated = migrate(db);
+    db = openDatabase(path, { cacheMiB: MEMORY_STORE_CACHE_MIB });
+  } catch (err) {
+    throw namingTheFile(path, err);
+  }
+  try {
+    let migrated: ReturnType<typeof migrate>;
+    try {
+      migrated = migrate(db);
+    } catch (err) {
+      throw namingTheFile(path, err);
+    }
     const checkpoints = startCheckpointer(db, path, (message) => log.error(message));
     const file = new StoreFile(path);
     return {

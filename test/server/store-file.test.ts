@@ -3,9 +3,12 @@
 // lie. Every request but /health is then a 503 saying what happened and what to do, a write caught
 // in the same commit is not acknowledged, and /health says the store is not ok.
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/load";
+import { startDaemon } from "../../src/server/daemon";
 import { databasePath } from "../../src/config/paths";
-import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
+import { startTestDaemon, tempDir, type TestDaemon } from "../helpers/daemon";
 import { call } from "../helpers/memory-api";
 
 /** Each test breaks its daemon's store: a daemon of its own. */
@@ -48,8 +51,18 @@ describe("the store's file, changed under the daemon", () => {
     // The file goes between the request's check and its commit.
     const writing = store.memory.write({}, () => {
       rmSync(path);
-      return { answer: "written", write: null };
+      return { answer: "written" };
     });
     await expect(writing).rejects.toThrow("was deleted while the daemon ran: this write was not kept");
     }));
+});
+
+test("a database file that is not one stops the start naming the file", async () => {
+  const dataDir = tempDir();
+  mkdirSync(join(dataDir, "memory"), { recursive: true });
+  writeFileSync(databasePath(dataDir), Buffer.alloc(65_536, 7));
+  const config = loadConfig({ env: { SIGNET_PATH: dataDir, HOME: dataDir } });
+  await expect(startDaemon({ ...config, daemon: { ...config.daemon, port: 0 }, embedding: { ...config.embedding, provider: "none" } })).rejects.toThrow(
+    `the database ${databasePath(dataDir)} cannot be used: file is not a database`,
+  );
 });
