@@ -15,6 +15,7 @@ import m013 from "../../migrations/013_graph.sql" with { type: "text" };
 import m014 from "../../migrations/014_memories_without_fts.sql" with { type: "text" };
 import m015 from "../../migrations/015_history_by_memory_seq.sql" with { type: "text" };
 import m016 from "../../migrations/016_source_ids.sql" with { type: "text" };
+import m017 from "../../migrations/017_session_transcript_terms.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: "014_memories_without_fts", sql: m014 },
   { version: 15, name: "015_history_by_memory_seq", sql: m015 },
   { version: 16, name: "016_source_ids", sql: m016 },
+  { version: 17, name: "017_session_transcript_terms", sql: m017 },
 ];

@@ -218,6 +218,103 @@ describe("extraction and Dreaming", () => {
   });
 });
 
+describe("what counts as evidence", () => {
+  const daemon = useTestDaemon();
+
+  const recall = async (td: TestDaemon, agent: string, body: Record<string, unknown>) => {
+    const res = await call(td, "POST", "/api/memory/recall", { agent, body: { minScore: 0, ...body } });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const slot = async (td: TestDaemon, agent: string): Promise<[value: string, status: string, memoryId: string][]> =>
+    (await entity(td, agent, "staging DB")).claims
+      .filter((c: { slot: string }) => c.slot === "is")
+      .map((c: { value: string; status: string; memoryId: string }) => [c.value, c.status, c.memoryId]);
+
+  test("a saved aggregate quoting older and newer values is never evidence: the newer value stays current", async () => {
+    const td = daemon();
+    const agent = "aggregates";
+    const old = await remember(td, agent, { content: "The staging DB is heron-7." });
+    const newer = await remember(td, agent, { content: "The staging DB is heron-8." });
+    await td.daemon.context.graph.settled();
+    expect((await dream(td, { agentId: agent })).counts.supersede).toBe(1);
+    // The extractive answer quotes both memories' sentences, the older one last, and is saved.
+    const answered = await recall(td, agent, { query: "staging DB", aggregate: true });
+    expect(answered.aggregate.mode).toBe("extractive");
+    expect(answered.aggregate.answer).toContain("heron-7");
+    const saved = answered.aggregate.saved.id as string;
+    expect(saved).toBeString();
+    await td.daemon.context.graph.settled();
+    expect((await dream(td, { agentId: agent })).counts).toMatchObject({ supersede: 0, reinstate: 0 });
+    expect(await slot(td, agent)).toEqual([
+      ["heron-8", "active", newer],
+      ["heron-7", "superseded", old],
+    ]);
+    // The aggregate is about nothing in the graph, and recall keeps the newer value first.
+    const results = (await recall(td, agent, { query: "staging DB" })).results as { id: string; entities: string[] }[];
+    expect(results.map((r) => r.id).filter((id) => id !== saved)).toEqual([newer, old]);
+    expect(results.find((r) => r.id === saved)?.entities ?? []).toEqual([]);
+  });
+
+  test("a claim supersedes only claims of its own project; a global memory's stand apart", async () => {
+    const td = daemon();
+    const agent = "projects";
+    const shop = await remember(td, agent, { content: "The staging DB is heron-7.", project: "/work/shop" });
+    const blog = await remember(td, agent, { content: "The staging DB is osprey-2.", project: "/work/blog" });
+    const global = await remember(td, agent, { content: "The staging DB is kite-1." });
+    await td.daemon.context.graph.settled();
+    expect((await dream(td, { agentId: agent })).counts.supersede).toBe(0);
+    expect((await slot(td, agent)).map(([value, status]) => [value, status]).sort()).toEqual([
+      ["heron-7", "active"],
+      ["kite-1", "active"],
+      ["osprey-2", "active"],
+    ]);
+    const results = (await recall(td, agent, { query: "what is the staging DB heron?" })).results as { id: string; score: number }[];
+    expect(results[0]!.id).toBe(shop);
+    // Within a project the newer value still supersedes the older.
+    const moved = await remember(td, agent, { content: "The staging DB is heron-9.", project: "/work/shop" });
+    await td.daemon.context.graph.settled();
+    const pass = await dream(td, { agentId: agent });
+    expect(pass.counts.supersede).toBe(1);
+    expect(pass.actions.find((a: { action: string }) => a.action === "supersede").detail.value).toBe("heron-7");
+    const current = (await slot(td, agent)).filter(([, status]) => status === "active").map(([, , id]) => id);
+    expect(current.sort()).toEqual([moved, blog, global].sort());
+  });
+});
+
+describe("a store an older version left", () => {
+  test("an aggregate the graph read is taken out at start, and the next pass gives the slot back to its newest evidence", async () => {
+    const td = await startTestDaemon();
+    const agent = "upgrade";
+    let newer: string, quoting: string;
+    try {
+      await remember(td, agent, { content: "The staging DB is heron-7." });
+      newer = await remember(td, agent, { content: "The staging DB is heron-8." });
+      // What an older version made of a saved aggregate: read as evidence, its last quote current.
+      quoting = await remember(td, agent, { content: "Extractive summary: The staging DB is heron-8. The staging DB is heron-7." });
+      await td.daemon.context.graph.settled();
+      await dream(td, { agentId: agent });
+      const heron8 = (await entity(td, agent, "staging DB")).claims.filter((c: { value: string }) => c.value === "heron-8");
+      expect(heron8.map((c: { status: string; memoryId: string }) => [c.status, c.memoryId]).sort()).toEqual([["superseded", newer], ["superseded", quoting]].sort());
+    } finally {
+      await td.daemon.stop();
+    }
+    const db = new Database(databasePath(td.dataDir));
+    db.query("UPDATE memories SET type = 'aggregate' WHERE id = ?").run(quoting);
+    db.close();
+    const again = await startTestDaemon({ dataDir: td.dataDir });
+    try {
+      const read = () => again.daemon.context.stores.sqlite!.query<{ n: number }, []>("SELECT count(*) AS n FROM graph_extracted").get()!.n;
+      expect(await eventually(async () => (await again.daemon.context.graph.settled(), read() === 2))).toBe(true);
+      expect((await dream(again, { agentId: agent })).counts.reinstate).toBe(1);
+      const current = (await entity(again, agent, "staging DB")).claims.filter((c: { status: string }) => c.status === "active");
+      expect(current.map((c: { value: string; memoryId: string }) => [c.value, c.memoryId])).toEqual([["heron-8", newer]]);
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
 describe("who may do what", () => {
   test("a pass needs the owner's admin token; an agent's token reads only its own agent's graph", async () => {
     const td = await startTestDaemon({ yaml: "auth:\n  mode: team\n" });

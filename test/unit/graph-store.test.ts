@@ -35,9 +35,21 @@ interface Daemon {
   /** Rows of a graph table (or the memories), read from the store itself. */
   count(table: string): Promise<number>;
   importance(id: string): Promise<number>;
+  /** Runs a statement on the store itself (what an older version left, or a daemon that died). */
+  run(statement: string): Promise<void>;
+  /** The graph of a daemon started again on the same store, with a store object of its own (nothing cached). */
+  restarted(): Promise<GraphService>;
 }
 
-function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemon["count"], llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
+interface Access {
+  count: Daemon["count"];
+  run: Daemon["run"];
+  graphStore(): GraphStore;
+}
+
+const GRAPH_OPTIONS = { dreamAfterMemories: 1_000_000, dreamIdleMs: 3_600_000 };
+
+function daemon(stores: { memory: MemoryStore; graph: GraphStore }, access: Access, llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
   const errors: string[] = [];
   const changes: MemoryChange[] = [];
   let graph: GraphService | undefined;
@@ -47,7 +59,7 @@ function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemo
       graph?.onChange(c);
     },
   });
-  graph = new GraphService(stores.graph, { dreamAfterMemories: 1_000_000, dreamIdleMs: 3_600_000, onError: (m) => errors.push(m), llm, ...options });
+  graph = new GraphService(stores.graph, { ...GRAPH_OPTIONS, onError: (m) => errors.push(m), llm, ...options });
   return {
     memory,
     graph,
@@ -57,8 +69,14 @@ function daemon(stores: { memory: MemoryStore; graph: GraphStore }, count: Daemo
       const { id } = await memory.remember(caller, req);
       return { id, seq: (await stores.memory.get(id))!.seq };
     },
-    count,
+    count: access.count,
     importance: async (id) => (await stores.memory.get(id))!.importance,
+    run: access.run,
+    async restarted() {
+      const again = new GraphService(access.graphStore(), { ...GRAPH_OPTIONS, onError: (m) => errors.push(m) });
+      await again.start();
+      return again;
+    },
   };
 }
 
@@ -66,7 +84,11 @@ function sqliteDaemon(llm?: ChatModel, options: Partial<GraphOptions> = {}): Dae
   const db = migratedDatabase();
   return daemon(
     { memory: new SqliteMemoryStore(db), graph: new SqliteGraphStore(db) },
-    async (table) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n,
+    {
+      count: async (table) => db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n,
+      run: async (statement) => void db.run(statement),
+      graphStore: () => new SqliteGraphStore(db),
+    },
     llm,
     options,
   );
@@ -75,7 +97,11 @@ function sqliteDaemon(llm?: ChatModel, options: Partial<GraphOptions> = {}): Dae
 function postgresDaemon(sql: Bun.SQL, llm?: ChatModel, options: Partial<GraphOptions> = {}): Daemon {
   return daemon(
     { memory: new PostgresMemoryStore(sql), graph: new PostgresGraphStore(sql) },
-    async (table) => ((await sql.unsafe(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n,
+    {
+      count: async (table) => ((await sql.unsafe(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n,
+      run: async (statement) => void (await sql.unsafe(statement)),
+      graphStore: () => new PostgresGraphStore(sql),
+    },
     llm,
     options,
   );
@@ -145,6 +171,75 @@ for (const kind of STORES) {
       expect((await pass(d, ada)).counts).toMatchObject({ reinstate: 1, prune: 1 });
       expect((await d.graph.entity(ada.agentId, "staging DB")).claims.map((c) => [c.value, c.status])).toEqual([["heron-7", "active"]]);
       expect(await d.graph.entities(ada.agentId, "quentin", 10)).toEqual([]);
+      expect(d.errors).toEqual([]);
+    });
+
+    test("an aggregate is never evidence: not read, and what the graph read of one (an older version's, or before a change made it one) goes", async () => {
+      const d = await started(await kind.open());
+      const staging = async (graph = d.graph) => (await graph.entity(ada.agentId, "staging DB")).claims.map((c) => [c.value, c.status, c.memoryId]);
+      const old = await d.remember(ada, { content: "The staging DB is heron-7.", createdAt: daysAgo(2) });
+      const newer = await d.remember(ada, { content: "The staging DB is heron-8.", createdAt: daysAgo(1) });
+      const quotes = "Extractive summary: The staging DB is heron-8. The staging DB is heron-7.";
+      const saved = await d.remember(ada, { content: quotes, type: "aggregate", tags: ["aggregate"] });
+      await d.graph.settled();
+      expect(await d.count("graph_extracted")).toBe(2);
+      expect(await d.graph.entityNames([saved.seq])).toEqual(new Map());
+      expect((await pass(d, ada)).counts).toMatchObject({ supersede: 1 });
+      expect(await staging()).toEqual([
+        ["heron-8", "active", newer.id],
+        ["heron-7", "superseded", old.id],
+      ]);
+      // Such words in a fact are evidence: its last quote is the newest value...
+      const fact = await d.remember(ada, { content: `Noted. ${quotes}`, type: "fact" });
+      await d.graph.settled();
+      await pass(d, ada);
+      expect((await staging()).filter(([, status]) => status === "active").map(([value]) => value)).toEqual(["heron-7", "heron-7"]);
+      // ... until it is made an aggregate: what the graph read of it goes, and the next pass reinstates.
+      await d.memory.modify(ada, fact.id, { type: "aggregate", reason: "it is a saved answer" });
+      await d.graph.settled();
+      expect(await d.count("graph_extracted")).toBe(2);
+      expect((await pass(d, ada)).counts).toMatchObject({ reinstate: 1 });
+      expect((await staging()).filter(([, status]) => status === "active").map(([, , id]) => id)).toEqual([newer.id]);
+      // A store an older version left, which read an aggregate as evidence: taken out at the next start.
+      await d.memory.modify(ada, fact.id, { type: "fact", reason: "as an older version saw it" });
+      await d.graph.settled();
+      await pass(d, ada);
+      await d.run(`UPDATE memories SET type = 'aggregate' WHERE seq = ${fact.seq}`);
+      const again = await d.restarted();
+      await again.settled();
+      expect(await d.count("graph_extracted")).toBe(2);
+      expect((await again.dream(ada.agentId, { dryRun: false, trigger: "test" })).counts).toMatchObject({ reinstate: 1 });
+      expect((await staging(again)).filter(([, status]) => status === "active").map(([, , id]) => id)).toEqual([newer.id]);
+      await again.stop();
+      expect(d.errors).toEqual([]);
+    });
+
+    test("a slot is per project: newer evidence supersedes only its own project's claims, a global memory's only global ones", async () => {
+      const d = await started(await kind.open());
+      const active = async (graph = d.graph) =>
+        (await graph.entity(ada.agentId, "staging DB")).claims.filter((c) => c.status === "active").map((c) => c.memoryId).sort();
+      const shop = await d.remember(ada, { content: "The staging DB is heron-7.", project: "/work/shop", createdAt: daysAgo(3) });
+      const blog = await d.remember(ada, { content: "The staging DB is osprey-2.", project: "/work/blog", createdAt: daysAgo(2) });
+      const global = await d.remember(ada, { content: "The staging DB is kite-1.", createdAt: daysAgo(1) });
+      await d.graph.settled();
+      expect((await pass(d, ada)).counts.supersede).toBe(0);
+      expect(await active()).toEqual([shop.id, blog.id, global.id].sort());
+      // What a pass of an older version wrote, across projects: recall does not follow it, the next pass undoes it.
+      await d.run(
+        `UPDATE graph_claims SET status = 'superseded', superseded_by = (SELECT id FROM graph_claims WHERE memory_seq = ${blog.seq}),
+           valid_until = (SELECT valid_from FROM graph_claims WHERE memory_seq = ${blog.seq}) WHERE memory_seq = ${shop.seq}`,
+      );
+      const again = await d.restarted();
+      expect(await again.supersededBy([shop.seq, blog.seq, global.seq])).toEqual(new Map());
+      expect((await again.dream(ada.agentId, { dryRun: false, trigger: "test" })).counts).toMatchObject({ reinstate: 1, supersede: 0 });
+      expect(await active(again)).toEqual([shop.id, blog.id, global.id].sort());
+      await again.stop();
+      // Within a project, the newer value supersedes the older one, and recall follows it.
+      const moved = await d.remember(ada, { content: "The staging DB is heron-9.", project: "/work/shop" });
+      await d.graph.settled();
+      expect((await pass(d, ada)).counts.supersede).toBe(1);
+      expect(await active()).toEqual([moved.id, blog.id, global.id].sort());
+      expect(await d.graph.supersededBy([shop.seq, blog.seq, global.seq, moved.seq])).toEqual(new Map([[shop.seq, new Set([moved.seq])]]));
       expect(d.errors).toEqual([]);
     });
 

@@ -3,6 +3,7 @@
 // SessionStores cannot drift. On PostgreSQL also what only a shared store has: two daemons rating
 // one memory from two sessions at once, each rating counted in its signal.
 import { describe, expect, test } from "bun:test";
+import { RecallRequestSchema } from "../../src/contracts/recall";
 import { HookRequestSchema, SessionSearchRequestSchema, type HookRequest } from "../../src/contracts/session";
 import { PostgresAgentStore } from "../../src/core/agents/postgres-store";
 import { SqliteAgentStore } from "../../src/core/agents/sqlite-store";
@@ -42,6 +43,7 @@ interface Stores {
 interface Daemon {
   memory: MemoryService;
   sessions: SessionService;
+  recall: RecallService;
   agents: AgentStore;
   logged: string[];
   /** A memory's feedback signal and how many sessions rated it, read from the store itself. */
@@ -61,7 +63,7 @@ async function daemon(stores: Stores, feedbackOf: Daemon["feedbackOf"]): Promise
     log,
     agents: stores.agents,
   });
-  return { memory, sessions, agents: stores.agents, logged: lines, feedbackOf };
+  return { memory, sessions, recall, agents: stores.agents, logged: lines, feedbackOf };
 }
 
 function sqliteDaemon(): Promise<Daemon> {
@@ -173,6 +175,40 @@ for (const kind of STORES) {
       expect(await d.agents.sessionHolder("gone")).toBeNull();
       expect((await d.memory.get(ada, m.id)).content).toBe("The cache TTL is ten minutes");
       await expect(d.sessions.remove("gone")).rejects.toThrow("not found");
+    });
+
+    test("removing a session takes its ratings out of the signals of the memories it rated", async () => {
+      const d = await kind.open();
+      const m = await d.memory.remember(ada, { content: "Deploys go out from the release branch" });
+      const other = await d.memory.remember(ada, { content: "Deploys need a green release pipeline" });
+      const score = async () => {
+        const found = await d.recall.recall(ada, RecallRequestSchema.parse({ query: "release branch deploys", minScore: 0 }));
+        return found.results.find((r) => r.id === m.id)!.score;
+      };
+      const unrated = await score();
+      for (const key of ["k1", "k2", "k3"]) {
+        await d.sessions.hook("session-start", ada, hook({ sessionKey: key }));
+        await d.sessions.hook("user-prompt-submit", ada, hook({ sessionKey: key, prompt: "which branch do deploys go out from, the release branch?" }));
+      }
+      expect((await d.sessions.get(ada, "k1")).memories.map((r) => r.memoryId)).toContain(m.id);
+      await d.sessions.feedback(ada, { sessionKey: "k1", ratings: { [m.id]: -1 } });
+      expect(await d.feedbackOf(m.id)).toEqual({ signal: -1, ratings: 1 });
+      const harmful = await score();
+      expect(harmful).toBeLessThan(unrated);
+      // The session that rated it alone goes: the memory is unrated again, its score no longer lowered
+      // by 10% (recalls count as uses, which may lift it a little).
+      await d.sessions.remove("k1");
+      expect(await d.feedbackOf(m.id)).toBeNull();
+      expect(await score()).toBeGreaterThanOrEqual(unrated);
+      expect(await score()).toBeGreaterThan(harmful * 1.05);
+      // Rated by two sessions, one of them removed: the signal is the other's rating.
+      await d.sessions.feedback(ada, { sessionKey: "k2", ratings: { [m.id]: 1 } });
+      await d.sessions.feedback(ada, { sessionKey: "k3", ratings: { [m.id]: 0 } });
+      expect(await d.feedbackOf(m.id)).toEqual({ signal: 0.5, ratings: 2 });
+      expect((await d.sessions.remove("k2")).removed.memories).toBeGreaterThan(0);
+      expect(await d.feedbackOf(m.id)).toEqual({ signal: 0, ratings: 1 });
+      expect(await d.feedbackOf(other.id)).toBeNull();
+      expect(d.logged.filter((l) => l.startsWith("error"))).toEqual([]);
     });
 
     test("feedback counts only memories that reached the session; a memory's signal is the mean over sessions", async () => {

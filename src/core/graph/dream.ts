@@ -1,9 +1,9 @@
 // Dreaming: one agent's graph consolidated from the evidence extraction left, without a model.
 // It merges entities that are one (the same name; a lone first or last name that only one full
 // name in the graph can be, when the two share a neighbour), settles each slot on its newest
-// evidence (older values superseded, kept with their dates), relates entities mentioned together,
-// queues memories whose reviewAfter has passed, decays the importance of memories long unused
-// (never a pinned one's), and drops entities no memory mentions any more.
+// evidence in each project (older values superseded, kept with their dates), relates entities
+// mentioned together, queues memories whose reviewAfter has passed, decays the importance of
+// memories long unused (never a pinned one's), and drops entities no memory mentions any more.
 // It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
 // and writes each action to the audit table. What it reads and writes goes through the store
 // (store.ts); the planning here is its own.
@@ -142,11 +142,17 @@ function planMerges(entities: Map<string, Entity>): Plan["merges"] {
 
 const slotKey = (entity: string, aspect: string, slot: string) => JSON.stringify([entity, aspect, slot]);
 
-/** Each claim's slot as the plan sees it: its entity after the merges, its slot after the renames. */
+/**
+ * Each claim's slot as the plan sees it: its entity after the merges, its slot after the renames, in
+ * the project of the memory it comes from. Projects keep their own values ("the staging DB" of one
+ * project is not another's), and a global memory's claims stand apart from every project's: newer
+ * evidence supersedes only claims of its own project, or, global, only global ones.
+ */
 function slotOf(c: Claim, redirect: Map<string, string>, renames: Plan["renames"]): string {
   const entity = redirect.get(c.entity_id) ?? c.entity_id;
   const renamed = renames.find((r) => r.entity === entity && r.from.aspect === c.aspect && r.from.slot === c.slot);
-  return renamed ? slotKey(entity, renamed.into.aspect, renamed.into.slot) : slotKey(entity, c.aspect, c.slot);
+  const { aspect, slot } = renamed ? renamed.into : c;
+  return JSON.stringify([c.project, entity, aspect, slot]);
 }
 
 function planClaims(rows: Claim[], redirect: Map<string, string>, renames: Plan["renames"]): Plan["claims"] {

@@ -15,6 +15,7 @@
 //   what that memory mentions.
 // Each of a batch's writes to a table is one statement, its rows as arrays.
 import { LOCK_SPACE } from "../advisory-locks";
+import { AGGREGATE_TYPE } from "../../contracts/recall";
 import { nameKey, type Extraction } from "./extract";
 import { ExtractionRows, namesOf } from "./extraction-rows";
 import { parameters } from "../sql-parameters";
@@ -69,18 +70,21 @@ export class PostgresGraphStore implements GraphStore {
   // ---- extraction ----
 
   unextracted(after: number, limit: number): Promise<{ seq: number }[]> {
+    // An aggregate the graph read (a store from before aggregates were left out) is taken out as a
+    // forgotten memory is: so it is at the first start after the upgrade.
     return this.sql`
       SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
-      WHERE m.seq > ${after} AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
-                                  OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
+      WHERE m.seq > ${after} AND ((m.deleted_at IS NULL AND m.type <> ${AGGREGATE_TYPE} AND (g.version IS NULL OR g.version <> m.version))
+                                  OR ((m.deleted_at IS NOT NULL OR m.type = ${AGGREGATE_TYPE}) AND g.memory_seq IS NOT NULL))
       ORDER BY m.seq LIMIT ${limit}`;
   }
 
   async leftUnextracted(writtenBefore: string): Promise<number[]> {
     const rows = await this.sql<{ seq: number }[]>`
       SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
-      WHERE m.updated_at < ${writtenBefore} AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
-                                               OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
+      WHERE m.updated_at < ${writtenBefore}
+        AND ((m.deleted_at IS NULL AND m.type <> ${AGGREGATE_TYPE} AND (g.version IS NULL OR g.version <> m.version))
+             OR ((m.deleted_at IS NOT NULL OR m.type = ${AGGREGATE_TYPE}) AND g.memory_seq IS NOT NULL))
       ORDER BY m.seq LIMIT 1000`;
     return rows.map((r) => r.seq);
   }
@@ -93,10 +97,12 @@ export class PostgresGraphStore implements GraphStore {
         SELECT pg_advisory_xact_lock(${LOCK_GRAPH_WRITES}, h)
         FROM (SELECT DISTINCT hashtext(agent_id) AS h FROM memories WHERE seq = ANY(${seqs}::int[])) agents ORDER BY h`;
       const stored: (SourceMemory & { extracted: number | null })[] = await tx`
-        SELECT m.seq, m.agent_id, m.content, m.project, m.structured, m.created_at, m.version, m.deleted_at, g.version AS extracted
+        SELECT m.seq, m.agent_id, m.content, m.type, m.project, m.structured, m.created_at, m.version, m.deleted_at, g.version AS extracted
         FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq WHERE m.seq = ANY(${seqs}::int[])`;
       const bySeq = new Map(stored.map((m) => [m.seq, m]));
       const gone: number[] = [];
+      /** Aggregates an older daemon read: never evidence, what the graph holds from them goes. */
+      const aggregates: number[] = [];
       const readElsewhere: number[] = [];
       const reads: { memory: SourceMemory; extraction: Extraction }[] = [];
       // Per agent, the keys the batch's earlier memories named: known to the next, as they would be one batch later.
@@ -106,6 +112,13 @@ export class PostgresGraphStore implements GraphStore {
         if (!memory || memory.deleted_at !== null) {
           gone.push(seq);
           if (memory) done.removed.push(memory.agent_id);
+          continue;
+        }
+        if (memory.type === AGGREGATE_TYPE) {
+          if (memory.extracted !== null) {
+            aggregates.push(seq);
+            done.removed.push(memory.agent_id);
+          }
           continue;
         }
         if (memory.extracted === memory.version) {
@@ -119,12 +132,13 @@ export class PostgresGraphStore implements GraphStore {
         reads.push({ memory, extraction });
         done.extracted.push(memory.agent_id);
       }
-      const cleared = [...gone, ...reads.map((r) => r.memory.seq)];
+      const unread = [...gone, ...aggregates];
+      const cleared = [...unread, ...reads.map((r) => r.memory.seq)];
       if (cleared.length > 0) {
         await tx`
           WITH mentions AS (DELETE FROM graph_mentions WHERE memory_seq = ANY(${cleared}::int[])),
           claims AS (DELETE FROM graph_claims WHERE memory_seq = ANY(${cleared}::int[])),
-          extracted AS (DELETE FROM graph_extracted WHERE memory_seq = ANY(${gone}::int[]))
+          extracted AS (DELETE FROM graph_extracted WHERE memory_seq = ANY(${unread}::int[]))
           DELETE FROM graph_reviews WHERE memory_seq = ANY(${gone}::int[]) AND surfaced_at IS NULL`;
       }
       const seen: Learned["seen"] = readElsewhere.length === 0 ? [] : await tx`
@@ -243,10 +257,13 @@ export class PostgresGraphStore implements GraphStore {
   async supersededBy(seqs: number[]): Promise<Map<number, Set<number>>> {
     const out = new Map<number, Set<number>>();
     if (seqs.length === 0) return out;
-    // Asked every time: another daemon's pass may have superseded a claim since.
+    // Asked every time: another daemon's pass may have superseded a claim since. A slot is per project
+    // (dream.ts): a supersession across projects that a pass of an older version wrote is not
+    // followed, and the next pass undoes it.
     const rows: { old: number; newer: number }[] = await this.sql`
       SELECT c.memory_seq AS old, n.memory_seq AS newer FROM graph_claims c JOIN graph_claims n ON n.id = c.superseded_by
-      WHERE c.memory_seq = ANY(${seqs}::int[]) AND c.status = 'superseded'`;
+        JOIN memories mo ON mo.seq = c.memory_seq JOIN memories mn ON mn.seq = n.memory_seq
+      WHERE c.memory_seq = ANY(${seqs}::int[]) AND c.status = 'superseded' AND mo.project IS NOT DISTINCT FROM mn.project`;
     for (const r of rows) (out.get(r.old) ?? out.set(r.old, new Set()).get(r.old)!).add(r.newer);
     return out;
   }
@@ -395,8 +412,8 @@ export class PostgresGraphStore implements GraphStore {
 
   passClaims(agentId: string): Promise<PassClaim[]> {
     return this.sql`
-      SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
-      FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id WHERE e.agent_id = ${agentId}`;
+      SELECT c.id, c.entity_id, m.project, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
+      FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id JOIN memories m ON m.seq = c.memory_seq WHERE e.agent_id = ${agentId}`;
   }
 
   async coOccurrences(entityIds: string[]): Promise<[string, string][]> {

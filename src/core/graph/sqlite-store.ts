@@ -2,6 +2,7 @@
 // file and writes in immediate transactions, so what it keeps in memory (each agent's gazetteer,
 // whether any claim is superseded) follows its own writes and nothing else.
 import type { Database, Statement } from "bun:sqlite";
+import { AGGREGATE_TYPE } from "../../contracts/recall";
 import { nameKey } from "./extract";
 import { ExtractionRows } from "./extraction-rows";
 import {
@@ -49,7 +50,7 @@ export class SqliteGraphStore implements GraphStore {
 
   constructor(private readonly db: Database) {
     this.selectMemory = db.query(
-      "SELECT seq, agent_id, content, project, structured, created_at, version, deleted_at FROM memories WHERE seq = ?",
+      "SELECT seq, agent_id, content, type, project, structured, created_at, version, deleted_at FROM memories WHERE seq = ?",
     );
     this.selectExtracted = db.query("SELECT version FROM graph_extracted WHERE memory_seq = ?");
     this.selectAliases = db.query(
@@ -78,14 +79,16 @@ export class SqliteGraphStore implements GraphStore {
   // ---- extraction ----
 
   async unextracted(after: number, limit: number): Promise<{ seq: number }[]> {
+    // An aggregate the graph read (a store from before aggregates were left out) is taken out as a
+    // forgotten memory is: so it is at the first start after the upgrade.
     return this.db
-      .query<{ seq: number }, [number, number]>(
+      .query<{ seq: number }, [number, string, number]>(
         `SELECT m.seq FROM memories m LEFT JOIN graph_extracted g ON g.memory_seq = m.seq
-         WHERE m.seq > ? AND ((m.deleted_at IS NULL AND (g.version IS NULL OR g.version <> m.version))
-                              OR (m.deleted_at IS NOT NULL AND g.memory_seq IS NOT NULL))
-         ORDER BY m.seq LIMIT ?`,
+         WHERE m.seq > ?1 AND ((m.deleted_at IS NULL AND m.type <> ?2 AND (g.version IS NULL OR g.version <> m.version))
+                               OR ((m.deleted_at IS NOT NULL OR m.type = ?2) AND g.memory_seq IS NOT NULL))
+         ORDER BY m.seq LIMIT ?3`,
       )
-      .all(after, limit);
+      .all(after, AGGREGATE_TYPE, limit);
   }
 
   async extract(seqs: number[], now: string, read: ReadMemory): Promise<ExtractedBatch> {
@@ -102,7 +105,17 @@ export class SqliteGraphStore implements GraphStore {
             if (memory) done.removed.push(memory.agent_id);
             continue;
           }
-          if (this.selectExtracted.get(seq)?.version === memory.version) continue;
+          const extracted = this.selectExtracted.get(seq);
+          if (memory.type === AGGREGATE_TYPE) {
+            // Never evidence: what an older daemon read from it goes, and it is not marked read.
+            if (extracted) {
+              this.clear(seq);
+              this.deleteExtracted.run(seq);
+              done.removed.push(memory.agent_id);
+            }
+            continue;
+          }
+          if (extracted?.version === memory.version) continue;
           this.clear(seq);
           const names = this.names(memory.agent_id);
           // The rows take the memory's new names into the gazetteer: the next memory knows them.
@@ -180,10 +193,13 @@ export class SqliteGraphStore implements GraphStore {
     );
     const held = seqs.filter((seq) => this.supersededSeqs!.has(seq));
     if (held.length === 0) return out;
+    // A slot is per project (dream.ts): a supersession across projects that a pass of an older
+    // version wrote is not followed, and the next pass undoes it.
     const rows = this.db
       .query<{ old: number; newer: number }, [string]>(
         `SELECT c.memory_seq AS old, n.memory_seq AS newer FROM graph_claims c JOIN graph_claims n ON n.id = c.superseded_by
-         WHERE c.memory_seq IN (SELECT value FROM json_each(?)) AND c.status = 'superseded'`,
+           JOIN memories mo ON mo.seq = c.memory_seq JOIN memories mn ON mn.seq = n.memory_seq
+         WHERE c.memory_seq IN (SELECT value FROM json_each(?)) AND c.status = 'superseded' AND mo.project IS mn.project`,
       )
       .all(JSON.stringify(held));
     for (const r of rows) (out.get(r.old) ?? out.set(r.old, new Set()).get(r.old)!).add(r.newer);
@@ -365,8 +381,8 @@ export class SqliteGraphStore implements GraphStore {
   async passClaims(agentId: string): Promise<PassClaim[]> {
     return this.db
       .query<PassClaim, [string]>(
-        `SELECT c.id, c.entity_id, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
-         FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id WHERE e.agent_id = ?`,
+        `SELECT c.id, c.entity_id, m.project, c.aspect, c.slot, c.value, c.status, c.valid_from, c.valid_until, c.superseded_by
+         FROM graph_claims c JOIN graph_entities e ON e.id = c.entity_id JOIN memories m ON m.seq = c.memory_seq WHERE e.agent_id = ?`,
       )
       .all(agentId);
   }

@@ -9,6 +9,8 @@ export interface SourceMemory {
   seq: number;
   agent_id: string;
   content: string;
+  /** A memory of type `aggregate` (a saved aggregate answer, which quotes other memories) is never read: it is not evidence. */
+  type: string;
   project: string | null;
   structured: string | null;
   created_at: string;
@@ -81,6 +83,8 @@ export interface PassGraph {
 export interface PassClaim {
   id: number;
   entity_id: string;
+  /** The project of the memory the claim comes from (null: a global memory): a slot is per project. */
+  project: string | null;
   aspect: string;
   slot: string;
   value: string;
@@ -145,7 +149,10 @@ export interface PassRecord {
 export interface GraphStore {
   // ---- extraction ----
 
-  /** Memories after `after` (by seq) extraction has not read: new, changed, or forgotten with what the graph still holds from them. */
+  /**
+   * Memories after `after` (by seq) extraction has not read: new, changed, or forgotten (or aggregates,
+   * which are never evidence) with what the graph still holds from them.
+   */
   unextracted(after: number, limit: number): Promise<{ seq: number }[]>;
   /**
    * On a shared store: memories extraction has not read that were last written before
@@ -160,7 +167,8 @@ export interface GraphStore {
   follow?(): Promise<() => Promise<void>>;
   /**
    * One batch of extraction, in one transaction: a memory forgotten (or gone) has what the graph
-   * holds from it taken out (its mentions, claims and queued review); one whose version extraction
+   * holds from it taken out (its mentions, claims and queued review), and so has an aggregate (its
+   * mentions and claims: it is not evidence, and is not marked read); one whose version extraction
    * already read is left; each other one is read by `read`, in the order of `seqs`, and what it found
    * replaces what the graph held from it, each name resolved to the agent's entity of that name or a new one.
    */
@@ -176,7 +184,10 @@ export interface GraphStore {
   mentioning(entityIds: string[], seqs: number[]): Promise<number[]>;
   /** Each of `seqs`' entities (live ones, by id and name), projects last. */
   mentionsOf(seqs: number[]): Promise<{ memory_seq: number; entity_id: string; name: string }[]>;
-  /** For each of `seqs` holding a superseded claim, the memories whose newer claims superseded it. */
+  /**
+   * For each of `seqs` holding a superseded claim, the memories of its own project (or, for a global
+   * memory, global ones) whose newer claims superseded it.
+   */
   supersededBy(seqs: number[]): Promise<Map<number, Set<number>>>;
   /** The seqs of the agent's memories among `ids`. */
   seqsOf(agentId: string, ids: string[]): Promise<Map<string, number>>;

@@ -1,12 +1,14 @@
 // Sessions in a PostgreSQL store shared by several daemons: the sessions table, what reached each
-// session, transcripts (session_transcripts, PostgreSQL migration 004, searched with PostgreSQL's
-// own full text) and memory feedback signals. A session's writes are single statements; rating a
+// session, transcripts (session_transcripts, PostgreSQL migrations 004 and 011, searched with
+// PostgreSQL's own full text over the text and the extra index terms recall's keyword leg gives
+// memories) and memory feedback signals. A session's writes are single statements; rating a
 // memory locks its signal first, so two daemons rating one memory at once both count.
 import { LOCK_SPACE } from "../advisory-locks";
 import type { SessionMemory } from "../../contracts/session";
 import type { SessionRemovalResponse } from "../../contracts/session-removal";
-import { queryTerms } from "../search/text";
+import { indexTerms, queryTerms } from "../search/text";
 import { parameters } from "../sql-parameters";
+import { excerptAround, missedCjk } from "./sqlite-store";
 import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
 type Sql = Bun.SQL;
@@ -17,7 +19,13 @@ const SESSION_COLUMNS = `s.seq, s.key, s.agent_id, s.harness, s.project, s.paren
 
 const LOCK_FEEDBACK = LOCK_SPACE.feedback;
 
+/** What a transcript is searched by (the expression idx_session_transcripts_search indexes): its text, then its extra terms. */
+const TRANSCRIPT_VECTOR = "(setweight(to_tsvector('english', t.content), 'A') || setweight(to_tsvector('english', COALESCE(t.terms, '')), 'B'))";
+
 export class PostgresSessionStore implements SessionStore {
+  /** Resolves once every transcript has its index terms (checked before this store's first search). */
+  private termsComplete: Promise<void> | null = null;
+
   constructor(private readonly sql: Sql) {}
 
   async get(key: string, agentId: string): Promise<SessionRow | null> {
@@ -144,27 +152,55 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async setTranscript(seq: number, content: string): Promise<void> {
+    const terms = indexTerms(content);
     await this.sql`
-      INSERT INTO session_transcripts (session_seq, content) VALUES (${seq}, ${content})
-      ON CONFLICT (session_seq) DO UPDATE SET content = excluded.content`;
+      INSERT INTO session_transcripts (session_seq, content, terms) VALUES (${seq}, ${content}, ${terms})
+      ON CONFLICT (session_seq) DO UPDATE SET content = excluded.content, terms = excluded.terms`;
+  }
+
+  /**
+   * Gives the transcripts without index terms theirs: those stored before the column was (migration
+   * 011), and those a store copy wrote. Once per store object, before its first search; a transcript
+   * another daemon writes meanwhile keeps the terms it wrote.
+   */
+  private completeTerms(): Promise<void> {
+    this.termsComplete ??= (async () => {
+      const missing = await this.sql<{ session_seq: number }[]>`SELECT session_seq FROM session_transcripts WHERE terms IS NULL`;
+      for (const { session_seq: seq } of missing) {
+        const [row] = await this.sql<{ content: string }[]>`SELECT content FROM session_transcripts WHERE session_seq = ${seq} AND terms IS NULL`;
+        if (row) await this.sql`UPDATE session_transcripts SET terms = ${indexTerms(row.content)} WHERE session_seq = ${seq} AND terms IS NULL`;
+      }
+    })().catch((err: unknown) => {
+      this.termsComplete = null;
+      throw err;
+    });
+    return this.termsComplete;
   }
 
   async searchTranscripts(query: string, scope: { agentId: string; key?: string; project?: string }, limit: number): Promise<TranscriptHit[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
+    await this.completeTerms();
     // Any of the query's words, as FTS5's OR of terms: websearch syntax reads "or" between words so.
     const { values, p } = parameters();
     const words = p(terms.join(" or "));
-    const where = ["to_tsvector('english', t.content) @@ q.q", `s.agent_id = ${p(scope.agentId)}`];
+    const where = [`${TRANSCRIPT_VECTOR} @@ q.q`, `s.agent_id = ${p(scope.agentId)}`];
     if (scope.key !== undefined) where.push(`s.key = ${p(scope.key)}`);
     if (scope.project !== undefined) where.push(`s.project = ${p(scope.project)}`);
-    return this.sql.unsafe(
-      `SELECT s.key AS key, s.project AS project, s.updated_at AS updated_at,
+    const hits: (TranscriptHit & { seq: number })[] = await this.sql.unsafe(
+      `SELECT s.seq AS seq, s.key AS key, s.project AS project, s.updated_at AS updated_at,
          ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, StartSel="", StopSel="", FragmentDelimiter=…') AS excerpt
        FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q)
-       WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(to_tsvector('english', t.content), q.q) DESC, s.seq LIMIT ${p(limit)}`,
+       WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(${TRANSCRIPT_VECTOR}, q.q) DESC, s.seq LIMIT ${p(limit)}`,
       values,
     );
+    const out: TranscriptHit[] = [];
+    for (const { seq, ...hit } of hits) {
+      const missed = missedCjk(hit.excerpt, query);
+      if (missed.length === 0) out.push(hit);
+      else out.push({ ...hit, excerpt: excerptAround((await this.transcript(seq)) ?? "", missed, hit.excerpt) });
+    }
+    return out;
   }
 
   rate(key: string, agentId: string, ratings: [string, number][], at: string): Promise<{ accepted: Set<string>; moves: [string, number][] }> {
@@ -178,16 +214,7 @@ export class PostgresSessionStore implements SessionStore {
         if (rated.count === 0) continue;
         accepted.add(id);
         await tx`SELECT pg_advisory_xact_lock(${LOCK_FEEDBACK}, hashtext(${id}))`;
-        const [{ signal, n }] = await tx`
-          SELECT AVG(r) AS signal, COUNT(*)::int AS n FROM (
-            SELECT MAX(relevance_score) AS r FROM session_memories
-            WHERE memory_id = ${id} AND relevance_score IS NOT NULL GROUP BY session_key, agent_id) rated`;
-        const [current] = await tx<{ signal: number }[]>`SELECT signal FROM memory_feedback WHERE memory_id = ${id}`;
-        const mean = signal === null ? 0 : Number(signal);
-        const move = mean - (current?.signal ?? 0);
-        await tx`
-          INSERT INTO memory_feedback (memory_id, signal, ratings, updated_at) VALUES (${id}, ${mean}, ${n}, ${at})
-          ON CONFLICT (memory_id) DO UPDATE SET signal = excluded.signal, ratings = excluded.ratings, updated_at = excluded.updated_at`;
+        const move = await resignal(tx, id, at);
         if (Math.abs(move) > 1e-9) moves.push([id, move]);
       }
       return { accepted, moves };
@@ -198,10 +225,20 @@ export class PostgresSessionStore implements SessionStore {
     return this.sql.begin(async (tx) => {
       const [row] = await tx<{ seq: number; agent_id: string }[]>`SELECT seq, agent_id FROM sessions WHERE key = ${key} FOR UPDATE`;
       const transcript = row ? (await tx`DELETE FROM session_transcripts WHERE session_seq = ${row.seq}`).count : 0;
+      const reached = await tx<{ memory_id: string; relevance_score: number | null }[]>`
+        DELETE FROM session_memories WHERE session_key = ${key} RETURNING memory_id, relevance_score`;
+      // The memories the session rated get their signal from the other sessions' ratings, each under
+      // its lock as a rating takes it, in one order so two removals never wait on each other.
+      const rated = [...new Set(reached.filter((r) => r.relevance_score !== null).map((r) => r.memory_id))];
+      if (rated.length > 0) {
+        await tx`SELECT pg_advisory_xact_lock(${LOCK_FEEDBACK}, h) FROM (SELECT DISTINCT hashtext(id) AS h FROM unnest(${this.sql.array(rated, "TEXT")}::text[]) AS r(id)) rated ORDER BY h`;
+        const at = new Date().toISOString();
+        for (const id of rated) await resignal(tx, id, at);
+      }
       const removed = {
         session: row ? (await tx`DELETE FROM sessions WHERE seq = ${row.seq}`).count : 0,
         transcript,
-        memories: (await tx`DELETE FROM session_memories WHERE session_key = ${key}`).count,
+        memories: reached.length,
         presence: (await tx`DELETE FROM agent_presence WHERE session_key = ${key}`).count,
         messages: (await tx`DELETE FROM agent_message_deliveries WHERE session_key = ${key}`).count,
       };
@@ -209,4 +246,26 @@ export class PostgresSessionStore implements SessionStore {
       return { key, agentId: row?.agent_id ?? null, removed };
     });
   }
+}
+
+/**
+ * Sets memory `id`'s feedback signal to the mean of the ratings sessions gave it (one per session),
+ * or to none when no session rated it; how far the signal moved. In `tx`, the memory's lock held.
+ */
+async function resignal(tx: Sql, id: string, at: string): Promise<number> {
+  const [{ signal, n }] = await tx`
+    SELECT AVG(r) AS signal, COUNT(*)::int AS n FROM (
+      SELECT MAX(relevance_score) AS r FROM session_memories
+      WHERE memory_id = ${id} AND relevance_score IS NOT NULL GROUP BY session_key, agent_id) rated`;
+  const [current] = await tx<{ signal: number }[]>`SELECT signal FROM memory_feedback WHERE memory_id = ${id}`;
+  const before = current?.signal ?? 0;
+  if (n === 0) {
+    await tx`DELETE FROM memory_feedback WHERE memory_id = ${id}`;
+    return -before;
+  }
+  const mean = signal === null ? 0 : Number(signal);
+  await tx`
+    INSERT INTO memory_feedback (memory_id, signal, ratings, updated_at) VALUES (${id}, ${mean}, ${n}, ${at})
+    ON CONFLICT (memory_id) DO UPDATE SET signal = excluded.signal, ratings = excluded.ratings, updated_at = excluded.updated_at`;
+  return mean - before;
 }

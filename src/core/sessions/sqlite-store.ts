@@ -1,16 +1,23 @@
-// Sessions in the daemon's SQLite file (migrations/005_sessions.sql, 011): the sessions table, what
-// reached each session (session_memories), transcripts (FTS5) and memory feedback signals.
+// Sessions in the daemon's SQLite file (migrations/005_sessions.sql, 011, 017): the sessions table,
+// what reached each session (session_memories), transcripts (FTS5, with the extra index terms
+// recall's keyword leg gives memories) and memory feedback signals.
 import type { Database } from "bun:sqlite";
 import type { SessionMemory } from "../../contracts/session";
 import type { SessionRemovalResponse } from "../../contracts/session-removal";
-import { matchExpression } from "../search/text";
+import { indexTerms, matchExpression } from "../search/text";
 import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
 const SESSION_COLUMNS = `s.seq, s.key, s.agent_id, s.harness, s.project, s.parent_key, s.started_at, s.updated_at, s.ended_at,
   s.bypassed, s.injection_window, s.carry, s.summary,
   EXISTS (SELECT 1 FROM session_transcripts_fts t WHERE t.rowid = s.seq) AS has_transcript`;
 
+/** BM25 weights of a transcript's columns: its text, and its extra index terms (as recall weighs a memory's). */
+const TRANSCRIPT_BM25 = "bm25(session_transcripts_fts, 1.0, 0.5)";
+
 export class SqliteSessionStore implements SessionStore {
+  /** Whether every transcript has its index terms (checked before this store's first search). */
+  private termsComplete = false;
+
   constructor(private readonly db: Database) {}
 
   async get(key: string, agentId: string): Promise<SessionRow | null> {
@@ -179,13 +186,33 @@ export class SqliteSessionStore implements SessionStore {
   async setTranscript(seq: number, content: string): Promise<void> {
     this.db.transaction(() => {
       this.db.query("DELETE FROM session_transcripts_fts WHERE rowid = ?").run(seq);
-      this.db.query("INSERT INTO session_transcripts_fts (rowid, content) VALUES (?, ?)").run(seq, content);
+      this.db.query("INSERT INTO session_transcripts_fts (rowid, content, terms) VALUES (?, ?, ?)").run(seq, content, indexTerms(content));
     })();
+  }
+
+  /**
+   * Gives the transcripts without index terms theirs: those stored before the column was (migration
+   * 017), and those a store copy wrote. Once per store object, before its first search.
+   */
+  private completeTerms(): void {
+    if (this.termsComplete) return;
+    const missing = this.db.query<{ seq: number }, []>("SELECT rowid AS seq FROM session_transcripts_fts WHERE terms IS NULL").all();
+    const content = this.db.query<{ content: string }, [number]>("SELECT content FROM session_transcripts_fts WHERE rowid = ?");
+    const index = this.db.query("UPDATE session_transcripts_fts SET terms = ? WHERE rowid = ?");
+    if (missing.length > 0) {
+      this.db
+        .transaction(() => {
+          for (const { seq } of missing) index.run(indexTerms(content.get(seq)?.content ?? ""), seq);
+        })
+        .immediate();
+    }
+    this.termsComplete = true;
   }
 
   async searchTranscripts(query: string, scope: { agentId: string; key?: string; project?: string }, limit: number): Promise<TranscriptHit[]> {
     const match = matchExpression(query);
     if (!match) return [];
+    this.completeTerms();
     const where = ["session_transcripts_fts MATCH ?", "s.agent_id = ?"];
     const params: (string | number)[] = [match, scope.agentId];
     if (scope.key !== undefined) {
@@ -197,14 +224,19 @@ export class SqliteSessionStore implements SessionStore {
       params.push(scope.project);
     }
     params.push(limit);
-    return this.db
-      .query<TranscriptHit, (string | number)[]>(
-        `SELECT s.key AS key, s.project AS project, s.updated_at AS updated_at,
+    const hits = this.db
+      .query<TranscriptHit & { seq: number }, (string | number)[]>(
+        `SELECT s.seq AS seq, s.key AS key, s.project AS project, s.updated_at AS updated_at,
            snippet(session_transcripts_fts, 0, '', '', '…', 32) AS excerpt
          FROM session_transcripts_fts JOIN sessions s ON s.seq = session_transcripts_fts.rowid
-         WHERE ${where.join(" AND ")} ORDER BY bm25(session_transcripts_fts) LIMIT ?`,
+         WHERE ${where.join(" AND ")} ORDER BY ${TRANSCRIPT_BM25} LIMIT ?`,
       )
       .all(...params);
+    const content = this.db.query<{ content: string }, [number]>("SELECT content FROM session_transcripts_fts WHERE rowid = ?");
+    return hits.map(({ seq, ...hit }) => {
+      const missed = missedCjk(hit.excerpt, query);
+      return missed.length === 0 ? hit : { ...hit, excerpt: excerptAround(content.get(seq)?.content ?? "", missed, hit.excerpt) };
+    });
   }
 
   // ---- feedback ----
@@ -213,16 +245,6 @@ export class SqliteSessionStore implements SessionStore {
     const rate = this.db.query(
       "UPDATE session_memories SET relevance_score = ?, updated_at = ? WHERE session_key = ? AND agent_id = ? AND memory_id = ?",
     );
-    const mean = this.db.query<{ signal: number | null; n: number }, [string]>(
-      `SELECT AVG(r) AS signal, COUNT(*) AS n FROM (
-         SELECT MAX(relevance_score) AS r FROM session_memories
-         WHERE memory_id = ? AND relevance_score IS NOT NULL GROUP BY session_key, agent_id)`,
-    );
-    const current = this.db.query<{ signal: number }, [string]>("SELECT signal FROM memory_feedback WHERE memory_id = ?");
-    const store = this.db.query(
-      `INSERT INTO memory_feedback (memory_id, signal, ratings, updated_at) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT(memory_id) DO UPDATE SET signal = excluded.signal, ratings = excluded.ratings, updated_at = excluded.updated_at`,
-    );
     return this.db
       .transaction(() => {
         const accepted = new Set<string>();
@@ -230,14 +252,38 @@ export class SqliteSessionStore implements SessionStore {
         for (const [id, rating] of ratings) {
           if (rate.run(rating, at, key, agentId, id).changes === 0) continue;
           accepted.add(id);
-          const { signal, n } = mean.get(id)!;
-          const move = (signal ?? 0) - (current.get(id)?.signal ?? 0);
-          store.run(id, signal ?? 0, n, at);
+          const move = this.resignal(id, at);
           if (Math.abs(move) > 1e-9) moves.push([id, move]);
         }
         return { accepted, moves };
       })
       .immediate();
+  }
+
+  /**
+   * Sets memory `id`'s feedback signal to the mean of the ratings sessions gave it (one per session),
+   * or to none when no session rated it; how far the signal moved. In the caller's transaction.
+   */
+  private resignal(id: string, at: string): number {
+    const { signal, n } = this.db
+      .query<{ signal: number | null; n: number }, [string]>(
+        `SELECT AVG(r) AS signal, COUNT(*) AS n FROM (
+           SELECT MAX(relevance_score) AS r FROM session_memories
+           WHERE memory_id = ? AND relevance_score IS NOT NULL GROUP BY session_key, agent_id)`,
+      )
+      .get(id)!;
+    const before = this.db.query<{ signal: number }, [string]>("SELECT signal FROM memory_feedback WHERE memory_id = ?").get(id)?.signal ?? 0;
+    if (n === 0) {
+      this.db.query("DELETE FROM memory_feedback WHERE memory_id = ?").run(id);
+      return -before;
+    }
+    this.db
+      .query(
+        `INSERT INTO memory_feedback (memory_id, signal, ratings, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(memory_id) DO UPDATE SET signal = excluded.signal, ratings = excluded.ratings, updated_at = excluded.updated_at`,
+      )
+      .run(id, signal ?? 0, n, at);
+    return (signal ?? 0) - before;
   }
 
   async remove(key: string): Promise<SessionRemovalResponse | null> {
@@ -249,7 +295,7 @@ export class SqliteSessionStore implements SessionStore {
         // The transcript's rowid is the session's seq (migrations/005_sessions.sql).
         transcript: row ? db.query("DELETE FROM session_transcripts_fts WHERE rowid = ?").run(row.seq).changes : 0,
         // Recall with a session key records rows here for keys no hook reported.
-        memories: db.query("DELETE FROM session_memories WHERE session_key = ?").run(key).changes,
+        memories: this.removeMemories(key),
         presence: db.query("DELETE FROM agent_presence WHERE session_key = ?").run(key).changes,
         messages: db.query("DELETE FROM agent_message_deliveries WHERE session_key = ?").run(key).changes,
       };
@@ -257,4 +303,58 @@ export class SqliteSessionStore implements SessionStore {
       return { key, agentId: row?.agent_id ?? null, removed };
     })();
   }
+
+  /** Deletes what reached session `key`; the memories it rated get their signal from the other sessions' ratings. */
+  private removeMemories(key: string): number {
+    const rated = this.db
+      .query<{ memory_id: string }, [string]>("SELECT DISTINCT memory_id FROM session_memories WHERE session_key = ? AND relevance_score IS NOT NULL")
+      .all(key);
+    const removed = this.db.query("DELETE FROM session_memories WHERE session_key = ?").run(key).changes;
+    const at = new Date().toISOString();
+    for (const { memory_id } of rated) this.resignal(memory_id, at);
+    return removed;
+  }
+}
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** Characters of a transcript shown either side of a CJK match. */
+const CJK_EXCERPT_SIDE = 40;
+
+/** Longer than this, a full-text excerpt holds a long unspaced run whole (about 32 words of other text fit). */
+const EXCERPT_MAX_CHARS = 400;
+
+/**
+ * The query's CJK text an excerpt does not place: full-text excerpts place matches by whole tokens,
+ * and an unspaced CJK run is one token, so a match inside one (found through its bigrams) may be left
+ * out of the excerpt, or shown inside a run thousands of characters long. The query's CJK runs,
+ * longest first, then their bigrams; none when the query has no CJK text or the excerpt, of a usual
+ * length, shows some of it. Shared by both stores.
+ */
+export function missedCjk(excerpt: string, query: string): string[] {
+  const runs = (query.normalize("NFKC").match(CJK_RUN) ?? []).sort((a, b) => b.length - a.length);
+  const pieces = [...runs, ...runs.flatMap(bigrams)];
+  return excerpt.length <= EXCERPT_MAX_CHARS && pieces.some((p) => excerpt.includes(p)) ? [] : pieces;
+}
+
+/** The text around the first place one of `pieces` (in order) occurs in `text`; `excerpt` when none does. */
+export function excerptAround(text: string, pieces: string[], excerpt: string): string {
+  for (const piece of pieces) {
+    const at = text.indexOf(piece);
+    if (at < 0) continue;
+    const start = whole(text, Math.max(0, at - CJK_EXCERPT_SIDE));
+    const end = whole(text, Math.min(text.length, at + piece.length + CJK_EXCERPT_SIDE));
+    return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
+  }
+  return excerpt;
+}
+
+function bigrams(run: string): string[] {
+  const chars = [...run];
+  return chars.slice(1).map((c, i) => chars[i]! + c);
+}
+
+/** `at`, or the index before it when it falls inside a surrogate pair: a cut never splits a character. */
+function whole(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 0xdc00 && code <= 0xdfff ? at - 1 : at;
 }

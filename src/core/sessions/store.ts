@@ -120,8 +120,10 @@ export interface SessionStore {
   /**
    * Removes session `key`, whichever agent holds it, and everything recorded under its key: the
    * session row, its transcript, what reached it, its presence and the messages given to it, in one
-   * transaction (a message given only to a removed session counts as never given). Memories stored
-   * during the session stay; they are the agent's, not the session's. Null when nothing was recorded.
+   * transaction (a message given only to a removed session counts as never given), its ratings with
+   * it: each memory it rated gets its signal again from the other sessions' ratings (none when no
+   * other rated it). Memories stored during the session stay; they are the agent's, not the
+   * session's. Null when nothing was recorded.
    */
   remove(key: string): Promise<SessionRemovalResponse | null>;
 }
