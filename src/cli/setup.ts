@@ -27,7 +27,7 @@ import { UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
 const args = {
-  harness: { type: "string", description: `Harness to register with: ${HARNESS_NAMES.join(", ")}`, required: true },
+  harness: { type: "string", description: `Harness to register with (required): ${HARNESS_NAMES.join(", ")}` },
   "dry-run": { type: "boolean", description: "Show what would change, as a diff, and write nothing" },
   uninstall: { type: "boolean", description: "Remove only Signet's entries, and the files and directories setup created that are left empty" },
   url: { type: "string", description: "Daemon URL (origin only) the entries reach; default from SIGNET_DAEMON_URL or config" },
