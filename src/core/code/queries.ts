@@ -1,9 +1,9 @@
 // Reading a project's code index (docs/code.md#the-tools): a symbol's context, its blast radius,
 // shared constants and the architecture briefing (search is search.ts).
 import type { Database } from "bun:sqlite";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import type { DataDirFence } from "../files/data-dir";
 import { contentHash } from "./content-hash";
+import { MAX_FILE_BYTES, NotReadable, readProjectFile } from "./project-file";
 import type {
   CodeBlastNode,
   CodeBlastRequest,
@@ -81,20 +81,28 @@ function edgesOf(db: Database, id: number, direction: "in" | "out"): CodeEdge[] 
   });
 }
 
-function sourceOf(project: string, path: string, startLine: number, endLine: number, hash: string): { source: string; stale: boolean } {
+/**
+ * A symbol's lines as the file holds them now, read as the index reads every file (project-file.ts).
+ * A file that is not read so (a link, a pipe, one of the data directory) is named with the reason in
+ * place of its source, and none of its content.
+ */
+function sourceOf(project: string, path: string, startLine: number, endLine: number, hash: string, fence: DataDirFence | null): { source: string; stale: boolean } {
+  let bytes: Uint8Array;
   try {
-    const bytes = readFileSync(join(project, path));
-    const stale = contentHash(bytes) !== hash;
-    const lines = new TextDecoder().decode(bytes).split("\n");
-    const end = Math.min(endLine, startLine + MAX_SOURCE_LINES - 1);
-    const cut = end < endLine ? `\n… (${endLine - end} more lines)` : "";
-    return { source: lines.slice(startLine - 1, end).join("\n") + cut, stale };
-  } catch {
-    return { source: "", stale: true };
+    bytes = readProjectFile(project, path, MAX_FILE_BYTES, fence);
+  } catch (err) {
+    if (!(err instanceof NotReadable)) throw err;
+    return { source: `(not read: ${err.message})`, stale: true };
   }
+  const stale = contentHash(bytes) !== hash;
+  const lines = new TextDecoder().decode(bytes).split("\n");
+  const end = Math.min(endLine, startLine + MAX_SOURCE_LINES - 1);
+  const cut = end < endLine ? `\n… (${endLine - end} more lines)` : "";
+  return { source: lines.slice(startLine - 1, end).join("\n") + cut, stale };
 }
 
-export function symbolContext(db: Database, project: string, spec: string): CodeContextResponse {
+/** `fence`: the data directory no source is read from (the daemon's). */
+export function symbolContext(db: Database, project: string, spec: string, fence: DataDirFence | null = null): CodeContextResponse {
   const found = findSymbols(db, spec);
   if (found.length === 0) return { project, symbol: spec, candidates: [] };
   if (found.length > 1) return { project, symbol: spec, candidates: found.map(ref) };
@@ -111,7 +119,7 @@ export function symbolContext(db: Database, project: string, spec: string): Code
   return {
     project,
     symbol: spec,
-    definition: { ...ref(row), doc: extra.doc, exported: extra.exported === 1, ...sourceOf(project, row.path, row.startLine, row.endLine, extra.hash) },
+    definition: { ...ref(row), doc: extra.doc, exported: extra.exported === 1, ...sourceOf(project, row.path, row.startLine, row.endLine, extra.hash, fence) },
     container: parent ? ref(parent) : null,
     callers: edgesOf(db, row.id, "in"),
     callees: edgesOf(db, row.id, "out"),

@@ -6,8 +6,9 @@
 // process (docs/architecture.md#code-index). A project in the daemon's data directory (recorded
 // before `signet index` refused one) is not answered from: it is never indexed (files/data-dir.ts).
 import type { Database } from "bun:sqlite";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
+import { resolveDataDir } from "../../config/load";
 import {
   NO_PROJECT_MESSAGE,
   type CodeBlastRequest,
@@ -24,12 +25,13 @@ import {
   type CodeStatusResponse,
 } from "../../contracts/code";
 import { SignetError, invalidInput } from "../../contracts/errors";
-import { dataDirRefusal, fenceOf } from "../files/data-dir";
+import { DataDirFence, dataDirRefusal } from "../files/data-dir";
+import { errCode } from "../sources/read";
 import { diagnose, indexStatus } from "./health";
 import { lastIndexed, projectOf, readIndexedProjects } from "./projects";
 import { blastRadius, briefing, sharedConstants, symbolContext } from "./queries";
 import { searchSymbols } from "./search";
-import { indexDbPath, openIndex, removeIndexFiles } from "./store";
+import { indexDbPath, openIndex, removeIndexFiles, UnusableIndex } from "./store";
 
 /** Databases kept open at once: a few projects' sessions at a time; the least recently used closes. */
 const MAX_OPEN = 8;
@@ -49,22 +51,37 @@ function realFolder(absolute: string): string {
   }
 }
 
+/** The inode of the project's index database, null when there is none; any other failure to look is an error naming it. */
+function indexFileInode(project: string): number | null {
+  const path = indexDbPath(project);
+  let st: Stats | undefined;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    throw new UnusableIndex("database", `the code index ${path} cannot be read (${errCode(err)})`, `check ${path} and the folders above it, then run \`signet index ${project}\``);
+  }
+  return st ? st.ino : null;
+}
+
 export class CodeIndexService {
   /** Open databases by project, least recently used first. */
   private readonly open = new Map<string, Open>();
 
   constructor(
     private readonly projectsPath: string,
-    /** The daemon's data directory: never indexed, so no project in it answers. */
-    private readonly dataDir?: string,
+    /** The daemon's data directory (by default the one SIGNET_PATH names): never indexed, so no project in it answers, and no file of it is read. */
+    private readonly dataDir: string = resolveDataDir(),
   ) {}
 
-  /** The indexed project that answers for `requested` (a folder), or for no folder the one indexed last. */
-  private project(requested: string | undefined): string {
+  /**
+   * The indexed project that answers for `requested` (a folder), or for no folder the one indexed
+   * last, with the data directory as this request sees it (its fence keeps the request's reads out of it).
+   */
+  private project(requested: string | undefined): { project: string; fence: DataDirFence } {
     const project = this.indexedProject(requested);
-    const fence = fenceOf(this.dataDir);
-    if (fence?.holds(project)) throw invalidInput(`project: ${dataDirRefusal(project, project, fence)}`);
-    return project;
+    const fence = new DataDirFence(this.dataDir);
+    if (fence.holds(project)) throw invalidInput(`project: ${dataDirRefusal(project, project, fence)}`);
+    return { project, fence };
   }
 
   private indexedProject(requested: string | undefined): string {
@@ -82,9 +99,8 @@ export class CodeIndexService {
   }
 
   /** The project's database; null when its file is missing (doctor reports that). */
-  private database(project: string): Database | null {
-    const path = indexDbPath(project);
-    const ino = existsSync(path) ? statSync(path).ino : null;
+  private database(project: string, fence: DataDirFence): Database | null {
+    const ino = indexFileInode(project);
     const cached = this.open.get(project);
     if (cached) {
       this.open.delete(project);
@@ -95,7 +111,7 @@ export class CodeIndexService {
       cached.db.close();
     }
     if (ino === null) return null;
-    const db = openIndex(project, { rebuild: false });
+    const db = openIndex(project, { rebuild: false }, fence);
     this.open.set(project, { db, ino });
     for (const [other, { db: oldest }] of this.open) {
       if (this.open.size <= MAX_OPEN) break;
@@ -105,11 +121,17 @@ export class CodeIndexService {
     return db;
   }
 
-  private withIndex<T>(requested: string | undefined, use: (db: Database, project: string) => T): T {
-    const project = this.project(requested);
-    const db = this.database(project);
+  private withIndex<T>(requested: string | undefined, use: (db: Database, project: string, fence: DataDirFence) => T): T {
+    const { project, fence } = this.project(requested);
+    const db = this.database(project, fence);
     if (!db) throw new SignetError("not_found", `the code index of ${project} is missing: run \`signet index ${project}\``);
-    return use(db, project);
+    try {
+      return use(db, project, fence);
+    } catch (err) {
+      // SQLite's errors (a file damaged since it was opened) say nothing of the file: said with it.
+      if ((err as { name?: string }).name !== "SQLiteError") throw err;
+      throw new SignetError("unavailable", `the code index ${indexDbPath(project)} cannot be used: ${(err as Error).message}: run \`signet code doctor\``);
+    }
   }
 
   search(req: CodeSearchRequest): CodeSearchResponse {
@@ -117,7 +139,7 @@ export class CodeIndexService {
   }
 
   context(req: CodeContextRequest): CodeContextResponse {
-    return this.withIndex(req.project, (db, project) => symbolContext(db, project, req.symbol));
+    return this.withIndex(req.project, (db, project, fence) => symbolContext(db, project, req.symbol, fence));
   }
 
   blast(req: CodeBlastRequest): CodeBlastResponse {
@@ -125,7 +147,7 @@ export class CodeIndexService {
   }
 
   status(requested?: string): CodeStatusResponse {
-    return this.withIndex(requested, (db, project) => indexStatus(db, project, this.dataDir));
+    return this.withIndex(requested, (db, project, fence) => indexStatus(db, project, fence));
   }
 
   constants(q: CodeConstantsQuery): CodeConstantsResponse {
@@ -137,25 +159,37 @@ export class CodeIndexService {
   }
 
   async doctor(requested?: string): Promise<CodeDoctorResponse> {
-    const project = this.project(requested);
+    const { project, fence } = this.project(requested);
+    const unusable = (check: string, detail: string, fix: string): CodeDoctorResponse => ({
+      project,
+      ok: false,
+      checks: [{ name: check, ok: false, detail }],
+      problems: [{ problem: `${check}: ${detail}`, fix }],
+    });
     let db: Database | null;
     try {
-      db = this.database(project);
+      db = this.database(project, fence);
     } catch (err) {
-      // An index of another schema version: that is the problem to report.
-      const detail = (err as Error).message;
-      return { project, ok: false, checks: [{ name: "schema", ok: false, detail }], problems: [{ problem: `schema: ${detail}`, fix: `run \`signet index ${project}\`` }] };
+      // An index that cannot be opened as it is (another schema version, not a database): that is the problem to report.
+      if (!(err instanceof UnusableIndex)) throw err;
+      return unusable(err.check, err.message, err.fix);
     }
-    return diagnose(db, project, this.dataDir);
+    try {
+      return await diagnose(db, project, fence);
+    } catch (err) {
+      // Pages damaged past what opening it reads: SQLite's error, with the file.
+      if ((err as { name?: string }).name !== "SQLiteError") throw err;
+      return unusable("database", `${indexDbPath(project)}: ${(err as Error).message}`, `run \`signet code clear --confirm\`, then run \`signet index ${project}\``);
+    }
   }
 
   /** Deletes the project's graphiq.db and manifest.json and leaves a fresh empty database; it stays indexed (empty). */
   clear(requested?: string): CodeClearResponse {
-    const project = this.project(requested);
+    const { project, fence } = this.project(requested);
     this.open.get(project)?.db.close();
     this.open.delete(project);
     removeIndexFiles(project);
-    openIndex(project).close();
+    openIndex(project, { rebuild: true }, fence).close();
     return { project, cleared: true };
   }
 

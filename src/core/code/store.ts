@@ -1,19 +1,25 @@
 // A project's code index on disk (docs/code.md#storage): <project>/.graphiq/graphiq.db (SQLite) and
-// manifest.json beside it. The schema is created here; a database of another schema version is
-// rebuilt by the next `signet index`.
+// manifest.json beside it. The schema is created here; a database of another schema version, or a
+// file that is not a database at all, is rebuilt by the next `signet index`. Neither file is ever one
+// of the daemon's data directory, through a link or a hard link (files/data-dir.ts).
 import type { Database } from "bun:sqlite";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SignetError } from "../../contracts/errors";
 import { openDatabase } from "../../db/open";
 import { writeOwnerOnlyFile } from "../../os/owner-only-files";
+import { DATA_DIR_REASON, type DataDirFence } from "../files/data-dir";
 import type { LanguageId } from "./grammars";
+import { NotReadable, readProjectFile } from "./project-file";
 
 export const INDEX_VERSION = 3;
 
 const indexDir = (project: string) => join(project, ".graphiq");
 export const indexDbPath = (project: string) => join(indexDir(project), "graphiq.db");
-const manifestPath = (project: string) => join(indexDir(project), "manifest.json");
+const MANIFEST = ".graphiq/manifest.json";
+const manifestPath = (project: string) => join(project, MANIFEST);
+/** A manifest names every file with its hash: some 100 bytes a file. */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 /** The edges' indexes, name and column: resolve.ts drops them while it rewrites every edge and builds them again after. */
 const EDGE_INDEXES = [
@@ -91,25 +97,129 @@ CREATE INDEX IF NOT EXISTS literals_file ON literals(file_id);
 CREATE TABLE IF NOT EXISTS failures (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
 `;
 
+/** An index that cannot be used as it is, with the doctor's check it fails and the fix. */
+export class UnusableIndex extends SignetError {
+  constructor(
+    readonly check: "database" | "schema",
+    message: string,
+    readonly fix: string,
+  ) {
+    super("unavailable", message);
+  }
+}
+
+const reindex = (project: string) => `run \`signet index ${project}\``;
+
 /**
- * Opens (creating if needed) a project's index database. One of another schema version is emptied
- * first when `rebuild` (the indexer); readers (the daemon) get an error saying to re-index instead.
+ * Opens (creating if needed) a project's index database. One of another schema version, or a file
+ * that is not a SQLite database, is emptied first when `rebuild` (the indexer); readers (the daemon)
+ * get an UnusableIndex saying to re-index instead. `fence`: the data directory, whose files are never
+ * opened as an index (a `.graphiq` that is a link into it, a hard link of its database).
  */
-export function openIndex(project: string, options: { rebuild: boolean } = { rebuild: true }): Database {
+export function openIndex(project: string, options: { rebuild: boolean } = { rebuild: true }, fence: DataDirFence | null = null): Database {
   const path = indexDbPath(project);
-  let db = openDatabase(path);
-  const version = schemaVersion(db);
+  refuseDataDirIndex(project, fence);
+  let db: Database;
+  let version: number | null;
+  try {
+    refuseNotADatabase(path);
+    db = openDatabase(path);
+    try {
+      version = schemaVersion(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  } catch (err) {
+    if (!isNotADatabase(err)) throw cannotUse(project, err);
+    if (!options.rebuild) {
+      throw new UnusableIndex("database", `${path} is not a SQLite database (${(err as Error).message}): ${reindex(project)}`, `${reindex(project)}: it makes the index again`);
+    }
+    removeIndexFiles(project);
+    db = openOrName(project);
+    version = null;
+  }
   if (version !== null && version !== INDEX_VERSION) {
     db.close();
     if (!options.rebuild) {
-      throw new SignetError("unavailable", `the code index of ${project} has schema version ${version}, not ${INDEX_VERSION}: run \`signet index ${project}\``);
+      throw new UnusableIndex(
+        "schema",
+        `the code index of ${project} has schema version ${version}, not ${INDEX_VERSION}: ${reindex(project)}`,
+        `${reindex(project)}: it rebuilds an index of another version`,
+      );
     }
     removeIndexFiles(project);
-    db = openDatabase(path);
+    db = openOrName(project);
   }
-  db.run(SCHEMA);
-  db.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)", [String(INDEX_VERSION)]);
+  try {
+    db.run(SCHEMA);
+    db.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('version', ?)", [String(INDEX_VERSION)]);
+  } catch (err) {
+    db.close();
+    throw cannotUse(project, err);
+  }
   return db;
+}
+
+/** SQLite's answer for a file that is not a database, or whose pages are damaged. */
+function isNotADatabase(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
+}
+
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/**
+ * Throws SQLite's own "not a database" for a file whose first bytes are not SQLite's header, before
+ * SQLite opens it: a connection that fails there stays open until it is collected, one a request.
+ */
+function refuseNotADatabase(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return; // not there (it is made), or a link: openDatabase says so
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return; // openDatabase refuses what is not a file
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const read = readSync(fd, head, 0, head.length, 0);
+    if (read === 0) return; // empty: a new database
+    if (head.subarray(0, read).toString("latin1") !== SQLITE_HEADER) throw Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openOrName(project: string): Database {
+  try {
+    return openDatabase(indexDbPath(project));
+  } catch (err) {
+    throw cannotUse(project, err);
+  }
+}
+
+/** Why the index database of `project` cannot be used, naming the file (SQLite's messages do not). */
+function cannotUse(project: string, err: unknown): UnusableIndex {
+  const path = indexDbPath(project);
+  return new UnusableIndex(
+    "database",
+    `the code index ${path} cannot be used: ${(err as Error).message}`,
+    `check the file and its folder's permissions, or delete ${indexDir(project)} and ${reindex(project)}`,
+  );
+}
+
+/** Refuses an index folder that leads into the data directory, and a database file that is one of its files. */
+export function refuseDataDirIndex(project: string, fence: DataDirFence | null): void {
+  if (!fence) return;
+  const path = indexDbPath(project);
+  let inside = fence.holds(indexDir(project));
+  try {
+    inside ||= fence.has(lstatSync(path));
+  } catch {
+    // not there yet: it is made in the folder just checked
+  }
+  if (inside) throw new UnusableIndex("database", `the code index ${path} leads into the Signet data directory: ${DATA_DIR_REASON}`, `delete ${indexDir(project)} and ${reindex(project)}`);
 }
 
 function schemaVersion(db: Database): number | null {
@@ -147,12 +257,17 @@ export function writeManifest(project: string, manifest: Manifest): void {
   writeOwnerOnlyFile(manifestPath(project), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-/** The manifest, or a reason it cannot be read. */
-export function readManifest(project: string): { manifest: Manifest } | { problem: string } {
-  const path = manifestPath(project);
-  if (!existsSync(path)) return { problem: "manifest.json is missing" };
+/** The manifest, or a reason it cannot be read; read as the index reads a project's files (project-file.ts). */
+export function readManifest(project: string, fence: DataDirFence | null = null): { manifest: Manifest } | { problem: string } {
+  let text: string;
   try {
-    const manifest = JSON.parse(readFileSync(path, "utf8")) as Manifest;
+    text = new TextDecoder().decode(readProjectFile(project, MANIFEST, MAX_MANIFEST_BYTES, fence));
+  } catch (err) {
+    if (!(err instanceof NotReadable)) throw err;
+    return { problem: err.reason === "missing" ? "manifest.json is missing" : `manifest.json is not read: ${err.reason}` };
+  }
+  try {
+    const manifest = JSON.parse(text) as Manifest;
     if (typeof manifest?.files !== "object" || typeof manifest.version !== "number") return { problem: "manifest.json has no version or files" };
     return { manifest };
   } catch (err) {
