@@ -252,4 +252,26 @@ describe.skipIf(!postgres.available)("sessions shared by two daemons on one Post
     await Promise.all(sessions.map((key, i) => (i % 2 ? one : two).sessions.feedback(ada, { sessionKey: key, ratings: i < 2 ? ratings : Object.fromEntries(reached.map((id) => [id, 0])) })));
     for (const id of reached) expect(await one.feedbackOf(id)).toEqual({ signal: 0.5, ratings: 4 });
   });
+
+  test("sessions rating the same memories in opposite orders at once never deadlock", async () => {
+    const connect = await postgres.database({ max: 8 });
+    const one = await postgresDaemon(connect());
+    for (let i = 0; i < 10; i++) await one.memory.remember(ada, { content: `Rule ${i}: spaces in the YAML ${i}` });
+    const two = await postgresDaemon(connect());
+    const sessions = ["o1", "o2", "o3", "o4"];
+    for (const key of sessions) {
+      await one.sessions.hook("session-start", ada, hook({ sessionKey: key }));
+      await two.sessions.hook("user-prompt-submit", ada, hook({ sessionKey: key, prompt: "spaces in the YAML rule" }));
+    }
+    const reached = (await one.sessions.get(ada, "o1")).memories.map((m) => m.memoryId);
+    expect(reached.length).toBeGreaterThan(1);
+    for (let round = 0; round < 5; round++) {
+      // Each memory is locked while its signal is recomputed: taken in the ratings' order, two
+      // sessions holding one memory each and waiting for the other's would deadlock.
+      const forward = Object.fromEntries(reached.map((id) => [id, round % 2]));
+      const backward = Object.fromEntries([...reached].reverse().map((id) => [id, 1 - (round % 2)]));
+      await Promise.all(sessions.map((key, i) => (i % 2 ? one : two).sessions.feedback(ada, { sessionKey: key, ratings: i % 2 ? forward : backward })));
+    }
+    for (const id of reached) expect(await one.feedbackOf(id)).toEqual({ signal: 0.5, ratings: 4 });
+  });
 });

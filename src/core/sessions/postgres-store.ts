@@ -207,13 +207,18 @@ export class PostgresSessionStore implements SessionStore {
     return this.sql.begin(async (tx) => {
       const accepted = new Set<string>();
       const moves: [string, number][] = [];
+      // Every rated memory's lock first, in one order for every transaction (as remove takes them):
+      // taken in each request's own order, two sessions rating the same memories could deadlock.
+      const ids = [...new Set(ratings.map(([id]) => id))];
+      if (ids.length > 0) {
+        await tx`SELECT pg_advisory_xact_lock(${LOCK_FEEDBACK}, h) FROM (SELECT DISTINCT hashtext(id) AS h FROM unnest(${this.sql.array(ids, "TEXT")}::text[]) AS r(id)) rated ORDER BY h`;
+      }
       for (const [id, rating] of ratings) {
         const rated = await tx`
           UPDATE session_memories SET relevance_score = ${rating}, updated_at = ${at}
           WHERE session_key = ${key} AND agent_id = ${agentId} AND memory_id = ${id}`;
         if (rated.count === 0) continue;
         accepted.add(id);
-        await tx`SELECT pg_advisory_xact_lock(${LOCK_FEEDBACK}, hashtext(${id}))`;
         const move = await resignal(tx, id, at);
         if (Math.abs(move) > 1e-9) moves.push([id, move]);
       }
