@@ -15,8 +15,8 @@ import {
   SERVER_NAME,
   isMcpCommand,
   keptEntryNote,
-  notSignetsEntry,
   reach,
+  usersOwnEntry,
   type EntryValues,
   type Harness,
   type HarnessContext,
@@ -82,10 +82,7 @@ export const claudeCode: Harness = {
             "mcpServers",
             SERVER_NAME,
             (existing) => {
-              if (existing !== undefined && !isSignetEntry(existing)) {
-                if (values) throw new Error(notSignetsEntry(ENTRY));
-                return existing;
-              }
+              if (usersOwnEntry(existing, isSignetEntry, values !== undefined, ENTRY)) return existing;
               return values ? (mergeEntry(existing, claudeEntry(values, ctx.dataDir), SHAPE) as Json) : undefined;
             },
             "JSON",

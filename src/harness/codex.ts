@@ -16,8 +16,8 @@ import {
   SERVER_NAME,
   isMcpCommand,
   keptEntryNote,
-  notSignetsEntry,
   reach,
+  usersOwnEntry,
   type EntryValues,
   type Harness,
   type HarnessContext,
@@ -73,10 +73,7 @@ function editCodexConfig(before: string | null, ctx: HarnessContext): string | n
   const text = before ?? "";
   const checked = checkCodexToml(text);
   const existing = getPath(parseToml(text), PATH);
-  if (existing !== undefined && !isSignetTable(existing)) {
-    if (values) throw new TomlError(notSignetsEntry(`[${ENTRY}]`));
-    return before;
-  }
+  if (usersOwnEntry(existing, isSignetTable, values !== undefined, `[${ENTRY}]`)) return before;
   let value: TomlTable | undefined;
   if (values) {
     value = mergeEntry(existing, codexEntry(values, ctx.dataDir), { owned: ["command"], envKey: "env", envOwned: REACH_VARIABLES });

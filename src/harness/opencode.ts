@@ -19,8 +19,8 @@ import {
   SERVER_NAME,
   isMcpCommand,
   keptEntryNote,
-  notSignetsEntry,
   reach,
+  usersOwnEntry,
   type EntryValues,
   type Harness,
   type HarnessContext,
@@ -71,10 +71,7 @@ export const opencode: Harness = {
           "mcp",
           SERVER_NAME,
           (existing) => {
-            if (existing !== undefined && !isSignetEntry(existing)) {
-              if (values) throw new Error(notSignetsEntry(ENTRY));
-              return existing;
-            }
+            if (usersOwnEntry(existing, isSignetEntry, values !== undefined, ENTRY)) return existing;
             return !values || (!add && existing === undefined) ? undefined : (mergeEntry(existing, opencodeEntry(values, ctx.dataDir), SHAPE) as Json);
           },
           "JSONC",

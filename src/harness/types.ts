@@ -16,8 +16,19 @@ export function isMcpCommand(command: string): boolean {
 }
 
 /** Why setup does not write over an entry named signet that is not Signet's (one that does not start signet-mcp). */
-export function notSignetsEntry(entry: string): string {
+function notSignetsEntry(entry: string): string {
   return `${entry} is a server of your own, not Signet's (it does not run ${MCP_COMMAND}): rename or remove it, then run this again`;
+}
+
+/**
+ * Whether `existing`, the entry under Signet's name, is a server of the user's own (`isSignets`
+ * says it is not Signet's): setup refuses to write over it (`installing`, naming `entry`), and
+ * --uninstall keeps it.
+ */
+export function usersOwnEntry<T>(existing: T | undefined, isSignets: (entry: T) => boolean, installing: boolean, entry: string): boolean {
+  if (existing === undefined || isSignets(existing)) return false;
+  if (installing) throw new Error(notSignetsEntry(entry));
+  return true;
 }
 
 /** What --uninstall says of such an entry, which it keeps. */
