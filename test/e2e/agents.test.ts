@@ -35,6 +35,36 @@ type Result = { content: { type: string; text: string }[]; isError?: boolean; st
 const callTool = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as Result;
 const as = (agent: string) => ({ ...s.env, SIGNET_AGENT_ID: agent });
 
+/**
+ * `signet message watch` as `agent` (its env with `extra` on top), connected: `text` is sent to it
+ * by `sender` until a whole line of its stdout holds it (a message sent before it subscribed is not
+ * a live one). The caller ends the process (SIGKILL in its finally).
+ */
+async function connectedWatch(agent: string, sender: string, text: string, extra: Record<string, string> = {}) {
+  const proc = Bun.spawn([BIN, "message", "watch"], { env: { ...as(agent), ...extra }, stdout: "pipe", stderr: "pipe" });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let out = "";
+  const reading = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out += decoder.decode(value, { stream: true });
+    }
+  })();
+  const shown = () => out.split("\n").slice(0, -1).some((line) => line.includes(text));
+  try {
+    for (const deadline = Date.now() + 15_000; !shown() && Date.now() < deadline; await Bun.sleep(300)) {
+      await run(["message", "send", text, "--to", agent], { env: as(sender) });
+    }
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  }
+  return { proc, stderr, reading, output: () => out };
+}
+
 describe("two agents through two signet-mcp processes", () => {
   test("they exchange messages; a third agent reads none of them by any tool parameter", async () => {
     const ada = await mcpAs("e2e-ada", "ada-session");
@@ -135,26 +165,9 @@ describe("signet agents and signet message", () => {
   });
 
   test("watch prints a message as it arrives, one JSON line each, and ends with exit 0 on Ctrl-C", async () => {
-    const proc = Bun.spawn([BIN, "message", "watch"], { env: as("watch-bob"), stdout: "pipe", stderr: "pipe" });
+    const { proc, reading, output } = await connectedWatch("watch-bob", "watch-ada", "watched");
     try {
-      const reader = proc.stdout.getReader();
-      const decoder = new TextDecoder();
-      // The stream is open once the CLI connected; send until the first line shows (a message sent
-      // before it subscribed is not a live one).
-      let out = "";
-      const deadline = Date.now() + 15_000;
-      const reading = (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          out += decoder.decode(value, { stream: true });
-        }
-      })();
-      while (!out.includes("\n") && Date.now() < deadline) {
-        await run(["message", "send", "watched", "--to", "watch-bob"], { env: as("watch-ada") });
-        await Bun.sleep(300);
-      }
-      const first = JSON.parse(out.split("\n")[0]!);
+      const first = JSON.parse(output().split("\n")[0]!);
       expect(first).toMatchObject({ content: "watched", fromAgentId: "watch-ada", toAgentId: "watch-bob" });
       proc.kill("SIGINT");
       expect(await proc.exited).toBe(0);
@@ -166,25 +179,8 @@ describe("signet agents and signet message", () => {
 
   test("a watch whose token is revoked ends with exit 4, saying so; the daemon runs on", async () => {
     const made = json(await run(["token", "create", "--role", "agent", "--agent", "revoked-bob"], { env: s.env }));
-    const proc = Bun.spawn([BIN, "message", "watch"], { env: { ...as("revoked-bob"), SIGNET_TOKEN: made.token }, stdout: "pipe", stderr: "pipe" });
+    const { proc, stderr, reading } = await connectedWatch("revoked-bob", "revoked-ada", "before the revocation", { SIGNET_TOKEN: made.token });
     try {
-      const stderr = new Response(proc.stderr).text();
-      const reader = proc.stdout.getReader();
-      const decoder = new TextDecoder();
-      let out = "";
-      const reading = (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          out += decoder.decode(value, { stream: true });
-        }
-      })();
-      // Connected once a message sent to it shows; then the token goes.
-      const deadline = Date.now() + 15_000;
-      while (!out.includes("before the revocation") && Date.now() < deadline) {
-        await run(["message", "send", "before the revocation", "--to", "revoked-bob"], { env: as("revoked-ada") });
-        await Bun.sleep(300);
-      }
       expect((await run(["token", "revoke", made.id], { env: s.env })).code).toBe(0);
       expect(await proc.exited).toBe(4);
       await reading;
@@ -197,26 +193,9 @@ describe("signet agents and signet message", () => {
 
   // Last: it stops the daemon.
   test("a watch whose daemon stops ends with exit 3, saying so", async () => {
-    const proc = Bun.spawn([BIN, "message", "watch"], { env: as("gone-bob"), stdout: "pipe", stderr: "pipe" });
+    const { proc, stderr, reading, output } = await connectedWatch("gone-bob", "gone-ada", "last words");
     try {
-      const stderr = new Response(proc.stderr).text();
-      const reader = proc.stdout.getReader();
-      const decoder = new TextDecoder();
-      let out = "";
-      const reading = (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          out += decoder.decode(value, { stream: true });
-        }
-      })();
-      // Connected once a message sent to it shows; then the daemon goes.
-      const deadline = Date.now() + 15_000;
-      while (!out.includes("last words") && Date.now() < deadline) {
-        await run(["message", "send", "last words", "--to", "gone-bob"], { env: as("gone-ada") });
-        await Bun.sleep(300);
-      }
-      expect(out).toContain("last words");
+      expect(output()).toContain("last words");
       expect((await run(["daemon", "stop"], { env: s.env })).code).toBe(0);
       expect(await proc.exited).toBe(3);
       await reading;
