@@ -292,97 +292,79 @@ describe("signet-mcp over stdio", () => {
     expect(replies(first)[0].result.protocolVersion).toBe("2024-11-05");
     expect(replies(first)[1].result.tools.length).toBe(Object.keys(EXPECTED_TOOLS).length);
   });
-});
 
-describe("signet-mcp with input it cannot take", () => {
-  let s: Sandbox;
-  beforeAll(async () => {
-    s = await sandbox(KEYWORD_ONLY);
-    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
-  });
-  afterAll(async () => {
-    await run(["daemon", "stop"], { env: s.env });
-  });
+  describe("with input it cannot take", () => {
+    const lines = (...messages: (object | string)[]) => `${messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n")}\n`;
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+    const replies = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l));
 
-  const lines = (...messages: (object | string)[]) => `${messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n")}\n`;
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
-  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
-  const replies = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l));
+    test("a message over 10 MiB (the SDK's default) is still read: the call answers too_large, the next request is answered, it exits at the end", async () => {
+      const big = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "memory_store", arguments: { content: "x".repeat(11 * 1024 * 1024) } } };
+      const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, big, ping(3)), timeoutMs: 30_000 });
+      expect(r.code).toBe(0);
+      // The ping may be answered before the call: by id.
+      const got = replies(r.stdout).sort((a, b) => a.id - b.id);
+      expect(got.map((m) => m.id)).toEqual([1, 2, 3]);
+      expect(got[1].result.isError).toBe(true);
+      expect(JSON.stringify(got[1].result.content)).toContain("too_large");
+    });
 
-  test("a message over 10 MiB (the SDK's default) is still read: the call answers too_large, the next request is answered, it exits at the end", async () => {
-    const big = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "memory_store", arguments: { content: "x".repeat(11 * 1024 * 1024) } } };
-    const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, big, ping(3)), timeoutMs: 30_000 });
-    expect(r.code).toBe(0);
-    // The ping may be answered before the call: by id.
-    const got = replies(r.stdout).sort((a, b) => a.id - b.id);
-    expect(got.map((m) => m.id)).toEqual([1, 2, 3]);
-    expect(got[1].result.isError).toBe(true);
-    expect(JSON.stringify(got[1].result.content)).toContain("too_large");
-  });
+    test("a line that is not JSON is -32700, a batch or a non-message -32600 (id null); the session goes on", async () => {
+      const batch = JSON.stringify([ping(2), ping(3)]);
+      const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, "not json", batch, '{"hello":1}', ping(4)) });
+      expect(r.code).toBe(0);
+      const got = replies(r.stdout);
+      expect(got.map((m) => [m.id, m.error?.code ?? "ok"])).toEqual([[1, "ok"], [null, -32700], [null, -32600], [null, -32600], [4, "ok"]]);
+      expect(got[2].error.message).toContain("batch");
+    });
 
-  test("a line that is not JSON is -32700, a batch or a non-message -32600 (id null); the session goes on", async () => {
-    const batch = JSON.stringify([ping(2), ping(3)]);
-    const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, "not json", batch, '{"hello":1}', ping(4)) });
-    expect(r.code).toBe(0);
-    const got = replies(r.stdout);
-    expect(got.map((m) => [m.id, m.error?.code ?? "ok"])).toEqual([[1, "ok"], [null, -32700], [null, -32600], [null, -32600], [4, "ok"]]);
-    expect(got[2].error.message).toContain("batch");
-  });
+    test("a message past what it reads (64 MiB) is answered as an invalid request with its id, unread, and the session goes on", async () => {
+      const huge = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${"y".repeat(65 * 1024 * 1024)}"}}`;
+      const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, huge, ping(3)), timeoutMs: 30_000 });
+      expect(r.code).toBe(0);
+      const got = replies(r.stdout);
+      expect(got.map((m) => [m.id, m.error?.code ?? "ok"])).toEqual([[1, "ok"], [2, -32600], [3, "ok"]]);
+      expect(got[1].error.message).toContain("more than 67108864 bytes");
+    });
 
-  test("a message past what it reads (64 MiB) is answered as an invalid request with its id, unread, and the session goes on", async () => {
-    const huge = `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"${"y".repeat(65 * 1024 * 1024)}"}}`;
-    const r = await run([], { env: s.env, bin: MCP_BIN, stdin: lines(init, huge, ping(3)), timeoutMs: 30_000 });
-    expect(r.code).toBe(0);
-    const got = replies(r.stdout);
-    expect(got.map((m) => [m.id, m.error?.code ?? "ok"])).toEqual([[1, "ok"], [2, -32600], [3, "ok"]]);
-    expect(got[1].error.message).toContain("more than 67108864 bytes");
+    test("SIGNET_SESSION_KEY holding a line break is refused at start (exit 2, saying so), not a 'daemon not reachable' at every call", async () => {
+      const r = await run([], { env: { ...s.env, SIGNET_SESSION_KEY: "a\nb" }, bin: MCP_BIN, stdin: lines(init) });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("SIGNET_SESSION_KEY");
+      expect(r.stderr).toContain("control character");
+    });
   });
 
-  test("SIGNET_SESSION_KEY holding a line break is refused at start (exit 2, saying so), not a 'daemon not reachable' at every call", async () => {
-    const r = await run([], { env: { ...s.env, SIGNET_SESSION_KEY: "a\nb" }, bin: MCP_BIN, stdin: lines(init) });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("SIGNET_SESSION_KEY");
-    expect(r.stderr).toContain("control character");
-  });
-});
-
-describe("a bridged call the agent cancels", () => {
-  let s: Sandbox;
-  beforeAll(async () => {
-    s = await sandbox(KEYWORD_ONLY);
-    expect((await run(["daemon", "start"], { env: s.env })).code).toBe(0);
-  });
-  afterAll(async () => {
-    await run(["daemon", "stop"], { env: s.env });
-  });
-
-  test("notifications/cancelled through signet-mcp cancels the call at the installed server, and it is recorded as cancelled", async () => {
-    const marks = join(s.home, "marks");
-    const server = join(import.meta.dir, "../helpers/hanging-stdio-server.mjs");
-    expect((await run(["mcp", "add", "hanging", "--", Bun.which("node") ?? "node", server, marks], { env: s.env })).code).toBe(0);
-    const marked = (word: string) => existsSync(marks) && readFileSync(marks, "utf8").includes(`${word} `);
-    const { client, transport } = connect(s.env);
-    await client.connect(transport);
-    try {
-      const abort = new AbortController();
-      const pending = client.callTool({ name: "mcp_server_call", arguments: { server: "hanging", tool: "hang", timeout_ms: 600_000 } }, undefined, { signal: abort.signal });
-      pending.catch(() => {});
-      expect(await eventually(async () => marked("called"), 15_000)).toBe(true);
-      abort.abort();
-      expect(await eventually(async () => marked("cancelled"), 15_000)).toBe(true);
-      // Analytics' rows keep a failure's text (read from the store: no answer shows it).
-      const recorded = () => {
-        const db = new Database(join(s.dataDir, "memory", "memories.db"), { readonly: true });
-        try {
-          return db.query<{ error_text: string | null }, []>("SELECT error_text FROM mcp_invocations WHERE server = 'hanging'").all();
-        } finally {
-          db.close();
-        }
-      };
-      expect(await eventually(async () => recorded().some((r) => r.error_text?.includes("cancelled by its caller")), 15_000)).toBe(true);
-    } finally {
-      await client.close();
-    }
+  describe("a bridged call the agent cancels", () => {
+    test("notifications/cancelled through signet-mcp cancels the call at the installed server, and it is recorded as cancelled", async () => {
+      const marks = join(s.home, "marks");
+      const server = join(import.meta.dir, "../helpers/hanging-stdio-server.mjs");
+      expect((await run(["mcp", "add", "hanging", "--", Bun.which("node") ?? "node", server, marks], { env: s.env })).code).toBe(0);
+      const marked = (word: string) => existsSync(marks) && readFileSync(marks, "utf8").includes(`${word} `);
+      const { client, transport } = connect(s.env);
+      await client.connect(transport);
+      try {
+        const abort = new AbortController();
+        const pending = client.callTool({ name: "mcp_server_call", arguments: { server: "hanging", tool: "hang", timeout_ms: 600_000 } }, undefined, { signal: abort.signal });
+        pending.catch(() => {});
+        expect(await eventually(async () => marked("called"), 15_000)).toBe(true);
+        abort.abort();
+        expect(await eventually(async () => marked("cancelled"), 15_000)).toBe(true);
+        // Analytics' rows keep a failure's text (read from the store: no answer shows it).
+        const recorded = () => {
+          const db = new Database(join(s.dataDir, "memory", "memories.db"), { readonly: true });
+          try {
+            return db.query<{ error_text: string | null }, []>("SELECT error_text FROM mcp_invocations WHERE server = 'hanging'").all();
+          } finally {
+            db.close();
+          }
+        };
+        expect(await eventually(async () => recorded().some((r) => r.error_text?.includes("cancelled by its caller")), 15_000)).toBe(true);
+      } finally {
+        await client.close();
+      }
+    });
   });
 });
 
