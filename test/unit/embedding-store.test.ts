@@ -166,6 +166,35 @@ describe.skipIf(!postgres.available)("embedding work leased among daemons on one
     expect(aTexts.texts + bTexts.texts).toBe(40);
   }, 60_000);
 
+  test("vectors another daemon stores while this one is still loading its index reach this index", async () => {
+    const connect = await postgres.database({ max: 8 });
+    const memory = new MemoryService(new PostgresMemoryStore(connect()));
+    for (let i = 0; i < 12; i++) await memory.remember(ada, { content: `${MEMORIES[i % MEMORIES.length]} (note ${i})` });
+    // B has read the stored vectors (none yet) and holds before queueing what its index lacks: A
+    // embeds everything meanwhile, and B's feed tells it so before B can take the vectors in.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const followed = { changes: 0 };
+    const reader = connect();
+    const head = await MemoryFeed.head(reader);
+    const bStore = new PostgresEmbeddingStore(connect(), tempDir(), "d_b");
+    const [liveSeqs, pendingSeqs] = [bStore.liveSeqs.bind(bStore), bStore.pendingSeqs.bind(bStore)];
+    bStore.liveSeqs = async () => (await held, liveSeqs());
+    bStore.pendingSeqs = async (model, redoBefore) => (await held, pendingSeqs(model, redoBefore));
+    const bTexts = { texts: 0 };
+    const b = worker(bStore, bTexts);
+    const feed = new MemoryFeed(reader, { onChange: (c) => (followed.changes++, b.followStored(c)) });
+    feeds.push(feed);
+    await feed.start(head);
+    const a = worker(new PostgresEmbeddingStore(connect(), tempDir(), "d_a"));
+    await embedded(a, 12);
+    for (let i = 0; i < 200 && followed.changes < 12; i++) await Bun.sleep(25);
+    expect(followed.changes).toBe(12);
+    release();
+    await embedded(b, 12);
+    expect(bTexts.texts).toBe(0);
+  }, 60_000);
+
   test("memories a dead daemon leased, or took and never embedded, are taken over by a live one", async () => {
     const connect = await postgres.database({ max: 8 });
     const memory = new MemoryService(new PostgresMemoryStore(connect()));

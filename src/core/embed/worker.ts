@@ -135,6 +135,12 @@ export class EmbeddingWorker {
   private readonly scratch = new VectorScratch();
   /** Recovered memories whose stored vector is being read, by a token a later change takes away. */
   private readonly restoring = new Map<number, object>();
+  /**
+   * Memories another daemon changed while this worker was loading, before it had an index to put their
+   * stored vectors in: read once it has (a vector stored after the load read past it is otherwise lost,
+   * since the memory then is no longer pending).
+   */
+  private readonly followedWhileLoading = new Set<number>();
   /** While a batch's vectors are stored: the memories changed since it was read again, whose change decides. */
   private touched: Set<number> | null = null;
 
@@ -233,7 +239,9 @@ export class EmbeddingWorker {
     if (this.disabled || this.stopped) return;
     this.supersede(change.seq);
     this.unindex(change.seq);
-    if (change.kind !== "forgotten") void this.restore(change.seq, false);
+    if (change.kind === "forgotten") return;
+    if (this.embedder) void this.restore(change.seq, false);
+    else this.followedWhileLoading.add(change.seq);
   }
 
   /** A later change decides over a stored vector being read, or a vector being stored, for an earlier one. */
@@ -424,6 +432,8 @@ export class EmbeddingWorker {
         await this.queuePending(embedder);
         this.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
         this.embedder = embedder;
+        for (const seq of this.followedWhileLoading) void this.restore(seq, false);
+        this.followedWhileLoading.clear();
         this.watchForOrphans(embedder);
         for (const queue of this.queues) this.readyQueue(queue, embedder);
         this.succeeded();
