@@ -20,6 +20,7 @@ import { EXPANSION_WEIGHT, expands, feedbackTerms, WEAK_KEYWORD_EVIDENCE } from 
 import { vectorWeight } from "../../src/core/search/fusion";
 import { KeywordIndex } from "../../src/core/search/keyword-index";
 import { withNeighbours, type NeighbourPolicy } from "../../src/core/recall/neighbours";
+import { asksOnly } from "../../src/core/recall/adjustment";
 import { SqliteRecallStore } from "../../src/core/recall/sqlite-store";
 import { RecallService } from "../../src/core/recall/service";
 import { keywordColumns } from "../../src/core/search/text";
@@ -319,6 +320,37 @@ describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ra
   });
 });
 
+describe("a memory that only asks (adjustment.ts asksOnly, docs/api.md#how-it-ranks)", () => {
+  test("a question, with or without a speaker's label and interjections, only asks; a statement with a question does not", () => {
+    for (const asks of ["Why?", "Caroline: Thanks, Mel! What got you into running?", "Wow, nice! Did the migration work? Any errors?", "  Should we move to pnpm?  "])
+      expect(asksOnly(asks)).toBe(true);
+    for (const tells of ["Use pnpm, not npm.", "I moved the repo to pnpm last week. Should we drop the npm lockfile?", "Is it green? It is, the flaky test was quarantined.", ""])
+      expect(asksOnly(tells)).toBe(false);
+  });
+
+  let h: Harness;
+  let recall: RecallService;
+
+  beforeAll(async () => {
+    h = await harness("none");
+    // The same words, one memory telling and one asking; the question is the later, which wins a tie.
+    await remember(h, { content: "Lee taught me sailing on the bay.", createdAt: "2020-03-01T09:00:00.000Z" });
+    await remember(h, { content: "Who taught you sailing on the bay?", createdAt: "2020-03-01T09:01:00.000Z" });
+    recall = await h.service();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("a memory that tells ranks above one that only asks about the same thing; the score stays the text's", async () => {
+    const [first, second] = await h.ranks(recall, "sailing on the bay");
+    expect(first!.content).toBe("Lee taught me sailing on the bay.");
+    expect(second!.content).toBe("Who taught you sailing on the bay?");
+    expect(second!.score).toBeGreaterThanOrEqual(first!.score * 0.9);
+  });
+});
+
 describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
   let recall: RecallService;
@@ -365,11 +397,12 @@ describe("a session neighbour is lent with its own order lifts, not its hit's (n
   beforeAll(async () => {
     // Keyword-only: the neighbours share none of the query's words, so only what they are lent orders them.
     h = await harness("none");
-    // Tom's question is the hit; Priya's reply after it and Tom's small talk before it are one turn away.
+    // Tom's remark is the hit (a statement: a question would move down itself); Priya's reply after
+    // it and Tom's small talk before it are one turn away.
     const session = { sessionKey: "chat-2", createdAt: "2026-01-06T09:00:00.000Z" };
     for (const [content, who] of [
       [smallTalk, "Tom"],
-      ["Which charting library should we use for the dashboard?", "Tom"],
+      ["We still have to pick a charting library for the dashboard.", "Tom"],
       [reply, "Priya"],
       ["The billing cron job runs at midnight UTC.", "Ana"],
       ["I reviewed the pull request for the login page.", "Lee"],

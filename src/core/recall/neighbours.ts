@@ -42,7 +42,8 @@ function orCombined(own: number, lent: number): number {
  * What each hit lends is computed from the order before any lending (what one is lent is never lent on). A
  * neighbour takes the best it is lent; `enter` makes the item for one the legs did not find (own
  * value 0). Only items `admits` accepts after lending move (one scoring under the minimum would cut
- * the list where it lands). `lift` is a row's factor ≥ 1 on the order (its rank, never its relevance).
+ * the list where it lands). `lift` is a row's factor on the order (its rank, never its relevance):
+ * above 1 for a lift, below it for a memory that only asks.
  */
 export function withNeighbours<T extends RankedItem>(
   ranked: T[],

@@ -12,7 +12,7 @@ import type { KeywordText, MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import type { UsageBoost } from "./usage-boost";
-import { adjustment, authorOrder, namesAuthor, feedbackOrder } from "./adjustment";
+import { adjustment, authorOrder, namesAuthor, feedbackOrder, questionOrder } from "./adjustment";
 import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
@@ -232,15 +232,17 @@ export class RecallService {
   }
 
   /**
-   * A row's factor ≥ 1 on the order, never its score (adjustment.ts): positive feedback, MCP usage, an
-   * author the query names, and an entity of the knowledge graph the query names.
+   * A row's factor on the order, never its score (adjustment.ts): lifted by positive feedback, MCP
+   * usage, an author the query names and an entity of the knowledge graph the query names; lowered
+   * when the memory only asks.
    */
   private orderLift(queryTokens: ReadonlySet<string>, graphOrder: Map<number, number> | undefined): (row: CandidateRow) => number {
     return (row) =>
       Math.max(1, feedbackOrder(row)) *
       (this.usage?.order(row) ?? 1) *
       (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
-      (graphOrder?.get(row.seq) ?? 1);
+      (graphOrder?.get(row.seq) ?? 1) *
+      questionOrder(row.content);
   }
 
   /**
