@@ -20,15 +20,22 @@ export function openDatabase(path: string, options: { cacheMiB?: number } = {}):
   // SQLite would follow a link, and create the file with the umask's mode; its -wal and -shm take this file's mode.
   ensureOwnerOnlyFile(path);
   const db = new Database(path, { create: true, strict: true });
-  // busy_timeout must come before journal_mode: two processes opening at once otherwise see SQLITE_BUSY.
-  db.run("PRAGMA busy_timeout = 5000");
-  db.run("PRAGMA journal_mode = WAL");
-  // NORMAL in WAL mode: a commit survives a killed process (kill -9); only power loss can drop the tail.
-  db.run("PRAGMA synchronous = NORMAL");
-  db.run("PRAGMA foreign_keys = ON");
-  // A group commit runs each write in a savepoint; their statement journal outgrows SQLite's 64 KiB
-  // in-memory spill limit and went to a temp file, opened and written for every commit.
-  db.run("PRAGMA temp_store = MEMORY");
-  if (options.cacheMiB !== undefined) db.run(`PRAGMA cache_size = -${Math.round(options.cacheMiB * 1024)}`);
+  try {
+    // busy_timeout must come before journal_mode: two processes opening at once otherwise see SQLITE_BUSY.
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run("PRAGMA journal_mode = WAL");
+    // NORMAL in WAL mode: a commit survives a killed process (kill -9); only power loss can drop the tail.
+    db.run("PRAGMA synchronous = NORMAL");
+    db.run("PRAGMA foreign_keys = ON");
+    // A group commit runs each write in a savepoint; their statement journal outgrows SQLite's 64 KiB
+    // in-memory spill limit and went to a temp file, opened and written for every commit.
+    db.run("PRAGMA temp_store = MEMORY");
+    if (options.cacheMiB !== undefined) db.run(`PRAGMA cache_size = -${Math.round(options.cacheMiB * 1024)}`);
+  } catch (err) {
+    // A file that is not a database, or one another process holds locked: the caller reports it,
+    // and the connection does not stay open behind it.
+    db.close();
+    throw err;
+  }
   return db;
 }

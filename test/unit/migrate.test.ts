@@ -2,9 +2,9 @@
 // recorded in schema_migrations; re-runs are no-ops; a newer database is refused untouched.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { SqliteMemoryRows, SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
 import { MIGRATIONS, type Migration } from "../../src/db/migrations";
@@ -320,5 +320,24 @@ describe("a failing migration", () => {
     expect(() => migrate(db, [...MIGRATIONS, broken])).toThrow();
     expect(schemaSnapshot(db)).toBe(before);
     expect(schemaVersion(db)).toBe(known);
+  });
+});
+
+describe("openDatabase on a file that is not a database", () => {
+  test("throws SQLite's reason and keeps no descriptor of the file open", () => {
+    const dir = mkdtempSync(join(tmpdir(), "signet-migrate-test-"));
+    dirs.push(dir);
+    const path = databasePath(dir);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, "this is a text file, not SQLite's header".repeat(200), { mode: 0o600 });
+    const descriptorsOf = () => readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    }).length;
+    for (let i = 0; i < 3; i++) expect(() => openDatabase(path)).toThrow(/not a database/);
+    expect(descriptorsOf()).toBe(0);
   });
 });
