@@ -155,6 +155,13 @@ function checkUsage(event: string, harness: unknown): { event: HookEvent; harnes
   return { event: event as HookEvent, harness: harness as HarnessName };
 }
 
+/** A configuration error about a value the hook was given as a flag names the flag, as setup wrote it. */
+function inFlagTerms(message: string, overrides: Overrides): string {
+  let out = message;
+  for (const name of Object.keys(overrides) as (keyof Reach)[]) out = out.replace(new RegExp(`\\b${name}\\b`, "g"), HOOK_FLAGS[name]);
+  return out;
+}
+
 /** Runs the hook; every failure past the usage check is a note on stderr, never an exit code. */
 async function runHook(event: HookEvent, harness: HarnessName, overrides: Overrides): Promise<void> {
   let input: HookInput;
@@ -163,7 +170,7 @@ async function runHook(event: HookEvent, harness: HarnessName, overrides: Overri
     input = parseHookInput(await readStdin());
     config = loadConfig({ env: { ...process.env, ...overrides }, cached: true });
   } catch (err) {
-    note(`${(err as Error).message}; nothing was done`);
+    note(`${inFlagTerms((err as Error).message, overrides)}; nothing was done`);
     return;
   }
   // A loopback port nothing listens on refuses the request itself at once; a host elsewhere that is

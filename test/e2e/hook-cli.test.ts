@@ -80,7 +80,9 @@ describe("signet hook", () => {
       const r = await hook("session-start", "claude-code", payload({ session_id: "s-file" }), ["--token-file", file!]);
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" });
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
-      expect(r.stderr).toContain(`SIGNET_TOKEN_FILE ${file}: ${problem}`);
+      // Named as the hook was given it: the flag setup wrote, not the variable it stands in for.
+      expect(r.stderr).toContain(`--token-file ${file}: ${problem}`);
+      expect(r.stderr).not.toContain("SIGNET_TOKEN_FILE");
     }
   });
 
