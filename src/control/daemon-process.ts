@@ -1,7 +1,7 @@
 // Controlling the daemon as a background process: start it detached and wait until it answers,
 // stop it gracefully, read its status. Used by `signet daemon` and by autostart (autostart.ts).
 import { spawn } from "node:child_process";
-import { closeSync, constants, fstatSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, readFileSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { SignetClient } from "../client/client";
 import type { Config } from "../config/schema";
@@ -168,7 +168,11 @@ export async function startBackground(config: Config, flags: { port?: string; bi
   const child = spawn(cmd!, args, { argv0: "signet", detached: true, stdio: ["ignore", logFd, logFd], env: process.env });
   closeSync(logFd);
   let exitCode: number | null = null;
-  child.on("exit", (code) => (exitCode = code ?? 1));
+  let exitSignal: string | null = null;
+  child.on("exit", (code, signal) => {
+    exitCode = code ?? 1;
+    exitSignal = signal;
+  });
   child.unref();
   const started = await waitFor(async () => {
     if (exitCode !== null) return true;
@@ -185,9 +189,30 @@ export async function startBackground(config: Config, flags: { port?: string; bi
   if (exitCode !== null || !started || !info || info.pid !== child.pid) {
     if (exitCode === null && child.pid) process.kill(child.pid, "SIGKILL");
     const tail = readFileSync(files.log, "utf8").slice(logStart).trim().split("\n").slice(-5).join("\n");
-    throw new DaemonControlError(`the daemon did not start${tail ? `:\n${tail}` : ""}\n(log: ${files.log})`);
+    const why = tail || whyNothingLogged(config.dataDir, exitCode !== null ? { code: exitCode, signal: exitSignal } : null);
+    throw new DaemonControlError(`the daemon did not start${why ? `:\n${why}` : ""}\n(log: ${files.log})`);
   }
   return info;
+}
+
+/**
+ * Why a daemon that did not start left nothing in its log: the file system holding `dataDir` is full
+ * (its own error could not be written either), or how it ended (`exit`; null when it was still
+ * running and was killed for not answering). `statfs` is node:fs's, given for tests.
+ */
+export function whyNothingLogged(
+  dataDir: string,
+  exit: { code: number | null; signal: string | null } | null,
+  statfs: (path: string) => { bavail: number | bigint; bsize: number | bigint } = statfsSync,
+): string {
+  try {
+    const fs = statfs(dataDir);
+    if (Number(fs.bavail) === 0) return `the file system holding ${dataDir} is full: the daemon cannot write its database or its log; free some space and start it again`;
+  } catch {
+    // No answer about the file system: say what is known of the process.
+  }
+  if (exit === null) return `it did not answer within ${START_TIMEOUT_MS / 1000} s and wrote nothing to its log`;
+  return `it ended (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}) before writing anything to its log`;
 }
 
 /** Needs the data directory alone: an invalid agent.yaml does not keep a daemon from being stopped. */
