@@ -164,6 +164,9 @@ describe("extraction and Dreaming", () => {
     // The same rating again moves neither the memory's signal nor the graph.
     expect((await call(td, "POST", "/api/memory/feedback", { agent, body: { sessionKey: "prop-1", ratings: { [id]: 1 } } })).body).toMatchObject({ accepted: 1, propagated: 0 });
     expect((await entity(td, agent, "Ravi Kumar")).aspects[0].weight).toBeCloseTo(Math.exp(0.2), 6);
+    // The session removed, its rating goes, from the graph too.
+    expect((await call(td, "DELETE", "/api/sessions/prop-1", { headers: td.ownerHeaders })).status).toBe(200);
+    expect((await entity(td, agent, "Ravi Kumar")).aspects[0].weight).toBeCloseTo(1, 6);
   });
 
   test("importance decays with time since last use, never a pinned memory's, and comes back with use or a change", async () => {

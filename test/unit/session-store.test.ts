@@ -43,6 +43,8 @@ interface Stores {
 interface Daemon {
   memory: MemoryService;
   sessions: SessionService;
+  /** The session store itself, under the service. */
+  sessionStore: SessionStore;
   recall: RecallService;
   agents: AgentStore;
   logged: string[];
@@ -63,7 +65,7 @@ async function daemon(stores: Stores, feedbackOf: Daemon["feedbackOf"]): Promise
     log,
     agents: stores.agents,
   });
-  return { memory, sessions, recall, agents: stores.agents, logged: lines, feedbackOf };
+  return { memory, sessions, sessionStore: stores.sessions, recall, agents: stores.agents, logged: lines, feedbackOf };
 }
 
 function sqliteDaemon(): Promise<Daemon> {
@@ -205,7 +207,10 @@ for (const kind of STORES) {
       await d.sessions.feedback(ada, { sessionKey: "k2", ratings: { [m.id]: 1 } });
       await d.sessions.feedback(ada, { sessionKey: "k3", ratings: { [m.id]: 0 } });
       expect(await d.feedbackOf(m.id)).toEqual({ signal: 0.5, ratings: 2 });
-      expect((await d.sessions.remove("k2")).removed.memories).toBeGreaterThan(0);
+      // The store says how far the signal moved, for the agent that rated it, so the knowledge graph moves back too.
+      const removal = await d.sessionStore.remove("k2");
+      expect(removal!.response.removed.memories).toBeGreaterThan(0);
+      expect(removal!.moves).toEqual([{ agentId: "ada", memoryId: m.id, move: -0.5 }]);
       expect(await d.feedbackOf(m.id)).toEqual({ signal: 0, ratings: 1 });
       expect(await d.feedbackOf(other.id)).toBeNull();
       expect(d.logged.filter((l) => l.startsWith("error"))).toEqual([]);

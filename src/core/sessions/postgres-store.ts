@@ -5,11 +5,10 @@
 // memory locks its signal first, so two daemons rating one memory at once both count.
 import { LOCK_SPACE } from "../advisory-locks";
 import type { SessionMemory } from "../../contracts/session";
-import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { indexTerms, queryTerms } from "../search/text";
 import { parameters } from "../sql-parameters";
 import { excerptAround, missedCjk } from "./sqlite-store";
-import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
+import { likeEscape, ratedMoves, type InjectionVia, type MemoryLine, type Opening, type SessionRemoval, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
 type Sql = Bun.SQL;
 
@@ -226,19 +225,21 @@ export class PostgresSessionStore implements SessionStore {
     });
   }
 
-  remove(key: string): Promise<SessionRemovalResponse | null> {
+  remove(key: string): Promise<SessionRemoval | null> {
     return this.sql.begin(async (tx) => {
       const [row] = await tx<{ seq: number; agent_id: string }[]>`SELECT seq, agent_id FROM sessions WHERE key = ${key} FOR UPDATE`;
       const transcript = row ? (await tx`DELETE FROM session_transcripts WHERE session_seq = ${row.seq}`).count : 0;
-      const reached = await tx<{ memory_id: string; relevance_score: number | null }[]>`
-        DELETE FROM session_memories WHERE session_key = ${key} RETURNING memory_id, relevance_score`;
+      const reached = await tx<{ memory_id: string; agent_id: string; relevance_score: number | null }[]>`
+        DELETE FROM session_memories WHERE session_key = ${key} RETURNING memory_id, agent_id, relevance_score`;
       // The memories the session rated get their signal from the other sessions' ratings, each under
       // its lock as a rating takes it, in one order so two removals never wait on each other.
-      const rated = [...new Set(reached.filter((r) => r.relevance_score !== null).map((r) => r.memory_id))];
+      const ratedRows = reached.filter((r) => r.relevance_score !== null);
+      const rated = [...new Set(ratedRows.map((r) => r.memory_id))];
+      const moved = new Map<string, number>();
       if (rated.length > 0) {
         await tx`SELECT pg_advisory_xact_lock(${LOCK_FEEDBACK}, h) FROM (SELECT DISTINCT hashtext(id) AS h FROM unnest(${this.sql.array(rated, "TEXT")}::text[]) AS r(id)) rated ORDER BY h`;
         const at = new Date().toISOString();
-        for (const id of rated) await resignal(tx, id, at);
+        for (const id of rated) moved.set(id, await resignal(tx, id, at));
       }
       const removed = {
         session: row ? (await tx`DELETE FROM sessions WHERE seq = ${row.seq}`).count : 0,
@@ -248,7 +249,8 @@ export class PostgresSessionStore implements SessionStore {
         messages: (await tx`DELETE FROM agent_message_deliveries WHERE session_key = ${key}`).count,
       };
       if (Object.values(removed).every((n) => n === 0)) return null;
-      return { key, agentId: row?.agent_id ?? null, removed };
+      const raters = [...new Map(ratedRows.map((r) => [`${r.memory_id}\u0000${r.agent_id}`, r])).values()];
+      return { response: { key, agentId: row?.agent_id ?? null, removed }, moves: ratedMoves(raters, moved) };
     });
   }
 }

@@ -390,12 +390,22 @@ export class SessionService {
     return m ? ((await this.store.latestMainSession(m[1]!, caller.agentId, current))?.key ?? undefined) : undefined;
   }
 
-  /** Removes a session and what was recorded under its key, whichever agent holds it (the owner's operation). */
+  /**
+   * Removes a session and what was recorded under its key, whichever agent holds it (the owner's
+   * operation). Its ratings go with it, from the knowledge graph too: each moved signal moves the
+   * aspect weights back as far.
+   */
   async remove(rawKey: string): Promise<SessionRemovalResponse> {
     const key = normalizeSessionKey(rawKey);
     const removed = await this.store.remove(key);
     if (!removed) throw notFound(`session ${key}`);
-    return removed;
+    const graph = this.options.graph;
+    if (graph) {
+      for (const agentId of new Set(removed.moves.map((m) => m.agentId))) {
+        await graph.propagate(agentId, removed.moves.filter((m) => m.agentId === agentId).map((m) => [m.memoryId, m.move]));
+      }
+    }
+    return removed.response;
   }
 
   // ---- feedback ----

@@ -3,9 +3,8 @@
 // recall's keyword leg gives memories) and memory feedback signals.
 import type { Database } from "bun:sqlite";
 import type { SessionMemory } from "../../contracts/session";
-import type { SessionRemovalResponse } from "../../contracts/session-removal";
 import { indexTerms, matchExpression } from "../search/text";
-import { likeEscape, type InjectionVia, type MemoryLine, type Opening, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
+import { likeEscape, ratedMoves, type InjectionVia, type MemoryLine, type Opening, type SessionRemoval, type SessionRow, type SessionStore, type TranscriptHit } from "./store";
 
 const SESSION_COLUMNS = `s.seq, s.key, s.agent_id, s.harness, s.project, s.parent_key, s.started_at, s.updated_at, s.ended_at,
   s.bypassed, s.injection_window, s.carry, s.summary,
@@ -286,33 +285,37 @@ export class SqliteSessionStore implements SessionStore {
     return (signal ?? 0) - before;
   }
 
-  async remove(key: string): Promise<SessionRemovalResponse | null> {
+  async remove(key: string): Promise<SessionRemoval | null> {
     const db = this.db;
     return db.transaction(() => {
       const row = db.query<{ seq: number; agent_id: string }, [string]>("SELECT seq, agent_id FROM sessions WHERE key = ?").get(key);
+      // Recall with a session key records rows here for keys no hook reported.
+      const reached = this.removeMemories(key);
       const removed = {
         session: row ? db.query("DELETE FROM sessions WHERE seq = ?").run(row.seq).changes : 0,
         // The transcript's rowid is the session's seq (migrations/005_sessions.sql).
         transcript: row ? db.query("DELETE FROM session_transcripts_fts WHERE rowid = ?").run(row.seq).changes : 0,
-        // Recall with a session key records rows here for keys no hook reported.
-        memories: this.removeMemories(key),
+        memories: reached.count,
         presence: db.query("DELETE FROM agent_presence WHERE session_key = ?").run(key).changes,
         messages: db.query("DELETE FROM agent_message_deliveries WHERE session_key = ?").run(key).changes,
       };
       if (Object.values(removed).every((n) => n === 0)) return null;
-      return { key, agentId: row?.agent_id ?? null, removed };
+      return { response: { key, agentId: row?.agent_id ?? null, removed }, moves: reached.moves };
     })();
   }
 
   /** Deletes what reached session `key`; the memories it rated get their signal from the other sessions' ratings. */
-  private removeMemories(key: string): number {
+  private removeMemories(key: string): { count: number; moves: SessionRemoval["moves"] } {
     const rated = this.db
-      .query<{ memory_id: string }, [string]>("SELECT DISTINCT memory_id FROM session_memories WHERE session_key = ? AND relevance_score IS NOT NULL")
+      .query<{ memory_id: string; agent_id: string }, [string]>(
+        "SELECT DISTINCT memory_id, agent_id FROM session_memories WHERE session_key = ? AND relevance_score IS NOT NULL",
+      )
       .all(key);
-    const removed = this.db.query("DELETE FROM session_memories WHERE session_key = ?").run(key).changes;
+    const count = this.db.query("DELETE FROM session_memories WHERE session_key = ?").run(key).changes;
     const at = new Date().toISOString();
-    for (const { memory_id } of rated) this.resignal(memory_id, at);
-    return removed;
+    const moved = new Map<string, number>();
+    for (const memoryId of new Set(rated.map((r) => r.memory_id))) moved.set(memoryId, this.resignal(memoryId, at));
+    return { count, moves: ratedMoves(rated, moved) };
   }
 }
 

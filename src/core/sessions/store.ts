@@ -123,9 +123,24 @@ export interface SessionStore {
    * transaction (a message given only to a removed session counts as never given), its ratings with
    * it: each memory it rated gets its signal again from the other sessions' ratings (none when no
    * other rated it). Memories stored during the session stay; they are the agent's, not the
-   * session's. Null when nothing was recorded.
+   * session's. Null when nothing was recorded; else what was removed, and how far each rated
+   * memory's signal moved, per agent that rated it here (feedback moves the knowledge graph too).
    */
-  remove(key: string): Promise<SessionRemovalResponse | null>;
+  remove(key: string): Promise<SessionRemoval | null>;
+}
+
+/** A removed session: the answer, and the moves of the signals of the memories it had rated. */
+export interface SessionRemoval {
+  response: SessionRemovalResponse;
+  moves: { agentId: string; memoryId: string; move: number }[];
+}
+
+/** Each memory's signal move, once per agent that had rated it in the removed session; moves of none left out. */
+export function ratedMoves(rated: { memory_id: string; agent_id: string }[], moved: Map<string, number>): SessionRemoval["moves"] {
+  return rated.flatMap((r) => {
+    const move = moved.get(r.memory_id) ?? 0;
+    return Math.abs(move) > 1e-9 ? [{ agentId: r.agent_id, memoryId: r.memory_id, move }] : [];
+  });
 }
 
 /** `s` as a LIKE pattern's literal part (escaped with a backslash). */
