@@ -20,6 +20,16 @@ describe("redactor", () => {
     }
   });
 
+  test("whole texts in between chunks of a stream: each redacted alone, the stream's held text untouched", () => {
+    const r = new Redactor([VALUE]);
+    const half = Math.floor(VALUE.length / 2);
+    let streamed = r.push(`stream ${VALUE.slice(0, half)}`);
+    for (const encoded of [VALUE, Buffer.from(VALUE).toString("base64"), encodeURIComponent(VALUE)]) expect(r.whole(`error: ${encoded}!`)).toBe(`error: ${REDACTED}!`);
+    expect(r.whole(`no secret, and half of one: ${VALUE.slice(0, half)}`)).toBe(`no secret, and half of one: ${VALUE.slice(0, half)}`);
+    streamed += r.push(`${VALUE.slice(half)} end`) + r.end();
+    expect(streamed).toBe(`stream ${REDACTED} end`);
+  });
+
   test("one character per chunk", () => {
     expect(redactAll([VALUE], [...`x${VALUE}y${VALUE}`])).toBe(`x${REDACTED}y${REDACTED}`);
   });

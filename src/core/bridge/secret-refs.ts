@@ -2,7 +2,7 @@
 // resolved from the local secret store only when the server starts, so no API answer or log ever
 // holds the value (docs/security.md#secrets).
 import { SignetError } from "../../contracts/errors";
-import { redactText } from "../secrets/redactor";
+import { Redactor } from "../secrets/redactor";
 
 const PREFIX = "secret:";
 
@@ -54,8 +54,10 @@ export function resolveSecretRefs(values: Record<string, string>, lookup: Secret
  */
 export function secretScrubber(secrets: readonly string[]): <T>(value: T) => T {
   if (secrets.length === 0) return (value) => value;
+  // The forms (encodings) of the values are made once, not for each string of each message.
+  const redactor = new Redactor(secrets);
   const scrub = (value: unknown): unknown => {
-    if (typeof value === "string") return redactText(value, secrets);
+    if (typeof value === "string") return redactor.whole(value);
     if (Array.isArray(value)) return value.map(scrub);
     if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v)]));
     return value;

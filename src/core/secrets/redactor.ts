@@ -84,6 +84,14 @@ export class Redactor {
     return this.run(this.pending, true);
   }
 
+  /** `text` redacted as a whole, apart from the stream push() follows: for many texts with one set of forms. */
+  whole(text: string): string {
+    const pending = this.pending;
+    const out = this.run(text, true);
+    this.pending = pending;
+    return out;
+  }
+
   /** Where forms occur in `text`, as [start, end) sorted by start. String search, not one regular expression: that grows with the values' size past what the engine accepts. */
   private spans(text: string): [number, number][] {
     const spans: [number, number][] = [];
@@ -145,6 +153,5 @@ export class Redactor {
 
 /** `text` with every form of `values` redacted: for a whole text at once, such as an error message. */
 export function redactText(text: string, values: Iterable<string>): string {
-  const redactor = new Redactor(values);
-  return redactor.push(text) + redactor.end();
+  return new Redactor(values).whole(text);
 }
