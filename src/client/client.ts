@@ -17,6 +17,7 @@ import type { API } from "../contracts/api";
 import { fillPath, paramCount, type Answer, type BodyOf, type InputArgs, type Operation, type PathParams, type QueryArgs } from "../contracts/operation";
 import { DEFAULT_ACP_TIMEOUT_MS, type Route } from "../contracts/routes";
 import { TYPED_ROUTES as R, type Typed } from "../contracts/typed-routes";
+import { READ_NEEDS } from "../contracts/vocabulary";
 import type { RecallAnswerOf } from "../contracts/recall";
 import type { SourceStreamLine } from "../contracts/sources";
 import type { CallStreamLine, CallUpdate } from "../contracts/bridge";
@@ -130,6 +131,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** The caller's cancellation (an MCP client's notifications/cancelled): the request is dropped when it fires. */
   cancel?: AbortSignal;
+  /** The request only reads (default: a GET): when it gets no answer in time, nothing is said of its effect. */
+  reads?: boolean;
 }
 
 type BridgeCallBody = BodyOf<typeof API.bridge.call>;
@@ -190,6 +193,12 @@ type Bound<Area extends Record<string, Operation>> = {
 type TypedArea<Area extends Record<string, Operation>> = { [K in keyof Area]: Typed<Area[K]> };
 
 type SourceProgress = (progress: { done: number; total: number; path?: string }) => void;
+
+/**
+ * What a request that changes something and got no answer in time may still do: it was sent, and a
+ * daemon that was only slow (stopped, swapping) carries it out when it runs again.
+ */
+const SENT_UNANSWERED = "; the request was sent, so the daemon may still carry it out: check before sending it again";
 
 export class SignetClient {
   readonly baseUrl: string;
@@ -263,7 +272,7 @@ export class SignetClient {
         if (err instanceof DaemonIdentityError) throw err;
         if (opts.cancel?.aborted) throw new Error("the call was cancelled");
         const e = err as Error;
-        if (e.name === "TimeoutError" || e.name === "AbortError") throw await this.unreachable(`no answer within ${timeoutMs} ms`, true);
+        if (e.name === "TimeoutError" || e.name === "AbortError") throw await this.unreachable(`no answer within ${timeoutMs} ms${opts.reads ?? method === "GET" ? "" : SENT_UNANSWERED}`, true);
         lastError = (e as { code?: string }).code === "ECONNREFUSED" ? CONNECTION_REFUSED : e.message || String(err);
         continue;
       }
@@ -374,6 +383,7 @@ export class SignetClient {
       credential: options.credential ?? op.credential,
       timeoutMs: options.timeoutMs ?? op.timeoutMs,
       cancel: options.cancel,
+      reads: op.method === "GET" || READ_NEEDS.has(op.need),
     };
   }
 

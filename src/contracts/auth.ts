@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { AgentIdSchema } from "./agent";
 import { answer } from "./answer";
-import { ROLES } from "./vocabulary";
+import { READ_NEEDS, ROLES } from "./vocabulary";
 
 const RoleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof RoleSchema>;
@@ -52,7 +52,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
 };
 
 /** Permissions that only read: requests needing them are not counted against a token's rate limit. */
-export const READ_PERMISSIONS: ReadonlySet<Permission> = new Set(["recall", "sessions-read", "analytics-read"]);
+export const READ_PERMISSIONS = READ_NEEDS as ReadonlySet<Permission>;
 
 /** What a refusal says a token of `role` lacks: "permission X, which an agent token does not have". */
 export function lackedPermission(role: Role, need: string): string {

@@ -8,6 +8,9 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export const ROLES = ["admin", "operator", "agent", "readonly"] as const;
 
+/** The permissions that only read (auth.ts READ_PERMISSIONS): what a route needing one does changes nothing. */
+export const READ_NEEDS: ReadonlySet<string> = new Set(["recall", "sessions-read", "analytics-read"]);
+
 /** Names are environment-variable shaped, so a bare name is also a valid reference and env name. */
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const SECRET_NAME_RULE = "1-128 letters, digits and _, not starting with a digit";
