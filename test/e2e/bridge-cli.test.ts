@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, requireBinary, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, requireBinary, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { alive } from "../../src/control/daemon-process";
 import { EVERYTHING, NODE, descendants } from "../helpers/everything";
 import { FAKE_ERROR_SERVER } from "../helpers/fake-server";
@@ -15,8 +15,7 @@ const cli = (args: string[], stdin?: string, cwd?: string) => run(args, { env: s
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\nanalytics:\n  flushMs: 50\n");
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
   const added = await cli(["mcp", "add", "everything", "--description", "reference server", "--", NODE, EVERYTHING, "stdio"]);
   if (added.code !== 0) throw new Error(`mcp add failed: ${added.stderr}`);
 });

@@ -1,14 +1,13 @@
 // The memory commands of the compiled CLI against a real daemon: output rules and exit codes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 
 let s: Sandbox;
 const cli = (args: string[], stdin?: string) => run(args, { env: s.env, stdin });
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\n");
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
 });
 
 afterAll(async () => {

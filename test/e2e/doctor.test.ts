@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { BIN, json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { hasSystemTool } from "../helpers/system-tool";
 
 let s: Sandbox;
@@ -31,8 +31,7 @@ const problems = (checks: Check[]) => checks.filter((c) => c.status === "problem
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\n");
   env = { ...s.env, PATH: `${dirname(BIN)}:${s.env.PATH}` };
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s, env);
   const setup = await cli(["setup", "--harness", "claude-code"]);
   if (setup.code !== 0) throw new Error(`setup failed: ${setup.stderr}`);
 });

@@ -1,7 +1,7 @@
 // The knowledge graph through the compiled CLI against a real daemon: `signet graph`, `signet
 // dream`, their output and exit codes, and extraction that a kill -9 does not lose.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acrossKill9, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { acrossKill9, json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { eventually } from "../helpers/wait";
 
 let s: Sandbox;
@@ -9,8 +9,7 @@ const cli = (args: string[]) => run(args, { env: s.env });
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\n");
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, acrossKill9, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { BIN, acrossKill9, json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { tinyPdf } from "../helpers/pdf";
 
 let s: Sandbox;
@@ -13,8 +13,7 @@ const cli = (args: string[], cwd?: string) => run(args, { env: s.env, cwd });
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\n");
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
   docs = join(s.home, "docs");
   mkdirSync(join(docs, "code"), { recursive: true });
   writeFileSync(join(docs, "guide.md"), "# Guide\n\nThe marmot hibernates through the alpine winter.\n");

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { BIN, json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { pdfBomb } from "../helpers/pdf-bomb";
 import { tinyPdf } from "../helpers/pdf";
 import { eventually } from "../helpers/wait";
@@ -22,8 +22,7 @@ interface Daemon {
 /** A daemon of the binary for `body`, killed after it whatever state it is in. */
 async function withDaemon(body: (d: Daemon) => Promise<void>): Promise<void> {
   const s = await sandbox("embedding:\n  provider: none\n");
-  const start = await run(["daemon", "start"], { env: s.env });
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
   const pid: number = JSON.parse(readFileSync(join(s.dataDir, ".daemon", "daemon.pid"), "utf8")).pid;
   const d: Daemon = {
     s,
@@ -140,8 +139,7 @@ describe("the data directory in its default place under $HOME", () => {
     mkdirSync(dataDir, { mode: 0o700 });
     writeFileSync(join(dataDir, "agent.yaml"), "embedding:\n  provider: none\n");
     const env = { ...s.env, SIGNET_PATH: dataDir };
-    const start = await run(["daemon", "start"], { env });
-    if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+    await startDaemonIn(s, env);
     const pid: number = JSON.parse(readFileSync(join(dataDir, ".daemon", "daemon.pid"), "utf8")).pid;
     try {
       expect((await run(["secret", "set", "MYKEY"], { env, stdin: "hunter2-supersecret" })).code).toBe(0);

@@ -2,15 +2,14 @@
 // (docs/security.md#tokens): the token is printed once, lists never show it, clients send it, roles
 // and agent binding hold, revocation takes effect at once; signet-mcp sends it too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 
 let s: Sandbox;
 const cli = (args: string[], env: Record<string, string> = {}, stdin?: string) => run(args, { env: { ...s.env, ...env }, stdin });
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\nauth:\n  mode: team\n");
-  const start = await cli(["daemon", "start"]);
-  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+  await startDaemonIn(s);
 });
 
 afterAll(async () => {

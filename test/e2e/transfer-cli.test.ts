@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { json, run, sandbox, type Sandbox } from "../helpers/binary";
+import { json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { exportHeader, exportRecord } from "../helpers/export-record";
 
 let a: Sandbox;
@@ -14,10 +14,7 @@ const on = (s: Sandbox) => (args: string[], cwd?: string) => run(args, { env: s.
 beforeAll(async () => {
   a = await sandbox("embedding:\n  provider: none\n");
   b = await sandbox("embedding:\n  provider: none\n");
-  for (const s of [a, b]) {
-    const start = await on(s)(["daemon", "start"]);
-    if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
-  }
+  for (const s of [a, b]) await startDaemonIn(s);
   work = join(a.home, "work");
   mkdirSync(work, { recursive: true });
 });

@@ -48,6 +48,12 @@ export async function sandbox(yaml?: string): Promise<Sandbox> {
   return { dataDir, home, port, env };
 }
 
+/** Starts the daemon of sandbox `s` (`signet daemon start`, with `env`); throws with its stderr when it does not start. */
+export async function startDaemonIn(s: Sandbox, env: Record<string, string> = s.env): Promise<void> {
+  const start = await run(["daemon", "start"], { env });
+  if (start.code !== 0) throw new Error(`daemon did not start: ${start.stderr}`);
+}
+
 export interface RunResult {
   code: number;
   stdout: string;
