@@ -9,11 +9,19 @@ import { recallBrief } from "../present/recall";
 import { clientArgs, clientFor, configFromFlags } from "./context";
 import { filterArgs, filterFields, num } from "./flags";
 import { emit } from "./output";
+import { UsageError } from "./errors";
 
 function renderRecall(query: string, res: RecallResponse): string {
   const how = `${res.meta.method} · ${res.meta.candidates} candidates · ${res.meta.tookMs} ms`;
   const embedding = res.meta.embedding === "ok" ? "" : ` · embedding ${res.meta.embedding}`;
   return `${recallBrief(query, res)}\n\n${how}${embedding}`;
+}
+
+/** --budget, --save and --no-save shape the aggregate answer: without --aggregate they would do nothing, so they are refused. */
+function requireAggregateFor(args: { aggregate?: boolean; budget?: string; save?: boolean }): void {
+  if (args.aggregate) return;
+  const given = args.budget !== undefined ? "--budget" : args.save === true ? "--save" : args.save === false ? "--no-save" : null;
+  if (given) throw new UsageError(`${given} applies to the aggregate answer only: add --aggregate, or leave ${given} out`);
 }
 
 export default defineCommand({
@@ -28,10 +36,12 @@ export default defineCommand({
     "session-key": { type: "string", description: "Record the results as surfaced in this session" },
     aggregate: { type: "boolean", description: "Also answer with one summary of the best results, written by the configured llm or extractive, cited by memory id" },
     budget: { type: "string", description: "With --aggregate: how much evidence, small (8 memories), medium (16) or large (32); default small" },
-    save: { type: "boolean", default: true, description: "With --aggregate: save the answer as a memory of type aggregate (--no-save: don't)" },
+    // No default: given without --aggregate, it is refused rather than ignored (the daemon saves by default).
+    save: { type: "boolean", description: "With --aggregate: save the answer as a memory of type aggregate (--no-save: don't)" },
     ...clientArgs,
   },
   async run({ args }) {
+    requireAggregateFor(args);
     const body = defined({
       query: args.query,
       limit: num("limit", args.limit),
@@ -43,7 +53,7 @@ export default defineCommand({
       aggregate: args.aggregate,
       // Any other word is the daemon's to refuse, naming the field.
       aggregateBudget: args.budget as "small" | "medium" | "large" | undefined,
-      saveAggregate: args.aggregate ? args.save : undefined,
+      saveAggregate: args.save,
     });
     const result = await clientFor(configFromFlags(args)).memory.recall(body);
     emit(result, args, (r) => renderRecall(args.query, r));

@@ -5,6 +5,13 @@ import { AgentIdSchema, DEFAULT_AGENT_ID } from "../contracts/agent";
 
 const port = z.number().int().min(1).max(65535);
 const agentId = AgentIdSchema;
+/** Where an llm or embedding provider is reached: a value fetch() cannot use would fail every call instead of the start. */
+const httpUrl = z
+  .string()
+  .min(1)
+  .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
+    error: "must be an http:// or https:// URL, such as http://127.0.0.1:11434",
+  });
 
 export const ConfigSchema = z
   .object({
@@ -62,7 +69,7 @@ export const ConfigSchema = z
       .object({
         provider: z.enum(["builtin", "ollama", "openai", "none"]).default("builtin"),
         model: z.string().min(1).optional(),
-        baseUrl: z.string().min(1).optional(),
+        baseUrl: httpUrl.optional(),
         dimensions: z.number().int().min(1).max(8192).optional(),
         /** For `openai`; OPENAI_API_KEY is used when absent. */
         apiKey: z.string().min(1).optional(),
@@ -73,7 +80,7 @@ export const ConfigSchema = z
       .object({
         provider: z.enum(["ollama", "openai", "anthropic"]).optional(),
         model: z.string().min(1).optional(),
-        baseUrl: z.string().min(1).optional(),
+        baseUrl: httpUrl.optional(),
         /** For `openai` and `anthropic`; OPENAI_API_KEY / ANTHROPIC_API_KEY are used when absent. */
         apiKey: z.string().min(1).optional(),
       })

@@ -18,6 +18,7 @@ import type { RateLimits } from "../core/auth/rate-limit";
 import type { OwnerCredentials } from "./credentials";
 import type { DaemonStores } from "./stores";
 import type { DaemonRoster } from "../core/cluster/roster";
+import type { ChatModel } from "../core/llm/chat";
 
 export interface DaemonContext {
   config: Config;
@@ -52,6 +53,8 @@ export interface DaemonContext {
   /** The code indexes of the projects `signet index` recorded (docs/code.md#which-project-answers), read per request. */
   code: CodeIndexService;
   /** The daemon's one logger: everything it logs goes through here. */
+  /** The configured llm (undefined when none is): every route that asks the model uses this one, whose calls the daemon's stop aborts. */
+  llm?: ChatModel;
   log: Logger;
   /** API tokens for team and hybrid modes (docs/security.md#tokens). */
   tokens: TokenService;

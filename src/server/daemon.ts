@@ -19,7 +19,7 @@ import { MemoryService } from "../core/memory/service";
 import { RecallService } from "../core/recall/service";
 import { SessionService } from "../core/sessions/service";
 import { AgentsService } from "../core/agents/service";
-import { createChatModel } from "../core/llm/chat";
+import { createChatModel, LlmError, type ChatModel } from "../core/llm/chat";
 import { SourceService } from "../core/sources/service";
 import { takeFromEnvironment } from "../os/environ";
 import { becomeChildSubreaper } from "../os/libc";
@@ -110,6 +110,29 @@ function secretsPassphrase(): string | undefined {
   return passphrase;
 }
 
+/**
+ * The configured llm (or undefined), each of its calls aborted once `stopping` is: a request waiting
+ * for the model (a rerank, an aggregate, a Dreaming pass, an extraction) then goes on at once with
+ * its fallback, rather than holding the stop for its own timeout (up to 120 s, past the 10 s
+ * `signet daemon stop` waits before it kills the daemon).
+ */
+function stoppableChatModel(config: Config["llm"], stopping: AbortSignal): ChatModel | undefined {
+  const model = createChatModel(config);
+  if (!model) return undefined;
+  return {
+    label: model.label,
+    async complete(messages, options) {
+      const signal = options.signal ? AbortSignal.any([options.signal, stopping]) : stopping;
+      try {
+        return await model.complete(messages, { ...options, signal });
+      } catch (err) {
+        if (stopping.aborted && err instanceof LlmError) throw new LlmError(err.reason, "the daemon is stopping: the call to the llm was cancelled");
+        throw err;
+      }
+    },
+  };
+}
+
 /** `options.log`: where the daemon logs; by default its own lines on stderr. */
 export async function startDaemon(config: Config, options: { log?: Logger } = {}): Promise<RunningDaemon> {
   checkAuthMode(config);
@@ -124,6 +147,9 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     stores = await openStores(config, log, daemonId);
     const store = stores;
     if (store.migrated.applied.length > 0) log.info(`applied migrations: ${store.migrated.applied.join(", ")}`);
+    // Aborted first thing at stop: every llm call in flight then, and any made after.
+    const llmStopping = new AbortController();
+    const llm = stoppableChatModel(config.llm, llmStopping.signal);
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const paceCollections = changesPacer();
     const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
@@ -136,7 +162,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       dreamIdleMs: config.graph.dreamIdleS * 1000,
       onError: (message) => log.error(message),
       afterWork: paceCollections,
-      llm: createChatModel(config.llm),
+      llm,
       llmApply: config.graph.llmApply,
       pause: () => foreground.pause(),
     });
@@ -155,7 +181,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     // The data directory is never read as a source, nor as part of one (docs/security.md).
     const sources = new SourceService(store.sources, embeddings, log, undefined, config.dataDir);
     recall = new RecallService(store.recall, memory, embeddings, accessLog, {
-      llm: createChatModel(config.llm),
+      llm,
       usage: usageBoost,
       graph,
       pause: () => foreground.pause(),
@@ -165,7 +191,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const sessions = new SessionService(store.sessions, memory, recall, {
       dataDir: config.dataDir,
       sessionStartBudgetTokens: config.hooks.sessionStartBudgetTokens,
-      llm: createChatModel(config.llm),
+      llm,
       log,
       graph,
       agents: store.agents,
@@ -216,6 +242,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       analytics,
       secrets,
       code: new CodeIndexService(codeProjectsPath(config.dataDir), config.dataDir),
+      llm,
       log,
     };
     const handle = createHandler(context);
@@ -300,6 +327,8 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       stop() {
         stopping ??= (async () => {
           lock.markStopping();
+          // Requests waiting for the llm answer with their fallbacks now, so the server's stop below need not wait for them.
+          llmStopping.abort();
           // Open /mcp notification streams never end on their own: end them so stop() can finish.
           await context.mcpStreams.closeAll();
           // So do message streams (GET /api/cross-agent/stream).

@@ -1,7 +1,7 @@
 // Aggregate recall over real HTTP (docs/api.md#aggregate): the extractive answer without an llm,
 // budgets, saving (and never citing a saved aggregate), and synthesis by the configured llm. The llm
-// is a local fake chat server (no model runs here): its failures, timeouts and garbage answers each
-// fall back to the extractive answer, saying why.
+// is a local fake chat server, a stand-in for a paid API (no model runs here): its failures,
+// timeouts and garbage answers each fall back to the extractive answer, saying why.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +18,9 @@ import type { BodyOf } from "../../src/contracts/operation";
 
 type RecallBody = BodyOf<typeof API.recall.recall>;
 type RememberBody = BodyOf<typeof API.memory.remember>;
-type Behaviour = "cites" | "500" | "garbage" | "uncited" | "slow";
+type Behaviour = "cites" | "500" | "garbage" | "uncited" | "slow" | "long";
+/** An answer longer than a memory may be (100,000 characters), citing real evidence. */
+const LONG_ANSWER = `The user prefers dark mode in every editor [M1]. ${"And more. ".repeat(30_000)}`;
 
 /** An OpenAI-compatible chat server whose answer the test sets; it keeps the prompts it was sent. */
 function startFakeChat() {
@@ -32,6 +34,7 @@ function startFakeChat() {
       if (state.behaviour === "500") return new Response("model overloaded", { status: 500 });
       if (state.behaviour === "garbage") return new Response("<html>gateway</html>");
       if (state.behaviour === "slow") await Bun.sleep(3000);
+      if (state.behaviour === "long") return Response.json({ choices: [{ message: { content: LONG_ANSWER } }] });
       const text =
         state.behaviour === "uncited"
           ? "Dark mode, probably."
@@ -258,6 +261,19 @@ describe("aggregate recall with an llm (a local fake chat server)", () => {
     expect(res.aggregate.citations).toContain(darkId);
     expect(res.aggregate.fallback?.reason).toBe(reason);
     expect(res.aggregate.fallback?.message.length).toBeGreaterThan(10);
+  });
+
+  test("an answer longer than a memory holds is given, not saved, and says why", async () => {
+    chat.state.behaviour = "long";
+    const before = (await td.client().memory.list({ type: "aggregate" })).memories.length;
+    const res = await aggregate(td, { query: "dark mode" });
+    expect(res.aggregate.mode).toBe("llm");
+    expect(res.aggregate.answer.length).toBeGreaterThan(100_000);
+    expect(res.aggregate.saved).toEqual({
+      skipped: "invalid aggregate memory: content: is longer than 100000 characters, so the aggregate was not saved",
+    });
+    // Nothing stored past the limit: the owner's export stays importable.
+    expect((await td.client().memory.list({ type: "aggregate" })).memories.length).toBe(before);
   });
 
   test("an llm that is down: unreachable, extractive", async () => {

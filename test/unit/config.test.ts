@@ -365,6 +365,19 @@ describe("errors name the key", () => {
     });
   }
 
+  // A value fetch() cannot use would otherwise start, then fail every recall with "fetch() URL is invalid".
+  for (const section of ["llm", "embedding"]) {
+    test(`${section}.baseUrl must be an http(s) URL, named with the fix`, () => {
+      for (const value of ["not a url at all", "127.0.0.1:47451", "localhost:11434", "ftp://127.0.0.1:11434", "file:///tmp/x"]) {
+        const err = configError(() => load({ yaml: `${section}:\n  baseUrl: "${value}"\n` }));
+        expect(err.message).toContain(`${section}.baseUrl: must be an http:// or https:// URL`);
+      }
+      for (const value of ["http://127.0.0.1:11434", "https://api.openai.com/v1", "http://user:pass@proxy.internal:8080"]) {
+        expect(load({ yaml: `${section}:\n  baseUrl: "${value}"\n` })[section as "llm"].baseUrl).toBe(value);
+      }
+    });
+  }
+
   test("an invalid agent id as a key of agents is rejected", () => {
     configError(() => load({ yaml: "agents:\n  'bad id':\n    readPolicy: shared\n" }));
   });

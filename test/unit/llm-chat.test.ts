@@ -1,9 +1,12 @@
-// The one llm client against a local fake of each wire format (no real model runs here).
+// The one llm client against a local fake of each wire format: a stand-in for a paid API (no real
+// model runs here).
 import { afterAll, describe, expect, test } from "bun:test";
-import { createChatModel, LlmError } from "../../src/core/llm/chat";
+import { createChatModel, LlmError, MAX_ANSWER_BYTES } from "../../src/core/llm/chat";
 
 const seen: { path: string; body: any; headers: Headers }[] = [];
-let mode: "ok" | "garbage" | "slow" | "500" | "empty" = "ok";
+let mode: "ok" | "garbage" | "slow" | "500" | "empty" | "huge" | "endless" | "echo" = "ok";
+/** More than any answer may be (MAX_ANSWER_BYTES), as one JSON answer. */
+const HUGE = "x".repeat(MAX_ANSWER_BYTES + 1);
 const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
@@ -13,6 +16,14 @@ const server = Bun.serve({
     if (mode === "slow") await Bun.sleep(2000);
     if (mode === "garbage") return new Response("<html>nope</html>");
     if (mode === "500") return new Response("overloaded", { status: 500 });
+    // An upstream that quotes the request's credentials back in its error, as some proxies do.
+    if (mode === "echo") return new Response(`invalid credentials: ${req.headers.get("authorization")} ${req.headers.get("x-api-key")}`, { status: 401 });
+    if (mode === "huge") return Response.json({ choices: [{ message: { content: HUGE } }] });
+    // No length announced: the reader has to stop by itself.
+    if (mode === "endless") {
+      const chunk = new TextEncoder().encode("y".repeat(64 * 1024));
+      return new Response(new ReadableStream({ pull: (c) => c.enqueue(chunk) }));
+    }
     const text = mode === "empty" ? "" : `answer from ${path}`;
     if (path === "/api/chat") return Response.json({ message: { role: "assistant", content: text } });
     if (path === "/v1/chat/completions") return Response.json({ choices: [{ message: { content: text } }] });
@@ -86,5 +97,49 @@ describe("createChatModel", () => {
     const deadUrl = `http://127.0.0.1:${dead.port}`;
     dead.stop(true);
     expect((await failure("ok", 5000, deadUrl)).reason).toBe("unreachable");
+  });
+
+  test("an answer past MAX_ANSWER_BYTES is a bad_answer, whether its length is announced or not", async () => {
+    for (const m of ["huge", "endless"] as const) {
+      const err = await failure(m);
+      expect(err.reason).toBe("bad_answer");
+      expect(err.message).toContain("more than 1 MiB");
+    }
+  });
+
+  test("failures name the url without its user info, and quote no key or password", async () => {
+    const port = new URL(baseUrl).port;
+    const withAuth = `http://llmuser:S3CRET%2FPW@127.0.0.1:${port}`;
+    const messagesOf = async (m: typeof mode, provider: "ollama" | "openai" | "anthropic", url = withAuth) => {
+      mode = m;
+      const err: unknown = await createChatModel({ provider, baseUrl: url, apiKey: "sk-SUPERSECRETKEY123" })!
+        .complete(messages, { timeoutMs: m === "slow" ? 200 : 5000 })
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(LlmError);
+      return (err as LlmError).message;
+    };
+    const dead = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+    const deadUrl = `http://llmuser:S3CRET%2FPW@127.0.0.1:${dead.port}`;
+    dead.stop(true);
+    const all = [
+      await messagesOf("echo", "openai"),
+      await messagesOf("echo", "anthropic"),
+      await messagesOf("echo", "ollama"),
+      await messagesOf("500", "ollama"),
+      await messagesOf("garbage", "ollama"),
+      await messagesOf("slow", "ollama"),
+      await messagesOf("ok", "ollama", deadUrl),
+    ];
+    for (const message of all) {
+      expect(message).toContain("http://127.0.0.1:");
+      for (const secret of ["llmuser", "S3CRET", "SUPERSECRET", "sk-"]) expect(message).not.toContain(secret);
+    }
+    // The quoted body is kept, its secrets redacted: the Bearer key, the key header, the basic auth.
+    expect(all[0]).toBe(`the llm at ${baseUrl}/v1/chat/completions answered 401: invalid credentials: Bearer [REDACTED] null`);
+    // Anthropic's key goes in x-api-key, so the URL's basic auth is sent too.
+    expect(all[1]).toStartWith(`the llm at ${baseUrl}/v1/messages answered 401: invalid credentials: Basic `);
+    expect(all[1]).toEndWith(" [REDACTED]");
+    expect(all[2]).toStartWith(`the llm at ${baseUrl}/api/chat answered 401: invalid credentials: Basic `);
+    expect(all[2]).toContain("[REDACTED]");
   });
 });

@@ -1,8 +1,11 @@
 // The configured `llm` (docs/config.md#llm): one chat call, used by aggregate recall and by
 // session-end extraction. Three wire formats: Ollama `POST /api/chat`, OpenAI-compatible
 // `POST /v1/chat/completions`, Anthropic `POST /v1/messages`. Every failure is an LlmError whose
-// `reason` a caller can show ("fell back to extractive: the llm timed out after 60 s").
+// `reason` a caller can show ("fell back to extractive: the llm timed out after 60 s"). Those reasons
+// reach any caller of a recall (a readonly token too) and the log, so they name the llm's URL
+// without its user name and password, and quote its error body with the key and password redacted.
 import type { Config } from "../../config/schema";
+import { redactText } from "../secrets/redactor";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -34,6 +37,14 @@ export class LlmError extends Error {
   }
 }
 
+/**
+ * The most of an answer read, in bytes: far above what any maxTokens asked for here (2,000 tokens are
+ * about 8 KB of text), so only a runaway or hostile server reaches it; past it the call fails.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** The most of an error body quoted in a failure's message. */
+const QUOTED_ERROR_CHARS = 200;
+
 type LlmConfig = Config["llm"];
 type Provider = NonNullable<LlmConfig["provider"]>;
 
@@ -52,8 +63,9 @@ export function createChatModel(config: LlmConfig, env: Record<string, string | 
   const baseUrl = (config.baseUrl ?? d.baseUrl).replace(/\/+$/, "").replace(/\/v1$/, "");
   const apiKey = config.apiKey ?? (d.keyEnv ? env[d.keyEnv] : undefined);
   const label = `${provider}/${model}`;
+  const secrets = secretsOf(baseUrl, apiKey);
   const send = (path: string, body: unknown, headers: Record<string, string>, options: ChatOptions) =>
-    postChat(`${baseUrl}${path}`, body, headers, options);
+    postChat({ url: `${baseUrl}${path}`, shown: shownUrl(`${baseUrl}${path}`), secrets }, body, headers, options);
   switch (provider) {
     case "ollama":
       return {
@@ -93,25 +105,93 @@ export function createChatModel(config: LlmConfig, env: Record<string, string | 
   }
 }
 
-async function postChat(url: string, body: unknown, headers: Record<string, string>, options: ChatOptions): Promise<unknown> {
+/** Where a call goes: the URL fetched, the URL its errors name, and what they never quote. */
+interface Endpoint {
+  url: string;
+  shown: string;
+  secrets: string[];
+}
+
+/** `url` without its user name and password (a proxy's basic auth, or a token as the user name). */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return "(the configured llm.baseUrl)";
+  }
+}
+
+/** The values no failure may quote: the API key, and the URL's password as written and decoded. */
+function secretsOf(baseUrl: string, apiKey: string | undefined): string[] {
+  const values = apiKey ? [apiKey] : [];
+  let password = "";
+  try {
+    password = new URL(baseUrl).password;
+  } catch {
+    // Not a URL: the call fails before anything is sent.
+  }
+  if (password) values.push(password, decodedOr(password));
+  return [...new Set(values)];
+}
+
+function decodedOr(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+async function postChat(to: Endpoint, body: unknown, headers: Record<string, string>, options: ChatOptions): Promise<unknown> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  // What others wrote (an error body, a fetch error) is quoted with the secrets redacted.
+  const quoted = (text: string) => redactText(text, to.secrets);
   let res: Response;
-  let text: string;
+  let text: string | null;
   try {
-    res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
-    text = await res.text();
+    res = await fetch(to.url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
+    text = await boundedText(res, MAX_ANSWER_BYTES);
   } catch (err) {
-    if (timeout.aborted) throw new LlmError("timeout", `the llm at ${url} did not answer within ${Math.round(options.timeoutMs / 1000)} s`);
-    if (options.signal?.aborted) throw new LlmError("unreachable", `the call to the llm at ${url} was cancelled`);
-    throw new LlmError("unreachable", `the llm at ${url} could not be reached: ${(err as Error).message}`);
+    if (timeout.aborted) throw new LlmError("timeout", `the llm at ${to.shown} did not answer within ${Math.round(options.timeoutMs / 1000)} s`);
+    if (options.signal?.aborted) throw new LlmError("unreachable", `the call to the llm at ${to.shown} was cancelled`);
+    throw new LlmError("unreachable", `the llm at ${to.shown} could not be reached: ${quoted((err as Error).message)}`);
   }
-  if (!res.ok) throw new LlmError("refused", `the llm at ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+  const tooLong = `more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
+  // Redacted whole, then cut: a cut cannot leave the start of a secret.
+  if (!res.ok) throw new LlmError("refused", `the llm at ${to.shown} answered ${res.status}: ${text === null ? `(${tooLong})` : quoted(text).slice(0, QUOTED_ERROR_CHARS)}`);
+  if (text === null) throw new LlmError("bad_answer", `the llm at ${to.shown} answered ${tooLong}, far more than any answer asked of it`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new LlmError("bad_answer", `the llm at ${url} answered with something that is not JSON`);
+    throw new LlmError("bad_answer", `the llm at ${to.shown} answered with something that is not JSON`);
   }
+}
+
+/** The body as text, or null (the rest left unread) once it is longer than `maxBytes`. */
+async function boundedText(res: Response, maxBytes: number): Promise<string | null> {
+  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The non-empty string at `path` in a parsed answer, or a bad_answer error naming what was missing. */

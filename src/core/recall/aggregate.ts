@@ -11,7 +11,8 @@ import {
   type RecallRequest,
   type RecallResponse,
 } from "../../contracts/recall";
-import type { RememberRequest, RememberResponse } from "../../contracts/memory";
+import { RememberRequestSchema, type RememberRequest, type RememberResponse } from "../../contracts/memory";
+import { parseInput } from "../../contracts/parse";
 import { LlmError, type ChatMessage, type ChatModel } from "../llm/chat";
 import type { Caller } from "../memory/service";
 import { boundedEvidence, type Evidence } from "./evidence";
@@ -94,24 +95,39 @@ export class AggregateRecall {
     if (req.saveAggregate === false) return { skipped: "saveAggregate is false" };
     if (!permissions.canRemember) return { skipped: "this caller may not remember, so the aggregate was not saved" };
     if (evidence.length === 0) return { skipped: "no memory matched, so there was nothing to aggregate" };
+    const memory = aggregateMemory(req, answer);
+    if ("invalid" in memory) return { skipped: `${memory.invalid}, so the aggregate was not saved` };
     // Last of the checks: a save that does not happen spends nothing.
     const refused = (await permissions.spendWrite?.()) ?? null;
     if (refused !== null) return { skipped: refused };
     try {
-      const stored = await this.deps.remember(caller, {
-        content: answer.answer,
-        type: AGGREGATE_TYPE,
-        tags: [AGGREGATE_TYPE],
-        // The question is what a later recall will look for.
-        hints: [req.query.slice(0, 1000)],
-        ...(req.project !== undefined ? { project: req.project } : {}),
-        structured: { query: req.query.slice(0, 1000), mode: answer.mode, citations: answer.citations },
-      });
+      const stored = await this.deps.remember(caller, memory.request);
       return { id: stored.id };
     } catch (err) {
       // The answer stands; only keeping it failed.
       return { skipped: `saving failed: ${(err as Error).message}` };
     }
+  }
+}
+
+/**
+ * The memory an answer is saved as, checked as every remembered memory is (an llm's answer may be
+ * longer than a memory holds): the request, or why it cannot be one.
+ */
+function aggregateMemory(req: RecallRequest, answer: Omit<AggregateAnswer, "saved">): { request: RememberRequest } | { invalid: string } {
+  const request = {
+    content: answer.answer,
+    type: AGGREGATE_TYPE,
+    tags: [AGGREGATE_TYPE],
+    // The question is what a later recall will look for.
+    hints: [req.query.slice(0, 1000)],
+    ...(req.project !== undefined ? { project: req.project } : {}),
+    structured: { query: req.query.slice(0, 1000), mode: answer.mode, citations: answer.citations },
+  };
+  try {
+    return { request: parseInput(RememberRequestSchema, request, "aggregate memory") };
+  } catch (err) {
+    return { invalid: (err as Error).message };
   }
 }
 

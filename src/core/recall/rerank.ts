@@ -7,15 +7,22 @@ import { LlmError, type ChatModel } from "../llm/chat";
 
 /** The results the model is shown at most. */
 const RERANK_DEPTH = 30;
-/** How long a recall waits for the model before answering in its own order. */
-const RERANK_TIMEOUT_MS = 10_000;
+/**
+ * How long a recall waits for the model before answering in its own order. With the query's
+ * embedding (bounded at 2 s) a recall still answers well inside the 10 s the CLI and signet-mcp
+ * wait by default (daemon.requestTimeoutMs), so a slow model costs its order, never the answer.
+ */
+const RERANK_TIMEOUT_MS = 5_000;
 /** A memory's text in the prompt, at most (the order needs the gist, not the whole of a long one). */
 const PROMPT_CHARS = 500;
 
 export interface RerankMeta {
   /** "ollama/llama3.2": the model asked. */
   model: string;
-  /** `applied`: the order is the model's; `failed`: the model did not answer usefully, the order is the fused one. */
+  /**
+   * `applied`: the order is the model's (with fewer than two results there is nothing to reorder,
+   * and the model is not asked); `failed`: the model did not answer usefully, the order is the fused one.
+   */
   status: "applied" | "failed";
   /** Why it failed (an LlmError's reason and message). */
   reason?: string;

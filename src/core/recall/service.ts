@@ -296,10 +296,11 @@ export class RecallService {
 
   /**
    * The first `req.limit` of `relevant`; with an llm, in the order it gives them (rerank.ts), each
-   * place keeping its score: the model reorders what passed the minimum, nothing more.
+   * place keeping its score: the model reorders what passed the minimum, nothing more. With an llm
+   * the meta is there even for fewer than two results (rerank.ts does not ask the model then).
    */
   private async limited(req: RecallRequest, relevant: Scored[], reorder: boolean): Promise<{ scored: Scored[]; rerankMeta?: RerankMeta }> {
-    if (!this.llm || !reorder || relevant.length <= 1) return { scored: relevant.slice(0, req.limit) };
+    if (!this.llm || !reorder) return { scored: relevant.slice(0, req.limit) };
     const second = await rerank(this.llm, req.query, relevant, (r) => r.row.content);
     return { scored: second.items.slice(0, req.limit).map((r, i) => ({ ...r, score: relevant[i]!.score })), rerankMeta: second.meta };
   }

@@ -38,20 +38,34 @@ export async function extractFromTranscript(model: ChatModel, transcript: string
     ],
     { timeoutMs: EXTRACTION_TIMEOUT_MS, signal, maxTokens: 2000 },
   );
-  return parseExtraction(answer);
+  const read = outermostObject(answer);
+  // A failure, not "nothing worth keeping": the answer is described, never quoted (it may hold what the transcript did).
+  if ("unreadable" in read) throw new Error(`the answer of ${model.label} could not be read: ${read.unreadable}`);
+  return extracted(read.object);
 }
 
-/** The model's answer, leniently: the outermost JSON object in it, invalid entries dropped. */
+/** The model's answer, leniently: the outermost JSON object in it, invalid entries dropped; nothing when it holds none. */
 export function parseExtraction(answer: string): Extracted {
+  const read = outermostObject(answer);
+  return "unreadable" in read ? { summary: null, memories: [] } : extracted(read.object);
+}
+
+/** The JSON between the answer's first `{` and its last `}`, or why there is none (its length, never its text). */
+function outermostObject(answer: string): { object: unknown } | { unreadable: string } {
   const start = answer.indexOf("{");
   const end = answer.lastIndexOf("}");
-  if (start === -1 || end <= start) return { summary: null, memories: [] };
-  let parsed: unknown;
+  const size = `${answer.length} characters`;
+  if (start === -1) return { unreadable: `it holds no JSON object (${size})` };
+  if (end <= start) return { unreadable: `its JSON object never ends: the answer was cut short or is not JSON (${size})` };
   try {
-    parsed = JSON.parse(answer.slice(start, end + 1));
+    return { object: JSON.parse(answer.slice(start, end + 1)) };
   } catch {
-    return { summary: null, memories: [] };
+    return { unreadable: `its JSON object is cut short or invalid (${size})` };
   }
+}
+
+/** A parsed answer's summary and memories, those that are not what was asked for dropped. */
+function extracted(parsed: unknown): Extracted {
   const obj = (parsed ?? {}) as { summary?: unknown; memories?: unknown };
   const summary = typeof obj.summary === "string" && obj.summary.trim() ? obj.summary.trim().slice(0, MAX_SUMMARY_CHARS) : null;
   const memories = (Array.isArray(obj.memories) ? obj.memories : [])

@@ -43,6 +43,17 @@ const PROMPT_TRANSCRIPT_CHARS = 4000;
 const PROMPT_TRANSCRIPT_MAX_CHARS = 64_000;
 /** A sub-agent key: `agent:<id>:subagent:<x>` (OpenClaw's form). */
 const SUBAGENT_KEY = /^(agent:[^:]+:)subagent:./;
+/** Every break a model may read as a new line: `\r\n`, `\n`, `\r`, vertical tab, form feed, NEL, the line and paragraph separators. */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+
+/** `text` as a Markdown quote, every line starting `> `, so that none can start a heading of its own. */
+function quoteLines(text: string): string {
+  return text
+    .trim()
+    .split(LINE_BREAK)
+    .map((line) => `> ${line}`.trimEnd())
+    .join("\n");
+}
 
 export interface SessionServiceOptions {
   dataDir: string;
@@ -323,12 +334,17 @@ export class SessionService {
     return m ? this.store.latestMainSession(m[1]!, session.agent_id, session.key) : Promise.resolve(null);
   }
 
+  /**
+   * What the parent is, then its summary or the end of its transcript, quoted: both are text an llm
+   * or the session wrote, and neither may pass for a heading or section of Signet's.
+   */
   private async parentSummary(parent: SessionRow): Promise<string> {
-    const about = `${parent.project ? `project ${parent.project}, ` : ""}started ${parent.started_at}${parent.ended_at ? `, ended ${parent.ended_at}` : ", active"}`;
-    if (parent.summary) return `${about}\n${parent.summary}`;
+    const project = parent.project ? `project ${parent.project.replace(/\s+/g, " ")}, ` : "";
+    const about = `${project}started ${parent.started_at}${parent.ended_at ? `, ended ${parent.ended_at}` : ", active"}`;
+    if (parent.summary) return `${about}\nSummary:\n${quoteLines(parent.summary)}`;
     const transcript = await this.store.transcript(parent.seq);
     const tail = transcript ? clip(transcript.slice(-1500), 1500) : null;
-    return `${about}\n${tail ? `Latest:\n${tail}\n` : ""}Search its transcript with session_search (current_session_key = your session key).`;
+    return `${about}\n${tail ? `Latest:\n${quoteLines(tail)}\n` : ""}Search its transcript with session_search (current_session_key = your session key).`;
   }
 
   // ---- sessions ----

@@ -1,6 +1,5 @@
 // POST /api/memory/recall (docs/api.md#recall), and its aggregate mode (docs/api.md#aggregate).
 import { RECALL_API } from "../../contracts/recall";
-import { createChatModel } from "../../core/llm/chat";
 import { AggregateRecall, type AggregatePermissions } from "../../core/recall/aggregate";
 import { callerFrom } from "../caller";
 import type { DaemonContext } from "../context";
@@ -29,7 +28,7 @@ function permissionsOf(ctx: DaemonContext, request: Request): AggregatePermissio
 export function recallRoutes(ctx: DaemonContext) {
   const aggregates = new AggregateRecall({
     recall: (caller, req, options) => ctx.recall.recall(caller, req, options),
-    chat: createChatModel(ctx.config.llm),
+    chat: ctx.llm,
     remember: (caller, req) => ctx.memory.remember(caller, req),
   });
   return routes(
