@@ -22,7 +22,7 @@ export const VALUE_RULES = {
   null: "`null` is null where the parameter allows null (send the text \"null\" with --json)",
   array: "arrays: repeat the parameter, one item each (--param k=a --param k=b), or give one JSON array (k='[\"a\",\"b\"]')",
   object: "objects: give them as JSON (k='{\"x\":1}')",
-  any: "parameters without a type: JSON when the value parses as JSON, else the text",
+  any: "parameters without a type: JSON when the value parses as JSON (and no number in it changes on reading), else the text",
 } as const;
 
 export type ValueKind = keyof typeof VALUE_RULES;
@@ -128,24 +128,61 @@ function fits(v: unknown, s: Schema, root: Schema, depth = 0): boolean {
   return branches(s, root).some((b) => fitsBranch(v, b, root, depth));
 }
 
-function json(raw: string): unknown {
+/**
+ * Whether `value`, read from the digits `written`, is another number than they write: beyond
+ * ±(2^53 − 1) not every integer has a number (9007199254740993 is read as 9007199254740992). An
+ * exponent (1e20) says the writer wants the nearest floating-point number.
+ */
+function changes(written: string, value: number): boolean {
+  if (/[eE]/.test(written) || Math.abs(value) <= Number.MAX_SAFE_INTEGER) return false;
+  const digits = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(written);
+  if (!digits) return false;
+  const [, sign, whole, fraction = ""] = digits;
+  if (!Number.isFinite(value) || /[1-9]/.test(fraction)) return true;
+  return BigInt(`${sign === "-" ? "-" : ""}${whole || "0"}`) !== BigInt(value);
+}
+
+/** `raw` as JSON, with the first number written in it that reading changes; undefined when it is not JSON. */
+function parseJson(raw: string): { value: unknown; changed?: string } | undefined {
+  let changed: string | undefined;
   try {
-    return JSON.parse(raw);
+    const value: unknown = JSON.parse(raw, (_key, v: unknown, context?: { source?: string }) => {
+      if (changed === undefined && typeof v === "number" && context?.source !== undefined && changes(context.source, v)) changed = context.source;
+      return v;
+    });
+    return { value, changed };
   } catch {
-    return NONE;
+    return undefined;
   }
+}
+
+/** `raw` read as JSON: NONE when it is not JSON, or when reading it would change a number it writes. */
+function json(raw: string): unknown {
+  const parsed = parseJson(raw);
+  return parsed === undefined || parsed.changed !== undefined ? NONE : parsed.value;
+}
+
+/** `raw` read as a number in one of the forms people type; NONE when it is none, or reading would change it. */
+function looseNumber(raw: string): number | typeof NONE {
+  return LOOSE_NUMBER.test(raw) && !changes(raw, Number(raw)) ? Number(raw) : NONE;
+}
+
+/** The first number `raw` writes, alone or in JSON, that would be sent as another number. */
+function changedNumberIn(raw: string): string | undefined {
+  return LOOSE_NUMBER.test(raw) && changes(raw, Number(raw)) ? raw : parseJson(raw)?.changed;
 }
 
 /**
  * One command-line value read against a schema: the first reading that fits wins. Typed schemas
  * try `null`, the text itself, JSON, then the loose number and boolean forms, so text parameters
  * keep their text and `1` is a number where numbers are allowed before it is ever a boolean.
- * Schemas without a type take JSON when it parses, else the text.
+ * Schemas without a type take JSON when it parses, else the text. A reading that would send a
+ * number other than the one written is no reading: where text fits, the text goes as written.
  */
 function coerce(raw: string, s: Schema, root: Schema): unknown {
   const readings = isUntyped(s, root)
     ? [json(raw), raw]
-    : [raw === "null" ? null : NONE, raw, json(raw), LOOSE_NUMBER.test(raw) ? Number(raw) : NONE, BOOLEAN_WORDS.get(raw.toLowerCase()) ?? NONE];
+    : [raw === "null" ? null : NONE, raw, json(raw), looseNumber(raw), BOOLEAN_WORDS.get(raw.toLowerCase()) ?? NONE];
   const found = readings.findIndex((r) => r !== NONE && fits(r, s, root));
   return found === -1 ? NONE : readings[found];
 }
@@ -212,7 +249,13 @@ function listing(tool: BridgeTool, params: ParamInfo[]): string {
 }
 
 function misfit(name: string, s: Schema, root: Schema, given: string): string {
-  const hint = branchOf(s, root, "array", "object") ? " (give arrays and objects as JSON)" : "";
+  const changed = changedNumberIn(given);
+  const hint =
+    changed !== undefined
+      ? ` (a JSON number holds every integer only up to ±${Number.MAX_SAFE_INTEGER}: ${changed} would be sent as ${Number(changed)})`
+      : branchOf(s, root, "array", "object")
+        ? " (give arrays and objects as JSON)"
+        : "";
   return `parameter "${name}": expected ${describeType(s, root)}, got ${JSON.stringify(given)}${hint}`;
 }
 

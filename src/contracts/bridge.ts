@@ -25,6 +25,43 @@ export const ServerNameSchema = z
 /** Environment and header values: literal, or `secret:NAME` resolved when the server starts. */
 const StringMap = namedRecord(z.string().min(1).max(256), z.string().max(8192));
 
+/** A problem of one name → value pair, or null. */
+type EntryCheck = (name: string, value: string) => string | null;
+
+/** Refuses each entry of a name → value map that `check` finds a problem with, naming it (path: the map's field). */
+function checkEntries(field: string, map: Record<string, string>, check: EntryCheck, ctx: z.RefinementCtx): void {
+  for (const [name, value] of Object.entries(map)) {
+    const problem = check(name, value);
+    if (problem) ctx.addIssue({ code: "custom", path: [field], message: problem });
+  }
+}
+
+const NUL = "\0";
+
+/**
+ * An environment variable as a process gets it, `NAME=value`: a name holding "=" would be cut there
+ * (`API_KEY=x` set to `abc` reaches the server as API_KEY set to `x=abc`).
+ */
+const envProblem: EntryCheck = (name, value) => {
+  if (name.includes("=")) return `the name ${JSON.stringify(name)} cannot hold "=": a variable's name ends at the first "="`;
+  if (name.includes(NUL)) return `the name ${JSON.stringify(name)} cannot hold a NUL character: no environment variable can carry one`;
+  if (value.includes(NUL)) return `the value of ${JSON.stringify(name)} cannot hold a NUL character: no environment variable can carry one`;
+  return null;
+};
+
+/** An HTTP header name is a token (RFC 9110): letters, digits and these marks. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A header value carries bytes, on one line: no CR, LF or NUL, and no character beyond U+00FF. */
+const headerProblem: EntryCheck = (name, value) => {
+  if (!HEADER_NAME.test(name)) {
+    return `${JSON.stringify(name)} is not an HTTP header name: letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only`;
+  }
+  const bad = /[\r\n\0]|[^\0-\u00ff]/.exec(value)?.[0];
+  if (bad === undefined) return null;
+  return `the value of ${JSON.stringify(name)} cannot hold ${JSON.stringify(bad)}: ${/[\r\n]/.test(bad) ? "a header value is one line" : "no header value can carry it"}`;
+};
+
 const hasSeparator = (path: string) => path.includes("/") || path.includes(sep);
 
 /** Arguments that are plainly relative paths; others (`--root=./x`, `src`) cannot be told from words. */
@@ -49,7 +86,17 @@ const StdioTransportSchema = z
     env: StringMap.default({}),
     cwd: z.string().min(1).max(4096).refine(isAbsolute, "must be an absolute path: the daemon cannot know what a relative one is relative to").optional(),
   })
-  .strict();
+  .strict()
+  // Out of the shape, which the answers share: a server stored before these checks still shows.
+  .superRefine((t, ctx) => {
+    // A process's command line is C strings: the start would fail on a NUL.
+    const refuse = (path: (string | number)[], what: string) =>
+      ctx.addIssue({ code: "custom", path, message: `${what} cannot hold a NUL character: no process can be given one` });
+    if (t.command.includes(NUL)) refuse(["command"], "the command");
+    t.args.forEach((arg, i) => arg.includes(NUL) && refuse(["args", i], "an argument"));
+    if (t.cwd?.includes(NUL)) refuse(["cwd"], "the directory");
+    checkEntries("env", t.env, envProblem, ctx);
+  });
 
 /**
  * A stdio server's relative paths made absolute, as they read where they were written: `cwd`
@@ -85,7 +132,9 @@ const HttpTransportSchema = z
       }, "must be an http:// or https:// URL"),
     headers: StringMap.default({}),
   })
-  .strict();
+  .strict()
+  // Out of the shape, which the answers share: a server stored before this check still shows.
+  .superRefine((t, ctx) => checkEntries("headers", t.headers, headerProblem, ctx));
 
 const TransportSchema = z.discriminatedUnion("type", [StdioTransportSchema, HttpTransportSchema]);
 

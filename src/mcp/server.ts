@@ -5,7 +5,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, CallToolRequestSchema, type CallToolResult, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AnyObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { SignetClient } from "../client/client";
 import { OWN_TOOL_HEADER } from "../contracts/analytics";
 import { SESSION_KEY_HEADER } from "../contracts/session";
@@ -52,7 +53,8 @@ interface McpServerOptions {
   sessionKey?: () => Promise<string | undefined>;
   /**
    * Hears of a call that made no API request (refused by the token's role, or failed on its
-   * arguments), before it is answered: the daemon records every other call itself.
+   * arguments, the SDK's check against the input schema included), before it is answered: the
+   * daemon records every other call itself.
    */
   onLocalCall?: (call: OwnToolCall) => void | Promise<void>;
 }
@@ -73,30 +75,67 @@ export function createMcpServer(client: SignetClient, ctx: ToolContext = {}, opt
     { name: "signet", version: VERSION },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: schemaValidator },
   );
+  const own = new Set<string>();
+  aroundToolCalls(server, async (name, answer) => {
+    if (!own.has(name)) return answer();
+    const sessionKey = ctx.sessionKey ?? (await options.sessionKey?.());
+    const started = performance.now();
+    const scope: CallScope = { tool: name, sessionKey, requests: 0 };
+    let failure: string | null = null;
+    try {
+      const result = await calls.run(scope, answer);
+      failure = failureOf(result);
+      return result;
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+      throw err;
+    } finally {
+      // A call that made no request is on record only if recorded here.
+      if (scope.requests === 0 && options.onLocalCall) {
+        await options.onLocalCall({
+          tool: name,
+          latencyMs: Math.round(performance.now() - started),
+          success: failure === null,
+          errorText: failure || undefined,
+          sessionKey,
+        });
+      }
+    }
+  });
   for (const tool of TOOLS) {
-    tool(({ name, title, description, input, output, annotations, calls: op, call }) =>
+    tool(({ name, title, description, input, output, annotations, calls: op, call }) => {
+      own.add(name);
       server.registerTool(name, { title, description, inputSchema: input, outputSchema: output, annotations }, async (args, extra) => {
-        const sessionKey = ctx.sessionKey ?? (await options.sessionKey?.());
-        const started = performance.now();
-        const scope: CallScope = { tool: name, sessionKey, requests: 0 };
         const refusal = ctx.role === undefined ? null : toolRefusal(name, op, ctx.role);
-        const result: CallToolResult = refusal
-          ? { isError: true, content: [{ type: "text", text: refusal }] }
-          : await calls.run(scope, () => call(args, client, { ...ctx, sessionKey, signal: extra.signal }));
-        if (scope.requests === 0 && options.onLocalCall) {
-          const failed = result.isError === true;
-          const first = result.content[0];
-          await options.onLocalCall({
-            tool: name,
-            latencyMs: Math.round(performance.now() - started),
-            success: !failed,
-            errorText: failed && first?.type === "text" ? first.text : undefined,
-            sessionKey,
-          });
-        }
-        return result;
-      }),
-    );
+        if (refusal) return { isError: true, content: [{ type: "text", text: refusal }] };
+        return call(args, client, { ...ctx, sessionKey: calls.getStore()?.sessionKey, signal: extra.signal });
+      });
+    });
   }
   return server;
+}
+
+/**
+ * Has each tools/call request `server` answers go through `around`, with the tool's name. The SDK
+ * checks a call's arguments against the tool's input schema before it runs the tool's handler, and
+ * answers a mismatch itself: only around its tools/call handler is every call seen. It installs that
+ * handler as the first tool is registered, so this comes before.
+ */
+function aroundToolCalls(server: McpServer, around: (tool: string, answer: () => Promise<ServerResult>) => Promise<ServerResult>): void {
+  const inner = server.server;
+  const install = inner.setRequestHandler.bind(inner);
+  inner.setRequestHandler = ((schema: AnyObjectSchema, handler: (request: any, extra: any) => ServerResult | Promise<ServerResult>) =>
+    install(
+      schema,
+      schema === CallToolRequestSchema
+        ? (request: CallToolRequest, extra) => around(request.params.name, async () => handler(request, extra))
+        : handler,
+    )) as typeof inner.setRequestHandler;
+}
+
+/** The error text of a tool's answer when it is an error ("" when it has none), null when it is not one. */
+function failureOf(result: ServerResult): string | null {
+  if (!("isError" in result) || result.isError !== true) return null;
+  const first = (result as CallToolResult).content[0];
+  return first?.type === "text" ? first.text : "";
 }

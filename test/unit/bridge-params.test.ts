@@ -73,6 +73,29 @@ describe("numbers and integers", () => {
   });
 });
 
+describe("integers beyond what a number holds exactly", () => {
+  const big = "9007199254740993";
+  const refusal = (type: string, given = big) =>
+    `parameter "v": expected ${type}, got ${JSON.stringify(given)} (a JSON number holds every integer only up to ±9007199254740991: ${big} would be sent as 9007199254740992)`;
+  test("where only numbers fit, one written in digits that no number holds is refused, not changed", () => {
+    expect(fails(tool("i", { v: { type: "integer" } }), [`v=${big}`])).toBe(refusal("integer"));
+    expect(fails(tool("n", { v: { type: "number" } }), [`v=${big}`])).toBe(refusal("number"));
+    expect(fails(tool("a", { v: { type: "array", items: { type: "integer" } } }), [`v=[1,${big}]`])).toBe(refusal("array of integer", `[1,${big}]`));
+    expect(fails(tool("o", { v: { type: "object" } }), [`v={"x":${big}}`])).toBe(refusal("object", `{"x":${big}}`));
+    expect(fails(tool("i", { v: { type: "integer" } }), [`v=-${big}`])).toContain(`-${big} would be sent as -9007199254740992`);
+  });
+  test("where text fits, it goes as written", () => {
+    expect(parseParams(tool("any", { v: {} }), [`v=${big}`])).toEqual({ v: big });
+    expect(parseParams(tool("id", { v: { type: ["string", "integer"] } }), [`v=${big}`])).toEqual({ v: big });
+  });
+  test("integers a number holds, and numbers written with an exponent, are read as before", () => {
+    const n = tool("i", { v: { type: "integer" } });
+    expect(parseParams(n, ["v=9007199254740991"])).toEqual({ v: 9007199254740991 });
+    expect(parseParams(n, ["v=9007199254740994"])).toEqual({ v: 9007199254740994 });
+    expect(parseParams(n, ["v=1e20"])).toEqual({ v: 1e20 });
+  });
+});
+
 describe("booleans", () => {
   const flag = tool("flag", { on: { type: "boolean" } });
   test("true/false, yes/no, on/off and 1/0 in any case", () => {

@@ -91,6 +91,23 @@ for (const kind of STORES) {
       expect(logged.filter((l) => l.startsWith("error"))).toEqual([]);
     });
 
+    test("a call reported at any time of the years 0000-9999 is stored as given, and a restart loads it", async () => {
+      const store = await kind.open();
+      const { analytics: a, logged } = analytics(store(), { ...CONFIG, retentionDays: 0 });
+      a.start();
+      await a.ready();
+      for (const createdAt of ["0000-01-01T00:00:00.000Z", "1969-07-20T20:17:00.000Z", new Date(NOW - 60_000).toISOString()]) a.record(call({ createdAt }));
+      await a.flush();
+      await a.stop();
+      // PostgreSQL has no year 0000: reading the rows back must not depend on its timestamps.
+      const { analytics: again } = analytics(store(), { ...CONFIG, retentionDays: 0 });
+      again.start();
+      await again.ready();
+      expect((await again.summary({})).totalCalls).toBe(3);
+      await again.stop();
+      expect(logged.filter((l) => l.startsWith("error"))).toEqual([]);
+    });
+
     test("retention deletes raw rows past the window, from the store and the columns; the rollups stay", async () => {
       const store = await kind.open();
       const { analytics: a } = analytics(store());

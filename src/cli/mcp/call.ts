@@ -215,6 +215,9 @@ function print(result: CallToolResult, flags: CallFlags): void {
   writeText(renderCallResult(result, { saveDir: flags.saveDir }).text);
 }
 
+/** The fields of a `--batch` line. */
+const BATCH_LINE_FIELDS = ["tool", "arguments"];
+
 /** `--batch -`: JSON lines `{tool, arguments}` in, one JSON result per line out, in order. */
 async function runBatch(client: SignetClient, server: string, flags: CallFlags): Promise<number> {
   if (flags.batch !== "-") throw new UsageError("--batch reads JSON lines from stdin: use --batch -");
@@ -230,6 +233,11 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
       const item = JSON.parse(line) as { tool?: unknown; arguments?: unknown };
       if (typeof item !== "object" || item === null || typeof item.tool !== "string") {
         throw new UsageError(`line ${index + 1}: expected {"tool": "<name>", "arguments": {...}}`);
+      }
+      // A misspelt "arguments" would otherwise call the tool with none.
+      const unknown = Object.keys(item).find((key) => !BATCH_LINE_FIELDS.includes(key));
+      if (unknown !== undefined) {
+        throw new UsageError(`line ${index + 1}: unknown field ${JSON.stringify(unknown)}: a line is {"tool": "<name>", "arguments": {...}}`);
       }
       const args = item.arguments ?? {};
       if (!isPlainObject(args)) throw new UsageError(`line ${index + 1}: arguments must be a JSON object`);

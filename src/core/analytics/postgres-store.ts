@@ -28,6 +28,12 @@ export class InvocationFeed extends ChangeFeed<StoredRow> {
   }
 }
 
+/** Epoch ms of a stored time, in either stored format (ISO with Z, or SQLite's UTC 'YYYY-MM-DD HH:MM:SS'); null when unreadable. */
+function storedTimeMs(text: string): number | null {
+  const ms = Date.parse(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(text) ? `${text.replace(" ", "T")}Z` : text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
 export class PostgresInvocationStore implements InvocationStore {
   constructor(private readonly sql: Bun.SQL) {}
 
@@ -37,14 +43,14 @@ export class PostgresInvocationStore implements InvocationStore {
   }
 
   async rowsAfter(afterId: number, upToId: number, limit: number): Promise<StoredRow[]> {
-    // Both stored time formats (ISO with Z, and SQLite's 'YYYY-MM-DD HH:MM:SS') are UTC.
+    // The time is read here, not cast by PostgreSQL, which has no year 0000 (a report may give one).
     const rows = await this.sql<
-      { id: number; server: string; tool: string; agent_id: string; source: number; latency_ms: number; success: number; ms: number | null }[]
+      { id: number; server: string; tool: string; agent_id: string; source: number; latency_ms: number; success: number; created_at: string }[]
     >`
       SELECT id, server, tool, agent_id, CASE source WHEN 'cli' THEN 0 WHEN 'agent' THEN 1 ELSE 2 END AS source, latency_ms::float8 AS latency_ms,
-        success, EXTRACT(EPOCH FROM created_at::timestamp AT TIME ZONE 'UTC')::float8 * 1000 AS ms
+        success, created_at
       FROM mcp_invocations WHERE id > ${afterId} AND id <= ${upToId} ORDER BY id LIMIT ${limit}`;
-    return rows.map((r) => [r.id, r.server, r.tool, r.agent_id, r.source, r.latency_ms, r.success, r.ms]);
+    return rows.map((r) => [r.id, r.server, r.tool, r.agent_id, r.source, r.latency_ms, r.success, storedTimeMs(r.created_at)]);
   }
 
   write(batch: readonly QueuedInvocation[], rollups: readonly Rollup[]): Promise<number[]> {

@@ -9,6 +9,9 @@ import type { InvocationStore, Rollup } from "./store";
 
 const MAX_ERROR_TEXT = 2000;
 const MAX_NAME = 256;
+/** The times whose ISO form has a four-digit year, as every stored time has: 0000-01-01 up to 10000-01-01 (UTC). */
+const FIRST_MS = Date.parse("0000-01-01T00:00:00Z");
+const PAST_LAST_MS = Date.UTC(10_000, 0, 1);
 
 export interface RecorderOptions {
   flushMs: number;
@@ -38,7 +41,7 @@ function normalize(inv: InvocationRecord): QueuedInvocation | string {
   const latency = Number(inv.latencyMs);
   // A time that does not parse, or would not print as a four-digit year, is stamped now.
   const given = inv.createdAt === undefined ? NaN : Date.parse(inv.createdAt);
-  const createdMs = given >= 0 && given < 253_402_300_800_000 ? given : Date.now();
+  const createdMs = given >= FIRST_MS && given < PAST_LAST_MS ? given : Date.now();
   return {
     server,
     tool,
