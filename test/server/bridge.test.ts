@@ -228,18 +228,14 @@ describe("calls through the pool", () => {
     expect(d.daemon.context.bridge.live()).toEqual([]);
   });
 
-  test("a server that never answers the handshake is killed when the timeout passes", async () => {
+  test("a server that never answers the handshake: the caller hears so when its own timeout passes", async () => {
     await install("silent", { type: "stdio", command: NODE, args: ["-e", "setInterval(() => {}, 1000)"] });
     const started = Date.now();
-    const pending = api("GET", "/api/marketplace/servers/silent/tools?timeout_ms=400");
-    let pid: number | undefined;
-    await eventually(() => (pid = livePid("silent")) !== undefined, 2000);
-    const r = await pending;
+    const r = await api("GET", "/api/marketplace/servers/silent/tools?timeout_ms=400");
     expect(r.status).toBe(503);
     expect(r.body.error).toContain("did not answer the MCP handshake in time");
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(pid).toBeGreaterThan(0);
-    expect(await eventually(() => !alive(pid!))).toBe(true);
+    // The start itself has its own budget, bridge.callTimeoutMs: its end is in bridge-faults.test.ts.
   });
 
   test("a call past its timeout answers 504; the server stays usable", async () => {

@@ -22,7 +22,7 @@ import { defined } from "../../contracts/parse";
 import type { ChildLedger } from "./child-ledger";
 import { resolveSecretRefs, secretScrubber, type SecretLookup } from "./secret-refs";
 import { ServerProcesses } from "./server-processes";
-import { ProcessGroupStdioTransport } from "./stdio-transport";
+import { ProcessGroupStdioTransport, invalidAnswer } from "./stdio-transport";
 
 export interface PoolOptions {
   /** Close a server no call has used for this long; 0 keeps servers warm until stop. */
@@ -51,15 +51,48 @@ interface Live {
   server: InstalledServer;
   client: Client;
   transport: ProcessGroupStdioTransport | StreamableHTTPClientTransport;
+  /** Settles when the start does: it has answered the handshake and listed its tools, or failed. */
   ready: Promise<void>;
+  /** The start's own limit, which a caller that waits longer pushes back (waitForStart). */
+  startTimer: StartTimer;
+  /** Its start succeeded: only now may it be closed to make room, or for being idle. */
+  started: boolean;
+  /** Its tools as listed, already scrubbed: what is told of them never carries a secret value. */
   tools: BridgeTool[];
   inFlight: number;
   startedAt: number;
   lastUsed: number;
   idleTimer?: ReturnType<typeof setTimeout>;
   closing: boolean;
+  /** Why the daemon closed it itself, when it did: its going away is then not the server's failure. */
+  closedBy?: string;
   /** Redacts the secret values the server was given from what is told of it (secret-refs.ts). */
   scrub: <T>(value: T) => T;
+}
+
+/** How long a caller waits for a server's start, and the start's own budget (bridge.callTimeoutMs). */
+export interface StartWait {
+  waitMs: number;
+  startMs: number;
+  cancel?: AbortSignal;
+}
+
+/** Why the daemon closes a server (the end of "was closed by the daemon during the call: ..."). */
+export const CLOSED_BECAUSE = {
+  disabled: "it was disabled",
+  removed: "it was removed",
+  changed: "its definition was changed",
+  stopping: "the daemon is stopping",
+  idle: "it was idle for bridge.idleCloseMs",
+  room: "it made room for another server (bridge.maxServers)",
+  failed: "its start failed",
+} as const;
+
+/** The tool named in a call that the server does not list: the caller's mistake, not a call that reached a tool. */
+export class NoSuchToolError extends SignetError {
+  constructor(message: string) {
+    super("not_found", message);
+  }
 }
 
 const STDERR_IN_MESSAGE = 600;
@@ -78,9 +111,9 @@ export class ServerPool {
     this.processes = new ServerProcesses(options.ledger);
   }
 
-  /** The server's tools, starting it if needed. */
-  async tools(server: InstalledServer, timeoutMs: number): Promise<BridgeTool[]> {
-    const entry = await this.acquire(server, Date.now() + timeoutMs);
+  /** The server's tools (scrubbed), starting it if needed. */
+  async tools(server: InstalledServer, wait: StartWait): Promise<BridgeTool[]> {
+    const entry = await this.acquire(server, wait);
     return entry.tools;
   }
 
@@ -98,7 +131,7 @@ export class ServerPool {
     timeouts: { callMs: number; startMs: number; cancel?: AbortSignal },
     onUpdate?: (update: CallUpdate) => void,
   ): Promise<CallToolResult> {
-    const entry = await this.acquire(server, Date.now() + timeouts.startMs);
+    const entry = await this.acquire(server, { waitMs: timeouts.startMs, startMs: timeouts.startMs, cancel: timeouts.cancel });
     const timer = new CallTimer(timeouts.callMs, onUpdate !== undefined, timeouts.cancel);
     entry.inFlight++;
     this.touch(entry);
@@ -106,10 +139,9 @@ export class ServerPool {
       let listed = entry.tools.find((t) => t.name === tool);
       if (!listed) {
         // The list may have changed since it was read: look once more before refusing.
-        entry.tools = await listTools(entry.client, { signal: timer.signal, timeout: timer.sdkTimeoutMs });
-        this.noteTools(entry);
+        this.noteTools(entry, await listTools(entry.client, { signal: timer.signal, timeout: timer.sdkTimeoutMs }));
         listed = entry.tools.find((t) => t.name === tool);
-        if (!listed) throw new SignetError("not_found", noSuchTool(server.name, entry.tools, tool));
+        if (!listed) throw new NoSuchToolError(noSuchTool(server.name, entry.tools, tool));
       }
       const options: RequestOptions = {
         signal: timer.signal,
@@ -140,20 +172,22 @@ export class ServerPool {
     return known?.updatedAt === server.updatedAt ? known.tools : undefined;
   }
 
-  private noteTools(entry: Live): void {
+  /** Keeps the tools the server listed, scrubbed: tool lists reach callers and agents as they are. */
+  private noteTools(entry: Live, tools: BridgeTool[]): void {
+    entry.tools = entry.scrub(tools);
     this.known.set(entry.server.name, { updatedAt: entry.server.updatedAt, tools: entry.tools });
   }
 
-  /** Closes a server's connection (after it is removed, disabled or changed); waits for its exit. */
-  async close(name: string): Promise<void> {
+  /** Closes a server's connection (after it is removed, disabled or changed, `why`); waits for its exit. */
+  async close(name: string, why: string): Promise<void> {
     const entry = this.live.get(name);
-    if (entry) await this.retire(entry);
+    if (entry) await this.retire(entry, why);
   }
 
   /** Closes everything and refuses new connections; resolves when every child has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.live.values()].map((e) => this.retire(e)));
+    await Promise.all([...this.live.values()].map((e) => this.retire(e, CLOSED_BECAUSE.stopping)));
     await Promise.all([...this.closing]);
     await this.processes.stop();
   }
@@ -168,19 +202,51 @@ export class ServerPool {
     }));
   }
 
-  private async acquire(server: InstalledServer, deadline: number): Promise<Live> {
+  private async acquire(server: InstalledServer, wait: StartWait): Promise<Live> {
     let entry = this.live.get(server.name);
     // A server whose definition changed since it started is started again under the new one.
     if (entry && entry.server.updatedAt !== server.updatedAt) {
-      await this.retire(entry);
+      await this.retire(entry, CLOSED_BECAUSE.changed);
       entry = undefined;
     }
-    if (!entry) entry = this.connect(server, deadline);
-    await entry.ready;
+    if (!entry) entry = this.connect(server, wait.startMs);
+    if (!entry.started) await this.waitForStart(entry, wait);
     return entry;
   }
 
-  private connect(server: InstalledServer, deadline: number): Live {
+  /**
+   * Waits for a start up to this caller's own limit. The start has its own budget, pushed back by a
+   * caller that waits longer; a caller that stops waiting (its limit passed, or it cancelled) fails
+   * alone: the start goes on for the others and for the calls after it.
+   */
+  private waitForStart(entry: Live, wait: StartWait): Promise<void> {
+    entry.startTimer.extendTo(Date.now() + wait.waitMs);
+    const name = entry.server.name;
+    return new Promise<void>((resolve, reject) => {
+      const settle = (err?: unknown) => {
+        clearTimeout(timer);
+        wait.cancel?.removeEventListener("abort", cancelled);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const timer = setTimeout(
+        () =>
+          settle(
+            new SignetError(
+              "server_unavailable",
+              `MCP server "${name}" did not answer the MCP handshake in time: not within the ${wait.waitMs} ms this caller waits (its start goes on for the calls that follow, within bridge.callTimeoutMs)`,
+            ),
+          ),
+        wait.waitMs,
+      );
+      const cancelled = () => settle(new SignetError("unavailable", `the call to MCP server "${name}" was cancelled by its caller`));
+      wait.cancel?.addEventListener("abort", cancelled, { once: true });
+      if (wait.cancel?.aborted) cancelled();
+      entry.ready.then(() => settle(), settle);
+    });
+  }
+
+  private connect(server: InstalledServer, startMs: number): Live {
     if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping");
     this.makeRoom();
     const secrets: string[] = [];
@@ -192,6 +258,8 @@ export class ServerPool {
       client,
       transport,
       ready: Promise.resolve(),
+      startTimer: new StartTimer(startMs),
+      started: false,
       tools: [],
       inFlight: 0,
       startedAt: now,
@@ -205,27 +273,35 @@ export class ServerPool {
       entry.closing = true;
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      entry.tools = await listTools(client, { timeout: 30_000 }).catch(() => entry.tools);
-      this.noteTools(entry);
+      const tools = await listTools(client, { timeout: 30_000 }).catch(() => undefined);
+      if (tools) this.noteTools(entry, tools);
       this.options.onToolsChanged?.(server.name);
     });
     entry.ready = (async () => {
-      // The start's own limit, as a call's: its firing is what makes a failure "not in time".
-      const timer = new CallTimer(remaining(deadline), false);
+      // The start's own limit: its firing is what makes a failure "not in time".
+      const timer = entry.startTimer;
       const options = { signal: timer.signal, timeout: timer.sdkTimeoutMs };
       try {
         await client.connect(transport, options);
-        entry.tools = await listTools(client, options);
-        this.noteTools(entry);
+        this.noteTools(entry, await listTools(client, options));
+        entry.started = true;
+        this.touch(entry);
       } catch (err) {
+        // The daemon closed it itself (stopping, disabled, ...): that is why the start ended, not the server.
+        const closedBy = entry.closedBy;
         // An error the server sent while its connection was open is its answer, whatever follows.
         const answered = err instanceof McpError && !entry.closing && !timer.fired;
-        await this.retire(entry);
-        throw scrubbed(entry, this.startFailure(entry, err, timer, answered));
+        await this.retire(entry, CLOSED_BECAUSE.failed);
+        const failure = closedBy
+          ? new SignetError("server_unavailable", `MCP server "${server.name}" was closed by the daemon during its start: ${closedBy}`)
+          : this.startFailure(entry, err, timer, answered);
+        throw scrubbed(entry, failure);
       } finally {
         timer.stop();
       }
     })();
+    // Nobody may be waiting when the start fails (each caller's wait is its own): not an unhandled rejection.
+    entry.ready.catch(() => {});
     this.live.set(server.name, entry);
     return entry;
   }
@@ -250,6 +326,7 @@ export class ServerPool {
         cwd: t.cwd,
         maxMessageBytes: this.options.maxMessageBytes,
         processes: this.processes,
+        secrets,
       });
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
@@ -257,18 +334,21 @@ export class ServerPool {
     });
   }
 
-  /** At the cap, the least recently used idle server is closed; if all are busy the call is refused. */
+  /**
+   * At the cap, the least recently used idle server is closed; if all are busy the call is refused.
+   * A server still starting is busy: someone is waiting for it, though no call has begun.
+   */
   private makeRoom(): void {
     if (this.live.size < this.options.maxServers) return;
-    const idle = [...this.live.values()].filter((e) => e.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    const idle = [...this.live.values()].filter((e) => e.started && e.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed)[0];
     if (!idle) {
       throw new SignetError(
         "server_unavailable",
-        `all ${this.options.maxServers} live MCP servers are busy (bridge.maxServers); retry when a call finishes`,
+        `all ${this.options.maxServers} live MCP servers are busy (bridge.maxServers): in a call or starting; retry when one is idle`,
       );
     }
     this.options.log.info(`closing MCP server "${idle.server.name}" to stay within bridge.maxServers`);
-    void this.retire(idle);
+    void this.retire(idle, CLOSED_BECAUSE.room);
   }
 
   private touch(entry: Live): void {
@@ -277,14 +357,16 @@ export class ServerPool {
     entry.idleTimer = undefined;
     if (entry.inFlight > 0 || this.options.idleCloseMs <= 0 || entry.closing) return;
     entry.idleTimer = setTimeout(() => {
-      if (entry.inFlight === 0) void this.retire(entry);
+      if (entry.inFlight === 0) void this.retire(entry, CLOSED_BECAUSE.idle);
     }, this.options.idleCloseMs);
     entry.idleTimer.unref?.();
   }
 
-  private retire(entry: Live): Promise<void> {
+  /** Closes the server; `why` is told to a call or start it cuts short, unless it had gone already. */
+  private retire(entry: Live, why: string): Promise<void> {
     if (this.live.get(entry.server.name) === entry) this.live.delete(entry.server.name);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    if (!entry.closing) entry.closedBy = why;
     entry.closing = true;
     const done = entry.client
       .close()
@@ -300,12 +382,15 @@ export class ServerPool {
    * server `answered` carries its own code, -32001 (the SDK's RequestTimeout) included, and its own
    * words, even though its process has exited by now (the daemon closed it).
    */
-  private startFailure(entry: Live, err: unknown, timer: CallTimer, answered: boolean): SignetError {
+  private startFailure(entry: Live, err: unknown, timer: StartTimer, answered: boolean): SignetError {
     if (err instanceof SignetError) return err;
     const name = entry.server.name;
+    const invalid = invalidAnswer(err);
     let reason: string;
     if (timer.fired) {
       reason = "it did not answer the MCP handshake in time";
+    } else if (invalid !== undefined) {
+      reason = `it answered with an invalid message: ${invalid}`;
     } else if (answered) {
       reason = (err as Error).message;
     } else if ((err as { code?: string }).code === "ENOENT") {
@@ -334,12 +419,15 @@ export class ServerPool {
     const name = entry.server.name;
     if (timer.cancelled) return new SignetError("unavailable", `the call to MCP server "${name}" was cancelled by its caller`);
     if (timer.fired) return new SignetError("timeout", `MCP server "${name}" ${timer.expiry()}`);
+    if (entry.closedBy) return new SignetError("server_unavailable", `MCP server "${name}" was closed by the daemon during the call: ${entry.closedBy}`);
     if (entry.closing) {
       return new SignetError(
         "server_unavailable",
         `MCP server "${name}" exited during the call${exitDetail(entry.transport)}${stderrDetail(entry)}; the next call starts it again`,
       );
     }
+    const invalid = invalidAnswer(err);
+    if (invalid !== undefined) return new SignetError("server_unavailable", `MCP server "${name}" answered with an invalid message: ${invalid}`);
     const code = err instanceof McpError ? err.code : undefined;
     if (code === McpErrorCode.InvalidParams) return new SignetError("invalid_input", `${name}: ${(err as Error).message}`);
     if (code === McpErrorCode.MethodNotFound) return new SignetError("not_found", `${name}: ${(err as Error).message}`);
@@ -386,6 +474,52 @@ async function callAsTask(
 
 function requiresTask(tool: BridgeTool): boolean {
   return (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport === "required";
+}
+
+/**
+ * A start's time limit as an abort signal: its own budget, which extendTo() pushes back for a caller
+ * that waits longer, never past MAX_CALL_TIMEOUT_MS from the start (the longest any caller waits).
+ */
+class StartTimer {
+  private readonly controller = new AbortController();
+  private readonly latest: number;
+  private deadline: number;
+  private timer: ReturnType<typeof setTimeout>;
+  private stopped = false;
+
+  /** The SDK's own per-request timeout, a backstop past any deadline the timer can reach. */
+  readonly sdkTimeoutMs = MAX_CALL_TIMEOUT_MS + SDK_TIMEOUT_BACKSTOP_MS;
+
+  constructor(budgetMs: number) {
+    this.latest = Date.now() + MAX_CALL_TIMEOUT_MS;
+    this.deadline = Math.min(Date.now() + budgetMs, this.latest);
+    this.timer = this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The limit passed: the start was cut short by this timer, not by anything the server said. */
+  get fired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  extendTo(deadline: number): void {
+    if (this.stopped || this.fired || deadline <= this.deadline) return;
+    clearTimeout(this.timer);
+    this.deadline = Math.min(deadline, this.latest);
+    this.timer = this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private arm(): ReturnType<typeof setTimeout> {
+    return setTimeout(() => this.controller.abort(new McpError(McpErrorCode.RequestTimeout, "Request timed out")), remaining(this.deadline));
+  }
 }
 
 /**
@@ -493,13 +627,13 @@ function exitDetail(transport: Live["transport"]): string {
   return signal ? ` (killed by ${signal})` : ` (exit code ${code})`;
 }
 
-/** `err` told without the server's secret values. */
+/** `err` told without the server's secret values (the same error, its kind kept). */
 function scrubbed(entry: Live, err: Error): Error {
-  const message = entry.scrub(err.message);
-  if (message === err.message) return err;
-  return err instanceof SignetError ? new SignetError(err.code, message) : new Error(message);
+  err.message = entry.scrub(err.message);
+  return err;
 }
 
+/** The end of the server's stderr, already redacted by the transport: a cut here leaves no piece of a value. */
 function stderrDetail(entry: Live): string {
   if (!(entry.transport instanceof ProcessGroupStdioTransport)) return "";
   const tail = entry.transport.stderr;

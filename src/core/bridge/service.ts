@@ -12,7 +12,7 @@ import type {
 import type { InvocationSink } from "../analytics/types";
 import { ParamError, parseParams, toolNamed } from "../../contracts/bridge-params";
 import { SignetError } from "../../contracts/errors";
-import { ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
+import { CLOSED_BECAUSE, NoSuchToolError, ServerPool, type LiveServerInfo, type PoolOptions } from "./pool";
 import { ServerRegistry, type ServerRows } from "./registry";
 
 export interface BridgeOptions extends PoolOptions {
@@ -61,20 +61,21 @@ export class BridgeService {
     const server = await this.registry.update(name, req);
     // The running process belongs to the old definition (or to a server now disabled); stop()
     // still waits for its exit, the answer does not.
-    void this.pool.close(name);
+    void this.pool.close(name, req.enabled === false ? CLOSED_BECAUSE.disabled : CLOSED_BECAUSE.changed);
     this.options.onServersChanged?.();
     return server;
   }
 
   async remove(name: string): Promise<InstalledServer> {
     const server = await this.registry.remove(name);
-    void this.pool.close(name);
+    void this.pool.close(name, CLOSED_BECAUSE.removed);
     this.options.onServersChanged?.();
     return server;
   }
 
+  /** `timeoutMs` bounds this caller's wait; a start it begins has its own budget (bridge.callTimeoutMs, or longer for a caller that waits longer). */
   async tools(name: string, timeoutMs = this.options.callTimeoutMs): Promise<BridgeTool[]> {
-    return this.pool.tools(await this.enabled(name), timeoutMs);
+    return this.pool.tools(await this.enabled(name), { waitMs: timeoutMs, startMs: this.options.callTimeoutMs });
   }
 
   /** The tools a server last listed, without starting it (undefined: not listed since the daemon started). */
@@ -117,8 +118,9 @@ export class BridgeService {
       failure = err;
       throw err;
     } finally {
-      // A tool that does not exist, or arguments refused before the call, never reached a tool: nothing to record.
-      const unknownTool = failure instanceof SignetError && failure.code === "not_found";
+      // A tool the server does not list, or arguments refused before the call, never reached a tool:
+      // nothing to record. A tool it lists that it then calls unknown (-32601) is its failure, recorded.
+      const unknownTool = failure instanceof NoSuchToolError;
       if (!unknownTool && !refused) {
         this.options.invocations.record({
           server: name,
@@ -147,7 +149,7 @@ export class BridgeService {
    * to correct: returned as the error to answer with.
    */
   private async typed(server: InstalledServer, toolName: string, params: string[]): Promise<Record<string, unknown> | SignetError> {
-    const tools = await this.pool.tools(server, this.options.callTimeoutMs);
+    const tools = await this.pool.tools(server, { waitMs: this.options.callTimeoutMs, startMs: this.options.callTimeoutMs });
     try {
       return parseParams(toolNamed(server.name, tools, toolName), params);
     } catch (err) {

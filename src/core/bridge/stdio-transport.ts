@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { Redactor } from "../secrets/redactor";
 import { LineFramer } from "./line-framer";
 import { MARKER_ENV, type ServerProcesses } from "./server-processes";
 
@@ -30,6 +31,8 @@ export interface StdioServerParams {
   maxMessageBytes?: number;
   /** Marks the server's processes and ends those that leave its group; tells the crash ledger. */
   processes?: ServerProcesses;
+  /** Secret values the server was given: redacted from its stderr as it comes, before the tail is cut. */
+  secrets?: readonly string[];
 }
 
 export class ProcessGroupStdioTransport implements Transport {
@@ -39,7 +42,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private child?: ChildProcess;
   private readonly framer: LineFramer;
-  private stderrTail = "";
+  private readonly stderrTail: RedactedTail;
   private exited?: Promise<void>;
   /** Exit status once the child is gone, for error messages. */
   exit?: { code: number | null; signal: NodeJS.Signals | null };
@@ -48,15 +51,16 @@ export class ProcessGroupStdioTransport implements Transport {
 
   constructor(private readonly params: StdioServerParams) {
     this.framer = new LineFramer(this.maxMessageBytes);
+    this.stderrTail = new RedactedTail(params.secrets ?? [], STDERR_TAIL_BYTES);
   }
 
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
-  /** The last few KiB the server wrote to stderr: what explains a failed start. */
+  /** The last few KiB the server wrote to stderr, its secret values redacted: what explains a failed start. */
   get stderr(): string {
-    return this.stderrTail.trim();
+    return this.stderrTail.text().trim();
   }
 
   private get maxMessageBytes(): number {
@@ -123,20 +127,23 @@ export class ProcessGroupStdioTransport implements Transport {
           return;
         }
         for (const line of lines) {
+          const text = line.toString("utf8");
           let message: JSONRPCMessage;
           try {
-            message = deserializeMessage(line.toString("utf8"));
+            message = deserializeMessage(text);
           } catch (err) {
             // A line that is not JSON-RPC (a server logging to stdout): report it and read on.
             this.onerror?.(err as Error);
+            // An answer the SDK cannot take would leave its request waiting out its timeout: fail it now.
+            const invalid = invalidResponse(text);
+            if (invalid) this.onmessage?.(invalidAnswerError(invalid.id, invalid.why));
             continue;
           }
           this.onmessage?.(message);
         }
       });
-      child.stderr!.on("data", (chunk: Buffer) => {
-        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
-      });
+      child.stderr!.on("data", (chunk: Buffer) => this.stderrTail.push(chunk));
+      child.stderr!.once("close", () => this.stderrTail.end());
       // A stream error with no listener would be thrown into the daemon.
       for (const stream of [child.stdin!, child.stdout!, child.stderr!]) stream.on("error", (err) => this.onerror?.(err));
     });
@@ -185,6 +192,81 @@ export class ProcessGroupStdioTransport implements Transport {
       // the group is gone already
     }
   }
+}
+
+/**
+ * The end of a stream, its secret values redacted as the text comes, before anything is cut: a cut
+ * through a value would leave a piece the redaction no longer recognises. The last characters are
+ * held back until the next chunk or the stream's end (a value may be split across chunks).
+ */
+class RedactedTail {
+  private readonly decoder = new TextDecoder();
+  private readonly redactor?: Redactor;
+  private kept = "";
+
+  constructor(
+    secrets: readonly string[],
+    private readonly max: number,
+  ) {
+    if (secrets.length > 0) this.redactor = new Redactor(secrets);
+  }
+
+  push(chunk: Buffer): void {
+    this.keep(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  end(): void {
+    this.keep(this.decoder.decode());
+    if (this.redactor) this.kept = (this.kept + this.redactor.end()).slice(-this.max);
+  }
+
+  text(): string {
+    return this.kept;
+  }
+
+  private keep(text: string): void {
+    this.kept = (this.kept + (this.redactor ? this.redactor.push(text) : text)).slice(-this.max);
+  }
+}
+
+/** `data` of the error a request gets when the server answered it with a message that is not valid JSON-RPC. */
+const INVALID_ANSWER = "signetInvalidAnswer";
+
+/** What was wrong with the server's answer, when `err` is the error invalidAnswerError made. */
+export function invalidAnswer(err: unknown): string | undefined {
+  const data = (err as { data?: unknown } | null)?.data;
+  const why = data !== null && typeof data === "object" ? (data as Record<string, unknown>)[INVALID_ANSWER] : undefined;
+  return typeof why === "string" ? why : undefined;
+}
+
+function invalidAnswerError(id: string | number, why: string): JSONRPCMessage {
+  return { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: `invalid answer: ${why}`, data: { [INVALID_ANSWER]: why } } };
+}
+
+/**
+ * A line that answers a request (an id, no method) but is not valid JSON-RPC: its id and what is
+ * wrong with it. Undefined for anything else (not JSON, a request or notification): no request waits on it.
+ */
+function invalidResponse(line: string): { id: string | number; why: string } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value) || "method" in value) return undefined;
+  const message = value as Record<string, unknown>;
+  if (typeof message.id !== "number" && typeof message.id !== "string") return undefined;
+  return { id: message.id, why: whyInvalid(message) };
+}
+
+function whyInvalid(message: Record<string, unknown>): string {
+  const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (message.jsonrpc !== "2.0") return 'its "jsonrpc" is not "2.0"';
+  if ("result" in message && "error" in message) return "it has both a result and an error";
+  if ("result" in message) return isObject(message.result) ? "its result is malformed" : "its result is not an object";
+  if ("error" in message) return "its error is not an object with a numeric code and a message";
+  return "it has neither a result nor an error";
 }
 
 /**
