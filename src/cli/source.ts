@@ -11,7 +11,7 @@ import type { SignetClient } from "../client/client";
 import { defined } from "../contracts/parse";
 import type { IngestReport, SourceSearchResponse, SourceSummary } from "../contracts/sources";
 import { clientArgs, clientFor, configFromFlags } from "./context";
-import { ExitError, EXIT } from "./errors";
+import { ExitError, EXIT, UsageError } from "./errors";
 import { num } from "./flags";
 import { emit } from "./output";
 import { progressBar } from "./progress";
@@ -60,15 +60,28 @@ function listText(sources: SourceSummary[]): string {
 
 /**
  * A source named by its id or its path (resolved from the current directory). The daemon keeps a
- * source under its path with links resolved, so a path through a link names it too.
+ * source under its path with links resolved, so a path through a link names it too. A number that
+ * is both a source's id and another source's path is refused: `./1` says the path, the other
+ * source's path says that one.
  */
 async function sourceId(client: SignetClient, given: string): Promise<number> {
-  if (/^\d+$/.test(given)) return Number(given);
   const path = resolve(given);
   const real = realOrNull(path);
-  const found = (await client.sources.list()).sources.find((s) => s.path === path || s.path === real);
-  if (!found) throw new ExitError(EXIT.failed, `no source for ${path}: \`signet source list\` shows them`);
-  return found.id;
+  const sources = (await client.sources.list()).sources;
+  const byPath = sources.find((s) => s.path === path || s.path === real);
+  if (/^\d+$/.test(given)) {
+    const byId = sources.find((s) => s.id === Number(given));
+    if (byId && byPath && byId.id !== byPath.id) {
+      throw new UsageError(
+        `${given} is both the id of source ${byId.id} (${oneLine(byId.path)}) and the path of source ${byPath.id} (${oneLine(byPath.path)}): ` +
+          `write ./${given} for the path, or name source ${byId.id} by its path`,
+      );
+    }
+    // No source has that id but one has that path: the word can only mean the path.
+    if (byId || !byPath) return Number(given);
+  }
+  if (!byPath) throw new ExitError(EXIT.failed, `no source for ${path}: \`signet source list\` shows them`);
+  return byPath.id;
 }
 
 /** `path` with its links resolved; null when it cannot be (gone from disk, say). */

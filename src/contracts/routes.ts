@@ -45,7 +45,10 @@ export interface Endpoint {
  */
 export const DEFAULT_ACP_TIMEOUT_MS = 20_000;
 
-/** An import batch, a backup, or a source's add or sync writes as much as it is given: minutes for a large one. */
+/**
+ * An import batch, a backup, or a source's add or sync writes as much as it is given: minutes for a
+ * large one. A source's removal waits its turn behind them.
+ */
 const LONG_WRITE_MS = 10 * 60_000;
 
 export const ROUTES = {
@@ -94,7 +97,7 @@ export const ROUTES = {
     list: { method: "GET", path: "/api/sources", need: "recall" },
     add: { method: "POST", path: "/api/sources", need: "sources-manage", credential: "admin", takes: "body", timeoutMs: LONG_WRITE_MS },
     sync: { method: "POST", path: "/api/sources/sync", need: "sources-manage", credential: "admin", takes: "body", timeoutMs: LONG_WRITE_MS },
-    remove: { method: "DELETE", path: "/api/sources/:id", need: "sources-manage", credential: "admin" },
+    remove: { method: "DELETE", path: "/api/sources/:id", need: "sources-manage", credential: "admin", timeoutMs: LONG_WRITE_MS },
     search: { method: "POST", path: "/api/sources/search", need: "recall", takes: "body" },
   },
   agents: {

@@ -213,7 +213,7 @@ describe("the walk", () => {
   test("a root that cannot be read is reported, not thrown", async () => {
     const gone = join(temp, "gone");
     expect([...walkTree(gone, { skipDirs: new Set(), readIgnoreFile: () => null })].map((e) => [e.kind, e.path])).toEqual([["unreadable", gone]]);
-    expect(await walkDirectory(gone, null)).toEqual({ files: [], skipped: [{ path: gone, reason: "cannot read the directory (ENOENT)" }] });
+    expect(await walkDirectory(gone, null)).toEqual({ files: [], skipped: [{ path: gone, reason: "cannot read the directory (ENOENT)" }], unlisted: [] });
     expect(listSourceFiles(gone)).toEqual([]);
   });
 

@@ -5,7 +5,9 @@
 // link), each once, in name order; everything else in them (files, links, pipes, devices, sockets)
 // is handed to the caller, which decides what it takes and how it reads it. A .gitignore is read
 // by the caller's reader too, so both read it with the care they read any file with. The daemon's
-// data directory is never entered, whatever path leads to it (data-dir.ts).
+// data directory is never entered, whatever path leads to it (data-dir.ts). Paths are strings here:
+// a name that is not UTF-8 has none that opens it, so a directory named so is reported, not
+// entered, and a file named so is handed over marked as such (the caller may not want it anyway).
 import { lstatSync, readdirSync, type Dirent, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { Ignore } from "ignore";
@@ -20,11 +22,14 @@ export interface TreeEntry {
   relative: string;
   /** What the directory listing said it is: a file, a link, a pipe, a device or a socket. */
   dirent: Dirent;
+  /** Its name is not valid UTF-8: `path` holds U+FFFD for each bad byte, and opens nothing. */
+  notUtf8?: true;
 }
 
 /**
- * A directory that is not walked: it cannot be listed, it is not a directory (any more), its
- * .gitignore cannot be read, or it is the daemon's data directory (or in it).
+ * A directory that is not walked: it cannot be listed (one whose name is not UTF-8 with a
+ * NameNotUtf8 error), it is not a directory (any more), its .gitignore cannot be read, or it is the
+ * daemon's data directory (or in it).
  */
 export type TreeProblem =
   | { kind: "unreadable"; path: string; error: unknown }
@@ -47,14 +52,46 @@ export interface WalkOptions {
   fence?: DataDirFence | null;
 }
 
+/**
+ * The error of a directory whose name is not valid UTF-8 (EILSEQ, an illegal byte sequence): listed
+ * as a string its bad bytes become U+FFFD, and that string opens nothing.
+ */
+export class NameNotUtf8 extends Error {
+  readonly code = "EILSEQ";
+  constructor() {
+    super("its name is not valid UTF-8");
+  }
+}
+
 const byName = (a: Dirent, b: Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The names listed in `dir` (as `entries`) that stand for a name that is not UTF-8: they hold U+FFFD
+ * where a bad byte was, and no name read as bytes decodes to them. Listed again as bytes only when
+ * a name holds U+FFFD, which a valid name rarely does.
+ */
+function namesNotUtf8(dir: string, entries: Dirent[]): Set<string> {
+  const suspects = entries.filter((e) => e.name.includes("\uFFFD"));
+  if (suspects.length === 0) return new Set();
+  const valid = new Set<string>();
+  for (const raw of readdirSync(dir, { encoding: "buffer" })) {
+    try {
+      valid.add(strictUtf8.decode(raw));
+    } catch {
+      // Not UTF-8: the listing's name for it is not among the valid ones.
+    }
+  }
+  return new Set(suspects.map((e) => e.name).filter((name) => !valid.has(name)));
+}
 
 /** The entries under `root` (a directory), depth first in name order, and the directories left out. */
 export function* walkTree(root: string, options: WalkOptions): Generator<TreeEntry | TreeProblem> {
   // Directories entered, by device and inode: one swapped for a link to another is not walked twice.
   const entered = new Set<string>();
   // The directories being walked, innermost last, each with its entries and the next one to look at.
-  const open: { relative: string; dir: string; rules: Ignore | null; entries: Dirent[]; next: number }[] = [];
+  const open: { relative: string; dir: string; rules: Ignore | null; entries: Dirent[]; notUtf8: Set<string>; next: number }[] = [];
 
   /** Opens `dir` for the walk, or says why it is left out. */
   const enter = (dir: string, relative: string, inherited: Ignore | null): TreeProblem | undefined => {
@@ -73,8 +110,10 @@ export function* walkTree(root: string, options: WalkOptions): Generator<TreeEnt
     if (entered.has(key)) return;
     entered.add(key);
     let entries: Dirent[];
+    let notUtf8: Set<string>;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
+      notUtf8 = namesNotUtf8(dir, entries);
     } catch (error) {
       return { kind: "unreadable", path: dir, error };
     }
@@ -89,7 +128,7 @@ export function* walkTree(root: string, options: WalkOptions): Generator<TreeEnt
       }
       if (text !== null) rules = withGitignore(rules, relative, text);
     }
-    open.push({ relative, dir, rules, entries: entries.sort(byName), next: 0 });
+    open.push({ relative, dir, rules, entries: entries.sort(byName), notUtf8, next: 0 });
   };
 
   const problem = enter(root, "", null);
@@ -102,13 +141,17 @@ export function* walkTree(root: string, options: WalkOptions): Generator<TreeEnt
       continue;
     }
     const path = at.relative === "" ? entry.name : `${at.relative}/${entry.name}`;
+    const notUtf8 = at.notUtf8.has(entry.name);
     if (entry.isDirectory()) {
       // The package tells a directory by its trailing slash: `name/` patterns match only those.
       if (options.skipDirs.has(entry.name) || at.rules?.ignores(`${path}/`)) continue;
-      const left = enter(join(at.dir, entry.name), path, at.rules);
-      if (left) yield left;
+      if (notUtf8) yield { kind: "unreadable", path: join(at.dir, entry.name), error: new NameNotUtf8() };
+      else {
+        const left = enter(join(at.dir, entry.name), path, at.rules);
+        if (left) yield left;
+      }
     } else if (!at.rules?.ignores(path)) {
-      yield { kind: "entry", path: join(at.dir, entry.name), relative: path, dirent: entry };
+      yield { kind: "entry", path: join(at.dir, entry.name), relative: path, dirent: entry, ...(notUtf8 && { notUtf8: true }) };
     }
   }
 }

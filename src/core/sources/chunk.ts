@@ -26,8 +26,31 @@ interface Section {
   heading: string | null;
 }
 
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+const isSpaceOrTab = (c: string | undefined) => c === " " || c === "\t";
+
+/**
+ * An ATX heading's level and title (CommonMark: up to three spaces, one to six `#`, then a space or
+ * the end; a closing run of `#` after a space is not part of the title), or null. Scanned by index:
+ * a regex with a lazy title before the closing run backtracks quadratically on a long line of `#`s
+ * and spaces, and file content is anything.
+ */
+function atxHeading(line: string): { level: number; title: string } | null {
+  let i = 0;
+  while (i < 3 && line[i] === " ") i++;
+  const hashes = i;
+  while (line[i] === "#") i++;
+  const level = i - hashes;
+  if (level < 1 || level > 6 || (i < line.length && !isSpaceOrTab(line[i]))) return null;
+  let end = line.length;
+  while (end > i && isSpaceOrTab(line[end - 1])) end--;
+  let closing = end;
+  while (closing > i && line[closing - 1] === "#") closing--;
+  // The closing run counts only after a space (`# C#` is titled "C#") or as the whole rest (`## ##`).
+  if (closing === i || isSpaceOrTab(line[closing - 1])) end = closing;
+  return { level, title: line.slice(i, end).trim() };
+}
 
 /** Sections starting at each heading outside fenced code; the heading is the path of titles to it. */
 function markdownSections(lines: string[]): Section[] {
@@ -43,11 +66,10 @@ function markdownSections(lines: string[]): Section[] {
       return;
     }
     if (fence !== null) return;
-    const h = ATX_HEADING.exec(line);
+    const h = atxHeading(line);
     if (!h) return;
-    const level = h[1]!.length;
-    titles.length = level - 1;
-    titles[level - 1] = (h[2] ?? "").trim();
+    titles.length = h.level - 1;
+    titles[h.level - 1] = h.title;
     starts.push({ line: i, heading: titles.filter((t) => t).join(" > ") });
   });
   return sectionsFrom(lines.length, starts);
@@ -62,6 +84,17 @@ const DECLARATION =
 /** Lines that belong to the declaration after them: comments, doc comments and decorators. */
 const LEADING = /^\s*(?:\/\/|\/\*|\*|#(?!include|define|if|endif|else|pragma)|@|"""|''')/;
 
+/**
+ * A declaration's heading: the line up to its first `{`, `=`, `:` or `(` (its body, value, type or
+ * parameters), or the whole line when that leaves nothing; at most 120 characters. Cut by index: a
+ * regex that trims the spaces before the cut retries at every space of a long run, quadratically.
+ */
+function declarationHeading(line: string): string {
+  const cut = line.search(/[{=:(]/);
+  const head = (cut === -1 ? line : line.slice(0, cut)).trim();
+  return (head || line.trim()).slice(0, 120);
+}
+
 /** Sections starting at each top-level declaration, with the comments and decorators just above it. */
 function codeSections(lines: string[]): Section[] {
   const starts: { line: number; heading: string }[] = [];
@@ -71,7 +104,7 @@ function codeSections(lines: string[]): Section[] {
     let start = i;
     while (start - 1 > previousEnd && lines[start - 1]!.trim() !== "" && LEADING.test(lines[start - 1]!)) start--;
     previousEnd = i;
-    starts.push({ line: start, heading: line.replace(/\s*[{=:(].*$/, "").trim().slice(0, 120) || line.trim().slice(0, 120) });
+    starts.push({ line: start, heading: declarationHeading(line) });
   });
   return sectionsFrom(lines.length, starts);
 }

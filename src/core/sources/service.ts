@@ -11,7 +11,7 @@
 // anything in it is refused, a walk leaves it out, and what a store took of it before is dropped.
 import { byTerm } from "../search/term-positions";
 import { DATA_DIR_REASON, dataDirPaths, dataDirRefusal, fenceOf, underAny, type DataDirFence } from "../files/data-dir";
-import { lstatSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, opendirSync, realpathSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { isWithin } from "../../os/path-within";
 import { RECALL_STRONG_SCORE } from "../../contracts/scores";
@@ -46,7 +46,7 @@ import { errCode, kindOf, probe, readWithin } from "./read";
 import { COLUMN_WEIGHTS, type ChunkChange, type ChunkChanges, type ChunkRow, type FileRow, type FileWrite, type IndexedChunk, type SourceRow, type SourceStore } from "./store";
 import { foundFile, walkDirectory, type FoundFile } from "./walk";
 
-/** Candidates each search leg contributes before fusion. */
+/** Candidates each search leg contributes before fusion, at least: a larger `limit` takes as many. */
 const LEG_DEPTH = 50;
 /** Files read and chunked at most before their batch is written in one transaction and the loop yields. */
 const FILES_PER_BATCH = 64;
@@ -127,7 +127,10 @@ export class SourceService {
     this.vectors.followStored(change);
   }
 
-  /** New adds and syncs are refused, and one in progress ends after the file it reads (its request then answers). */
+  /**
+   * New adds and syncs are refused, and one in progress ends after the file it reads: its request
+   * then answers 503, and jobs queued behind it do not start.
+   */
   halt(): void {
     this.stopped = true;
     this.pdf.close();
@@ -143,13 +146,17 @@ export class SourceService {
     return Promise.all((await this.store.allSources()).map((s) => this.summary(s)));
   }
 
-  /** Adds a file or directory (an existing source is synced, with the new glob when one is given). */
-  add(req: SourceAddRequest, onProgress?: ProgressListener): Promise<SourceAddResponse> {
+  /**
+   * Adds a file or directory (an existing source is synced, with the new glob when one is given).
+   * `onOpened` hears whether the source is new once that is decided, in its turn after the jobs before it.
+   */
+  add(req: SourceAddRequest, onProgress?: ProgressListener, onOpened?: (created: boolean) => void): Promise<SourceAddResponse> {
     return this.serially(async () => {
       const { kind, path } = this.checkAdd(req);
       const { row, created } = await this.store.openSource(path, kind, req.glob ?? null, new Date().toISOString());
+      onOpened?.(created);
       if (!created && req.glob !== undefined) await this.store.updateSource(row.id, req.glob, row.synced_at);
-      const report = await this.ingest(await this.sourceOrThrow(row.id), onProgress);
+      const report = await this.ingest(await this.sourceOrThrow(row.id), "add", onProgress);
       return { ...report, created };
     });
   }
@@ -172,12 +179,13 @@ export class SourceService {
     if (id !== undefined) await this.sourceOrThrow(id);
   }
 
-  /** Re-checks one source or all: changed and new files are parsed, deleted ones leave. */
-  sync(id: number | undefined, onProgress?: ProgressListener): Promise<{ reports: IngestReport[] }> {
+  /** Re-checks one source or all: changed and new files are parsed, deleted ones leave. `onStarted`: its turn came. */
+  sync(id: number | undefined, onProgress?: ProgressListener, onStarted?: () => void): Promise<{ reports: IngestReport[] }> {
     return this.serially(async () => {
       const rows = id === undefined ? await this.store.allSources() : [await this.sourceOrThrow(id)];
+      onStarted?.();
       const reports: IngestReport[] = [];
-      for (const row of rows) reports.push(await this.ingest(row, onProgress));
+      for (const row of rows) reports.push(await this.ingest(row, "sync", onProgress));
       return { reports };
     });
   }
@@ -206,8 +214,9 @@ export class SourceService {
   /** `keywordQuery` replaces the query for the keyword leg only (recall's field of that name). */
   async search(req: SourceSearchRequest, keywordQuery?: string): Promise<SourceSearchResponse> {
     const started = performance.now();
-    const keyword = await this.keywordLeg(keywordQuery ?? req.query, req.path);
-    const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, req.path, keyword.hits);
+    const depth = Math.max(LEG_DEPTH, req.limit);
+    const keyword = await this.keywordLeg(keywordQuery ?? req.query, depth, req.path);
+    const { hits: vectorHits, embedding } = await this.vectorLeg(req.query, depth, req.path, keyword.hits);
     const among = await this.store.chunksAmong([...new Set([...keyword.hits, ...vectorHits].map((h) => h.seq))]);
     // A chunk of the data directory that a store still holds (taken before it was left out, not yet
     // dropped at start, or written by another daemon sharing the store) is never answered.
@@ -251,6 +260,7 @@ export class SourceService {
    */
   private async keywordLeg(
     query: string,
+    depth: number,
     path?: string,
   ): Promise<{ hits: { seq: number; raw: number }[]; relevance: Map<number, number>; evidence: KeywordEvidence }> {
     const terms = queryTerms(query);
@@ -265,11 +275,11 @@ export class SourceService {
       const flat = tokens.flat();
       // Positions in `flat` are tokens; a term of several tokens (only without FTS5) counts as one.
       const perTerm = byTerm(tokens.filter((t) => t.length > 0), 0);
-      ({ hits, stats } = await this.indexHits(flat, path));
+      ({ hits, stats } = await this.indexHits(flat, depth, path));
       stats = { n: stats.n, df: perTerm.frequencies(stats.df) };
       matched = perTerm.matched(this.keywords.matchedTerms(flat, hits.map((h) => h.seq)));
     } else {
-      hits = fts.ftsTop(matchOfTerms(terms), LEG_DEPTH, path).map((h) => ({ seq: h.seq, raw: -h.score }));
+      hits = fts.ftsTop(matchOfTerms(terms), depth, path).map((h) => ({ seq: h.seq, raw: -h.score }));
       // A term with no token matches nothing and carries no weight.
       const matches = terms.filter((_, i) => tokens[i]!.length > 0).map((t) => matchOfTerms([t]));
       stats = fts.termStats(matches, path);
@@ -282,14 +292,14 @@ export class SourceService {
   }
 
   /**
-   * The index's best chunks for `tokens`, with the term statistics they are weighed by; under `path`,
+   * The index's best `depth` chunks for `tokens`, with the term statistics they are weighed by; under `path`,
    * as FTS5's joined query answers: every match scored over all chunks, those elsewhere left out, and
    * the statistics those of the chunks under it.
    */
-  private async indexHits(tokens: string[], path?: string): Promise<{ hits: { seq: number; raw: number }[]; stats: TermStats }> {
+  private async indexHits(tokens: string[], depth: number, path?: string): Promise<{ hits: { seq: number; raw: number }[]; stats: TermStats }> {
     const scope = { agentIds: [SOURCE_OWNER] };
     if (path === undefined) {
-      const hits = this.keywords.search(tokens, LEG_DEPTH, scope).map((h) => ({ seq: h.seq, raw: h.score }));
+      const hits = this.keywords.search(tokens, depth, scope).map((h) => ({ seq: h.seq, raw: h.score }));
       return { hits, stats: { n: this.keywords.size, df: this.keywords.documentFrequencies(tokens) } };
     }
     const under = await this.store.seqsUnder(path);
@@ -297,7 +307,7 @@ export class SourceService {
     const hits = this.keywords
       .search(tokens, this.keywords.size, scope)
       .filter((h) => allowed.has(h.seq))
-      .slice(0, LEG_DEPTH)
+      .slice(0, depth)
       .map((h) => ({ seq: h.seq, raw: h.score }));
     const df = tokens.map(() => 0);
     for (const held of this.keywords.matchedTerms(tokens, under).values()) for (const i of held) df[i]!++;
@@ -311,6 +321,7 @@ export class SourceService {
    */
   private async vectorLeg(
     query: string,
+    depth: number,
     path: string | undefined,
     keywordHits: { seq: number }[],
   ): Promise<{ hits: { seq: number; raw: number }[]; embedding: SourceSearchResponse["meta"]["embedding"] }> {
@@ -330,7 +341,7 @@ export class SourceService {
     if (!vector) return { hits: [], embedding: "unavailable" };
     if (index.dimensions !== vector.length) return { hits: [], embedding: "ok" };
     const allowed = path === undefined ? undefined : new Set(await this.store.seqsUnder(path));
-    const hits = index.search(vector, { k: LEG_DEPTH, owners: new Set([index.ownerCode(SOURCE_OWNER)]), allowed });
+    const hits = index.search(vector, { k: depth, owners: new Set([index.ownerCode(SOURCE_OWNER)]), allowed });
     return { hits: hits.filter((h) => h.score > 0).map((h) => ({ seq: h.seq, raw: h.score })), embedding: "ok" };
   }
 
@@ -378,6 +389,8 @@ export class SourceService {
   private serially<T>(job: () => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new SignetError("unavailable", "the daemon is stopping"));
     const held = async () => {
+      // Its turn came after the stop began: it does not start.
+      if (this.stopped) throw new SignetError("unavailable", "the daemon is stopping");
       const release = this.vectors.hold();
       try {
         return await job();
@@ -391,20 +404,27 @@ export class SourceService {
   }
 
   /** One pass over a source; the PDF worker it may start ends with it. */
-  private async ingest(source: SourceRow, onProgress?: ProgressListener): Promise<IngestReport> {
+  private async ingest(source: SourceRow, job: Job, onProgress?: ProgressListener): Promise<IngestReport> {
     try {
-      return await this.ingestFiles(source, onProgress);
+      return await this.ingestFiles(source, job, onProgress);
     } finally {
       this.pdf.close();
     }
   }
 
-  /** New and changed files parsed, unchanged ones skipped, vanished ones removed. */
-  private async ingestFiles(source: SourceRow, onProgress?: ProgressListener): Promise<IngestReport> {
+  /**
+   * New and changed files parsed, unchanged ones skipped, vanished ones removed. Cut short by the
+   * daemon's stop, it throws `unavailable`: the files it committed stay, and the source is not
+   * recorded as synced, nor anything removed, since what it did not read was not looked at.
+   */
+  private async ingestFiles(source: SourceRow, job: Job, onProgress?: ProgressListener): Promise<IngestReport> {
     const started = performance.now();
     const skipped: SkippedFile[] = [];
     let found: FoundFile[] = [];
+    // Paths that are there but could not be listed or looked at: the files under them were not seen, and stay.
+    const unseen: string[] = [];
     const fence = this.fence();
+    if (this.stopped) throw interrupted(job, source.path);
     try {
       const stats = sourceStats(source);
       // A source in the data directory (added before that was refused) syncs to nothing: its chunks
@@ -414,6 +434,7 @@ export class SourceService {
         const walked = await walkDirectory(source.path, source.glob, fence);
         found = walked.files;
         skipped.push(...walked.skipped);
+        unseen.push(...walked.unlisted);
       } else found = [foundFile(source.path, basename(source.path), { readPath: source.path, stats })];
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
@@ -423,10 +444,13 @@ export class SourceService {
         skipped.push({ path: source.path, reason: `${reason} on this daemon's machine: the source is kept as it is (sync it through a daemon that sees it, or remove it)` });
         return { source: await this.summary(source), scanned: 0, parsed: 0, unchanged: 0, removed: 0, chunks: 0, skipped, tookMs: round2(performance.now() - started) };
       }
-      // A source gone from disk is synced to nothing: its files' chunks leave.
+      // A source gone from disk is synced to nothing: its files' chunks leave. One that cannot be
+      // looked at (EACCES, EIO) keeps them, as an unreadable file keeps its own.
+      if (err instanceof UnreadablePath) unseen.push(source.path);
       skipped.push({ path: source.path, reason });
     }
     const known = new Map<string, FileRow>((await this.store.filesOf(source.id)).map((f) => [f.path, f]));
+    for (const path of known.keys()) if (unseen.some((dir) => isWithin(path, dir))) known.delete(path);
     const counts = { parsed: 0, unchanged: 0, removed: 0, chunks: 0 };
     const total = found.length;
     onProgress?.({ done: 0, total });
@@ -499,7 +523,8 @@ export class SourceService {
       onProgress?.({ done: next, total, path: found[next - 1]?.path });
       await yieldToLoop();
     }
-    if (known.size > 0 && !this.stopped) {
+    if (next < found.length) throw interrupted(job, source.path);
+    if (known.size > 0) {
       this.applied(await this.store.writeBatch(source.id, { deleted: [...known.values()].map((f) => f.id) }, new Date().toISOString()));
       counts.removed = known.size;
     }
@@ -511,6 +536,34 @@ export class SourceService {
       skipped,
       tookMs: round2(performance.now() - started),
     };
+  }
+}
+
+/** What a job is, as its errors name it. */
+type Job = "add" | "sync";
+
+/** The error of an add or sync that the daemon's stop cut short. */
+function interrupted(job: Job, path: string): SignetError {
+  return new SignetError("unavailable", `the daemon is stopping; the ${job} did not finish (it stopped at ${path}; the files it read are kept): run it again`);
+}
+
+/** A source's path that is there but cannot be looked at (EACCES, EIO): its files are not seen, so not gone. */
+class UnreadablePath extends SignetError {
+  constructor(message: string) {
+    super("invalid_input", message);
+  }
+}
+
+/**
+ * A directory to add is listed (its first entry read) before anything is recorded: one that cannot
+ * be (EACCES, EIO) is refused, as a file that cannot be opened is.
+ */
+function listable(path: string): void {
+  const dir = opendirSync(path);
+  try {
+    dir.readSync();
+  } finally {
+    dir.closeSync();
   }
 }
 
@@ -530,12 +583,11 @@ function checkedPath(given: string): { path: string; stats: Stats } {
     if (code === "ELOOP") throw invalidInput(`path: ${given} is a symbolic link loop`);
     throw invalidInput(`path: cannot read ${given} (${errCode(err)})`);
   }
-  if (stats.isFile()) {
-    try {
-      stats = probe(path);
-    } catch (err) {
-      throw invalidInput(`path: cannot read ${given} (${errCode(err)})`);
-    }
+  try {
+    if (stats.isFile()) stats = probe(path);
+    else if (stats.isDirectory()) listable(path);
+  } catch (err) {
+    throw invalidInput(`path: cannot read ${given} (${errCode(err)})`);
   }
   if (!stats.isFile() && !stats.isDirectory()) throw invalidInput(`path: ${given} is ${kindOf(stats)}, not a file or directory`);
   return { path, stats };
@@ -555,7 +607,7 @@ function sourceStats(source: SourceRow): Stats {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw invalidInput(`path: ${path} does not exist`);
-    throw invalidInput(`path: cannot read ${path} (${errCode(err)})`);
+    throw new UnreadablePath(`path: cannot read ${path} (${errCode(err)})`);
   }
   if (stats.isSymbolicLink()) throw invalidInput(`path: ${path} is now a symbolic link (links are resolved once, when a source is added)`);
   if (real !== path) throw invalidInput(`path: ${path} now leads to ${real} (a directory on its way became a symbolic link)`);

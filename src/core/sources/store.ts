@@ -48,12 +48,41 @@ export interface FtsHit {
   score: number;
 }
 
+/** A character that gives a word index terms of its own: an underscore, a digit, a capital or a CJK character. */
+const TERM_CHAR = /[_\p{N}\p{Lu}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** Runs of letters, digits and underscores, and the term characters that are none of those (CJK radicals, circled kana: symbols). */
+const WORD_PIECE = /[\p{L}\p{N}_]+|[_\p{N}\p{Lu}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+/** A piece of WORD_PIECE that is a run (the other kind is one symbol). */
+const WORD_RUN_START = /^[\p{L}\p{N}_]/u;
+
 /**
- * Words that can have index terms of their own: with an underscore, a digit, a capital or a CJK
- * character (indexTerms finds nothing in a plain lowercase word, the commonest kind, so those are
- * not even looked up).
+ * Words that can have index terms of their own: a run of letters, digits and underscores holding a
+ * term character, or joined to one of the symbols above with the run after it (indexTerms finds
+ * nothing in a plain lowercase word, the commonest kind, so those are not even looked up). These are
+ * the matches of `[\p{L}\p{N}_]*[<term char>][\p{L}\p{N}_]*`, found in one pass: that regex retries
+ * every position of a long run without a term character to its end, quadratically.
  */
-const TERM_WORD = /[\p{L}\p{N}_]*[_\p{N}\p{Lu}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}][\p{L}\p{N}_]*/gu;
+function termWords(text: string): string[] {
+  const pieces = [...text.matchAll(WORD_PIECE)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0], run: WORD_RUN_START.test(m[0]) }));
+  const words: string[] = [];
+  const adjacent = (k: number, at: number, run: boolean) => pieces[k]?.start === at && pieces[k]!.run === run;
+  for (let k = 0; k < pieces.length; ) {
+    const piece = pieces[k]!;
+    if (piece.run && !adjacent(k + 1, piece.end, false)) {
+      if (TERM_CHAR.test(piece.text)) words.push(piece.text);
+      k++;
+      continue;
+    }
+    // A run then a symbol, or a symbol alone: the word goes on through the run right after the symbol.
+    const symbol = piece.run ? k + 1 : k;
+    let word = piece.run ? piece.text + pieces[symbol]!.text : piece.text;
+    k = symbol + 1;
+    if (adjacent(k, pieces[symbol]!.end, true)) word += pieces[k++]!.text;
+    words.push(word);
+  }
+  return words;
+}
+
 /** Words whose index terms are remembered at most; past this the memory starts over. */
 const TERMS_CACHE_WORDS = 200_000;
 const termsOfWord = new Map<string, string>();
@@ -64,7 +93,7 @@ const termsOfWord = new Map<string, string>();
  */
 function chunkTerms(text: string): string {
   const out: string[] = [];
-  for (const word of new Set(text.match(TERM_WORD))) {
+  for (const word of new Set(termWords(text))) {
     let terms = termsOfWord.get(word);
     if (terms === undefined) {
       if (termsOfWord.size >= TERMS_CACHE_WORDS) termsOfWord.clear();

@@ -5,11 +5,14 @@
 // is a file inside the source; everything else is reported skipped. Reading the files is the
 // caller's job (read.ts's readWithin), against what is seen here. The daemon's data directory is
 // never entered and nothing in it is taken, even through a link (files/data-dir.ts): it is reported.
+// A directory that is there but cannot be listed (EACCES, EIO: a permission or a network mount's
+// hiccup) is reported too, and named in `unlisted`: what was taken from it keeps its chunks, as an
+// unreadable file does, rather than leaving because the walk did not see it.
 import { lstatSync, type Stats } from "node:fs";
 import type { SkippedFile } from "../../contracts/sources";
 import { yieldToLoop } from "../event-loop";
 import { DATA_DIR_REASON, type DataDirFence } from "../files/data-dir";
-import { walkTree, type TreeProblem } from "../files/walk";
+import { NameNotUtf8, walkTree, type TreeProblem } from "../files/walk";
 import { NotADocument, byteLimitOf } from "./extract";
 import { SKIPPED_DIRS, hasBinaryExtension } from "./ignore";
 import { errCode, examine, kindOf, readWithin, type Examined } from "./read";
@@ -30,7 +33,14 @@ export interface FoundFile {
 export interface WalkResult {
   files: FoundFile[];
   skipped: SkippedFile[];
+  /** Directories that exist but could not be listed: the files under them were not seen, not found gone. */
+  unlisted: string[];
 }
+
+/** A file or directory whose name is not UTF-8: the index keeps paths as text, and no text names it. */
+const NOT_UTF8_REASON = "its name is not valid UTF-8: rename it to have it indexed";
+/** Errors that say a directory is not there (any more): its files are gone, unlike those of one that cannot be listed. */
+const GONE = new Set(["ENOENT", "ENOTDIR"]);
 
 /** Directory entries looked at between yields to the event loop, so the daemon answers meanwhile. */
 const ENTRIES_PER_STEP = 500;
@@ -48,12 +58,14 @@ export function foundFile(path: string, rel: string, { readPath, stats }: Examin
 export async function walkDirectory(root: string, glob: string | null, fence: DataDirFence | null = null): Promise<WalkResult> {
   const files: FoundFile[] = [];
   const skipped: SkippedFile[] = [];
+  const unlisted: string[] = [];
   const match = glob === null ? null : new Bun.Glob(glob);
   let seen = 0;
   for (const item of walkTree(root, { skipDirs: SKIPPED_DIRS, readIgnoreFile: (path) => readIgnoreFile(path, root, fence), fence })) {
     if (++seen % ENTRIES_PER_STEP === 0) await yieldToLoop();
     if (item.kind !== "entry") {
       skipped.push(skippedDirectory(item));
+      if (item.kind === "unreadable" && !(item.error instanceof NameNotUtf8) && !GONE.has(errCode(item.error))) unlisted.push(item.path);
       continue;
     }
     const { path, relative: rel, dirent } = item;
@@ -63,6 +75,10 @@ export async function walkDirectory(root: string, glob: string | null, fence: Da
       skipped.push({ path, reason: "a binary file" });
       continue;
     }
+    if (item.notUtf8) {
+      skipped.push({ path, reason: NOT_UTF8_REASON });
+      continue;
+    }
     try {
       files.push(foundFile(path, rel, examine(path, root, byteLimitOf(path), fence)));
     } catch (err) {
@@ -70,7 +86,7 @@ export async function walkDirectory(root: string, glob: string | null, fence: Da
       skipped.push({ path, reason: err.message });
     }
   }
-  return { files, skipped };
+  return { files, skipped, unlisted };
 }
 
 /** A directory the walk left out, as the answer's `skipped` names it. */
@@ -78,6 +94,7 @@ function skippedDirectory(problem: TreeProblem): SkippedFile {
   const { path } = problem;
   if (problem.kind === "data-dir") return { path, reason: DATA_DIR_REASON };
   if (problem.kind === "not-a-directory") return { path, reason: `${kindOf(problem.stats)}, not a directory (it changed while the source was walked)` };
+  if (problem.kind === "unreadable" && problem.error instanceof NameNotUtf8) return { path, reason: NOT_UTF8_REASON };
   if (problem.kind === "unreadable") return { path, reason: `cannot read the directory (${errCode(problem.error)})` };
   return { path, reason: `${(problem.error as Error).message}: its directory is skipped` };
 }
