@@ -7,10 +7,10 @@ import { databasePath } from "../config/paths";
 import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { type MigrateResult, migrate as runMigrations } from "../db/migrate";
 import { openDatabase } from "../db/open";
-import { displayedUrl } from "../config/storage-url";
+import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { migratePostgres, openPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
-import { EXIT, ExitError } from "./errors";
+import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
 function migrateFile(path: string): MigrateResult {
@@ -24,11 +24,18 @@ function migrateFile(path: string): MigrateResult {
 
 /** A shared store: each migration runs under the advisory lock, so daemons starting meanwhile wait for it. */
 async function migrateShared(url: string): Promise<MigrateResult> {
-  const sql = openPostgres(url, { max: 1 });
+  const cannotMigrate = (err: unknown) => new ExitError(EXIT.failed, `cannot migrate ${displayedUrl(url)}: ${(err as Error).message}`);
+  let sql: Bun.SQL;
+  try {
+    // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
+    sql = openPostgres(url, { max: 1 });
+  } catch (err) {
+    throw cannotMigrate(err);
+  }
   try {
     return await migratePostgres(sql);
   } catch (err) {
-    throw new ExitError(EXIT.failed, `cannot migrate ${displayedUrl(url)}: ${(err as Error).message}`);
+    throw cannotMigrate(err);
   } finally {
     await sql.close();
   }
@@ -39,12 +46,14 @@ export const migrate = defineCommand({
   args: outputArgs,
   async run({ args }) {
     const config = configFromFlags({});
+    const invalid = config.storage.url ? postgresUrlProblem(config.storage.url, STORAGE_URL_KEY) : null;
+    if (invalid) throw new UsageError(invalid);
     let lock: DaemonLock;
     try {
       lock = DaemonLock.acquire(config.dataDir);
     } catch (err) {
       if (err instanceof DaemonRunningError) {
-        throw new ExitError(EXIT.failed, `${err.message}; the daemon migrates at start, or stop it before \`signet migrate\``);
+        throw new ExitError(EXIT.failed, `${err.message} first, or let it be: it migrates its store itself at start`);
       }
       throw err;
     }

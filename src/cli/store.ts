@@ -11,7 +11,7 @@ import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { copyStore, StoreCopyError, type CopyReport, type StoreEnd } from "../core/transfer/store-copy";
 import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
-import { displayedUrl } from "../config/storage-url";
+import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { newFilePlaceProblem } from "../os/new-file";
 import { migratePostgres, openPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
@@ -27,12 +27,17 @@ const isPostgresUrl = (s: string) => /^postgres(ql)?:\/\//.test(s);
  * relative path (`./sqlite:/tmp/x.db`).
  */
 function targetOf(to: string): string {
-  if (isPostgresUrl(to)) return to;
+  if (isPostgresUrl(to)) {
+    const invalid = postgresUrlProblem(to, "--to");
+    if (invalid) throw new UsageError(invalid);
+    return to;
+  }
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(to);
   if (scheme) {
     const path = scheme[1]!.toLowerCase() === "sqlite" ? to.slice(scheme[0].length).replace(/^(?=[^/])/, "./") : undefined;
+    // Another database's URL may carry its password too.
     throw new UsageError(
-      `--to ${to}: a ${scheme[1]}:// URL is not a target; give a postgres:// or postgresql:// URL, or a new SQLite file's path${path ? ` (--to ${path})` : ""}`,
+      `--to ${path ? to : displayedUrl(to)}: a ${scheme[1]}:// URL is not a target; give a postgres:// or postgresql:// URL, or a new SQLite file's path${path ? ` (--to ${path})` : ""}`,
     );
   }
   const path = resolve(to);
@@ -56,12 +61,19 @@ interface Opened {
 /** Opens and migrates the store at `where`: a PostgreSQL URL, or a SQLite file (`create`: a new one). */
 async function open(where: string, create: boolean): Promise<Opened> {
   if (isPostgresUrl(where)) {
-    const sql = openPostgres(where, { max: 4 });
+    const cannotOpen = (err: unknown) => new ExitError(EXIT.failed, `cannot open ${displayedUrl(where)}: ${(err as Error).message}`);
+    let sql: Bun.SQL;
+    try {
+      // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
+      sql = openPostgres(where, { max: 4 });
+    } catch (err) {
+      throw cannotOpen(err);
+    }
     try {
       await migratePostgres(sql);
     } catch (err) {
       await sql.close();
-      throw new ExitError(EXIT.failed, `cannot open ${displayedUrl(where)}: ${(err as Error).message}`);
+      throw cannotOpen(err);
     }
     return { end: { kind: "postgres", sql }, name: displayedUrl(where), close: () => sql.close() };
   }
@@ -90,6 +102,8 @@ const copy = defineCommand({
   },
   async run({ args }) {
     const config = configFromFlags({});
+    const invalid = config.storage.url ? postgresUrlProblem(config.storage.url, STORAGE_URL_KEY) : null;
+    if (invalid) throw new UsageError(invalid);
     const source = config.storage.url ?? databasePath(config.dataDir);
     const target = targetOf(args.to);
     if (target === source) throw new UsageError("--to names the store being copied");
@@ -97,7 +111,7 @@ const copy = defineCommand({
     try {
       lock = DaemonLock.acquire(config.dataDir);
     } catch (err) {
-      if (err instanceof DaemonRunningError) throw new ExitError(EXIT.failed, `${err.message}; stop it (signet daemon stop) so no write lands after the copy's snapshot`);
+      if (err instanceof DaemonRunningError) throw new ExitError(EXIT.failed, `${err.message} first, so no write lands after the copy's snapshot`);
       throw err;
     }
     let from: Opened | undefined;

@@ -54,7 +54,7 @@ import { startCheckpointer } from "../db/checkpointer";
 import { migrate, type MigrateResult } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
 import { StoreFile } from "../db/store-file";
-import { displayedUrl } from "../config/storage-url";
+import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { migratePostgres, openPostgres } from "../db/postgres";
 import type { Logger } from "../logger";
 import { makeOwnerOnlyDir } from "../os/owner-only-files";
@@ -160,10 +160,19 @@ function openSqlite(config: Config, log: Logger): DaemonStores {
 
 async function openShared(url: string, config: Config, log: Logger, daemonId: string): Promise<DaemonStores> {
   const shown = displayedUrl(url);
+  const cannotOpen = (err: unknown) => new Error(`cannot open the PostgreSQL store ${shown} (storage.url, SIGNET_DATABASE_URL): ${(err as Error).message}`);
+  const invalid = postgresUrlProblem(url, STORAGE_URL_KEY);
+  if (invalid) throw new Error(invalid);
   // Vectors stay in each daemon's own index, whose files are beside its data, as with SQLite.
   const vectorDir = join(config.dataDir, "memory");
   makeOwnerOnlyDir(vectorDir);
-  const sql = openPostgres(url, { max: POSTGRES_POOL });
+  let sql: Bun.SQL;
+  try {
+    // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
+    sql = openPostgres(url, { max: POSTGRES_POOL });
+  } catch (err) {
+    throw cannotOpen(err);
+  }
   try {
     const migrated = await migratePostgres(sql);
     // Read before any index loads: what is written meanwhile comes again through the feed.
@@ -217,7 +226,7 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
     };
   } catch (err) {
     await sql.close();
-    throw new Error(`cannot open the PostgreSQL store ${shown} (storage.url, SIGNET_DATABASE_URL): ${(err as Error).message}`);
+    throw cannotOpen(err);
   }
 }
 

@@ -174,7 +174,8 @@ describe.skipIf(!postgres.available)("signet store copy", () => {
       const fresh = join(source.home, "while-running.db");
       const running = await cli(source, ["store", "copy", "--to", fresh]);
       expect(running.code).not.toBe(0);
-      expect(running.stderr).toContain("signet daemon stop");
+      expect(running.stderr).toContain("stop it with `signet daemon stop` first, so no write lands after the copy's snapshot");
+      expect(running.stderr.match(/stop it/g)).toHaveLength(1);
       expect(existsSync(fresh)).toBe(false);
     } finally {
       await cli(source, ["daemon", "stop"]);

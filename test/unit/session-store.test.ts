@@ -165,6 +165,20 @@ for (const kind of STORES) {
       expect((await d.sessions.list(ada, { limit: 10, active: false })).sessions.map((s) => s.key)).toEqual(["s3"]);
     });
 
+    test("a short transcript's excerpt is the whole transcript, its short words at either end kept, on both stores alike", async () => {
+      const d = await kind.open();
+      const transcripts = {
+        "short-end": "User: we talked about the quokka experiment and kubernetes ingress for sess-a\nAssistant: ok",
+        "short-start": "ok so we talked about the quokka experiment and kubernetes ingress\nAssistant: ok",
+      };
+      for (const [key, transcript] of Object.entries(transcripts)) {
+        await d.sessions.hook("session-start", ada, hook({ sessionKey: key }));
+        await d.sessions.hook("session-end", ada, hook({ sessionKey: key, transcript }));
+        const found = await d.sessions.search(ada, SessionSearchRequestSchema.parse({ query: "quokka", sessionKey: key }));
+        expect(found.hits.map((h) => h.excerpt)).toEqual([transcript]);
+      }
+    });
+
     test("removing a session takes what was recorded under its key, whichever agent holds it; the agent's memories stay", async () => {
       const d = await kind.open();
       const m = await d.memory.remember(ada, { content: "The cache TTL is ten minutes" });

@@ -186,9 +186,11 @@ export class PostgresSessionStore implements SessionStore {
     const where = [`${TRANSCRIPT_VECTOR} @@ q.q`, `s.agent_id = ${p(scope.agentId)}`];
     if (scope.key !== undefined) where.push(`s.key = ${p(scope.key)}`);
     if (scope.project !== undefined) where.push(`s.project = ${p(scope.project)}`);
+    // ShortWord=0: ts_headline otherwise drops words of 3 letters or less at the excerpt's ends
+    // ("Assistant: ok" ends at "Assistant"), which SQLite's snippet keeps: both stores show the same text.
     const hits: (TranscriptHit & { seq: number })[] = await this.sql.unsafe(
       `SELECT s.seq AS seq, s.key AS key, s.project AS project, s.updated_at AS updated_at,
-         ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, StartSel="", StopSel="", FragmentDelimiter=…') AS excerpt
+         ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, ShortWord=0, StartSel="", StopSel="", FragmentDelimiter=…') AS excerpt
        FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q)
        WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(${TRANSCRIPT_VECTOR}, q.q) DESC, s.seq LIMIT ${p(limit)}`,
       values,
