@@ -313,6 +313,8 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       embeddings.followStored(c);
     }, feedError);
     await store.followSources?.((c) => sources.followStored(c), feedError);
+    // On a shared store: what other daemons remove, disable or change in the MCP servers closes this daemon's processes of them.
+    await bridge.start();
     // On a shared store: this daemon's row among those sharing it (signet doctor lists them).
     const roster = store.enrol?.({ id: daemonId, url, version: VERSION, startedAt: new Date(context.startedAt).toISOString() }, (m) => log.warn(m));
     await roster?.start();

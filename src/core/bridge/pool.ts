@@ -184,6 +184,19 @@ export class ServerPool {
     if (entry) await this.retire(entry, why);
   }
 
+  /**
+   * Closes the server's process when `current` (its definition as the registry has it now) no
+   * longer asks for it: removed, disabled, or changed since the process started (the next call
+   * starts it under the new definition). One started under a later definition than `current`
+   * (read before a change this pool has already seen) is left.
+   */
+  closeStale(name: string, current: InstalledServer | undefined): void {
+    const entry = this.live.get(name);
+    if (!entry) return;
+    const why = staleness(entry.server, current);
+    if (why) void this.retire(entry, why);
+  }
+
   /** Closes everything and refuses new connections; resolves when every child has exited. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -470,6 +483,16 @@ async function callAsTask(
     last = message.task;
   }
   throw new McpError(McpErrorCode.InternalError, `the task of ${tool} ended without a result`);
+}
+
+/** Why a process started under `started` must close, now that the registry has `current`; undefined: it may run on. */
+function staleness(started: InstalledServer, current: InstalledServer | undefined): string | undefined {
+  if (!current) return CLOSED_BECAUSE.removed;
+  const then = Date.parse(started.updatedAt);
+  const now = Date.parse(current.updatedAt);
+  if (now < then) return undefined;
+  if (!current.enabled) return CLOSED_BECAUSE.disabled;
+  return now > then ? CLOSED_BECAUSE.changed : undefined;
 }
 
 function requiresTask(tool: BridgeTool): boolean {

@@ -1,7 +1,9 @@
 // The installed MCP servers: one row each, transports stored as written (references included), so
 // what the API shows is exactly what the operator gave. The rules (a name installed once, a change
 // always a later updatedAt) are here; the rows live in either store (sqlite-registry.ts,
-// postgres-registry.ts). Daemons sharing a store share the list; each runs the servers it is asked for.
+// postgres-registry.ts). Daemons sharing a store share the list; each runs the servers it is asked
+// for, and hears of the changes the others make (watchOthers), so it closes what they removed,
+// disabled or changed.
 import type { InstallServerRequest, InstalledServer, Transport, UpdateServerRequest } from "../../contracts/bridge";
 import { SignetError } from "../../contracts/errors";
 
@@ -62,6 +64,13 @@ export interface ServerRows {
   insert(row: ServerRow): Promise<boolean>;
   update(row: ServerRow): Promise<void>;
   remove(name: string): Promise<void>;
+  /**
+   * Tells `changed` the name of each server another daemon sharing the store installs, changes or
+   * removes, and null when some may have gone unheard (at the start, and each time the listening
+   * connection comes back). This daemon's own changes are not told. Resolves, once listening, with
+   * how to stop; a store of one daemon tells nothing.
+   */
+  watchOthers(changed: (name: string | null) => void): Promise<() => Promise<void>>;
 }
 
 export class ServerRegistry {
@@ -116,5 +125,10 @@ export class ServerRegistry {
     const server = await this.get(name);
     await this.rows.remove(name);
     return server;
+  }
+
+  /** The changes other daemons sharing the store make (ServerRows.watchOthers). */
+  watchOthers(changed: (name: string | null) => void): Promise<() => Promise<void>> {
+    return this.rows.watchOthers(changed);
   }
 }

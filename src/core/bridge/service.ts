@@ -33,6 +33,10 @@ const ERROR_TEXT_MAX = 2000;
 export class BridgeService {
   readonly registry: ServerRegistry;
   private readonly pool: ServerPool;
+  private unwatch: (() => Promise<void>) | null = null;
+  private stopped = false;
+  /** The other daemons' changes, handled one at a time in the order they were heard. */
+  private following: Promise<void> = Promise.resolve();
 
   constructor(
     servers: ServerRows,
@@ -40,6 +44,20 @@ export class BridgeService {
   ) {
     this.registry = new ServerRegistry(servers);
     this.pool = new ServerPool(options);
+  }
+
+  /**
+   * Follows the changes other daemons sharing the store make (none on SQLite): this daemon's
+   * process of a server removed or disabled elsewhere is closed, and one whose definition changed
+   * is closed to start again under it at the next call.
+   */
+  async start(): Promise<void> {
+    const unwatch = await this.registry.watchOthers((name) => this.followOthers(name));
+    // A stop that came while the listening was set up has nothing left to end it.
+    if (this.stopped) await unwatch();
+    else this.unwatch = unwatch;
+    // What listening began with (a look at every process, as after a reconnect) is done.
+    await this.following;
   }
 
   list(filter: { enabled?: boolean } = {}): Promise<InstalledServer[]> {
@@ -137,8 +155,29 @@ export class BridgeService {
     }
   }
 
-  stop(): Promise<void> {
-    return this.pool.stop();
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.unwatch?.();
+    this.unwatch = null;
+    await this.following;
+    await this.pool.stop();
+  }
+
+  /** Another daemon changed the server `name` (null: any server may have changed). */
+  private followOthers(name: string | null): void {
+    this.following = this.following
+      .then(() => this.closeStale(name))
+      .catch((err: unknown) =>
+        this.options.log.warn(`bridge: could not read the MCP servers another daemon changed, so this daemon's processes of them were not checked: ${(err as Error).message}`),
+      );
+  }
+
+  /** Closes this daemon's processes the registry no longer asks for, as it is now; tells open streams to re-list. */
+  private async closeStale(name: string | null): Promise<void> {
+    if (this.stopped) return;
+    const names = name === null ? this.pool.status().map((s) => s.name) : [name];
+    for (const n of names) this.pool.closeStale(n, await this.registry.find(n));
+    this.options.onServersChanged?.();
   }
 
   /**

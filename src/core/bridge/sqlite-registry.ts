@@ -1,4 +1,4 @@
-// The installed MCP servers' rows in the daemon's SQLite file.
+// The installed MCP servers' rows in the daemon's SQLite file, which no other daemon changes.
 import type { Database } from "bun:sqlite";
 import type { ServerRow, ServerRows } from "./registry";
 
@@ -35,5 +35,9 @@ export class SqliteServerRows implements ServerRows {
 
   async remove(name: string): Promise<void> {
     this.db.query("DELETE FROM mcp_servers WHERE name = ?").run(name);
+  }
+
+  async watchOthers(): Promise<() => Promise<void>> {
+    return async () => {};
   }
 }
