@@ -1,12 +1,11 @@
 // Cross-agent presence and messages in a PostgreSQL store shared by several daemons. A stored
-// message is announced on CHANNEL in the statement that stores it, so every daemon's streams hear it
-// once it commits; a daemon that was away catches up by id, as a stream's Last-Event-ID does.
+// message is announced on MESSAGE_CHANNEL in the statement that stores it, so every daemon's streams
+// hear it once it commits (postgres-feed.ts); a daemon that was away catches up by id, as a stream's
+// Last-Event-ID does.
 import type { AgentMessage, DeliveryStatus, PresenceEntry } from "../../contracts/agents";
 import { parameters } from "../sql-parameters";
-import { type AgentStore, type MessageRow, type MessageScope, type NewMessage, type PresenceRow, toMessage, toPresence } from "./store";
-
-/** The channel a stored message is announced on; its payload is the message's id. */
-const CHANNEL = "signet_agent_messages";
+import { MESSAGE_CHANNEL, PostgresMessageFeed } from "./postgres-feed";
+import { type AgentStore, type MessageFeed, type MessageRow, type MessageScope, type NewMessage, type PresenceRow, toMessage, toPresence } from "./store";
 
 export class PostgresAgentStore implements AgentStore {
   constructor(private readonly sql: Bun.SQL) {}
@@ -72,7 +71,7 @@ export class PostgresAgentStore implements AgentStore {
         VALUES (${m.at}, ${m.type}, ${m.content}, ${m.fromAgentId}, ${m.fromSessionKey}, ${m.toAgentId}, ${m.toSessionKey},
           ${m.broadcast ? 1 : 0}, ${m.via}, ${m.status}, ${m.acpBaseUrl}, ${m.acpTargetAgentName})
         RETURNING id)
-      SELECT id, pg_notify(${CHANNEL}, id::text) FROM stored`;
+      SELECT id, pg_notify(${MESSAGE_CHANNEL}, id::text) FROM stored`;
     return row!.id;
   }
 
@@ -101,6 +100,7 @@ export class PostgresAgentStore implements AgentStore {
     const where = [`(${reach.join(" OR ")})`];
     if (scope.since !== undefined) where.push(`m.created_at >= ${p(scope.since)}`);
     if (scope.afterId !== undefined) where.push(`m.id > ${p(scope.afterId)}`);
+    if (scope.throughId !== undefined) where.push(`m.id <= ${p(scope.throughId)}`);
     if (scope.unread) where.push("a.message_id IS NULL");
     const rows: MessageRow[] = await this.sql.unsafe(
       `SELECT * FROM (
@@ -160,8 +160,9 @@ export class PostgresAgentStore implements AgentStore {
     return unique.filter((id) => acked.has(id));
   }
 
-  async watchOthers(changed: () => void): Promise<() => Promise<void>> {
-    const subscription = await this.sql.listen(CHANNEL, () => changed());
-    return () => subscription.unlisten();
+  async followMessages(changed: () => void): Promise<MessageFeed> {
+    const feed = new PostgresMessageFeed(this.sql, changed);
+    await feed.start(await this.latestId());
+    return feed;
   }
 }

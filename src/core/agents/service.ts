@@ -18,7 +18,7 @@ import { normalizeSessionKey } from "../../contracts/session";
 import { SignetError, notFound } from "../../contracts/errors";
 import { sessionOfAnotherAgent } from "../sessions/holder";
 import { allowedOrigin, relayToAcp } from "./acp";
-import type { AgentStore, MessageScope } from "./store";
+import type { AgentStore, MessageFeed, MessageScope } from "./store";
 
 export interface AgentsOptions {
   presenceTtlS: number;
@@ -39,10 +39,19 @@ export function ownAgent(callerAgentId: string, named: string | undefined, field
   }
 }
 
+/** A page of what a stream shows, and the id it reads on from. */
+export interface StreamPage {
+  messages: AgentMessage[];
+  /** The stream's next cursor: every message at or below it that it may show is in this page or an earlier one. */
+  through: number;
+}
+
 export class AgentsService {
   private readonly listeners = new Set<Listener>();
   private closing = false;
-  private unwatch: (() => Promise<void>) | null = null;
+  /** Null until started (and without start: every stored message is then taken as settled). */
+  private feed: MessageFeed | null = null;
+  private starting: Promise<void> | null = null;
 
   constructor(
     private readonly store: AgentStore,
@@ -50,11 +59,14 @@ export class AgentsService {
   ) {}
 
   /** Streams also hear the messages other daemons sharing the store keep (none on SQLite). */
-  async start(): Promise<void> {
-    const unwatch = await this.store.watchOthers(() => this.notifyAll());
-    // A stop that came while the listening was set up has nothing left to end it.
-    if (this.closing) await unwatch();
-    else this.unwatch = unwatch;
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      const feed = await this.store.followMessages(() => this.notifyAll());
+      // A stop that came while the listening was set up has nothing left to end it.
+      if (this.closing) await feed.stop();
+      else this.feed = feed;
+    })();
+    return this.starting;
   }
 
   // ---- presence ----
@@ -134,7 +146,9 @@ export class AgentsService {
       acpBaseUrl: req.acpBaseUrl ?? null,
       acpTargetAgentName: req.acpTargetAgentName ?? null,
     });
-    this.notifyAll();
+    // Streams read up to the settled id, which the feed moves once it has read this message.
+    if (this.feed) void this.feed.refresh();
+    else this.notifyAll();
     if (req.via === "acp") {
       const outcome = await relayToAcp({ baseUrl: req.acpBaseUrl!, agentName: req.acpTargetAgentName!, content: req.content, timeoutMs: req.acpTimeoutMs! });
       await this.store.setDelivery(id, outcome.status, outcome.error, outcome.runId);
@@ -163,9 +177,22 @@ export class AgentsService {
     return { acked, unknown: [...new Set(ids)].filter((id) => !done.has(id)) };
   }
 
-  /** What a stream shows after `afterId`: messages to the agent (and its session), and broadcasts if asked. */
-  missed(scope: Omit<MessageScope, "includeSent" | "limit">, limit = 500): Promise<AgentMessage[]> {
-    return this.store.read({ ...scope, includeSent: false, limit });
+  /**
+   * What a stream shows after `scope.afterId`: messages to the agent (and its session), and
+   * broadcasts if asked, up to the settled id (store.ts, MessageFeed), oldest first.
+   */
+  async streamPage(scope: Omit<MessageScope, "includeSent" | "limit" | "throughId"> & { afterId: number }, limit = 500): Promise<StreamPage> {
+    const settled = this.feed?.settled() ?? null;
+    if (settled !== null && settled <= scope.afterId) return { messages: [], through: scope.afterId };
+    const messages = await this.store.read({ ...scope, includeSent: false, throughId: settled ?? undefined, limit });
+    // A full page may have more after it; otherwise everything up to the settled id was read.
+    const through = messages.length === limit || settled === null ? (messages.at(-1)?.id ?? scope.afterId) : settled;
+    return { messages, through };
+  }
+
+  /** What a stream shows after `scope.afterId` (streamPage's messages). */
+  async missed(scope: Omit<MessageScope, "includeSent" | "limit" | "throughId"> & { afterId: number }, limit = 500): Promise<AgentMessage[]> {
+    return (await this.streamPage(scope, limit)).messages;
   }
 
   /** Whether an agent other than `agentId` holds the session `key` (core/sessions/holder.ts). */
@@ -175,8 +202,16 @@ export class AgentsService {
 
   // ---- live stream ----
 
-  latestId(): Promise<number> {
-    return this.store.latestId();
+  /**
+   * Where a stream without Last-Event-ID starts: after the newest message, or, while an older one is
+   * still being committed, before that one (it is shown when it is stored, with what came after it).
+   */
+  async latestId(): Promise<number> {
+    await this.starting?.catch(() => {});
+    const latest = await this.store.latestId();
+    if (!this.feed) return latest;
+    await this.feed.refresh();
+    return Math.min(latest, this.feed.settled() ?? latest);
   }
 
   /** False once the daemon is stopping: no new stream may open. */
@@ -200,7 +235,7 @@ export class AgentsService {
     this.closing = true;
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();
-    await this.unwatch?.();
-    this.unwatch = null;
+    await this.feed?.stop();
+    this.feed = null;
   }
 }

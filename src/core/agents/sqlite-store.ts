@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import type { AgentMessage, DeliveryStatus, PresenceEntry } from "../../contracts/agents";
 import { heldByAnother, sessionHolder } from "../sessions/holder";
-import { type AgentStore, type MessageRow, type MessageScope, type NewMessage, type PresenceRow, toMessage, toPresence } from "./store";
+import { type AgentStore, type MessageFeed, type MessageRow, type MessageScope, type NewMessage, type PresenceRow, toMessage, toPresence } from "./store";
 
 export class SqliteAgentStore implements AgentStore {
   constructor(private readonly db: Database) {}
@@ -111,6 +111,10 @@ export class SqliteAgentStore implements AgentStore {
       where.push("m.id > $after");
       params.$after = scope.afterId;
     }
+    if (scope.throughId !== undefined) {
+      where.push("m.id <= $through");
+      params.$through = scope.throughId;
+    }
     if (scope.unread) where.push("a.message_id IS NULL");
     // The newest `limit`, or after a cursor the oldest `limit` past it (paging forward, the stream's
     // replay); returned oldest first either way.
@@ -184,7 +188,12 @@ export class SqliteAgentStore implements AgentStore {
   }
 
   // One daemon owns a SQLite file: there is no other to hear.
-  async watchOthers(): Promise<() => Promise<void>> {
-    return async () => {};
+  async followMessages(changed: () => void): Promise<MessageFeed> {
+    // One connection writes, each message in its own statement: ids are stored in the order taken.
+    return {
+      settled: () => null,
+      refresh: async () => changed(),
+      stop: async () => {},
+    };
   }
 }

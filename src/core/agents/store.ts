@@ -57,7 +57,26 @@ export interface MessageScope {
   unread?: boolean;
   since?: string;
   afterId?: number;
+  /** Only messages at or below this id. */
+  throughId?: number;
   limit: number;
+}
+
+/**
+ * How the live streams follow the stored messages. Ids are taken when a message's write takes one,
+ * not when it commits: with several daemons writing, a message can appear after one with a higher
+ * id. A stream reads only up to `settled`, below which no message can still appear, so it shows each
+ * message once, in id order, and its last id is where a reconnection resumes without a gap.
+ */
+export interface MessageFeed {
+  /**
+   * Every message at or below it is stored or never will be; null: every stored message is (one
+   * writer, whose writes commit in the order they take their ids).
+   */
+  settled(): number | null;
+  /** Reads what was stored now (this daemon just stored a message); `changed` is called when it moves `settled`. */
+  refresh(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export function toPresence(r: PresenceRow): PresenceEntry {
@@ -127,9 +146,9 @@ export interface AgentStore {
   /** Acknowledges, for `agentId`, those of `ids` it received; returns them. */
   ack(agentId: string, ids: number[], at: string): Promise<number[]>;
   /**
-   * Calls `changed` whenever a daemon sharing the store stores a message (for the store's own
-   * daemon too, which tells its streams itself as well: a stream reads past its cursor, so hearing
-   * twice costs one read); resolves to the function that stops listening.
+   * Follows the messages every daemon sharing the store stores: calls `changed` whenever the feed's
+   * `settled` id moves (none other shares a SQLite file: `settled` is null there, and `refresh`
+   * calls `changed`).
    */
-  watchOthers(changed: () => void): Promise<() => Promise<void>>;
+  followMessages(changed: () => void): Promise<MessageFeed>;
 }

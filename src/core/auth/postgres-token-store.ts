@@ -1,14 +1,31 @@
 // API tokens in a PostgreSQL store shared by several daemons. Every daemon checks a presented token
 // against the shared table, so one revoked anywhere is refused everywhere from the next request; a
 // revocation is also announced on CHANNEL in the statement that makes it, so the streams other
-// daemons hold open with that token end too.
-import { TOKEN_COLUMNS, type TokenRow, type TokenStore } from "./token-store";
+// daemons hold open with that token end too. A notice sent while a daemon's listening connection is
+// down is lost to it: that daemon reads its streams' tokens again once it listens again, and every
+// few seconds besides (a connection lost without the client noticing).
+import { TOKEN_COLUMNS, type RevocationEvents, type TokenRow, type TokenStore } from "./token-store";
 
 /** The channel a revocation is announced on; its payload is the token's id. */
 const CHANNEL = "signet_token_revocations";
 
+/** How often the watched tokens are read again without a reconnection (one indexed read, only while streams are open). */
+const RECHECK_MS = 5_000;
+
+export interface PostgresTokenStoreOptions {
+  /** How often the watched tokens are read again regardless (default 5 s). */
+  recheckMs?: number;
+}
+
 export class PostgresTokenStore implements TokenStore {
-  constructor(private readonly sql: Bun.SQL) {}
+  private readonly recheckMs: number;
+
+  constructor(
+    private readonly sql: Bun.SQL,
+    options: PostgresTokenStoreOptions = {},
+  ) {
+    this.recheckMs = options.recheckMs ?? RECHECK_MS;
+  }
 
   async insert(row: Omit<TokenRow, "revoked_at">, hash: string): Promise<TokenRow> {
     const [stored] = await this.sql<TokenRow[]>`
@@ -28,6 +45,11 @@ export class PostgresTokenStore implements TokenStore {
     return row ?? null;
   }
 
+  async byIds(ids: string[]): Promise<TokenRow[]> {
+    if (ids.length === 0) return [];
+    return this.sql<TokenRow[]>`SELECT ${this.sql.unsafe(TOKEN_COLUMNS)} FROM api_tokens WHERE id = ANY(${this.sql.array(ids, "TEXT")})`;
+  }
+
   async list(): Promise<TokenRow[]> {
     return this.sql<TokenRow[]>`SELECT ${this.sql.unsafe(TOKEN_COLUMNS)} FROM api_tokens ORDER BY created_at DESC, id`;
   }
@@ -40,8 +62,14 @@ export class PostgresTokenStore implements TokenStore {
     return this.byId(id);
   }
 
-  async watchRevocations(revoked: (id: string) => void): Promise<() => Promise<void>> {
-    const subscription = await this.sql.listen(CHANNEL, (id: string) => revoked(id));
-    return () => subscription.unlisten();
+  async watchRevocations(events: RevocationEvents): Promise<() => Promise<void>> {
+    // The client connects its listening connection again by itself and calls the third argument each
+    // time it listens (the first time too, which costs one read).
+    const subscription = await this.sql.listen(CHANNEL, (id: string) => events.revoked(id), () => events.recheck());
+    const timer = setInterval(() => events.recheck(), this.recheckMs);
+    return async () => {
+      clearInterval(timer);
+      await subscription.unlisten();
+    };
   }
 }

@@ -5,6 +5,7 @@ import { TOKEN_COLUMNS, type TokenRow, type TokenStore } from "./token-store";
 export class SqliteTokenStore implements TokenStore {
   private readonly byHashStmt;
   private readonly byIdStmt;
+  private readonly byIdsStmt;
   private readonly allStmt;
   private readonly insertStmt;
   private readonly revokeStmt;
@@ -12,6 +13,7 @@ export class SqliteTokenStore implements TokenStore {
   constructor(db: Database) {
     this.byHashStmt = db.query<TokenRow, [string]>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = ?`);
     this.byIdStmt = db.query<TokenRow, [string]>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = ?`);
+    this.byIdsStmt = db.query<TokenRow, [string]>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id IN (SELECT value FROM json_each(?))`);
     this.allStmt = db.query<TokenRow, []>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at DESC, id`);
     this.insertStmt = db.query<TokenRow, (string | null)[]>(
       `INSERT INTO api_tokens (id, hash, role, agent_id, name, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${TOKEN_COLUMNS}`,
@@ -29,6 +31,10 @@ export class SqliteTokenStore implements TokenStore {
 
   async byId(id: string): Promise<TokenRow | null> {
     return this.byIdStmt.get(id);
+  }
+
+  async byIds(ids: string[]): Promise<TokenRow[]> {
+    return this.byIdsStmt.all(JSON.stringify(ids));
   }
 
   async list(): Promise<TokenRow[]> {

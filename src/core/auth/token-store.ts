@@ -36,9 +36,22 @@ export interface TokenStore {
   list(): Promise<TokenRow[]>;
   /** Marks token `id` revoked at `at` unless it already is (the first time stays); its row after, or null. */
   revoke(id: string, at: string): Promise<TokenRow | null>;
+  /** The records of those of `ids` that exist. */
+  byIds(ids: string[]): Promise<TokenRow[]>;
   /**
-   * Calls `revoked` with a token's id whenever a daemon sharing the store revokes it (none other
-   * shares a SQLite file); resolves to the function that stops listening.
+   * Tells `events` of the revocations the daemons sharing the store make (none other shares a
+   * SQLite file); resolves to the function that stops listening.
    */
-  watchRevocations(revoked: (id: string) => void): Promise<() => Promise<void>>;
+  watchRevocations(events: RevocationEvents): Promise<() => Promise<void>>;
+}
+
+/** What a store tells of the revocations made by the daemons sharing it. */
+export interface RevocationEvents {
+  /** Token `id` was revoked. */
+  revoked(id: string): void;
+  /**
+   * A revocation may have gone unheard (the store's listening connection was down and is back, or
+   * a periodic check is due, for a connection lost unnoticed): the watched tokens are read again.
+   */
+  recheck(): void;
 }

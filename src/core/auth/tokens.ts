@@ -36,12 +36,15 @@ export class TokenService {
   private readonly watches = new Map<string, Watch>();
   private unwatch: (() => Promise<void>) | null = null;
   private stopped = false;
+  /** The recheck under way, and whether another was asked for meanwhile. */
+  private rechecking: Promise<void> | null = null;
+  private recheckAgain = false;
 
   constructor(private readonly store: TokenStore) {}
 
   /** Streams also end when a daemon sharing the store revokes their token (none on SQLite). */
   async start(): Promise<void> {
-    const unwatch = await this.store.watchRevocations((id) => this.ended(id));
+    const unwatch = await this.store.watchRevocations({ revoked: (id) => this.ended(id), recheck: () => void this.recheck() });
     // A stop that came while the listening was set up has nothing left to end it.
     if (this.stopped) await unwatch();
     else this.unwatch = unwatch;
@@ -121,6 +124,45 @@ export class TokenService {
   private expireAt(id: string, watch: Watch, at: number): void {
     const wait = Math.min(Math.max(at - Date.now(), 0), MAX_TIMER_MS);
     watch.timer = setTimeout(() => (at > Date.now() ? this.expireAt(id, watch, at) : this.ended(id)), wait);
+  }
+
+  /**
+   * Reads the watched tokens again and ends the watches of those no longer live: a revocation this
+   * daemon did not hear of (made while its listening connection was down). One read at a time, and
+   * one more after it when asked meanwhile, since that one may have begun before the revocation.
+   */
+  private recheck(): Promise<void> {
+    if (this.rechecking) {
+      this.recheckAgain = true;
+      return this.rechecking;
+    }
+    this.rechecking = (async () => {
+      do {
+        this.recheckAgain = false;
+        await this.recheckOnce();
+      } while (this.recheckAgain && !this.stopped);
+    })().finally(() => {
+      this.rechecking = null;
+    });
+    return this.rechecking;
+  }
+
+  private async recheckOnce(): Promise<void> {
+    const ids = [...this.watches.keys()];
+    if (ids.length === 0) return;
+    let rows: TokenRow[];
+    try {
+      rows = await this.store.byIds(ids);
+    } catch {
+      // The store is unreachable: the next recheck (periodic, or on reconnecting) reads them again.
+      return;
+    }
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const now = Date.now();
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (!row || !live(row, now)) this.ended(id);
+    }
   }
 
   /** Tells what watches token `id` that it ended, once. */

@@ -26,8 +26,9 @@ const event = (m: AgentMessage) => `id: ${m.id}\nevent: message\ndata: ${JSON.st
 
 /**
  * The caller's messages after `cursor` as server-sent events: first what was missed, then each new
- * one as it is stored, with a keep-alive comment every `keepAliveS`. Ends when the client goes, the
- * daemon stops, or the token it was opened with is revoked or expires; then `slot` is freed.
+ * one as it is stored, in id order and once each (AgentsService.streamPage), with a keep-alive
+ * comment every `keepAliveS`. Ends when the client goes, the daemon stops, or the token it was
+ * opened with is revoked or expires; then `slot` is freed.
  */
 function messageStream(
   agents: AgentsService,
@@ -63,12 +64,10 @@ function messageStream(
           do {
             again = false;
             for (let batch = BATCH; batch === BATCH && !closed; ) {
-              const missed = await agents.missed({ ...scope, afterId: cursor }, BATCH);
-              for (const m of missed) {
-                write(event(m));
-                cursor = m.id;
-              }
-              batch = missed.length;
+              const page = await agents.streamPage({ ...scope, afterId: cursor }, BATCH);
+              for (const m of page.messages) write(event(m));
+              cursor = page.through;
+              batch = page.messages.length;
             }
           } while (again && !closed);
         } catch {
