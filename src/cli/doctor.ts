@@ -130,16 +130,34 @@ function sharedStoreCheck(url: string, health: HealthResponse | undefined): Chec
   return ok("store", detail);
 }
 
-function embedderCheck(health: HealthResponse | undefined): Check {
+/** Why the provider fails, from GET /api/embed/status (/health says whether, not why); undefined when it cannot be read. */
+async function embeddingError(config: Config): Promise<string | undefined> {
+  try {
+    const client = new SignetClient({ baseUrl: config.daemon.url, token: config.auth.token, dataDir: config.dataDir, asOwner: true });
+    return (await client.embed.status()).error;
+  } catch {
+    return undefined;
+  }
+}
+
+async function embedderCheck(config: Config, health: HealthResponse | undefined): Promise<Check> {
   if (!health) return note("embedder", "not checked: no daemon answers");
   const e = health.embedding;
   if (e.provider === "none") return ok("embedder", "off (embedding.provider none): recall is keyword-only");
   const name = `${e.provider}${e.model ? ` (${e.model})` : ""}`;
   if (!e.ok) {
+    const error = await embeddingError(config);
+    if (error) {
+      return problem(
+        "embedder",
+        `${name} is failing: ${error}; ${e.pending} memories wait, recall is keyword-only meanwhile`,
+        "check embedding.* in agent.yaml and that the provider answers; the daemon retries by itself (signet embed status shows the latest reason)",
+      );
+    }
     return problem(
       "embedder",
       `${name} is not available (still loading, or failing); ${e.pending} memories wait, recall is keyword-only meanwhile`,
-      "if it stays so: signet daemon logs, and check embedding.* in agent.yaml",
+      "if it stays so: signet embed status and signet daemon logs say why; check embedding.* in agent.yaml",
     );
   }
   const rejected = e.rejected ? `, ${e.rejected} refused by the provider (keyword-only until changed)` : "";
@@ -351,7 +369,7 @@ export const doctor = defineCommand({
     } else {
       const daemon = await daemonChecks(config);
       health = daemon.health;
-      checks.push(...daemon.checks, storeCheck(config, health), embedderCheck(health), ...modeChecks(config.dataDir));
+      checks.push(...daemon.checks, storeCheck(config, health), await embedderCheck(config, health), ...modeChecks(config.dataDir));
     }
     const findings = HARNESS_NAMES.map((harness) => harnessFindings(harness, { home: process.env.HOME || homedir(), env: process.env }, config));
     const paths = await pathChecks(findings, config, health);

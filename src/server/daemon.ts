@@ -152,7 +152,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
     const llm = stoppableChatModel(config.llm, llmStopping.signal);
     // One worker and one provider embed memories and document chunks (the sources serve it a queue).
     const paceCollections = changesPacer();
-    const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections });
+    const embeddings = new EmbeddingWorker(store.embeddings, config.embedding.provider, () => createEmbedder(config.embedding), { afterStore: paceCollections, log });
     const accessLog = new AccessLog(store.access, log);
     let recall: RecallService | undefined;
     // Writes come first: the graph's extraction and passes, and keyword indexing, wait for them to pause.

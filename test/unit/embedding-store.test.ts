@@ -88,6 +88,42 @@ const STORES: { name: string; available: boolean; open(): Promise<Stores> }[] = 
 ];
 
 for (const kind of STORES) {
+  describe.skipIf(!kind.available)(`vector sizes on ${kind.name}`, () => {
+    test("a model's vectors are of one size: those of another are pending, stale, leased again and not read as current", async () => {
+      const stores = await kind.open();
+      const store = stores.embedding();
+      const memory = new MemoryService(stores.memory());
+      for (const content of MEMORIES.slice(0, 3)) await memory.remember(ada, { content });
+      const rows = await store.rowsOf(await store.liveSeqs());
+      const seqs = rows.map((r) => r.seq);
+      const unit = new Uint8Array(new Float32Array(64).fill(1 / 8).buffer);
+      await store.storeVectors("m", rows.map((r) => ({ seq: r.seq, dimensions: 64, contentKey: r.content_key, bytes: unit })), new Date().toISOString());
+      expect(await store.dimensionsOf("m")).toBe(64);
+      expect(await store.dimensionsOf("other")).toBeNull();
+      const since = "2000-01-01T00:00:00.000Z";
+      // Of the model's size: nothing to do.
+      expect(await store.staleModel("m", 64)).toBeNull();
+      expect(await store.pendingSeqs("m", "", 64)).toEqual([]);
+      expect(await store.vectorOf(seqs[0]!, "m", 64)).not.toBeNull();
+      expect(await store.countDone("m", since, 64)).toBe(3);
+      // The model at another size (embedding.dimensions changed): every vector is to be replaced.
+      expect(await store.staleModel("m", 48)).toEqual({ model: "m", dimensions: 64 });
+      expect(await store.pendingSeqs("m", "", 48)).toEqual(seqs);
+      expect(await store.vectorOf(seqs[0]!, "m", 48)).toBeNull();
+      expect(await store.countDone("m", since, 48)).toBe(0);
+      // A size not known yet: the model alone decides.
+      expect(await store.staleModel("m")).toBeNull();
+      expect(await store.pendingSeqs("m", "")).toEqual([]);
+      if (store instanceof PostgresEmbeddingStore) {
+        // On a shared store only what is to be done is leased.
+        expect(await store.lease(seqs, "m", 64)).toEqual([]);
+        expect((await store.lease(seqs, "m", 48)).sort((x, y) => x - y)).toEqual(seqs);
+      }
+    }, 60_000);
+  });
+}
+
+for (const kind of STORES) {
   describe.skipIf(!kind.available)(`embeddings on ${kind.name}`, () => {
     test("written memories are embedded and stored; forget and recover move the index; another worker loads the stored vectors", async () => {
       const stores = await kind.open();
@@ -216,3 +252,4 @@ describe.skipIf(!postgres.available)("embedding work leased among daemons on one
     expect(counted.texts).toBe(MEMORIES.length);
   }, 60_000);
 });
+

@@ -2,6 +2,7 @@
 // for the vectors of a previous model while a re-embedding replaces them (docs/api.md#re-embedding).
 import type { Config } from "../../config/schema";
 import { BUILTIN_MODEL } from "./builtin/embedder";
+import { shownUrl } from "./http";
 import type { ModelRow } from "./store";
 import type { Embedder } from "./types";
 
@@ -15,13 +16,15 @@ export interface ModelProfile {
 const PROVIDERS = new Set(["builtin", "ollama", "openai"]);
 
 /**
- * How `model`'s vectors were made, from its recorded row (`recorded`). Vectors stored before models
- * were recorded: the builtin model is known by name; another is taken to come from the current
- * provider (a model change within one provider), whose base URL `current` gives.
+ * How `model`'s vectors of `dimensions` were made, from its recorded row (`recorded`). Vectors stored
+ * before models were recorded: the builtin model is known by name; another is taken to come from the
+ * current provider (a model change within one provider), whose base URL `current` gives. The row
+ * holds the URL without its credentials: the current one's, when it is the same URL, has them.
  */
 export function profileOf(recorded: ModelRow | null, model: string, dimensions: number, current: Embedder): ModelProfile | null {
   if (recorded && PROVIDERS.has(recorded.provider)) {
-    return { model, provider: recorded.provider as ModelProfile["provider"], baseUrl: recorded.base_url, dimensions: recorded.dimensions };
+    const sameUrl = current.baseUrl && recorded.base_url === shownUrl(current.baseUrl);
+    return { model, provider: recorded.provider as ModelProfile["provider"], baseUrl: sameUrl ? current.baseUrl! : recorded.base_url, dimensions };
   }
   if (model === BUILTIN_MODEL) return { model, provider: "builtin", baseUrl: null, dimensions };
   if (current.provider === "ollama" || current.provider === "openai") {
@@ -32,9 +35,16 @@ export function profileOf(recorded: ModelRow | null, model: string, dimensions: 
 
 /**
  * The embedding configuration that makes `profile`'s vectors again, its API key from the environment.
- * Without `dimensions`: an OpenAI-compatible server would be sent it, and a query vector of another
- * size is never compared anyway (VectorIndex.search).
+ * Its `dimensions` only when the current model has the same name (`sameName`): then only
+ * embedding.dimensions made the sizes differ, and an OpenAI-compatible server must be sent it again;
+ * otherwise the server is not sent what it may not know. Either way the embedder is told the size
+ * (Embedder.expectDimensions), so an answer of another is a failure.
  */
-export function configOf(profile: ModelProfile): Config["embedding"] {
-  return { provider: profile.provider, model: profile.model, ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}) };
+export function configOf(profile: ModelProfile, sameName = false): Config["embedding"] {
+  return {
+    provider: profile.provider,
+    model: profile.model,
+    ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}),
+    ...(sameName && profile.provider !== "builtin" ? { dimensions: profile.dimensions } : {}),
+  };
 }

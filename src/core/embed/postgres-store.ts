@@ -23,21 +23,22 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     this.leases = new WorkLeases(sql, daemonId, leaseOptions);
   }
 
-  lease(seqs: number[], model: string): Promise<number[]> {
+  lease(seqs: number[], model: string, dimensions: number | null = null): Promise<number[]> {
     // Only what still lacks a current vector: one another daemon stored since is not embedded again.
     return this.leases.claim("embed", {
       sql: `SELECT m.seq AS item FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
-            WHERE m.seq = ANY($1::int[]) AND m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> $2 OR v.content_key <> m.content_key)`,
-      params: [seqs, model],
+            WHERE m.seq = ANY($1::int[]) AND m.deleted_at IS NULL
+              AND (v.seq IS NULL OR v.model <> $2 OR v.dimensions <> coalesce($3::int, v.dimensions) OR v.content_key <> m.content_key)`,
+      params: [seqs, model, dimensions],
     });
   }
 
-  async orphans(model: string, writtenBefore: string): Promise<number[]> {
+  async orphans(model: string, writtenBefore: string, dimensions: number | null = null): Promise<number[]> {
     const rows = await this.sql<{ seq: number }[]>`
       SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
         LEFT JOIN work_leases l ON l.kind = 'embed' AND l.item = m.seq AND l.lease_until >= ${this.leases.now()}
       WHERE m.deleted_at IS NULL AND m.updated_at < ${writtenBefore} AND l.item IS NULL
-        AND (v.seq IS NULL OR v.model <> ${model} OR v.content_key <> m.content_key)
+        AND (v.seq IS NULL OR v.model <> ${model} OR v.dimensions <> coalesce(${dimensions}::int, v.dimensions) OR v.content_key <> m.content_key)
       ORDER BY m.seq LIMIT 1000`;
     return rows.map((r) => r.seq);
   }
@@ -46,10 +47,11 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     return (await this.sql<{ seq: number }[]>`SELECT seq FROM memories WHERE deleted_at IS NULL ORDER BY seq`).map((r) => r.seq);
   }
 
-  async pendingSeqs(model: string, redoBefore: string): Promise<number[]> {
+  async pendingSeqs(model: string, redoBefore: string, dimensions: number | null = null): Promise<number[]> {
     const rows = await this.sql<{ seq: number }[]>`
       SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
-      WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ${model} OR v.content_key <> m.content_key OR v.created_at < ${redoBefore})
+      WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ${model} OR v.dimensions <> coalesce(${dimensions}::int, v.dimensions)
+        OR v.content_key <> m.content_key OR v.created_at < ${redoBefore})
       ORDER BY m.seq`;
     return rows.map((r) => r.seq);
   }
@@ -63,10 +65,11 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     return rows.map((r) => ({ ...r, vector: bytesOf(r.vector) }));
   }
 
-  async vectorOf(seq: number, model: string): Promise<Omit<StoredVectorRow, "seq" | "dimensions"> | null> {
+  async vectorOf(seq: number, model: string, dimensions: number | null = null): Promise<Omit<StoredVectorRow, "seq" | "dimensions"> | null> {
     const [row] = await this.sql<Omit<StoredVectorRow, "seq" | "dimensions">[]>`
       SELECT m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-      WHERE v.seq = ${seq} AND v.model = ${model} AND v.content_key = m.content_key AND m.deleted_at IS NULL`;
+      WHERE v.seq = ${seq} AND v.model = ${model} AND v.dimensions = coalesce(${dimensions}::int, v.dimensions)
+        AND v.content_key = m.content_key AND m.deleted_at IS NULL`;
     return row ? { ...row, vector: bytesOf(row.vector) } : null;
   }
 
@@ -97,12 +100,19 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     });
   }
 
-  async staleModel(current: string): Promise<{ model: string; dimensions: number } | null> {
+  async staleModel(current: string, dimensions: number | null = null): Promise<{ model: string; dimensions: number } | null> {
     const [row] = await this.sql<{ model: string; dimensions: number }[]>`
       SELECT v.model, v.dimensions FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-      WHERE v.model <> ${current} AND v.content_key = m.content_key AND m.deleted_at IS NULL
+      WHERE (v.model <> ${current} OR v.dimensions <> coalesce(${dimensions}::int, v.dimensions))
+        AND v.content_key = m.content_key AND m.deleted_at IS NULL
       GROUP BY v.model, v.dimensions ORDER BY count(*) DESC LIMIT 1`;
     return row ?? null;
+  }
+
+  async dimensionsOf(model: string): Promise<number | null> {
+    const [row] = await this.sql<{ dimensions: number }[]>`
+      SELECT dimensions FROM memory_vectors WHERE model = ${model} GROUP BY dimensions ORDER BY count(*) DESC LIMIT 1`;
+    return row?.dimensions ?? null;
   }
 
   async recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void> {
@@ -139,10 +149,11 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     await this.sql`UPDATE embed_reindex SET finished_at = ${at} WHERE id = 1`;
   }
 
-  async countDone(model: string, since: string): Promise<number> {
+  async countDone(model: string, since: string, dimensions: number | null = null): Promise<number> {
     const [row] = await this.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-      WHERE v.model = ${model} AND v.created_at >= ${since} AND v.content_key = m.content_key AND m.deleted_at IS NULL`;
+      WHERE v.model = ${model} AND v.dimensions = coalesce(${dimensions}::int, v.dimensions) AND v.created_at >= ${since}
+        AND v.content_key = m.content_key AND m.deleted_at IS NULL`;
     return row!.n;
   }
 }

@@ -8,17 +8,19 @@ import type { EmbeddingStore, ModelRow, PendingRow, StoredVectorRow, VectorWrite
 export class SqliteEmbeddingStore implements EmbeddingStore {
   readonly vectorDir: string;
   private readonly selectLive: Statement<{ seq: number }, []>;
-  private readonly selectPending: Statement<{ seq: number }, [string, string]>;
+  private readonly selectPending: Statement<{ seq: number }, [string, number | null, string]>;
   private readonly upsertVector: Statement;
-  private readonly vectorOfStmt: Statement<Omit<StoredVectorRow, "seq" | "dimensions">, [number, string]>;
+  private readonly vectorOfStmt: Statement<Omit<StoredVectorRow, "seq" | "dimensions">, [number, string, number | null]>;
 
   constructor(private readonly db: Database) {
     this.vectorDir = vectorFileDir(db);
     this.selectLive = db.query("SELECT seq FROM memories WHERE deleted_at IS NULL ORDER BY seq");
-    // The second parameter: a `--all` re-embedding's start ('' when none), before which vectors are redone.
+    // The parameters: the model, its size (null: any), and a `--all` re-embedding's start ('' when
+    // none), before which vectors are redone.
     this.selectPending = db.query(
       `SELECT m.seq FROM memories m LEFT JOIN memory_vectors v ON v.seq = m.seq
-       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.content_key <> m.content_key OR v.created_at < ?)
+       WHERE m.deleted_at IS NULL AND (v.seq IS NULL OR v.model <> ? OR v.dimensions <> coalesce(?, v.dimensions)
+         OR v.content_key <> m.content_key OR v.created_at < ?)
        ORDER BY m.seq`,
     );
     this.upsertVector = db.query(
@@ -28,7 +30,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     );
     this.vectorOfStmt = db.query(
       `SELECT m.agent_id, m.project, m.who, v.vector FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-       WHERE v.seq = ? AND v.model = ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
+       WHERE v.seq = ? AND v.model = ? AND v.dimensions = coalesce(?, v.dimensions) AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
     );
   }
 
@@ -36,8 +38,8 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     return this.selectLive.all().map((r) => r.seq);
   }
 
-  async pendingSeqs(model: string, redoBefore: string): Promise<number[]> {
-    return this.selectPending.all(model, redoBefore).map((r) => r.seq);
+  async pendingSeqs(model: string, redoBefore: string, dimensions: number | null = null): Promise<number[]> {
+    return this.selectPending.all(model, dimensions, redoBefore).map((r) => r.seq);
   }
 
   async storedVectors(model: string, dimensions: number | null, afterSeq: number, limit: number): Promise<StoredVectorRow[]> {
@@ -51,8 +53,8 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
       .all(...(dimensions === null ? [model] : [model, dimensions]), afterSeq, limit);
   }
 
-  async vectorOf(seq: number, model: string): Promise<Omit<StoredVectorRow, "seq" | "dimensions"> | null> {
-    return this.vectorOfStmt.get(seq, model);
+  async vectorOf(seq: number, model: string, dimensions: number | null = null): Promise<Omit<StoredVectorRow, "seq" | "dimensions"> | null> {
+    return this.vectorOfStmt.get(seq, model, dimensions);
   }
 
   async rowsOf(seqs: number[]): Promise<PendingRow[]> {
@@ -66,7 +68,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   /** A lone daemon embeds every memory itself. */
-  async lease(seqs: number[], _model: string): Promise<number[]> {
+  async lease(seqs: number[], _model: string, _dimensions?: number | null): Promise<number[]> {
     return seqs;
   }
 
@@ -76,17 +78,30 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     })();
   }
 
-  async staleModel(current: string): Promise<{ model: string; dimensions: number } | null> {
-    // Nearly always there is none: the model index answers that without reading a vector.
-    const other = this.db.query<{ model: string }, [string]>("SELECT model FROM memory_vectors WHERE model < ?1 OR model > ?1 LIMIT 1").get(current);
+  async staleModel(current: string, dimensions: number | null = null): Promise<{ model: string; dimensions: number } | null> {
+    // Nearly always there is none: the (model, dimensions) index answers that without reading a vector.
+    // A null size compares with none, leaving the model alone to decide.
+    const other = this.db
+      .query<{ model: string }, [string, number | null]>(
+        "SELECT model FROM memory_vectors WHERE model < ?1 OR model > ?1 OR (model = ?1 AND dimensions < ?2) OR (model = ?1 AND dimensions > ?2) LIMIT 1",
+      )
+      .get(current, dimensions);
     if (!other) return null;
     return this.db
-      .query<{ model: string; dimensions: number }, [string]>(
+      .query<{ model: string; dimensions: number }, [string, number | null]>(
         `SELECT v.model, v.dimensions FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-         WHERE v.model <> ? AND v.content_key = m.content_key AND m.deleted_at IS NULL
+         WHERE (v.model <> ?1 OR v.dimensions <> coalesce(?2, v.dimensions)) AND v.content_key = m.content_key AND m.deleted_at IS NULL
          GROUP BY v.model, v.dimensions ORDER BY count(*) DESC LIMIT 1`,
       )
-      .get(current);
+      .get(current, dimensions);
+  }
+
+  async dimensionsOf(model: string): Promise<number | null> {
+    // From the (model, dimensions) index alone.
+    const row = this.db
+      .query<{ dimensions: number }, [string]>("SELECT dimensions FROM memory_vectors WHERE model = ? GROUP BY dimensions ORDER BY count(*) DESC LIMIT 1")
+      .get(model);
+    return row?.dimensions ?? null;
   }
 
   async recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void> {
@@ -135,12 +150,12 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     this.db.query("UPDATE embed_reindex SET finished_at = ? WHERE id = 1").run(at);
   }
 
-  async countDone(model: string, since: string): Promise<number> {
+  async countDone(model: string, since: string, dimensions: number | null = null): Promise<number> {
     return this.db
-      .query<{ n: number }, [string, string]>(
+      .query<{ n: number }, [string, number | null, string]>(
         `SELECT count(*) AS n FROM memory_vectors v JOIN memories m ON m.seq = v.seq
-         WHERE v.model = ? AND v.created_at >= ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
+         WHERE v.model = ? AND v.dimensions = coalesce(?, v.dimensions) AND v.created_at >= ? AND v.content_key = m.content_key AND m.deleted_at IS NULL`,
       )
-      .get(model, since)!.n;
+      .get(model, dimensions, since)!.n;
   }
 }

@@ -44,33 +44,43 @@ export interface EmbeddingStore {
   readonly vectorDir: string;
   /** Every live memory's seq, in order. */
   liveSeqs(): Promise<number[]>;
-  /** Live memories without a current vector of `model` (or with one written before `redoBefore`), in order. */
-  pendingSeqs(model: string, redoBefore: string): Promise<number[]>;
+  /**
+   * Live memories without a current vector of `model` of `dimensions` (of any size when null), or
+   * with one written before `redoBefore`, in order.
+   */
+  pendingSeqs(model: string, redoBefore: string, dimensions?: number | null): Promise<number[]>;
   /**
    * The next `limit` current vectors of live memories after `afterSeq` (in seq order) of `model`,
    * and of `dimensions` when given.
    */
   storedVectors(model: string, dimensions: number | null, afterSeq: number, limit: number): Promise<StoredVectorRow[]>;
-  /** Memory `seq`'s current vector of `model`, while the memory is live. */
-  vectorOf(seq: number, model: string): Promise<(Omit<StoredVectorRow, "seq" | "dimensions">) | null>;
+  /** Memory `seq`'s current vector of `model` (of `dimensions`, when given), while the memory is live. */
+  vectorOf(seq: number, model: string, dimensions?: number | null): Promise<(Omit<StoredVectorRow, "seq" | "dimensions">) | null>;
   /** The live ones among `seqs`, as they are now, in order. */
   rowsOf(seqs: number[]): Promise<PendingRow[]>;
   /**
    * Of `seqs`, those this daemon embeds with `model` now: on a shared store the ones still without a
    * current vector whose lease it holds (core/cluster/leases.ts; storing their vectors ends it), the
-   * others being done or another daemon's; on a lone store all of them.
+   * others being done or another daemon's; on a lone store all of them. A vector of another size than
+   * `dimensions` (when given) is none.
    */
-  lease(seqs: number[], model: string): Promise<number[]>;
+  lease(seqs: number[], model: string, dimensions?: number | null): Promise<number[]>;
   /**
    * On a shared store: live memories without a current vector of `model`, last written before
    * `writtenBefore`, that no daemon holds the lease of: work a daemon left (it died, or lost the
-   * store), for this one to take over. Absent on a lone store.
+   * store), for this one to take over; a vector of another size than `dimensions` (when given) is
+   * none. Absent on a lone store.
    */
-  orphans?(model: string, writtenBefore: string): Promise<number[]>;
+  orphans?(model: string, writtenBefore: string, dimensions?: number | null): Promise<number[]>;
   /** Stores the vectors of `model` in one transaction, each replacing the memory's earlier one. */
   storeVectors(model: string, vectors: VectorWrite[], at: string): Promise<void>;
-  /** The model most current vectors of live memories that are not of `current` are of, if any. */
-  staleModel(current: string): Promise<{ model: string; dimensions: number } | null>;
+  /**
+   * The model and size most current vectors of live memories are of, among those not of `current`
+   * at `dimensions` (at any size when null): a model, or a size, being replaced.
+   */
+  staleModel(current: string, dimensions?: number | null): Promise<{ model: string; dimensions: number } | null>;
+  /** The size most stored vectors of `model` are of (live or not), or null when there is none. */
+  dimensionsOf(model: string): Promise<number | null>;
   /** Records how `model`'s vectors are made: the latest provider and URL serving it win. */
   recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void>;
   modelRow(model: string): Promise<ModelRow | null>;
@@ -80,6 +90,9 @@ export interface EmbeddingStore {
   /** Stores `job` as the one job, replacing any earlier one. */
   openJob(job: ReindexJob): Promise<void>;
   finishJob(at: string): Promise<void>;
-  /** Live memories given a current vector of `model` since `since`: a job's work done, across restarts. */
-  countDone(model: string, since: string): Promise<number>;
+  /**
+   * Live memories given a current vector of `model` (of `dimensions`, when given) since `since`: a
+   * job's work done, across restarts.
+   */
+  countDone(model: string, since: string, dimensions?: number | null): Promise<number>;
 }

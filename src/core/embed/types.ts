@@ -13,6 +13,14 @@ export interface Embedder {
    * computing on this machine's cores may then use fewer threads. Optional.
    */
   callerBusy?(busy: boolean): void;
+  /**
+   * The size of this model's vectors already stored: an answer of another size is then a failure.
+   * For a provider that otherwise learns the size from its first answer (HTTP ones without
+   * embedding.dimensions). Optional.
+   */
+  expectDimensions?(dimensions: number): void;
+  /** Cancels the requests in flight, and any later ones, at once (the worker is stopping). Optional. */
+  abort?(): void;
   close(): Promise<void>;
 }
 

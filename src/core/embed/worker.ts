@@ -11,7 +11,9 @@ import type { MemoryChange } from "../memory/store";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { VectorIndex, indexOfDimensions, type AuthorSearch, type VectorHit } from "../search/vector-index";
+import type { Logger } from "../../logger";
 import { createEmbedder } from "./factory";
+import { shownUrl } from "./http";
 import { configOf, profileOf, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
 import type { EmbeddingStatus, ReindexStatus } from "../../contracts/embed";
@@ -41,7 +43,12 @@ export interface EmbeddingWorkerOptions {
   afterStore?: (vectors: number) => void;
   /** On a shared store: when memories other daemons left unembedded are taken over (store.orphans). */
   takeOver?: TakeOverTiming;
+  /** Where a provider's failure is logged, once when it starts failing and once when it answers again (the daemon's log; nowhere without one). */
+  log?: Logger;
 }
+
+/** A worker given no log keeps the provider's failures to its status. */
+const UNLOGGED: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** The vectors of the model being replaced, and that model's embedder for queries once it has loaded. */
 interface PreviousModel {
@@ -107,6 +114,8 @@ export class EmbeddingWorker {
   private sleeping: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   private ok = false;
   private lastError: string | undefined;
+  /** The provider's failure is logged: its recovery will be too. */
+  private failureLogged = false;
   /** Recalls in flight: background batches wait for them (holdForRecall). */
   private readonly recallsInFlight = new Holds(() => this.resume?.());
   private resume: (() => void) | null = null;
@@ -156,9 +165,10 @@ export class EmbeddingWorker {
       minBackoffMs: 1000,
       maxBackoffMs: 60_000,
       queryTimeoutMs: 2000,
-      loadModel: (profile) => createEmbedder(configOf(profile)),
+      loadModel: (profile) => createEmbedder(configOf(profile, profile.model === this.embedder?.model)),
       afterStore: () => {},
       takeOver: {},
+      log: UNLOGGED,
       ...options,
     };
   }
@@ -173,6 +183,9 @@ export class EmbeddingWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // A provider's request in flight ends now, not at its timeout; nothing of its batch is stored.
+    this.embedder?.abort?.();
+    this.previous?.queries?.embedder.abort?.();
     this.stopTakingOver?.();
     this.rouse();
     this.resume?.();
@@ -400,7 +413,7 @@ export class EmbeddingWorker {
     const embedder = this.embedder;
     const token = {};
     this.restoring.set(seq, token);
-    const row = embedder ? await this.store.vectorOf(seq, embedder.model).catch(() => null) : null;
+    const row = embedder ? await this.store.vectorOf(seq, embedder.model, this.sizeOf(embedder)).catch(() => null) : null;
     // A later change decides, and a worker that stopped meanwhile has closed its index.
     if (this.restoring.get(seq) !== token || this.stopped) return;
     this.restoring.delete(seq);
@@ -424,6 +437,7 @@ export class EmbeddingWorker {
           this.pending.clear();
           return;
         }
+        await this.settleDimensions(embedder);
         if (!(await this.loadIndex(embedder))) {
           await embedder.close();
           return;
@@ -477,6 +491,8 @@ export class EmbeddingWorker {
         await this.finishIfDone();
         backoff = 0;
       } catch (err) {
+        // Stopping: the request was cancelled, or failed meanwhile; either way nothing was stored.
+        if (this.stopped) break;
         if (!(err instanceof EmbedRejectedError)) backoff = await this.backOff(err, backoff);
         else if (queued) queued.queue.refused(queued.batch, err);
         else this.isolate(batch);
@@ -507,15 +523,25 @@ export class EmbeddingWorker {
     this.ok = false;
     this.lastError = (err as Error)?.message ?? String(err);
     this.retryAt = Date.now() + backoffMs;
+    // Once per outage, not at every retry: the status has the latest reason.
+    if (!this.failureLogged && !this.stopped) {
+      this.failureLogged = true;
+      this.opts.log.warn(`embedding: the ${this.provider} provider is failing, recall is keyword-only until it answers (retried with backoff): ${this.lastError}`);
+    }
   }
 
   private succeeded(): void {
     this.ok = true;
     this.lastError = undefined;
+    if (this.failureLogged) {
+      this.failureLogged = false;
+      this.opts.log.info(`embedding: the ${this.provider} provider answers again`);
+    }
   }
 
   /** Sleeps unless stopped; a new write does not cut a backoff short. */
   private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.sleeping = null;
@@ -523,6 +549,22 @@ export class EmbeddingWorker {
       }, ms);
       this.sleeping = { timer, resolve };
     });
+  }
+
+  /** The size of the current model's vectors, null while it is not known (no answer yet, nothing stored). */
+  private sizeOf(embedder: Embedder): number | null {
+    return embedder.dimensions || null;
+  }
+
+  /**
+   * A provider that does not know its size before it answers (HTTP without embedding.dimensions) is
+   * told that of the model's stored vectors: an answer of another size is then a failure, not vectors
+   * that would take the stored ones out of the index.
+   */
+  private async settleDimensions(embedder: Embedder): Promise<void> {
+    if (embedder.dimensions > 0 || !embedder.expectDimensions) return;
+    const stored = await this.store.dimensionsOf(embedder.model);
+    if (stored !== null) embedder.expectDimensions(stored);
   }
 
   private ensureIndex(dimensions: number): VectorIndex {
@@ -561,7 +603,7 @@ export class EmbeddingWorker {
     const redoBefore = this.job?.finishedAt === null ? this.job.redoBefore : null;
     // The index answers for every vector when none is to be redone.
     const indexed = redoBefore === null ? this.index : null;
-    const seqs = indexed ? await this.store.liveSeqs() : await this.store.pendingSeqs(embedder.model, redoBefore ?? "");
+    const seqs = indexed ? await this.store.liveSeqs() : await this.store.pendingSeqs(embedder.model, redoBefore ?? "", this.sizeOf(embedder));
     for (const seq of seqs) {
       if (!this.rejected.has(seq) && !indexed?.has(seq)) this.pending.add(seq);
     }
@@ -569,17 +611,18 @@ export class EmbeddingWorker {
 
   /**
    * At start: the current model's unfinished job resumes; vectors of another model (the model or
-   * provider changed) open a new one, so progress shows and the previous model keeps answering.
+   * provider changed) or of another size (embedding.dimensions changed) open a new one, so progress
+   * shows and the previous vectors keep answering.
    */
   private async resumeJob(embedder: Embedder): Promise<void> {
     const job = await this.store.currentJob();
-    const stale = await this.store.staleModel(embedder.model);
+    const stale = await this.store.staleModel(embedder.model, this.sizeOf(embedder));
     if (job && job.model === embedder.model && (job.finishedAt === null || !stale)) this.job = job;
     else if (stale) {
       this.job = { model: embedder.model, redoBefore: null, startedAt: new Date().toISOString(), finishedAt: null };
       await this.store.openJob(this.job);
     }
-    if (this.job) this.jobDone = await this.store.countDone(this.job.model, this.job.startedAt);
+    if (this.job) this.jobDone = await this.store.countDone(this.job.model, this.job.startedAt, this.sizeOf(embedder));
   }
 
   /** Ends the job once nothing is left to embed, and lets the previous model go. */
@@ -600,7 +643,7 @@ export class EmbeddingWorker {
    */
   private async loadPrevious(current: Embedder): Promise<void> {
     if (this.job?.finishedAt !== null) return;
-    const stale = await this.store.staleModel(current.model);
+    const stale = await this.store.staleModel(current.model, this.sizeOf(current));
     if (!stale) return;
     const previous: PreviousModel = { model: stale.model, index: new VectorIndex(stale.dimensions, this.store.vectorDir), queries: null, retryAt: 0 };
     // In place before it is filled, so a memory re-embedded meanwhile leaves it (store()); until it
@@ -612,6 +655,7 @@ export class EmbeddingWorker {
     if (!profile) return;
     try {
       const embedder = await this.opts.loadModel(profile);
+      embedder?.expectDimensions?.(stale.dimensions);
       if (embedder && this.previous === previous && !this.stopped) previous.queries = new QueryVectors(embedder, this.opts.queryTimeoutMs);
       else await embedder?.close();
     } catch {
@@ -619,8 +663,9 @@ export class EmbeddingWorker {
     }
   }
 
+  /** The current model's stored vectors of its size (those of another size are re-embedded). */
   private loadIndex(embedder: Embedder): Promise<boolean> {
-    return this.indexStored(embedder.model, null, (row) => this.ensureIndex(row.dimensions), () => !this.stopped);
+    return this.indexStored(embedder.model, this.sizeOf(embedder), (row) => this.ensureIndex(row.dimensions), () => !this.stopped);
   }
 
   /** The next pending memories as they are now (forgotten ones leave the queue). */
@@ -638,7 +683,7 @@ export class EmbeddingWorker {
     const rows = await this.store.rowsOf(seqs);
     // On a shared store, a memory whose lease another daemon holds is that daemon's: its vector comes
     // through the change feed (followStored), or the lease runs out and the look for orphans finds it.
-    const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.embedder!.model));
+    const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.embedder!.model, this.sizeOf(this.embedder!)));
     for (const seq of seqs) if (!mine.has(seq)) this.pending.delete(seq);
     return rows.filter((r) => mine.has(r.seq));
   }
@@ -648,7 +693,7 @@ export class EmbeddingWorker {
     const orphans = this.store.orphans?.bind(this.store);
     if (!orphans) return;
     this.stopTakingOver = watchForLeftovers(
-      (writtenBefore) => orphans(embedder.model, writtenBefore),
+      (writtenBefore) => orphans(embedder.model, writtenBefore, this.sizeOf(embedder)),
       (seqs) => {
         const before = this.pending.size;
         for (const seq of seqs) if (!this.rejected.has(seq)) this.pending.add(seq);
@@ -670,7 +715,8 @@ export class EmbeddingWorker {
   private async storeVectors(embedder: Embedder, batch: PendingRow[], vectors: Float32Array[]): Promise<void> {
     const now = new Date().toISOString();
     if (!this.recorded && vectors.length > 0) {
-      await this.store.recordModel(embedder.model, embedder.provider, embedder.baseUrl ?? null, vectors[0]!.length, now);
+      // Without the URL's credentials: the table is readable where the key is not (docs/api.md#re-embedding).
+      await this.store.recordModel(embedder.model, embedder.provider, embedder.baseUrl ? shownUrl(embedder.baseUrl) : null, vectors[0]!.length, now);
       this.recorded = true;
     }
     const touched = (this.touched = new Set<number>());

@@ -6,6 +6,7 @@
 // without its user name and password, and quote its error body with the key and password redacted.
 import type { Config } from "../../config/schema";
 import { redactText } from "../secrets/redactor";
+import { credentialValues, withoutCredentials } from "../secrets/url-credentials";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -63,9 +64,9 @@ export function createChatModel(config: LlmConfig, env: Record<string, string | 
   const baseUrl = (config.baseUrl ?? d.baseUrl).replace(/\/+$/, "").replace(/\/v1$/, "");
   const apiKey = config.apiKey ?? (d.keyEnv ? env[d.keyEnv] : undefined);
   const label = `${provider}/${model}`;
-  const secrets = secretsOf(baseUrl, apiKey);
+  const secrets = credentialValues(baseUrl, apiKey);
   const send = (path: string, body: unknown, headers: Record<string, string>, options: ChatOptions) =>
-    postChat({ url: `${baseUrl}${path}`, shown: shownUrl(`${baseUrl}${path}`), secrets }, body, headers, options);
+    postChat({ url: `${baseUrl}${path}`, shown: withoutCredentials(`${baseUrl}${path}`, "(the configured llm.baseUrl)"), secrets }, body, headers, options);
   switch (provider) {
     case "ollama":
       return {
@@ -110,39 +111,6 @@ interface Endpoint {
   url: string;
   shown: string;
   secrets: string[];
-}
-
-/** `url` without its user name and password (a proxy's basic auth, or a token as the user name). */
-function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    return u.toString();
-  } catch {
-    return "(the configured llm.baseUrl)";
-  }
-}
-
-/** The values no failure may quote: the API key, and the URL's password as written and decoded. */
-function secretsOf(baseUrl: string, apiKey: string | undefined): string[] {
-  const values = apiKey ? [apiKey] : [];
-  let password = "";
-  try {
-    password = new URL(baseUrl).password;
-  } catch {
-    // Not a URL: the call fails before anything is sent.
-  }
-  if (password) values.push(password, decodedOr(password));
-  return [...new Set(values)];
-}
-
-function decodedOr(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 async function postChat(to: Endpoint, body: unknown, headers: Record<string, string>, options: ChatOptions): Promise<unknown> {
