@@ -42,18 +42,21 @@ async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Pro
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** The parsed JSON body, or null when there is none. */
+/** What readJsonBody gives for a request without a body (or an empty one): JSON `null` is a body, and is refused where an object is wanted. */
+export const NO_BODY: unique symbol = Symbol("no body");
+
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  if (!request.body) return null;
+  if (!request.body) return NO_BODY;
   // A declared length was checked against the limit already: read it in one go. Otherwise stream.
   const declared = request.headers.get("content-length");
   const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
   if (bytes.byteLength > limit) throw tooLarge(limit);
-  if (bytes.byteLength === 0) return null;
+  if (bytes.byteLength === 0) return NO_BODY;
   if (textNestsDeeperThan(bytes, MAX_BODY_DEPTH)) {
     throw new SignetError("invalid_input", `request body is nested deeper than ${MAX_BODY_DEPTH} levels`);
   }
   const text = new TextDecoder().decode(bytes);
-  if (text.trim() === "") return null;
+  if (text.trim() === "") return NO_BODY;
   try {
     if (!SURROGATE_ESCAPE.test(text)) return JSON.parse(text);
     return JSON.parse(text, (_key, value: unknown) => (typeof value === "string" ? value.toWellFormed() : value));

@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import { parseInput } from "../contracts/parse";
+import { NO_BODY } from "./body";
 import type { Operation } from "../contracts/operation";
 
 type Parsed<O, K extends "body" | "query"> = O extends { [P in K]: infer S extends z.ZodType } ? z.output<S> : undefined;
@@ -50,7 +51,7 @@ export function routes(...served: ServedRoute[]): Elysia {
       const input: RouteInput<Operation> = {
         params: params as Record<string, string | undefined>,
         // Typed per operation by serve(); here every operation is one type.
-        body: (op.body ? parseInput(op.body, body ?? undefined, label) : undefined) as never,
+        body: (op.body ? parseInput(op.body, body === NO_BODY ? undefined : body, label) : undefined) as never,
         query: (op.query ? parseInput(op.query, query, label) : undefined) as never,
         rawQuery: query as Record<string, string | undefined>,
         request,

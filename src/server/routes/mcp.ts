@@ -22,7 +22,7 @@ import { IdleServers } from "../../mcp/idle-servers";
 import { PostExchange } from "../../mcp/post-exchange";
 import { MAX_CALL_TIMEOUT_MS } from "../../contracts/bridge";
 import { MCP_PROVENANCE, createMcpServer, toolCallHeaders, type OwnToolCall } from "../../mcp/server";
-import { readJsonBody } from "../body";
+import { NO_BODY, readJsonBody } from "../body";
 import type { DaemonContext } from "../context";
 import { boundAgent, principalOf, setPrincipal, tokenIdOf, unboundToken, type Principal } from "../principal";
 import { MCP_PATH } from "../request-path";
@@ -175,7 +175,7 @@ export function mcpRoutes(ctx: DaemonContext, options: McpRouteOptions) {
         const detail = err instanceof SignetError ? err.message : `the request body could not be read: ${(err as Error).message}`;
         return jsonRpcError(400, JSONRPC_PARSE_ERROR, `Parse error: ${detail}`);
       }
-      if (body === null) return jsonRpcError(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is empty; send a JSON-RPC message");
+      if (body === NO_BODY) return jsonRpcError(400, JSONRPC_PARSE_ERROR, "Parse error: the request body is empty; send a JSON-RPC message");
       // Tool calls carry their own timeouts; Bun's 10-second idle timeout must not cut them short.
       ctx.setIdleTimeout?.(request, 0);
       const key = callerKey(caller);
