@@ -3,28 +3,13 @@
 // runs as an account that may not list the folder: this one when it is not root, nobody (setpriv)
 // when it is, since root may list any folder.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BIN, json, requireBinary, run, sandbox, type RunResult, type Sandbox } from "../helpers/binary";
-import { tempDir } from "../helpers/temp-cleanup";
-
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
-const setpriv = Bun.which("setpriv");
+import { json, sandbox, canRunUnprivileged, unprivilegedCli, type RunResult, type Sandbox } from "../helpers/binary";
 
 let s: Sandbox;
 let project: string;
 let cli: (args: string[]) => Promise<RunResult>;
-
-/** The binary where nobody may run it: the checkout may sit under a folder only its owner enters. */
-function binaryForNobody(): string {
-  const dir = tempDir("signet-nobody-bin-");
-  chmodSync(dir, 0o755);
-  const copy = join(dir, "signet");
-  copyFileSync(requireBinary(), copy);
-  chmodSync(copy, 0o755);
-  return copy;
-}
 
 beforeAll(async () => {
   s = await sandbox("embedding:\n  provider: none\n");
@@ -33,17 +18,7 @@ beforeAll(async () => {
   mkdirSync(join(project, "locked"), { recursive: true });
   writeFileSync(join(project, "top.ts"), "export function top(): number {\n  return 1;\n}\n");
   writeFileSync(join(project, "locked", "a.ts"), "export function hidden(): number {\n  return 2;\n}\n");
-  const env = { ...s.env, SIGNET_AUTOSTART: "0" };
-  if (asRoot && setpriv) {
-    for (const path of [root, s.home, s.dataDir, join(s.dataDir, "agent.yaml"), project, join(project, "top.ts"), join(project, "locked"), join(project, "locked", "a.ts")]) {
-      chownSync(path, NOBODY, NOBODY);
-    }
-    chmodSync(root, 0o755);
-    const bin = binaryForNobody();
-    cli = (args) => run([`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", bin, ...args], { env, bin: setpriv, cwd: project, timeoutMs: 30_000 });
-  } else {
-    cli = (args) => run(args, { env, bin: BIN, cwd: project, timeoutMs: 30_000 });
-  }
+  cli = unprivilegedCli(root, { ...s.env, SIGNET_AUTOSTART: "0" }, project);
   chmodSync(join(project, "locked"), 0o000);
 });
 
@@ -52,7 +27,7 @@ afterAll(async () => {
   chmodSync(join(project, "locked"), 0o755);
 });
 
-describe.skipIf(asRoot && !setpriv)("a folder that cannot be listed", () => {
+describe.skipIf(!canRunUnprivileged)("a folder that cannot be listed", () => {
   const reason = "the folder cannot be read (EACCES): nothing in it is indexed";
 
   test("signet index names it in failed", async () => {

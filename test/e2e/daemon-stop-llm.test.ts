@@ -7,31 +7,14 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { json, run, sandbox, startDaemonIn } from "../helpers/binary";
+import { silentChat } from "../helpers/silent-llm";
 import { eventually } from "../helpers/wait";
 
-let calls = 0;
-const held = new Set<() => void>();
-const llm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  // Never closed for idleness: only the caller's abort (or the test's end) ends a call.
-  idleTimeout: 0,
-  fetch(req) {
-    calls++;
-    return new Promise<Response>((resolve) => {
-      const answer = () => resolve(Response.json({ choices: [{ message: { content: "too late" } }] }));
-      held.add(answer);
-      req.signal.addEventListener("abort", answer);
-    });
-  },
-});
-afterAll(() => {
-  for (const answer of held) answer();
-  llm.stop(true);
-});
+const llm = silentChat();
+afterAll(() => llm.stop());
 
 test("a recall waiting for the llm answers in its own order, and the daemon stops cleanly", async () => {
-  const s = await sandbox(`llm:\n  provider: openai\n  model: fake\n  baseUrl: http://127.0.0.1:${llm.port}\n  apiKey: sk-test\nembedding:\n  provider: none\n`);
+  const s = await sandbox(llm.yaml);
   await startDaemonIn(s);
   try {
     for (const content of ["The staging database is heron-8", "The staging database runs Postgres 16"]) {
@@ -42,7 +25,7 @@ test("a recall waiting for the llm answers in its own order, and the daemon stop
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ query: "staging database" }),
     });
-    expect(await eventually(() => calls > 0, 15_000)).toBe(true);
+    expect(await eventually(() => llm.calls() > 0, 15_000)).toBe(true);
     const stop = await run(["daemon", "stop"], { env: s.env });
     expect(stop.code).toBe(0);
     expect(json(stop)).toMatchObject({ stopped: true });

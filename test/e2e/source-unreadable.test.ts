@@ -5,35 +5,13 @@
 // binary runs as an account that may not list the directory: this one when it is not root, nobody
 // (setpriv) when it is, since root may list any directory.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BIN, json, requireBinary, run, sandbox, type RunResult, type Sandbox } from "../helpers/binary";
-import { tempDir } from "../helpers/temp-cleanup";
-
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
-const setpriv = Bun.which("setpriv");
+import { json, sandbox, canRunUnprivileged, unprivilegedCli, type RunResult, type Sandbox } from "../helpers/binary";
 
 let s: Sandbox;
 let root: string;
 let cli: (args: string[]) => Promise<RunResult>;
-
-/** The binary where nobody may run it: the checkout may sit under a folder only its owner enters. */
-function binaryForNobody(): string {
-  const dir = tempDir("signet-nobody-bin-");
-  chmodSync(dir, 0o755);
-  const copy = join(dir, "signet");
-  copyFileSync(requireBinary(), copy);
-  chmodSync(copy, 0o755);
-  return copy;
-}
-
-/** Everything under `dir`, `dir` included, owned by nobody: the daemon runs as nobody. */
-function giveToNobody(dir: string): void {
-  chownSync(dir, NOBODY, NOBODY);
-  if (!statSync(dir).isDirectory()) return;
-  for (const name of readdirSync(dir)) giveToNobody(join(dir, name));
-}
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -55,15 +33,7 @@ beforeAll(async () => {
   write(join(root, "notes", "top.md"), "The quoll hunts at night.\n");
   write(join(root, "notes", "sub", "deep.md"), "The bilby digs spiral burrows.\n");
   write(join(root, "whole", "w.md"), "The bandicoot sniffs for grubs.\n");
-  const env = { ...s.env, SIGNET_AUTOSTART: "0" };
-  if (asRoot && setpriv) {
-    giveToNobody(root);
-    chmodSync(root, 0o755);
-    const bin = binaryForNobody();
-    cli = (args) => run([`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", bin, ...args], { env, bin: setpriv, cwd: root, timeoutMs: 30_000 });
-  } else {
-    cli = (args) => run(args, { env, bin: BIN, cwd: root, timeoutMs: 30_000 });
-  }
+  cli = unprivilegedCli(root, { ...s.env, SIGNET_AUTOSTART: "0" }, root);
   expect((await cli(["daemon", "start"])).code).toBe(0);
 });
 
@@ -72,7 +42,7 @@ afterAll(async () => {
   for (const dir of ["locked", "notes/sub", "whole"]) chmodSync(join(root, dir), 0o755);
 });
 
-describe.skipIf(asRoot && !setpriv)("a directory the daemon cannot list", () => {
+describe.skipIf(!canRunUnprivileged)("a directory the daemon cannot list", () => {
   test("given to add, it is refused naming it, and nothing is recorded", async () => {
     const locked = join(root, "locked");
     chmodSync(locked, 0o000);

@@ -1,6 +1,6 @@
 // Running the compiled binary (dist/signet) as a user would: real processes, temp data dirs, free ports.
 import type { Subprocess } from "bun";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/lib/daemon";
 import { tempDir } from "./temp-cleanup";
@@ -124,4 +124,37 @@ export async function acrossKill9(s: Sandbox, before: (url: string) => Promise<v
     second.kill("SIGTERM");
     await second.exited;
   }
+}
+
+const NOBODY = 65534;
+const setpriv = Bun.which("setpriv");
+
+/**
+ * Whether a test can run the binary as an account that may not read what it is refused: this one
+ * when it is not root, nobody (setpriv) when it is, since root reads anything.
+ */
+export const canRunUnprivileged = process.getuid?.() !== 0 || setpriv !== null;
+
+/** Everything under `dir`, `dir` included, owned by nobody. */
+function giveToNobody(dir: string): void {
+  chownSync(dir, NOBODY, NOBODY);
+  if (!statSync(dir).isDirectory()) return;
+  for (const name of readdirSync(dir)) giveToNobody(join(dir, name));
+}
+
+/**
+ * A CLI for the binary run unprivileged in `cwd`: as this account when it is not root; as root, as
+ * nobody, with everything under `root` given to nobody and the binary copied where nobody may run it
+ * (the checkout may sit under a folder only its owner enters).
+ */
+export function unprivilegedCli(root: string, env: Record<string, string>, cwd: string): (args: string[]) => Promise<RunResult> {
+  if (process.getuid?.() !== 0 || !setpriv) return (args) => run(args, { env, bin: BIN, cwd, timeoutMs: 30_000 });
+  giveToNobody(root);
+  chmodSync(root, 0o755);
+  const dir = tempDir("signet-nobody-bin-");
+  chmodSync(dir, 0o755);
+  const bin = join(dir, "signet");
+  copyFileSync(requireBinary(), bin);
+  chmodSync(bin, 0o755);
+  return (args) => run([`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", bin, ...args], { env, bin: setpriv, cwd, timeoutMs: 30_000 });
 }

@@ -3,6 +3,7 @@
 // to bridge.idleCloseMs (0 here: never), and the others list it as not running.
 import { afterEach, describe, expect, test } from "bun:test";
 import { alive } from "../../src/control/daemon-process";
+import { call } from "../helpers/memory-api";
 import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 import { fakeStdio } from "../helpers/fake-server";
 import { postgresDatabases } from "../helpers/postgres-databases";
@@ -15,14 +16,8 @@ afterEach(async () => {
   for (const d of running.splice(0)) await d.stop();
 });
 
-async function api(daemon: TestDaemon, method: string, path: string, body?: unknown) {
-  const res = await daemon.fetch(path, {
-    method,
-    headers: { "content-type": "application/json", ...daemon.ownerHeaders },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+/** An owner's request: the answer's status and parsed body. */
+const api = (daemon: TestDaemon, method: string, path: string, body?: unknown) => call(daemon, method, path, { body, headers: daemon.ownerHeaders });
 
 async function threeDaemons(): Promise<TestDaemon[]> {
   const url = await postgres.emptyDatabase();

@@ -11,35 +11,8 @@ import { startDaemon, type RunningDaemon } from "../../src/server/daemon";
 import { SignetClient } from "../../src/client/client";
 import { recordingLogger } from "../helpers/log";
 import { tempDir } from "../helpers/temp-cleanup";
+import { silentChat } from "../helpers/silent-llm";
 import { eventually } from "../helpers/wait";
-
-/** An OpenAI-compatible chat server that holds every call until its caller aborts it (or the test ends). */
-function silentChat() {
-  let calls = 0;
-  const held = new Set<() => void>();
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    // Never closed for idleness: only the caller's abort (or the test's end) ends a call.
-    idleTimeout: 0,
-    fetch(req) {
-      calls++;
-      return new Promise<Response>((resolve) => {
-        const answer = () => resolve(Response.json({ choices: [{ message: { content: "too late" } }] }));
-        held.add(answer);
-        req.signal.addEventListener("abort", answer);
-      });
-    },
-  });
-  return {
-    yaml: `llm:\n  provider: openai\n  model: fake\n  baseUrl: http://127.0.0.1:${server.port}\n  apiKey: sk-test\nembedding:\n  provider: none\n`,
-    calls: () => calls,
-    stop() {
-      for (const answer of held) answer();
-      server.stop(true);
-    },
-  };
-}
 
 interface Running {
   daemon: RunningDaemon;
