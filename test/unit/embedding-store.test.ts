@@ -167,6 +167,9 @@ describe.skipIf(!postgres.available)("embeddings shared by two daemons on one Po
     const feed = new MemoryFeed(reader, { onChange: (c) => b.followStored(c) });
     feeds.push(feed);
     await feed.start(await MemoryFeed.head(reader));
+    // B ready first: memories written while it still loads would be found unembedded by its own look
+    // and leased, and A (which follows no feed here) would never index what B embedded.
+    await embedded(b, 0);
     const ids = [];
     for (const content of MEMORIES) ids.push((await memory.remember(ada, { content })).id);
     await embedded(a, MEMORIES.length);
