@@ -6,7 +6,7 @@
 // plain one; this one exists for answers that one cannot give.
 const SYNONYMS: Record<string, string> = { kitten: "cat", feline: "cat", cats: "cat", automobile: "car", vehicle: "car" };
 
-export function bagOfWords(text: string, dims: number): number[] {
+function bagOfWords(text: string, dims: number): number[] {
   const v: number[] = Array.from({ length: dims }, () => 0);
   for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     const word = SYNONYMS[raw] ?? raw;
@@ -16,7 +16,7 @@ export function bagOfWords(text: string, dims: number): number[] {
   return v;
 }
 
-export interface ShapedRequest {
+interface ShapedRequest {
   path: string;
   texts: string[];
   /** OpenAI's `dimensions`, when the request sent it. */

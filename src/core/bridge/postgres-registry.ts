@@ -8,7 +8,7 @@ import type { ServerRow, ServerRows } from "./registry";
 const COLUMNS = "name, transport, command, args, env, cwd, url, headers, enabled, description, created_at, updated_at";
 
 /** The channel a change is announced on; its payload is `{"by", "name"}`: whose rows made it, and the server's name. */
-export const SERVER_CHANNEL = "signet_mcp_server_changes";
+const SERVER_CHANNEL = "signet_mcp_server_changes";
 
 export class PostgresServerRows implements ServerRows {
   /** Marks this daemon's own announcements, which it does not hear as another's. */
