@@ -8,7 +8,7 @@ import { DaemonLock, DaemonRunningError } from "../control/lock";
 import { type MigrateResult, migrate as runMigrations } from "../db/migrate";
 import { openDatabase } from "../db/open";
 import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
-import { migratePostgres, openPostgres } from "../db/postgres";
+import { openMigratedPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
 import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
@@ -25,20 +25,9 @@ function migrateFile(path: string): MigrateResult {
 /** A shared store: each migration runs under the advisory lock, so daemons starting meanwhile wait for it. */
 async function migrateShared(url: string): Promise<MigrateResult> {
   const cannotMigrate = (err: unknown) => new ExitError(EXIT.failed, `cannot migrate ${displayedUrl(url)}: ${(err as Error).message}`);
-  let sql: Bun.SQL;
-  try {
-    // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
-    sql = openPostgres(url, { max: 1 });
-  } catch (err) {
-    throw cannotMigrate(err);
-  }
-  try {
-    return await migratePostgres(sql);
-  } catch (err) {
-    throw cannotMigrate(err);
-  } finally {
-    await sql.close();
-  }
+  const { sql, migrated } = await openMigratedPostgres(url, 1, cannotMigrate);
+  await sql.close();
+  return migrated;
 }
 
 export const migrate = defineCommand({

@@ -13,7 +13,7 @@ import { migrate } from "../db/migrate";
 import { openDatabase } from "../db/open";
 import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { newFilePlaceProblem } from "../os/new-file";
-import { migratePostgres, openPostgres } from "../db/postgres";
+import { openMigratedPostgres } from "../db/postgres";
 import { configFromFlags } from "./context";
 import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
@@ -62,19 +62,7 @@ interface Opened {
 async function open(where: string, create: boolean): Promise<Opened> {
   if (isPostgresUrl(where)) {
     const cannotOpen = (err: unknown) => new ExitError(EXIT.failed, `cannot open ${displayedUrl(where)}: ${(err as Error).message}`);
-    let sql: Bun.SQL;
-    try {
-      // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
-      sql = openPostgres(where, { max: 4 });
-    } catch (err) {
-      throw cannotOpen(err);
-    }
-    try {
-      await migratePostgres(sql);
-    } catch (err) {
-      await sql.close();
-      throw cannotOpen(err);
-    }
+    const { sql } = await openMigratedPostgres(where, 4, cannotOpen);
     return { end: { kind: "postgres", sql }, name: displayedUrl(where), close: () => sql.close() };
   }
   const path = resolve(where);

@@ -13,6 +13,30 @@ export function openPostgres(url: string, options: { max?: number } = {}): Bun.S
   return new Bun.SQL(url, { max: options.max ?? 10, connectionTimeout: 10 });
 }
 
+/**
+ * A pooled client of the database at `url`, its schema brought up to date. Any failure is `failed(err)`,
+ * the pool closed: Bun's client refuses some of the URL's options at once (an unknown sslmode, a port
+ * out of range), the rest at the first query.
+ */
+export async function openMigratedPostgres(
+  url: string,
+  max: number,
+  failed: (err: unknown) => Error,
+): Promise<{ sql: Bun.SQL; migrated: MigrateResult }> {
+  let sql: Bun.SQL;
+  try {
+    sql = openPostgres(url, { max });
+  } catch (err) {
+    throw failed(err);
+  }
+  try {
+    return { sql, migrated: await migratePostgres(sql) };
+  } catch (err) {
+    await sql.close();
+    throw failed(err);
+  }
+}
+
 async function versionOf(sql: Bun.SQL): Promise<number> {
   const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
   if (!table.present) return 0;

@@ -3,6 +3,7 @@
 // made well-formed so what we answer is exactly what SQLite stores.
 import { textNestsDeeperThan } from "../contracts/json-bounds";
 import { SignetError } from "../contracts/errors";
+import { readUpTo } from "../core/bounded-read";
 
 /**
  * JSON.parse copes with any depth, but the recursive code after it (validators, JSON.stringify) runs
@@ -15,42 +16,20 @@ export function tooLarge(limit: number): SignetError {
   return new SignetError("too_large", `request body is larger than the ${limit}-byte limit (daemon.maxBodyBytes)`);
 }
 
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
 /** JSON escapes of UTF-16 surrogates: only these can put a lone surrogate into a parsed string. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-/** The parsed JSON body, or null when there is none. */
 /** What readJsonBody gives for a request without a body (or an empty one): JSON `null` is a body, and is refused where an object is wanted. */
 export const NO_BODY: unique symbol = Symbol("no body");
+
+/** The parsed JSON body, or NO_BODY when there is none. */
 
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   if (!request.body) return NO_BODY;
   // A declared length was checked against the limit already: read it in one go. Otherwise stream.
   const declared = request.headers.get("content-length");
-  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, limit);
-  if (bytes.byteLength > limit) throw tooLarge(limit);
+  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readUpTo(request.body, limit);
+  if (bytes === null || bytes.byteLength > limit) throw tooLarge(limit);
   if (bytes.byteLength === 0) return NO_BODY;
   if (textNestsDeeperThan(bytes, MAX_BODY_DEPTH)) {
     throw new SignetError("invalid_input", `request body is nested deeper than ${MAX_BODY_DEPTH} levels`);

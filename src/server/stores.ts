@@ -55,7 +55,7 @@ import { migrate, type MigrateResult } from "../db/migrate";
 import { MEMORY_STORE_CACHE_MIB, openDatabase } from "../db/open";
 import { StoreFile } from "../db/store-file";
 import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
-import { migratePostgres, openPostgres } from "../db/postgres";
+import { openMigratedPostgres } from "../db/postgres";
 import type { Logger } from "../logger";
 import { makeOwnerOnlyDir } from "../os/owner-only-files";
 import { join } from "node:path";
@@ -166,15 +166,8 @@ async function openShared(url: string, config: Config, log: Logger, daemonId: st
   // Vectors stay in each daemon's own index, whose files are beside its data, as with SQLite.
   const vectorDir = join(config.dataDir, "memory");
   makeOwnerOnlyDir(vectorDir);
-  let sql: Bun.SQL;
+  const { sql, migrated } = await openMigratedPostgres(url, POSTGRES_POOL, cannotOpen);
   try {
-    // Bun's client reads the URL's options here (an unknown sslmode, a port out of range).
-    sql = openPostgres(url, { max: POSTGRES_POOL });
-  } catch (err) {
-    throw cannotOpen(err);
-  }
-  try {
-    const migrated = await migratePostgres(sql);
     // Read before any index loads: what is written meanwhile comes again through the feed.
     const memoryHead = await MemoryFeed.head(sql);
     const sourceHead = await SourceFeed.head(sql);

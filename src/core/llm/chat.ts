@@ -5,6 +5,7 @@
 // reach any caller of a recall (a readonly token too) and the log, so they name the llm's URL
 // without its user name and password, and quote its error body with the key and password redacted.
 import type { Config } from "../../config/schema";
+import { readUpTo } from "../bounded-read";
 import { redactText } from "../secrets/redactor";
 import { credentialValues, withoutCredentials } from "../secrets/url-credentials";
 
@@ -146,20 +147,8 @@ async function boundedText(res: Response, maxBytes: number): Promise<string | nu
     return null;
   }
   if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const bytes = await readUpTo(res.body, maxBytes);
+  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }
 
 /** The non-empty string at `path` in a parsed answer, or a bad_answer error naming what was missing. */
