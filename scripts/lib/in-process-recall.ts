@@ -1,10 +1,13 @@
 // RecallService in the benchmark's own process, wired as src/server/daemon.ts wires it (openDatabase
-// + migrate, MemoryService, EmbeddingWorker over createEmbedder(config.embedding), AccessLog), on a
-// database file of its own: for measuring recall with a given provider without a daemon per run.
+// + migrate, MemoryService, EmbeddingWorker over createEmbedder(config.embedding), AccessLog, the
+// knowledge graph's GraphService), on a database file of its own: for measuring recall with a given
+// provider without a daemon per run.
 import { loadConfig } from "../../src/config/load";
 import { createEmbedder } from "../../src/core/embed/factory";
 import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import { EmbeddingWorker } from "../../src/core/embed/worker";
+import { SqliteGraphStore } from "../../src/core/graph/sqlite-store";
+import { GraphService } from "../../src/core/graph/service";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import { MemoryService } from "../../src/core/memory/service";
 import { AccessLog, SqliteAccessWrites } from "../../src/core/recall/access-log";
@@ -37,12 +40,16 @@ export async function withInProcessRecall<T>(
   const db = openDatabase(dbFile, { cacheMiB: MEMORY_STORE_CACHE_MIB });
   migrate(db);
   const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding));
-  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => embeddings.onChange(c) });
+  // Extraction is told of changes, passes run on demand only: a benchmark's store does not move under it.
+  const graph = new GraphService(new SqliteGraphStore(db), { dreamAfterMemories: Number.MAX_SAFE_INTEGER, dreamIdleMs: 3_600_000 });
+  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => { embeddings.onChange(c); graph?.onChange(c); } });
   const accessLog = new AccessLog(new SqliteAccessWrites(db), createLogger("daemon"));
-  const recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog);
+  const recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { graph });
   embeddings.start();
   try {
     await recall.start();
+    await graph?.start();
+    await graph?.settled();
     const t0 = performance.now();
     if (config.embedding.provider !== "none") {
       let lastLine = 0;
@@ -61,6 +68,7 @@ export async function withInProcessRecall<T>(
     return await fn({ recall, memory, readyMs: performance.now() - t0 });
   } finally {
     await embeddings.stop();
+    await graph?.stop();
     accessLog.flush();
     db.close();
   }

@@ -16,6 +16,7 @@ import m014 from "../../migrations/014_memories_without_fts.sql" with { type: "t
 import m015 from "../../migrations/015_history_by_memory_seq.sql" with { type: "text" };
 import m016 from "../../migrations/016_source_ids.sql" with { type: "text" };
 import m017 from "../../migrations/017_session_transcript_terms.sql" with { type: "text" };
+import m018 from "../../migrations/018_graph_names_again.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -41,4 +42,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: "015_history_by_memory_seq", sql: m015 },
   { version: 16, name: "016_source_ids", sql: m016 },
   { version: 17, name: "017_session_transcript_terms", sql: m017 },
+  { version: 18, name: "018_graph_names_again", sql: m018 },
 ];

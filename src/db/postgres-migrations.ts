@@ -13,6 +13,7 @@ import p008 from "../../migrations/postgres/008_work_leases.sql" with { type: "t
 import p009 from "../../migrations/postgres/009_change_log_pruning.sql" with { type: "text" };
 import p010 from "../../migrations/postgres/010_history_by_memory_seq.sql" with { type: "text" };
 import p011 from "../../migrations/postgres/011_session_transcript_terms.sql" with { type: "text" };
+import p012 from "../../migrations/postgres/012_graph_names_again.sql" with { type: "text" };
 import type { Migration } from "./migrations";
 
 export const POSTGRES_MIGRATIONS: Migration[] = [
@@ -27,4 +28,5 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
   { version: 9, name: "009_change_log_pruning", sql: p009 },
   { version: 10, name: "010_history_by_memory_seq", sql: p010 },
   { version: 11, name: "011_session_transcript_terms", sql: p011 },
+  { version: 12, name: "012_graph_names_again", sql: p012 },
 ];

@@ -1,10 +1,12 @@
 // Extraction (src/core/graph/extract.ts): which names become entities, of which type, and which
 // sentences are claims, case by case; and the gazetteer's matching of names already known.
 import { describe, expect, test } from "bun:test";
+import { everydayWords } from "../../src/core/graph/everyday-words";
 import { extract, knownKeysIn, nameKey } from "../../src/core/graph/extract";
 
-const names = (content: string, known: string[] = []) =>
-  extract({ content, structured: null, project: null, known: (k) => known.includes(k) }).entities.map((e) => [e.name, e.type]);
+const everyday = await everydayWords();
+const names = (content: string, known: string[] = [], words: ReadonlySet<string> = new Set()) =>
+  extract({ content, structured: null, project: null, known: (k) => known.includes(k), everyday: (w) => words.has(w) }).entities.map((e) => [e.name, e.type]);
 const claims = (content: string) => extract({ content, structured: null, project: null }).claims.map((c) => [c.entity, `${c.aspect}.${c.slot}`, c.value]);
 
 describe("names", () => {
@@ -65,6 +67,43 @@ describe("names", () => {
     expect(names("We asked Dana Weber Kenji.", ["dana", "kenji"])).toEqual([["Dana Weber Kenji", "person"]]);
   });
 
+  test("a name's words have only spaces between them; a sentence ends before a closing quote too", () => {
+    expect(names("Thanks, Calvin Harris. Sure, John, let's go.")).toEqual([["Calvin Harris", "person"], ["John", "thing"]]);
+    expect(names('She said "see you at Savana." What a day.')).toEqual([["Savana", "thing"]]);
+    // A known name is matched the same way: "dana, weber" is two words of a list, not "dana weber".
+    expect(names("ping dana, weber and kenji", ["dana weber", "dana", "kenji"])).toEqual([
+      ["dana", "thing"],
+      ["kenji", "thing"],
+    ]);
+  });
+
+  test("pronouns, their contractions, question words, quantifiers and greetings are no names", () => {
+    expect(names("John: Hey Dave! I'm here, I\u2019ve seen it. What How Everyone Just Thanks")).toEqual([["Dave", "thing"]]);
+    expect(names("Bye Sam, and Hi Priya Raman.")).toEqual([["Sam", "thing"], ["Priya Raman", "person"]]);
+  });
+
+  test("an everyday word opening a sentence is not part of the name after it, and one in capitals is a shout", () => {
+    expect(everyday.has("life") && everyday.has("visit") && everyday.has("intense")).toBe(true);
+    expect(["postgres", "docker", "kubernetes", "dana", "boston"].filter((w) => everyday.has(w))).toEqual([]);
+    expect(names("Visit Tokyo in spring. It was so INTENSE, like DORA.", [], everyday)).toEqual([
+      ["Tokyo", "thing"],
+      ["DORA", "thing"],
+    ]);
+    // Without the everyday words the sentence's first word would be the name's.
+    expect(names("Visit Tokyo in spring.")).toEqual([["Visit Tokyo", "person"]]);
+  });
+
+  test("a known one-word name that is an everyday word is a mention only where it is written as a name", () => {
+    const known = ["apple", "work", "postgres"];
+    expect(names("I switched to Apple. Work is busy; work on postgres and an apple pie.", known, everyday)).toEqual([
+      ["Apple", "thing"],
+      ["postgres", "thing"],
+    ]);
+    expect(knownKeysIn("what did I say about work and Apple?", (k) => known.includes(k), (w) => everyday.has(w))).toEqual(["apple"]);
+    // Any case, for a name that is no everyday word, or without the everyday words.
+    expect(knownKeysIn("work on postgres", (k) => known.includes(k))).toEqual(["work", "postgres"]);
+  });
+
   test("keys set case, quotes, articles and possessives aside", () => {
     expect(nameKey("The Staging DB")).toBe("staging db");
     expect(nameKey("`heron-8`")).toBe("heron-8");
@@ -80,6 +119,8 @@ describe("claims", () => {
     expect(claims("our API port is 8080")).toEqual([["api port", "general.is", "8080"]]);
     expect(claims('the release branch is "rel/2026-12"')).toEqual([["release branch", "general.is", "rel/2026-12"]]);
     expect(claims("The build is slow and the linter is noisy.")).toEqual([]);
+    // The value's capital is a capital: "slow" is not a name, whatever the case of the rest.
+    expect(claims("The staging DB is slow. The Staging DB is Heron.")).toEqual([["staging db", "general.is", "Heron"]]);
   });
 
   test("a single plain word is no claim subject: it would make every later mention of the word an entity", () => {

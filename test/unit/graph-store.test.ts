@@ -163,6 +163,9 @@ for (const kind of STORES) {
           [newer.seq, 1.2],
         ]),
       );
+      // A named author's memories have the author's lift in recall: the graph does not add its own.
+      expect(await d.graph.orderFactors(ada.agentId, "what did Quentin Blake review?", [aside.seq])).toEqual(new Map([[aside.seq, 1.2]]));
+      expect(await d.graph.orderFactors(ada.agentId, "what did Quentin Blake review?", [aside.seq], ["Quentin Blake"])).toEqual(new Map());
       expect((await pass(d, ada)).counts.supersede).toBe(0);
       // Forgotten: the older value is the slot's again, and an entity no memory mentions goes.
       await d.memory.forget(ada, newer.id, { reason: "wrong" });
@@ -210,6 +213,28 @@ for (const kind of STORES) {
       expect(await d.count("graph_extracted")).toBe(2);
       expect((await again.dream(ada.agentId, { dryRun: false, trigger: "test" })).counts).toMatchObject({ reinstate: 1 });
       expect((await staging(again)).filter(([, status]) => status === "active").map(([, , id]) => id)).toEqual([newer.id]);
+      await again.stop();
+      expect(d.errors).toEqual([]);
+    });
+
+    test("after the upgrade that reads every memory again, a name an older extraction took is no mention, and a pass prunes its entity", async () => {
+      const d = await started(await kind.open());
+      const said = await d.remember(ada, { content: "Thanks, Calvin. What a day at the lake!" });
+      await d.graph.settled();
+      expect(await d.graph.entityNames([said.seq])).toEqual(new Map([[said.seq, ["Calvin"]]]));
+      // What an older version's extraction left: "What" as an entity the memory mentions.
+      const now = new Date().toISOString();
+      await d.run(`INSERT INTO graph_entities (id, agent_id, name, type, pinned, merged_into, created_at, updated_at) VALUES ('ent_old_what', 'ada', 'What', 'thing', 0, NULL, '${now}', '${now}')`);
+      await d.run(`INSERT INTO graph_aliases (agent_id, key, entity_id, alias) VALUES ('ada', 'what', 'ent_old_what', 'What')`);
+      await d.run(`INSERT INTO graph_mentions (entity_id, memory_seq) VALUES ('ent_old_what', ${said.seq})`);
+      expect((await d.graph.entityNames([said.seq])).get(said.seq)?.sort()).toEqual(["Calvin", "What"]);
+      const migration = kind.name === "SQLite" ? "018_graph_names_again.sql" : "postgres/012_graph_names_again.sql";
+      await d.run(await Bun.file(new URL(`../../migrations/${migration}`, import.meta.url)).text());
+      const again = await d.restarted();
+      await again.settled();
+      expect(await again.entityNames([said.seq])).toEqual(new Map([[said.seq, ["Calvin"]]]));
+      expect((await again.dream(ada.agentId, { dryRun: false, trigger: "test" })).counts.prune).toBe(1);
+      expect(await again.entities(ada.agentId, "what", 10)).toEqual([]);
       await again.stop();
       expect(d.errors).toEqual([]);
     });

@@ -34,7 +34,15 @@ export interface ExtractionInput {
   project: string | null;
   /** Whether `key` is a name this agent's graph already knows (so a lower-case or sentence-initial mention counts). */
   known?: (key: string) => boolean;
+  /**
+   * Whether a lower-case word is an everyday word (everyday-words.ts): a known one-word name that is
+   * one ("Work", "Apple") is a mention only where it is written as a name, and a sentence's everyday
+   * first word does not start a name ("Hey Dave" is Dave).
+   */
+  everyday?: (word: string) => boolean;
 }
+
+const NO_WORD = () => false;
 
 /** A name as the graph compares it: case, spacing, quotes, a leading article and a possessive set aside. */
 export function nameKey(name: string): string {
@@ -51,11 +59,20 @@ export function nameKey(name: string): string {
 
 /** The longest name, in words, the gazetteer looks for. */
 const MAX_NAME_WORDS = 4;
-/** Capitalized words that are not names: sentence openers, pronouns, days and months. */
+/**
+ * Capitalized words that are not names: pronouns and their contractions, question words,
+ * quantifiers, greetings and other words a sentence opens with, days and months.
+ */
 const NOT_NAMES = new Set(
   (
     "i we you he she they it its our my your their this that these those there here the a an and or but if when while " +
-    "always never use prefer don't do does not no yes ok todo note fixme also then so for to in on at by of with from " +
+    "i'm i've i'll i'd it's that's there's here's what's let's let can't won't don't didn't doesn't isn't " +
+    "what who whom whose which where why how " +
+    "all both each every some any many most much more other another none everything everyone everybody anything " +
+    "anyone anybody nothing nobody something someone somebody " +
+    "hey hi hello bye goodbye thanks thank wow oh ah aw aww yeah yep yup nope okay congrats congratulations haha lol omg sorry please " +
+    "just even see sounds actually anyway maybe really definitely totally absolutely honestly hopefully luckily " +
+    "always never use prefer do does not no yes ok todo note fixme also then so for to in on at by of with from " +
     "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays " +
     "january february march april may june july august " +
     "september october november december today tomorrow yesterday " +
@@ -63,6 +80,8 @@ const NOT_NAMES = new Set(
     "db api ui ux ci cd pr prs id ids url urls cli os tbd wip fyi asap eod"
   ).split(" "),
 );
+/** A word as NOT_NAMES holds it: lower case, a typographic apostrophe as a plain one. */
+const plainWord = (word: string) => word.toLowerCase().replace(/’/g, "'");
 /** Verbs after a single capitalized word that make it a person ("Kenji approves ..."). */
 const PERSON_VERBS = new Set(
   (
@@ -79,6 +98,8 @@ interface Token {
   end: number;
   /** First word of a sentence (or of a line, or after a colon). */
   opens: boolean;
+  /** Only spaces between it and the word before: the two may be one name's words ("Dana Weber", not "Thanks, Dana"). */
+  joined: boolean;
 }
 
 function tokens(text: string): Token[] {
@@ -87,8 +108,9 @@ function tokens(text: string): Token[] {
   for (const m of text.matchAll(WORD)) {
     const start = m.index!;
     const gap = text.slice(last, start);
-    const opens = out.length === 0 || /[.!?:;]\s*$|\n/.test(gap);
-    out.push({ text: m[0], start, end: start + m[0].length, opens });
+    // A sentence also ends before a closing quote or bracket: `"... Savana." What ...`.
+    const opens = out.length === 0 || /[.!?:;]["'\u201d\u2019)\]]*\s*$|\n/.test(gap);
+    out.push({ text: m[0], start, end: start + m[0].length, opens, joined: /^[ \t]+$/.test(gap) });
     last = start + m[0].length;
   }
   return out;
@@ -96,7 +118,7 @@ function tokens(text: string): Token[] {
 
 /** A word written as a name: capitalized (Dana, PostgreSQL, GitHub), not an all-caps shout of one letter. */
 function capitalized(word: string): boolean {
-  return /^\p{Lu}/u.test(word) && /\p{L}/u.test(word.slice(1)) && !NOT_NAMES.has(word.toLowerCase());
+  return /^\p{Lu}/u.test(word) && /\p{L}/u.test(word.slice(1)) && !NOT_NAMES.has(plainWord(word));
 }
 
 /** A name with a capital inside it (PostgreSQL, GitHub, iOS): a name even at a sentence's start. */
@@ -119,15 +141,19 @@ interface KnownSpan {
 }
 
 /** The names in `toks` that the agent's graph knows, longest match first ("Dana Weber" over "Dana"). */
-function knownSpans(text: string, toks: Token[], known: (key: string) => boolean): KnownSpan[] {
+function knownSpans(text: string, toks: Token[], known: (key: string) => boolean, everyday: (word: string) => boolean): KnownSpan[] {
   const spans: KnownSpan[] = [];
   // A span's key is its words' keys joined, as nameKey makes a name's: each word normalized once, not
   // every span of up to MAX_NAME_WORDS words again (extraction's main cost, and its garbage).
   const keys = toks.map((t) => nameKey(t.text));
   for (let i = 0; i < toks.length; i++) {
-    for (let n = Math.min(MAX_NAME_WORDS, toks.length - i); n >= 1; n--) {
+    // A name's words have only spaces between them.
+    let most = 1;
+    while (most < MAX_NAME_WORDS && i + most < toks.length && toks[i + most]!.joined) most++;
+    for (let n = most; n >= 1; n--) {
       const key = n === 1 ? keys[i]! : keys.slice(i, i + n).join(" ");
       if (!key || NOT_NAMES.has(key) || !known(key)) continue;
+      if (n === 1 && everyday(key) && !writtenAsName(toks[i]!)) continue;
       spans.push({ at: i, words: n, name: text.slice(toks[i]!.start, toks[i + n - 1]!.end), key });
       i += n - 1;
       break;
@@ -136,15 +162,20 @@ function knownSpans(text: string, toks: Token[], known: (key: string) => boolean
   return spans;
 }
 
+/** Capitalized inside a sentence, and not all in capitals (a shout): "Apple" in "I switched to Apple". */
+function writtenAsName(tok: Token): boolean {
+  return !tok.opens && /^\p{Lu}/u.test(tok.text) && /\p{Ll}/u.test(tok.text);
+}
+
 /** The keys of the names in `text` that the agent's graph knows (a query's, for recall). */
-export function knownKeysIn(text: string, known: (key: string) => boolean): string[] {
-  return knownSpans(text, tokens(text), known).map((s) => s.key);
+export function knownKeysIn(text: string, known: (key: string) => boolean, everyday: (word: string) => boolean = NO_WORD): string[] {
+  return knownSpans(text, tokens(text), known, everyday).map((s) => s.key);
 }
 
 /** The end (exclusive) of the capitalized run starting at `i`, at most MAX_NAME_WORDS words, stopping at a taken token. */
 function runEnd(toks: Token[], i: number, taken?: Set<number>): number {
   let j = i;
-  while (j + 1 < toks.length && !taken?.has(j + 1) && !toks[j + 1]!.opens && capitalized(toks[j + 1]!.text) && j - i < MAX_NAME_WORDS - 1) j++;
+  while (j + 1 < toks.length && !taken?.has(j + 1) && toks[j + 1]!.joined && !toks[j + 1]!.opens && capitalized(toks[j + 1]!.text) && j - i < MAX_NAME_WORDS - 1) j++;
   return j + 1;
 }
 
@@ -154,10 +185,10 @@ function runEnd(toks: Token[], i: number, taken?: Set<number>): number {
  * "React" is) is the longer name, not the known one and a stray rest, so the graph does not depend on
  * which it heard first; a known name reaching past the run ("dana weber" in "Dana weber") stays known.
  */
-function namesIn(text: string, known: (key: string) => boolean): { name: string; type: EntityType }[] {
+function namesIn(text: string, known: (key: string) => boolean, everyday: (word: string) => boolean): { name: string; type: EntityType }[] {
   const toks = tokens(text);
   const found: { name: string; type: EntityType; at: number }[] = [];
-  const spans = knownSpans(text, toks, known);
+  const spans = knownSpans(text, toks, known, everyday);
   const taken = new Set<number>();
   const run = (i: number, end: number) => {
     const words = toks.slice(i, end).map((t) => t.text);
@@ -205,6 +236,9 @@ function namesIn(text: string, known: (key: string) => boolean): { name: string;
     const next = toks[end]?.text;
     const actsAsName = innerCapital(word) || /'s$/.test(word) || (next !== undefined && PERSON_VERBS.has(next.toLowerCase()));
     if (toks[i]!.opens && end === i + 1 && !actsAsName) continue;
+    // An everyday word opening a sentence is the sentence's ("Hey Dave", "Visit Tokyo"); one in
+    // capitals is a shout ("so INTENSE").
+    if (everyday(plainWord(word)) && ((toks[i]!.opens && end > i + 1) || (end === i + 1 && !/\p{Ll}/u.test(word)))) continue;
     run(i, end);
     i = end - 1;
   }
@@ -213,9 +247,9 @@ function namesIn(text: string, known: (key: string) => boolean): { name: string;
 
 // "the staging DB is heron-8", "our API port is now 8080", "the orders service is on `db-2`": a
 // subject phrase after an article or possessive, then a value that reads as an identifier (a digit in
-// it, quoted, or capitalized), so "the build is slow" claims nothing.
+// it, quoted, or capitalized: case-sensitive, so "the staging DB is slow" claims nothing).
 const IS_CLAIM =
-  /(?:^|[^\p{L}\p{N}])(?:the|our|my)\s+((?:[\p{L}\p{N}][\p{L}\p{N}_-]*\s+){0,3}[\p{L}\p{N}][\p{L}\p{N}_-]*)\s+(?:is|are|was|=)\s+(?:now\s+|still\s+)?(?:called\s+|named\s+|on\s+|at\s+)?(`[^`\n]{1,80}`|"[^"\n]{1,80}"|[\p{L}\p{N}][\w./:@-]*\d[\w./:@-]*|\p{Lu}[\w.-]+)/giu;
+  /(?:^|[^\p{L}\p{N}])(?:[Tt]he|[Oo]ur|[Mm]y)\s+((?:[\p{L}\p{N}][\p{L}\p{N}_-]*\s+){0,3}[\p{L}\p{N}][\p{L}\p{N}_-]*)\s+(?:is|are|was|=)\s+(?:now\s+|still\s+)?(?:called\s+|named\s+|on\s+|at\s+)?(`[^`\n]{1,80}`|"[^"\n]{1,80}"|[\p{L}\p{N}][\w./:@-]*\d[\w./:@-]*|\p{Lu}[\w.-]+)/gu;
 
 /**
  * A claim's subject becomes an entity, and the gazetteer then finds it wherever it is named: a
@@ -273,7 +307,8 @@ function structuredEvidence(s: Record<string, unknown>): { entity: ExtractedEnti
 
 /** What one memory says: its entities (the project's first) and its claims. */
 export function extract(input: ExtractionInput): Extraction {
-  const known = input.known ?? (() => false);
+  const known = input.known ?? NO_WORD;
+  const everyday = input.everyday ?? NO_WORD;
   const entities = new Map<string, ExtractedEntity>();
   const add = (e: ExtractedEntity) => {
     const had = entities.get(e.key);
@@ -294,7 +329,7 @@ export function extract(input: ExtractionInput): Extraction {
     add(evidence.entity);
     for (const c of evidence.claims) claims.push({ entity: evidence.entity.key, ...c });
   }
-  for (const { name, type } of namesIn(input.content, known)) {
+  for (const { name, type } of namesIn(input.content, known, everyday)) {
     const key = nameKey(name);
     if (key && !NOT_NAMES.has(key)) add({ name, key, type, aliases: [] });
   }

@@ -7,7 +7,8 @@ import { readInSteps, yieldToLoop } from "../event-loop";
 import type { MemoryChange } from "../memory/store";
 import type { ChatModel } from "../llm/chat";
 import { dream, type DreamReport } from "./dream";
-import { extract, knownKeysIn } from "./extract";
+import { everydayWords } from "./everyday-words";
+import { extract, knownKeysIn, nameKey } from "./extract";
 import type { ClaimRow, DueReview, EntityRow, GraphStore, MentionedMemoryRow, RelationRow, SourceMemory } from "./store";
 
 export interface GraphOptions {
@@ -110,14 +111,14 @@ const relationOf = (r: RelationRow): GraphEntityDetail["relations"][number] => (
 const memoryOf = (m: MentionedMemoryRow) => ({ id: m.id, content: m.content, createdAt: m.created_at });
 
 /** What extraction finds in a memory, its structured payload (when it parses) included. */
-function read(memory: SourceMemory, known: (key: string) => boolean) {
+function read(memory: SourceMemory, known: (key: string) => boolean, everyday: ReadonlySet<string>) {
   let structured: Record<string, unknown> | null = null;
   try {
     structured = memory.structured ? (JSON.parse(memory.structured) as Record<string, unknown>) : null;
   } catch {
     structured = null;
   }
-  return extract({ content: memory.content, structured, project: memory.project, known });
+  return extract({ content: memory.content, structured, project: memory.project, known, everyday: (w) => everyday.has(w) });
 }
 
 export class GraphService {
@@ -258,7 +259,8 @@ export class GraphService {
 
   private async extractNow(seqs: number[]): Promise<void> {
     const t0 = performance.now();
-    const { extracted, removed } = await this.store.extract(seqs, this.now().toISOString(), read);
+    const everyday = await everydayWords();
+    const { extracted, removed } = await this.store.extract(seqs, this.now().toISOString(), (memory, known) => read(memory, known, everyday));
     for (const agentId of [...removed, ...extracted]) this.bump(agentId);
     this.cost.memories += extracted.length;
     this.cost.ms += performance.now() - t0;
@@ -341,14 +343,15 @@ export class GraphService {
   }
 
   /**
-   * Recall's order factors for its candidates: memories about an entity the query names rank higher.
-   * (Lifting those about the named entities' neighbours too changed nothing on LoCoMo:
+   * Recall's order factors for its candidates: memories about an entity the query names rank higher,
+   * unless it is one of `authors`, whom recall lifts by their own memories already. (Lifting those about the named entities' neighbours too changed nothing on LoCoMo:
    * docs/benchmarks.md#tried-and-not-kept.)
    */
-  async orderFactors(agentId: string, query: string, seqs: number[]): Promise<Map<number, number>> {
+  async orderFactors(agentId: string, query: string, seqs: number[], authors: readonly string[] = []): Promise<Map<number, number>> {
     const factors = new Map<number, number>();
-    const names = await this.store.gazetteer(agentId);
-    const named = new Set(knownKeysIn(query, (k) => names.has(k)).map((k) => names.get(k)!));
+    const [names, everyday] = await Promise.all([this.store.gazetteer(agentId), everydayWords()]);
+    const asAuthors = new Set(authors.map(nameKey));
+    const named = new Set(knownKeysIn(query, (k) => names.has(k) && !asAuthors.has(k), (w) => everyday.has(w)).map((k) => names.get(k)!));
     if (named.size === 0) return factors;
     await this.catchUp(seqs);
     for (const seq of await this.store.mentioning([...named], seqs)) factors.set(seq, NAMED_ORDER);

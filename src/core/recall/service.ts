@@ -71,7 +71,7 @@ export interface RecallServiceOptions {
 /** What recall asks of the knowledge graph (core/graph/service.ts). */
 interface RecallGraph {
   /** Factors ≥ 1 on candidates' ranks (never their scores), by seq: memories about entities the query names. */
-  orderFactors(agentId: string, query: string, seqs: number[]): Promise<Map<number, number>>;
+  orderFactors(agentId: string, query: string, seqs: number[], authors?: readonly string[]): Promise<Map<number, number>>;
   /** For each memory with a superseded claim, the memories whose newer evidence superseded it. */
   supersededBy(seqs: number[]): Promise<Map<number, Set<number>>>;
   /** The names of the entities each memory is about. */
@@ -188,7 +188,8 @@ export class RecallService {
     await this.usage?.prepare();
     const queryTokens = new Set(tokenize(req.query));
     const found = await this.candidates(req, filter, queryTokens, excludeType);
-    const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()]);
+    // A named author's memories have the author's lift: the graph's for the same name would count them twice.
+    const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()], this.namedAuthors(queryTokens));
     const orderLift = this.orderLift(queryTokens, graphOrder);
     const fused = this.fused(found, orderLift);
     // The strong hits' session neighbours, read first: withNeighbours weighs them in.

