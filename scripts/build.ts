@@ -14,7 +14,7 @@ const RELEASE_TARGETS: Bun.Build.CompileTarget[] = ["bun-linux-x64", "bun-linux-
  * model's weights and vocabulary) are stored gzipped in the executable: 5.5 MB less, and
  * readEmbeddedFile() (src/os/embedded-file.ts) inflates them when they are read, once per process.
  */
-const COMPRESSED_ASSETS = /(\.wasm|\.q8|model-embeddings-en\/dist\/vocab\.json)$/;
+const COMPRESSED_ASSETS = /(\.wasm|\.q8|model-embeddings-en\/dist\/vocab\.json|unpdf\/dist\/pdfjs\.mjs)$/;
 const compressAssets: BunPlugin = {
   name: "compress-embedded-assets",
   setup(build) {
@@ -22,6 +22,18 @@ const compressAssets: BunPlugin = {
       contents: Bun.gzipSync(await Bun.file(path).bytes(), { level: 9 }),
       loader: "file",
     }));
+  },
+};
+
+/**
+ * pdf.js as unpdf imports it is left out of the bundle: the PDF thread embeds it as a gzipped file and
+ * gives unpdf that copy (src/core/sources/pdf-worker.ts), 1.6 MB of JavaScript the binary no longer
+ * carries as source.
+ */
+const unpdfWithoutPdfjs: BunPlugin = {
+  name: "unpdf-without-pdfjs",
+  setup(build) {
+    build.onResolve({ filter: /^unpdf\/pdfjs$/ }, (args) => (args.importer.includes("/node_modules/unpdf/") ? { path: args.path, external: true } : undefined));
   },
 };
 
@@ -42,7 +54,7 @@ async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promi
     minify: true,
     format: "esm",
     target: "bun",
-    plugins: [compressAssets],
+    plugins: [compressAssets, unpdfWithoutPdfjs],
     compile: target ? { target, outfile } : { outfile },
   });
   if (!result.success) {
