@@ -17,8 +17,12 @@ export interface NeighbourPolicy {
   share: number;
 }
 
-/** Recall's policy: the 20 best hits lend half their value to the memories right beside them, a quarter two away. */
-export const NEIGHBOURS: NeighbourPolicy = { depth: 20, window: 2, share: 0.5 };
+/**
+ * Recall's policy: the 20 best hits lend 0.6 of their value to the memories right beside them, 0.3
+ * two away (the share chosen on half of LoCoMo's conversations and checked on the other half:
+ * docs/benchmarks.md#recall-quality).
+ */
+export const NEIGHBOURS: NeighbourPolicy = { depth: 20, window: 2, share: 0.6 };
 
 export interface RankedItem {
   row: { seq: number };
