@@ -28,14 +28,18 @@ async function use(server: string, calls: number): Promise<void> {
   await d.daemon.context.analytics.flush();
 }
 
-/** A clearly stronger match (every query term), then a tagged and a plain one holding the same three terms, the plain one newer. */
+/**
+ * A clearly stronger match (every query term), then a tagged and a plain one holding the same three
+ * terms, the plain one newer. The plain one is tagged for a server no one calls, so its words are as
+ * specific as the tagged one's (recall's specificity factor counts tags' words too).
+ */
 async function memories(words: string[], server: string): Promise<{ strong: string; tagged: string; plain: string }> {
   const client = d.client();
   const [a, b, c, extra] = words;
   const strong = (await client.memory.remember({ content: `${a} ${b} ${c} ${extra} steps` })).id;
   const tagged = (await client.memory.remember({ content: `${a} ${b} ${c} weekly`, tags: [`mcp:${server}`] })).id;
   await Bun.sleep(5);
-  const plain = (await client.memory.remember({ content: `${a} ${b} ${c} monthly` })).id;
+  const plain = (await client.memory.remember({ content: `${a} ${b} ${c} monthly`, tags: [`mcp:${server}q`] })).id;
   return { strong, tagged, plain };
 }
 

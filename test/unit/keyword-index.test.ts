@@ -138,6 +138,28 @@ describe("KeywordIndex", () => {
     expect(index.search(terms, 1, scope)[0]!.seq).toBe(pottery);
   });
 
+  test("a memory's specificity: the mean idf of its three rarest terms over ln N, common words near 0", () => {
+    const small = new KeywordIndex(WEIGHTS);
+    small.set(doc(1, "thanks, sounds great"));
+    // One memory: no statistics to tell anything by.
+    expect(small.specificity(1)).toBe(1);
+    let seq = 1;
+    for (let i = 0; i < 98; i++) small.set(doc(++seq, "thanks, sounds great to me"));
+    const rare = ++seq;
+    small.set(doc(rare, "thanks, the kickboxing class starts at the dojo"));
+    const n = 100;
+    // Its three terms are in (nearly) every memory: "thank" in all 100, "sound" and "great" in 99.
+    expect(small.specificity(1)).toBeCloseTo((0 + 2 * Math.log(n / 99)) / 3 / Math.log(n), 10);
+    expect(small.specificity(1)).toBeLessThan(0.01);
+    // "kickbox", "class", "start", "dojo" are its alone: ln(100) each, the most there is.
+    expect(small.specificity(rare)).toBeCloseTo(1, 10);
+    // Fewer than three terms: the missing ones count as 0.
+    small.set(doc(++seq, "kickboxing"));
+    expect(small.specificity(seq)).toBeCloseTo(Math.log((n + 1) / 2) / 3 / Math.log(n + 1), 10);
+    // Not indexed: no evidence either way.
+    expect(small.specificity(9999)).toBe(1);
+  });
+
   test("owner codes stay distinct past 65,536 agents", () => {
     const many = new KeywordIndex(WEIGHTS);
     for (let seq = 1; seq <= 65_540; seq++) many.set(doc(seq, "quokka", { agentId: `agent-${seq}` }));

@@ -352,6 +352,35 @@ describe("a memory that only asks (adjustment.ts asksOnly, docs/api.md#how-it-ra
   });
 });
 
+describe("a memory of common words (adjustment.ts specificOrder, docs/api.md#how-it-ranks)", () => {
+  let h: Harness;
+  let recall: RecallService;
+  const common = "Sounds great, thanks!";
+  const specific = "Sounds great: the kickboxing class starts on Monday.";
+
+  beforeAll(async () => {
+    // Keyword-only, so the order is the text's BM25 and the factors alone.
+    h = await harness("none");
+    for (let i = 0; i < 30; i++) await remember(h, { content: `Thanks, that sounds great to me ${i % 3 === 0 ? "too" : ""}` });
+    await remember(h, { content: specific, createdAt: "2020-03-01T09:00:00.000Z" });
+    // The shorter and the later: on the text alone it would rank first.
+    await remember(h, { content: common, createdAt: "2020-03-01T09:01:00.000Z" });
+    recall = await h.service();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test("one holding a specific word ranks above one of words most memories hold; the score stays the text's", async () => {
+    const ranked = await h.ranks(recall, "sounds great");
+    const at = (content: string) => ranked.findIndex((r) => r.content === content);
+    expect(at(specific)).toBeLessThan(at(common));
+    // BM25 gives the shorter memory more: scores never rise down the list, so the common one keeps the specific one's.
+    expect(ranked[at(common)]!.score).toBe(ranked[at(specific)]!.score);
+  });
+});
+
 describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)", () => {
   let h: Harness;
   let recall: RecallService;

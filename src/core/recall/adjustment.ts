@@ -96,3 +96,18 @@ export function asksOnly(content: string): boolean {
 export function questionOrder(content: string): number {
   return asksOnly(content) ? QUESTION_ORDER : 1;
 }
+
+/**
+ * How far a memory of common words moves down the order: one whose rarest words most memories hold
+ * ("Sure thing, bye for now!", "Thanks, really appreciate it") says little that a query could be
+ * about, however close its vector comes to everything, while a specific word ("kickboxing", "Prius",
+ * "pnpm") is what an answer is made of. Order only, like the lifts: the score stays the text's. The
+ * weight was chosen on half of LoCoMo's conversations and checked on the other half and on the
+ * paraphrase set (docs/benchmarks.md#recall-quality).
+ */
+const SPECIFICITY_WEIGHT = 0.85;
+
+/** The order factor of a memory whose words are `specificity` specific (KeywordIndex.specificity): 0.15-1. */
+export function specificOrder(specificity: number): number {
+  return 1 - SPECIFICITY_WEIGHT * (1 - specificity);
+}

@@ -12,7 +12,7 @@ import type { KeywordText, MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import type { UsageBoost } from "./usage-boost";
-import { adjustment, authorOrder, namesAuthor, feedbackOrder, questionOrder } from "./adjustment";
+import { adjustment, authorOrder, namesAuthor, feedbackOrder, questionOrder, specificOrder } from "./adjustment";
 import { backgroundCosine, keywordRelevance, type LegHit, type TermStats } from "../search/scoring";
 import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
@@ -235,15 +235,25 @@ export class RecallService {
   /**
    * A row's factor on the order, never its score (adjustment.ts): lifted by positive feedback, MCP
    * usage, an author the query names and an entity of the knowledge graph the query names; lowered
-   * when the memory only asks.
+   * when the memory only asks, and the more common its words are.
    */
   private orderLift(queryTokens: ReadonlySet<string>, graphOrder: Map<number, number> | undefined): (row: CandidateRow) => number {
-    return (row) =>
-      Math.max(1, feedbackOrder(row)) *
-      (this.usage?.order(row) ?? 1) *
-      (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
-      (graphOrder?.get(row.seq) ?? 1) *
-      questionOrder(row.content);
+    // Asked of a row again and again while neighbours lend: made once per row and recall.
+    const lifts = new Map<number, number>();
+    return (row) => {
+      let lift = lifts.get(row.seq);
+      if (lift === undefined) {
+        lift =
+          Math.max(1, feedbackOrder(row)) *
+          (this.usage?.order(row) ?? 1) *
+          (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
+          (graphOrder?.get(row.seq) ?? 1) *
+          questionOrder(row.content) *
+          specificOrder(this.keywords.specificity(row.seq));
+        lifts.set(row.seq, lift);
+      }
+      return lift;
+    };
   }
 
   /**

@@ -28,6 +28,9 @@ export interface KeywordHit {
   score: number;
 }
 
+/** How many of a memory's rarest terms tell how specific it is (KeywordIndex.specificity). */
+const SPECIFIC_TERMS = 3;
+
 /** A term's postings: the memories (seqs) that hold it and how often, as ids of the index's frequencies. */
 class Postings {
   docs = new Int32Array(4);
@@ -327,6 +330,28 @@ export class KeywordIndex {
     const ids = this.termsOfSeq(seq);
     if (!ids) return [];
     return Array.from(ids, (id) => ({ token: this.tokensById[id]!, df: this.postings[id]!.length }));
+  }
+
+  /**
+   * How specific memory `seq`'s words are in this index, 0-1: the mean inverse document frequency
+   * (ln(N / df)) of its SPECIFIC_TERMS rarest distinct terms, over the most a term can have here
+   * (ln N); a memory with fewer terms counts the missing ones as 0. A memory of words most memories
+   * hold ("Thanks, that sounds great!") is near 0, one with a rare word near 1. 1 when the memory is
+   * not indexed or the index holds fewer than two memories: no evidence either way.
+   */
+  specificity(seq: number): number {
+    const ids = this.termsOfSeq(seq);
+    if (!ids || this.count < 2) return 1;
+    // The SPECIFIC_TERMS smallest document frequencies, ascending (Infinity: no such term).
+    const rarest = new Array<number>(SPECIFIC_TERMS).fill(Infinity);
+    for (const id of ids) {
+      let df = this.postings[id]!.length;
+      for (let i = 0; i < SPECIFIC_TERMS && df !== Infinity; i++) if (df < rarest[i]!) [df, rarest[i]] = [rarest[i]!, df];
+    }
+    const most = Math.log(this.count);
+    let sum = 0;
+    for (const df of rarest) if (df !== Infinity) sum += Math.log(this.count / Math.max(1, df));
+    return Math.min(1, sum / SPECIFIC_TERMS / most);
   }
 
   /** Per memory of `seqs`, the positions in `terms` of the terms it holds. */
