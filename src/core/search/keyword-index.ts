@@ -334,24 +334,34 @@ export class KeywordIndex {
 
   /**
    * How specific memory `seq`'s words are in this index, 0-1: the mean inverse document frequency
-   * (ln(N / df)) of its SPECIFIC_TERMS rarest distinct terms, over the most a term can have here
+   * (ln(N / df)) of its three (SPECIFIC_TERMS) rarest distinct terms, over the most a term can have here
    * (ln N); a memory with fewer terms counts the missing ones as 0. A memory of words most memories
    * hold ("Thanks, that sounds great!") is near 0, one with a rare word near 1. 1 when the memory is
    * not indexed or the index holds fewer than two memories: no evidence either way.
    */
   specificity(seq: number): number {
-    const ids = this.termsOfSeq(seq);
-    if (!ids || this.count < 2) return 1;
-    // The SPECIFIC_TERMS smallest document frequencies, ascending (Infinity: no such term).
-    const rarest = new Array<number>(SPECIFIC_TERMS).fill(Infinity);
-    for (const id of ids) {
-      let df = this.postings[id]!.length;
-      for (let i = 0; i < SPECIFIC_TERMS && df !== Infinity; i++) if (df < rarest[i]!) [df, rarest[i]] = [rarest[i]!, df];
+    const at = this.termsAt[seq] ?? 0;
+    if (at === 0 || this.count < 2) return 1;
+    // The three smallest document frequencies, a <= b <= c (Infinity: no such term); read in place,
+    // as recall asks it of every candidate.
+    let a = Infinity;
+    let b = Infinity;
+    let c = Infinity;
+    for (let i = at - 1, end = at - 1 + this.termCounts[seq]!; i < end; i++) {
+      const df = this.postings[this.terms[i]!]!.length;
+      if (df >= c) continue;
+      if (df < a) {
+        c = b;
+        b = a;
+        a = df;
+      } else if (df < b) {
+        c = b;
+        b = df;
+      } else c = df;
     }
-    const most = Math.log(this.count);
     let sum = 0;
-    for (const df of rarest) if (df !== Infinity) sum += Math.log(this.count / Math.max(1, df));
-    return Math.min(1, sum / SPECIFIC_TERMS / most);
+    for (const df of [a, b, c]) if (df !== Infinity) sum += Math.log(this.count / Math.max(1, df));
+    return Math.min(1, sum / SPECIFIC_TERMS / Math.log(this.count));
   }
 
   /** Per memory of `seqs`, the positions in `terms` of the terms it holds. */
