@@ -42,14 +42,19 @@ export async function withInProcessRecall<T>(
   const embeddings = new EmbeddingWorker(new SqliteEmbeddingStore(db), config.embedding.provider, () => createEmbedder(config.embedding));
   // Extraction is told of changes, passes run on demand only: a benchmark's store does not move under it.
   const graph = new GraphService(new SqliteGraphStore(db), { dreamAfterMemories: Number.MAX_SAFE_INTEGER, dreamIdleMs: 3_600_000 });
-  const memory = new MemoryService(new SqliteMemoryStore(db), { onChange: (c) => { embeddings.onChange(c); graph?.onChange(c); } });
+  const memory = new MemoryService(new SqliteMemoryStore(db), {
+    onChange: (c) => {
+      embeddings.onChange(c);
+      graph.onChange(c);
+    },
+  });
   const accessLog = new AccessLog(new SqliteAccessWrites(db), createLogger("daemon"));
   const recall = new RecallService(new SqliteRecallStore(db), memory, embeddings, accessLog, { graph });
   embeddings.start();
   try {
     await recall.start();
-    await graph?.start();
-    await graph?.settled();
+    await graph.start();
+    await graph.settled();
     const t0 = performance.now();
     if (config.embedding.provider !== "none") {
       let lastLine = 0;
@@ -68,7 +73,7 @@ export async function withInProcessRecall<T>(
     return await fn({ recall, memory, readyMs: performance.now() - t0 });
   } finally {
     await embeddings.stop();
-    await graph?.stop();
+    await graph.stop();
     accessLog.flush();
     db.close();
   }

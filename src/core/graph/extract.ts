@@ -37,7 +37,7 @@ export interface ExtractionInput {
   /**
    * Whether a lower-case word is an everyday word (everyday-words.ts): a known one-word name that is
    * one ("Work", "Apple") is a mention only where it is written as a name, and a sentence's everyday
-   * first word does not start a name ("Hey Dave" is Dave).
+   * first word does not start a name ("Visit Tokyo" names Tokyo).
    */
   everyday?: (word: string) => boolean;
 }
@@ -236,8 +236,8 @@ function namesIn(text: string, known: (key: string) => boolean, everyday: (word:
     const next = toks[end]?.text;
     const actsAsName = innerCapital(word) || /'s$/.test(word) || (next !== undefined && PERSON_VERBS.has(next.toLowerCase()));
     if (toks[i]!.opens && end === i + 1 && !actsAsName) continue;
-    // An everyday word opening a sentence is the sentence's ("Hey Dave", "Visit Tokyo"); one in
-    // capitals is a shout ("so INTENSE").
+    // An everyday word opening a sentence is the sentence's ("Visit Tokyo"); one in capitals is a
+    // shout ("so INTENSE").
     if (everyday(plainWord(word)) && ((toks[i]!.opens && end > i + 1) || (end === i + 1 && !/\p{Ll}/u.test(word)))) continue;
     run(i, end);
     i = end - 1;

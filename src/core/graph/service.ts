@@ -344,8 +344,8 @@ export class GraphService {
 
   /**
    * Recall's order factors for its candidates: memories about an entity the query names rank higher,
-   * unless it is one of `authors`, whom recall lifts by their own memories already. (Lifting those about the named entities' neighbours too changed nothing on LoCoMo:
-   * docs/benchmarks.md#tried-and-not-kept.)
+   * unless it is one of `authors`, whose own memories recall lifts already. (Lifting those about the
+   * named entities' neighbours too changed nothing on LoCoMo: docs/benchmarks.md#tried-and-not-kept.)
    */
   async orderFactors(agentId: string, query: string, seqs: number[], authors: readonly string[] = []): Promise<Map<number, number>> {
     const factors = new Map<number, number>();
