@@ -68,7 +68,7 @@ const DreamRequestSchema = z
   .strict()
   .default({});
 
-const DREAM_ACTIONS = ["merge", "propose", "rename", "supersede", "reinstate", "relate", "review", "decay", "prune"] as const;
+const DREAM_ACTIONS = ["merge", "name", "propose", "rename", "supersede", "reinstate", "relate", "review", "decay", "prune"] as const;
 
 const DreamResponseSchema = answer({
   dream: answer({

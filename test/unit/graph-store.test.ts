@@ -239,6 +239,28 @@ for (const kind of STORES) {
       expect(d.errors).toEqual([]);
     });
 
+    test("a pass gives an entity whose name extraction no longer takes the longest of its names it does take", async () => {
+      const d = await started(await kind.open());
+      const said = await d.remember(ada, { content: "Hey John, the deploy went out." });
+      await d.graph.settled();
+      expect(await d.graph.entityNames([said.seq])).toEqual(new Map([[said.seq, ["John"]]]));
+      // What an older version left: John's entity named "Hey John", known by that name too.
+      const [john] = await d.graph.entities(ada.agentId, "john", 10);
+      await d.run(`UPDATE graph_entities SET name = 'Hey John' WHERE id = '${john!.id}'`);
+      await d.run(`INSERT INTO graph_aliases (agent_id, key, entity_id, alias) VALUES ('ada', 'hey john', '${john!.id}', 'Hey John')`);
+      const dry = await pass(d, ada, true);
+      expect(dry.counts.name).toBe(1);
+      expect(dry.actions.find((a) => a.action === "name")?.detail).toMatchObject({ entity: john!.id, from: "Hey John", into: "John" });
+      expect((await d.graph.entity(ada.agentId, john!.id)).entity.name).toBe("Hey John");
+      expect((await pass(d, ada)).counts.name).toBe(1);
+      const renamed = await d.graph.entity(ada.agentId, john!.id);
+      expect(renamed.entity.name).toBe("John");
+      // The name it no longer takes is no longer one of the entity's.
+      expect(renamed.entity.aliases).not.toContain("Hey John");
+      expect((await pass(d, ada)).counts.name).toBe(0);
+      expect(d.errors).toEqual([]);
+    });
+
     test("a slot is per project: newer evidence supersedes only its own project's claims, a global memory's only global ones", async () => {
       const d = await started(await kind.open());
       const active = async (graph = d.graph) =>

@@ -1,18 +1,21 @@
-// Dreaming: one agent's graph consolidated from the evidence extraction left, without a model.
-// It merges entities that are one (the same name; a lone first or last name that only one full
-// name in the graph can be, when the two share a neighbour), settles each slot on its newest
-// evidence in each project (older values superseded, kept with their dates), relates entities
-// mentioned together, queues memories whose reviewAfter has passed, decays the importance of
-// memories long unused (never a pinned one's), and drops entities no memory mentions any more.
-// It plans from what it read, then applies the plan in one transaction (or, dry, only reports it)
-// and writes each action to the audit table. What it reads and writes goes through the store
-// (store.ts); the planning here is its own.
+// Dreaming: one agent's graph consolidated from the evidence extraction left, without a model. It
+// merges entities that are one (the same name; a lone first or last name that only one full name in
+// the graph can be, when the two share a neighbour), gives an entity whose name extraction no
+// longer takes (an older version's "Hey John") the longest of its names it does take, settles each
+// slot on its newest evidence in each project (older values superseded, kept with their dates),
+// relates entities mentioned together, queues memories whose reviewAfter has passed, decays the
+// importance of memories long unused (never a pinned one's), and drops entities no memory mentions
+// any more. It plans from what it read, then applies the plan in one transaction (or, dry, only
+// reports it) and writes each action to the audit table. What it reads and writes goes through the
+// store (store.ts); the planning here is its own.
 import { yieldToLoop } from "../event-loop";
+import { everydayWords } from "./everyday-words";
+import { nameKey, takenAsName } from "./extract";
 import type { ChatModel } from "../llm/chat";
 import { lookAlikes, proposeMerges, proposeSameSlots, type SlotCandidate } from "./proposals";
 import type { PassClaim as Claim, Decay, GraphStore, PassGraph, PassWrites, SlotName } from "./store";
 
-type DreamActionKind = "merge" | "propose" | "rename" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
+type DreamActionKind = "merge" | "name" | "propose" | "rename" | "supersede" | "reinstate" | "relate" | "review" | "decay" | "prune";
 
 interface DreamAction {
   action: DreamActionKind;
@@ -50,12 +53,15 @@ interface Entity {
   name: string;
   type: string;
   keys: string[];
+  /** Its names as written, one a key. */
+  names: string[];
   mentions: Set<number>;
   claims: number;
 }
 
 interface Plan {
   merges: { from: Entity; into: Entity; why: string }[];
+  names: { entity: Entity; into: string }[];
   /** One entity's slots the llm said hold one attribute: `from`'s claims move to `into` (then the newest value stands). */
   renames: { entity: string; from: SlotName; into: SlotName }[];
   claims: { claim: Claim; status: Claim["status"]; validUntil: string | null; supersededBy: number | null }[];
@@ -71,8 +77,12 @@ interface Plan {
 
 function load(graph: PassGraph): Map<string, Entity> {
   const entities = new Map<string, Entity>();
-  for (const r of graph.entities) entities.set(r.id, { ...r, keys: [], mentions: new Set() });
-  for (const r of graph.aliases) entities.get(r.entity_id)?.keys.push(r.key);
+  for (const r of graph.entities) entities.set(r.id, { ...r, keys: [], names: [], mentions: new Set() });
+  for (const r of graph.aliases) {
+    const e = entities.get(r.entity_id);
+    e?.keys.push(r.key);
+    e?.names.push(r.alias);
+  }
   for (const r of graph.mentions) entities.get(r.entity_id)?.mentions.add(r.memory_seq);
   return entities;
 }
@@ -96,6 +106,7 @@ function mergeInPlan(entities: Map<string, Entity>, merges: Plan["merges"], from
   merges.push({ from, into, why });
   for (const seq of from.mentions) into.mentions.add(seq);
   into.keys.push(...from.keys);
+  into.names.push(...from.names);
   into.claims += from.claims;
   if (into.type === "thing" && from.type !== "thing") into.type = from.type;
   entities.delete(from.id);
@@ -202,6 +213,21 @@ function planRelations(stored: [string, string][], entities: Map<string, Entity>
 }
 
 /** Where each merged entity's evidence goes: a chain (a into b, b into c) lands on the last. */
+/**
+ * Entities whose name extraction no longer takes ("Hey John", which an older version took), each with
+ * the longest of its other names it does take ("John").
+ */
+function planNames(entities: Map<string, Entity>, takes: (name: string) => boolean): Plan["names"] {
+  const out: Plan["names"] = [];
+  for (const e of entities.values()) {
+    // A project's name is its own; an entity the pass prunes needs none.
+    if (e.type === "project" || (e.mentions.size === 0 && e.claims === 0) || takes(e.name)) continue;
+    const into = [...new Set(e.names)].filter(takes).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0))[0];
+    if (into !== undefined) out.push({ entity: e, into });
+  }
+  return out;
+}
+
 function redirectOf(merges: Plan["merges"]): Map<string, string> {
   const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
   for (const [from, into] of redirect) {
@@ -265,6 +291,8 @@ export async function dream(store: GraphStore, agentId: string, options: DreamOp
   const entities = load(await store.passGraph(agentId));
   await yieldToLoop();
   const merges = planMerges(entities);
+  const everyday = await everydayWords();
+  const names = planNames(entities, (name) => takenAsName(name, (w) => everyday.has(w)));
   const claimRows = await store.passClaims(agentId);
   const asked = options.llm ? await askModel(options.llm, entities, merges, claimRows, options.applyLlm === true) : null;
   const redirect = redirectOf(merges);
@@ -278,6 +306,7 @@ export async function dream(store: GraphStore, agentId: string, options: DreamOp
   await yieldToLoop();
   const plan: Plan = {
     merges,
+    names,
     renames,
     claims,
     ...relations,
@@ -293,6 +322,7 @@ export async function dream(store: GraphStore, agentId: string, options: DreamOp
       detail: { entity: r.entity, from: `${r.from.aspect}.${r.from.slot}`, into: `${r.into.aspect}.${r.into.slot}`, why: `proposed by ${options.llm?.label}` },
     })),
     ...plan.merges.map((m) => ({ action: "merge" as const, detail: { from: m.from.id, fromName: m.from.name, into: m.into.id, intoName: m.into.name, why: m.why } })),
+    ...plan.names.map((n) => ({ action: "name" as const, detail: { entity: n.entity.id, from: n.entity.name, into: n.into, why: "extraction no longer takes its name" } })),
     ...plan.claims.map((c) => ({
       action: c.status === "superseded" ? ("supersede" as const) : ("reinstate" as const),
       detail: { claim: c.claim.id, slot: `${c.claim.aspect}.${c.claim.slot}`, value: c.claim.value, validUntil: c.validUntil, supersededBy: c.supersededBy },
@@ -304,7 +334,7 @@ export async function dream(store: GraphStore, agentId: string, options: DreamOp
     ...plan.decays.map((d) => ({ action: "decay" as const, detail: { memory: d.id, from: d.from, to: d.to } })),
     ...plan.prunes.map((e) => ({ action: "prune" as const, detail: { entity: e.id, name: e.name } })),
   ];
-  const counts = { merge: 0, propose: 0, rename: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
+  const counts = { merge: 0, name: 0, propose: 0, rename: 0, supersede: 0, reinstate: 0, relate: 0, review: 0, decay: 0, prune: 0 } satisfies Record<DreamActionKind, number>;
   for (const a of actions) counts[a.action]++;
   let id: number | null = null;
   if (!options.dryRun) {
@@ -409,6 +439,7 @@ async function writeAudit(store: GraphStore, id: number, actions: DreamAction[])
 function writesOf(plan: Plan): PassWrites {
   return {
     merges: plan.merges.map((m) => ({ from: m.from.id, into: m.into.id, type: m.into.type })),
+    names: plan.names.map((n) => ({ entity: n.entity.id, name: n.into, drop: nameKey(n.entity.name) === nameKey(n.into) ? null : nameKey(n.entity.name) })),
     renames: plan.renames,
     claims: plan.claims.map((c) => ({ id: c.claim.id, status: c.status, validUntil: c.validUntil, supersededBy: c.supersededBy })),
     relations: plan.relations,

@@ -172,6 +172,15 @@ export function knownKeysIn(text: string, known: (key: string) => boolean, every
   return knownSpans(text, tokens(text), known, everyday).map((s) => s.key);
 }
 
+/**
+ * Whether extraction, by its rules alone (no names known), takes `name` said inside a sentence for one
+ * whole name: "Dana Weber" and "PostgreSQL" it does; "Hey John" (an older version's) it does not.
+ */
+export function takenAsName(name: string, everyday: (word: string) => boolean = NO_WORD): boolean {
+  const found = namesIn(`with ${name}`, NO_WORD, everyday);
+  return found.length === 1 && nameKey(found[0]!.name) === nameKey(name);
+}
+
 /** The end (exclusive) of the capitalized run starting at `i`, at most MAX_NAME_WORDS words, stopping at a taken token. */
 function runEnd(toks: Token[], i: number, taken?: Set<number>): number {
   let j = i;

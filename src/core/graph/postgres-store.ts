@@ -403,7 +403,7 @@ export class PostgresGraphStore implements GraphStore {
       entities: await tx`
         SELECT e.id, e.name, e.type, (SELECT count(*)::int FROM graph_claims c WHERE c.entity_id = e.id) AS claims
         FROM graph_entities e WHERE e.agent_id = ${agentId} AND e.merged_into IS NULL ORDER BY e.created_at, e.id COLLATE "C"`,
-      aliases: await tx`SELECT entity_id, key FROM graph_aliases WHERE agent_id = ${agentId}`,
+      aliases: await tx`SELECT entity_id, key, alias FROM graph_aliases WHERE agent_id = ${agentId}`,
       mentions: await tx`
         SELECT g.entity_id, g.memory_seq FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
         WHERE e.agent_id = ${agentId} AND e.merged_into IS NULL`,
@@ -461,6 +461,18 @@ export class PostgresGraphStore implements GraphStore {
     const id = await this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${LOCK_GRAPH_WRITES}, hashtext(${agentId}))`;
       if (w.merges.length > 0) await merge(tx, w.merges, now);
+      if (w.names.length > 0) {
+        const n = w.names;
+        await tx`
+          UPDATE graph_entities e SET name = n.name, updated_at = ${now}
+          FROM unnest(${column(n, "entity")}::text[], ${column(n, "name")}::text[]) AS n(entity, name) WHERE e.id = n.entity`;
+        const dropped = n.filter((x) => x.drop !== null);
+        if (dropped.length > 0) {
+          await tx`
+            DELETE FROM graph_aliases a USING unnest(${column(dropped, "entity")}::text[], ${dropped.map((x) => x.drop!)}::text[]) AS d(entity, key)
+            WHERE a.entity_id = d.entity AND a.key = d.key`;
+        }
+      }
       if (w.renames.length > 0) {
         const r = w.renames;
         await tx`

@@ -368,7 +368,7 @@ export class SqliteGraphStore implements GraphStore {
            FROM graph_entities e WHERE e.agent_id = ? AND e.merged_into IS NULL ORDER BY e.created_at, e.id`,
         )
         .all(agentId),
-      aliases: this.db.query<PassGraph["aliases"][number], [string]>("SELECT entity_id, key FROM graph_aliases WHERE agent_id = ?").all(agentId),
+      aliases: this.db.query<PassGraph["aliases"][number], [string]>("SELECT entity_id, key, alias FROM graph_aliases WHERE agent_id = ?").all(agentId),
       mentions: this.db
         .query<PassGraph["mentions"][number], [string]>(
           `SELECT g.entity_id, g.memory_seq FROM graph_mentions g JOIN graph_entities e ON e.id = g.entity_id
@@ -444,6 +444,10 @@ export class SqliteGraphStore implements GraphStore {
           db.run("INSERT OR IGNORE INTO graph_aspects (entity_id, name, weight) SELECT ?, name, weight FROM graph_aspects WHERE entity_id = ?", [into, from]);
           db.run("DELETE FROM graph_aspects WHERE entity_id = ?", [from]);
           db.run("DELETE FROM graph_relations WHERE from_id = ? OR to_id = ?", [from, from]);
+        }
+        for (const n of w.names) {
+          db.run("UPDATE graph_entities SET name = ?, updated_at = ? WHERE id = ?", [n.name, now, n.entity]);
+          if (n.drop !== null) db.run("DELETE FROM graph_aliases WHERE entity_id = ? AND key = ?", [n.entity, n.drop]);
         }
         for (const r of w.renames) {
           db.run("UPDATE graph_claims SET aspect = ?, slot = ? WHERE entity_id = ? AND aspect = ? AND slot = ?", [r.into.aspect, r.into.slot, r.entity, r.from.aspect, r.from.slot]);

@@ -76,7 +76,7 @@ export interface ExtractedBatch {
 /** An agent's live graph as a pass reads it. */
 export interface PassGraph {
   entities: { id: string; name: string; type: string; claims: number }[];
-  aliases: { entity_id: string; key: string }[];
+  aliases: { entity_id: string; key: string; alias: string }[];
   mentions: { entity_id: string; memory_seq: number }[];
 }
 
@@ -125,6 +125,8 @@ export interface PassWrites {
   /** `from` merged into `into`, which takes `type`; in order, so a chain lands on its last. */
   merges: { from: string; into: string; type: string }[];
   renames: { entity: string; from: SlotName; into: SlotName }[];
+  /** Entities given another of their names; `drop`, the key of the name they had, which the graph no longer knows them by. */
+  names: { entity: string; name: string; drop: string | null }[];
   claims: { id: number; status: "active" | "superseded"; validUntil: string | null; supersededBy: number | null }[];
   /** Co-occurrences, `a` < `b`. */
   relations: { a: string; b: string; strength: number; evidence: number }[];
