@@ -2,7 +2,7 @@
 // sentences are claims, case by case; and the gazetteer's matching of names already known.
 import { describe, expect, test } from "bun:test";
 import { everydayWords } from "../../src/core/graph/everyday-words";
-import { extract, knownKeysIn, nameKey, takenAsName } from "../../src/core/graph/extract";
+import { extract, knownKeysIn, misreadName, nameKey, takenAsName } from "../../src/core/graph/extract";
 
 const everyday = await everydayWords();
 const names = (content: string, known: string[] = [], words: ReadonlySet<string> = new Set()) =>
@@ -102,6 +102,11 @@ describe("names", () => {
     expect(knownKeysIn("what did I say about work and Apple?", (k) => known.includes(k), (w) => everyday.has(w))).toEqual(["apple"]);
     // Any case, for a name that is no everyday word, or without the everyday words.
     expect(knownKeysIn("work on postgres", (k) => known.includes(k))).toEqual(["work", "postgres"]);
+  });
+
+  test("a name an older version misread: a leading word no name starts with, or punctuation between its words", () => {
+    for (const name of ["Hey John", "What's Scout", "Thanks, Calvin", "John, Let"]) expect(misreadName(name)).toBe(true);
+    for (const name of ["John", "Dana Weber", "Ledger API", "kenji sato", "staging DB", "heron-8"]) expect(misreadName(name)).toBe(false);
   });
 
   test("whether the rules alone take a name, said inside a sentence", () => {

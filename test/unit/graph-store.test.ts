@@ -239,7 +239,7 @@ for (const kind of STORES) {
       expect(d.errors).toEqual([]);
     });
 
-    test("a pass gives an entity whose name extraction no longer takes the longest of its names it does take", async () => {
+    test("a pass gives an entity an older version misnamed the longest of its names extraction takes; a payload's name stays", async () => {
       const d = await started(await kind.open());
       const said = await d.remember(ada, { content: "Hey John, the deploy went out." });
       await d.graph.settled();
@@ -258,6 +258,11 @@ for (const kind of STORES) {
       // The name it no longer takes is no longer one of the entity's.
       expect(renamed.entity.aliases).not.toContain("Hey John");
       expect((await pass(d, ada)).counts.name).toBe(0);
+      // A name a payload gave stays, though extraction would take only a part of it.
+      await d.remember(ada, { content: "Ledger notes.", structured: { entity: "Ledger API", aliases: ["Ledger"] } });
+      await d.graph.settled();
+      expect((await pass(d, ada)).counts.name).toBe(0);
+      expect((await d.graph.entities(ada.agentId, "ledger", 10)).map((e) => e.name)).toEqual(["Ledger API"]);
       expect(d.errors).toEqual([]);
     });
 

@@ -1,16 +1,16 @@
 // Dreaming: one agent's graph consolidated from the evidence extraction left, without a model. It
 // merges entities that are one (the same name; a lone first or last name that only one full name in
-// the graph can be, when the two share a neighbour), gives an entity whose name extraction no
-// longer takes (an older version's "Hey John") the longest of its names it does take, settles each
-// slot on its newest evidence in each project (older values superseded, kept with their dates),
-// relates entities mentioned together, queues memories whose reviewAfter has passed, decays the
-// importance of memories long unused (never a pinned one's), and drops entities no memory mentions
-// any more. It plans from what it read, then applies the plan in one transaction (or, dry, only
-// reports it) and writes each action to the audit table. What it reads and writes goes through the
-// store (store.ts); the planning here is its own.
+// the graph can be, when the two share a neighbour), gives an entity an older version misnamed
+// ("Hey John") the longest of its names extraction takes, settles each slot on its newest evidence
+// in each project (older values superseded, kept with their dates), relates entities mentioned
+// together, queues memories whose reviewAfter has passed, decays the importance of memories long
+// unused (never a pinned one's), and drops entities no memory mentions any more. It plans from what
+// it read, then applies the plan in one transaction (or, dry, only reports it) and writes each
+// action to the audit table. What it reads and writes goes through the store (store.ts); the
+// planning here is its own.
 import { yieldToLoop } from "../event-loop";
 import { everydayWords } from "./everyday-words";
-import { nameKey, takenAsName } from "./extract";
+import { misreadName, nameKey, takenAsName } from "./extract";
 import type { ChatModel } from "../llm/chat";
 import { lookAlikes, proposeMerges, proposeSameSlots, type SlotCandidate } from "./proposals";
 import type { PassClaim as Claim, Decay, GraphStore, PassGraph, PassWrites, SlotName } from "./store";
@@ -214,14 +214,14 @@ function planRelations(stored: [string, string][], entities: Map<string, Entity>
 
 /** Where each merged entity's evidence goes: a chain (a into b, b into c) lands on the last. */
 /**
- * Entities whose name extraction no longer takes ("Hey John", which an older version took), each with
- * the longest of its other names it does take ("John").
+ * Entities named by an older version's misreading ("Hey John", extract.ts misreadName), each with the
+ * longest of its other names extraction takes ("John"). A name a payload gave stays.
  */
 function planNames(entities: Map<string, Entity>, takes: (name: string) => boolean): Plan["names"] {
   const out: Plan["names"] = [];
   for (const e of entities.values()) {
     // A project's name is its own; an entity the pass prunes needs none.
-    if (e.type === "project" || (e.mentions.size === 0 && e.claims === 0) || takes(e.name)) continue;
+    if (e.type === "project" || (e.mentions.size === 0 && e.claims === 0) || !misreadName(e.name)) continue;
     const into = [...new Set(e.names)].filter(takes).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0))[0];
     if (into !== undefined) out.push({ entity: e, into });
   }

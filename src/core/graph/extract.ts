@@ -173,6 +173,16 @@ export function knownKeysIn(text: string, known: (key: string) => boolean, every
 }
 
 /**
+ * Whether `name` is one an older version took that these rules would not: it opens with a word they
+ * never start a name with ("Hey John", "What's Scout") or runs across punctuation ("Thanks, Calvin").
+ * A name a structured payload gave ("Ledger API", "kenji sato") is not such a misreading.
+ */
+export function misreadName(name: string): boolean {
+  const toks = tokens(name);
+  return toks.length > 1 && (NOT_NAMES.has(plainWord(toks[0]!.text)) || toks.slice(1).some((t) => !t.joined));
+}
+
+/**
  * Whether extraction, by its rules alone (no names known), takes `name` said inside a sentence for one
  * whole name: "Dana Weber" and "PostgreSQL" it does; "Hey John" (an older version's) it does not.
  */
