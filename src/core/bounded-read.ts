@@ -24,3 +24,14 @@ export async function readUpTo(stream: ReadableStream<Uint8Array>, limit: number
   }
   return out;
 }
+
+/** A response's body as text, or null (the rest left unread) once it is longer than `maxBytes`. */
+export async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
+  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.body) return "";
+  const bytes = await readUpTo(res.body, maxBytes);
+  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}

@@ -102,6 +102,39 @@ describe("credentials in embedding.baseUrl", () => {
 });
 
 describe("abort", () => {
+  test("an answer past 32 MiB is a failure naming it, and the rest is left unread", async () => {
+    // A provider that answers without end (a misconfigured URL, a stream gone wrong): 1 MiB chunks until the client stops reading.
+    let sent = 0;
+    const endless = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              sent += 1;
+              controller.enqueue(new Uint8Array(1024 * 1024).fill(0x20));
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+    });
+    try {
+      for (const e of [new OllamaEmbedder("m", `http://127.0.0.1:${endless.port}`), new OpenAiEmbedder("m", `http://127.0.0.1:${endless.port}`, undefined, "sk-test")]) {
+        const err = await failure(e.embed(["my cat"]));
+        expect(err).not.toBeInstanceOf(EmbedRejectedError);
+        expect(err.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+ answered more than 32 MiB \(200\): not an embedding answer$/);
+      }
+      // Read up to the limit, not on: the server stopped being asked for more.
+      const after = sent;
+      await Bun.sleep(100);
+      expect(sent - after).toBeLessThan(8);
+      expect(sent).toBeLessThan(2 * 40);
+    } finally {
+      endless.stop(true);
+    }
+  });
+
   test("ends a request in flight at once, and any later one", async () => {
     const e = new OllamaEmbedder("m", fake.url);
     fake.hold = () => true;

@@ -1,11 +1,18 @@
 // Embedding providers reached over HTTP: Ollama (`POST /api/embed`) and OpenAI-compatible servers
 // (`POST /v1/embeddings`). Both return L2-normalized Float32Arrays, like the builtin model. One model
 // makes vectors of one size: an answer of another size is a failure, never stored beside the others.
+import { textUpTo } from "../bounded-read";
 import { redactText } from "../secrets/redactor";
 import { EmbedRejectedError, type Embedder } from "./types";
 import { credentialValues, withoutCredentials } from "../secrets/url-credentials";
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The most of an answer read: ten times a batch of 16 vectors of 8,192 numbers written out in JSON.
+ * A provider that answers more (a misconfigured URL, a proxy's page) is failing, and the rest is left
+ * unread instead of held whole.
+ */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Statuses that blame the texts sent; 401, 403, 404, 408, 429 and 5xx blame the setup or the moment. */
 const REJECTS_INPUT = new Set([400, 413, 422]);
 
@@ -112,7 +119,7 @@ abstract class HttpEmbedder implements Embedder {
     const quoted = (text: string) => redactText(text.slice(0, QUOTED_CHARS + longest), this.secrets).slice(0, QUOTED_CHARS);
     const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     let res: Response;
-    let text: string;
+    let text: string | null;
     try {
       res = await fetch(`${this.baseUrl}${path}`, {
         method: "POST",
@@ -120,12 +127,13 @@ abstract class HttpEmbedder implements Embedder {
         body: JSON.stringify(body),
         signal: AbortSignal.any([timeout, this.stopping.signal]),
       });
-      text = await res.text();
+      text = await textUpTo(res, MAX_ANSWER_BYTES);
     } catch (err) {
       if (this.stopping.signal.aborted) throw new Error(`the request to ${shown} was cancelled: the embedding worker is stopping`);
       if (timeout.aborted) throw new Error(`${shown} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
       throw new Error(`${shown} could not be reached: ${quoted((err as Error)?.message ?? String(err))}`);
     }
+    if (text === null) throw new Error(`${shown} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (${res.status}): not an embedding answer`);
     if (REJECTS_INPUT.has(res.status)) throw new EmbedRejectedError(`${shown} refused the input (${res.status}): ${quoted(text)}`);
     if (!res.ok) throw new Error(`${shown} answered ${res.status}: ${quoted(text)}`);
     try {

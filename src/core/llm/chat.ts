@@ -5,7 +5,7 @@
 // reach any caller of a recall (a readonly token too) and the log, so they name the llm's URL
 // without its user name and password, and quote its error body with the key and password redacted.
 import type { Config } from "../../config/schema";
-import { readUpTo } from "../bounded-read";
+import { textUpTo } from "../bounded-read";
 import { redactText } from "../secrets/redactor";
 import { credentialValues, withoutCredentials } from "../secrets/url-credentials";
 
@@ -123,7 +123,7 @@ async function postChat(to: Endpoint, body: unknown, headers: Record<string, str
   let text: string | null;
   try {
     res = await fetch(to.url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
-    text = await boundedText(res, MAX_ANSWER_BYTES);
+    text = await textUpTo(res, MAX_ANSWER_BYTES);
   } catch (err) {
     if (timeout.aborted) throw new LlmError("timeout", `the llm at ${to.shown} did not answer within ${Math.round(options.timeoutMs / 1000)} s`);
     if (options.signal?.aborted) throw new LlmError("unreachable", `the call to the llm at ${to.shown} was cancelled`);
@@ -138,17 +138,6 @@ async function postChat(to: Endpoint, body: unknown, headers: Record<string, str
   } catch {
     throw new LlmError("bad_answer", `the llm at ${to.shown} answered with something that is not JSON`);
   }
-}
-
-/** The body as text, or null (the rest left unread) once it is longer than `maxBytes`. */
-async function boundedText(res: Response, maxBytes: number): Promise<string | null> {
-  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
-    await res.body?.cancel();
-    return null;
-  }
-  if (!res.body) return "";
-  const bytes = await readUpTo(res.body, maxBytes);
-  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }
 
 /** The non-empty string at `path` in a parsed answer, or a bad_answer error naming what was missing. */
