@@ -212,7 +212,6 @@ function planRelations(stored: [string, string][], entities: Map<string, Entity>
   return { relations: out, staleRelations };
 }
 
-/** Where each merged entity's evidence goes: a chain (a into b, b into c) lands on the last. */
 /**
  * Entities named by an older version's misreading ("Hey John", extract.ts misreadName), each with the
  * longest of its other names extraction takes ("John"). A name a payload gave stays.
@@ -228,6 +227,7 @@ function planNames(entities: Map<string, Entity>, takes: (name: string) => boole
   return out;
 }
 
+/** Where each merged entity's evidence goes: a chain (a into b, b into c) lands on the last. */
 function redirectOf(merges: Plan["merges"]): Map<string, string> {
   const redirect = new Map(merges.map((m) => [m.from.id, m.into.id]));
   for (const [from, into] of redirect) {
@@ -322,7 +322,7 @@ export async function dream(store: GraphStore, agentId: string, options: DreamOp
       detail: { entity: r.entity, from: `${r.from.aspect}.${r.from.slot}`, into: `${r.into.aspect}.${r.into.slot}`, why: `proposed by ${options.llm?.label}` },
     })),
     ...plan.merges.map((m) => ({ action: "merge" as const, detail: { from: m.from.id, fromName: m.from.name, into: m.into.id, intoName: m.into.name, why: m.why } })),
-    ...plan.names.map((n) => ({ action: "name" as const, detail: { entity: n.entity.id, from: n.entity.name, into: n.into, why: "extraction no longer takes its name" } })),
+    ...plan.names.map((n) => ({ action: "name" as const, detail: { entity: n.entity.id, from: n.entity.name, into: n.into, why: "an older version misread its name" } })),
     ...plan.claims.map((c) => ({
       action: c.status === "superseded" ? ("supersede" as const) : ("reinstate" as const),
       detail: { claim: c.claim.id, slot: `${c.claim.aspect}.${c.claim.slot}`, value: c.claim.value, validUntil: c.validUntil, supersededBy: c.supersededBy },
