@@ -162,7 +162,8 @@ describe("the data directory in its default place under $HOME", () => {
         expect([file, res.status, ((await res.json()) as { results: unknown[] }).results]).toEqual([file, 200, []]);
       }
       for (const query of [...secrets, "token key secret log"]) {
-        const found = json(await run(["source", "search", query, "--json"], { env }));
+        // After `--`: a secret is base64url and may begin with "-", which would read as an option.
+        const found = json(await run(["source", "search", "--json", "--", query], { env }));
         expect(found.results.filter((r: { path: string; content: string }) => r.path.startsWith(dataDir) || secrets.some((v) => r.content.includes(v)))).toEqual([]);
       }
       const refused = await run(["source", "add", dataDir], { env });
