@@ -42,6 +42,15 @@ describe("vectorWeight (fusion.ts)", () => {
     expect(full).toBeGreaterThan(0);
     expect(vectorWeight({ best: 0, identifier: true })).toBe(full);
   });
+
+  test("a caller's range moves both ends: the weight runs from its max with no keyword evidence to its min", () => {
+    const range = { min: 0.3, max: 0.6 };
+    expect(vectorWeight({ best: 0, identifier: false }, range)).toBeCloseTo(0.6, 10);
+    expect(vectorWeight({ best: 0.5, identifier: false }, range)).toBeCloseTo(0.45, 10);
+    expect(vectorWeight({ best: 1, identifier: false }, range)).toBeCloseTo(0.3, 10);
+    expect(vectorWeight({ best: 0, identifier: true }, range)).toBeCloseTo(0.3, 10);
+    expect(vectorWeight({ best: 0.5, identifier: false }, range)).toBeGreaterThan(vectorWeight({ best: 0.5, identifier: false }));
+  });
 });
 
 describe("feedbackTerms (expansion.ts)", () => {
@@ -407,6 +416,14 @@ describe("a named author's own memories (service.ts, docs/api.md#how-it-ranks)",
 
   test("the vector leg also searches the named author's memories, so her answer in other words is found", async () => {
     expect((await h.ranks(recall, query, all)).map((r) => r.content)).toContain(answer);
+  });
+
+  test("under the usual first place, her memories weigh their meaning more: her answer in other words comes next", async () => {
+    // "weekend" is in every other memory: the usual order's first is one of those word matches, and
+    // keeps its place; at the usual weights Noor's answer, which shares no word, ranks seventh.
+    const ranked = (await h.ranks(recall, "Noor's hobby at the weekend", all)).map((r) => r.content);
+    expect(ranked[0]).toStartWith("At the weekend ");
+    expect(ranked[1]).toBe(answer);
   });
 
   test("a query naming no author, or filtered to one already, searches nothing more", async () => {

@@ -18,7 +18,7 @@ import { BACKGROUND_AT, confidenceOf, hasOwnEvidence } from "./confidence";
 import { KeywordIndex, loadInSteps, type KeywordDoc } from "../search/keyword-index";
 import { COLUMN_WEIGHTS, type CandidateRow, type IndexRow, type RecallStore } from "./store";
 import { keywordColumns, queryTerms } from "../search/text";
-import { fuse, keywordEvidence, type KeywordEvidence } from "../search/fusion";
+import { fuse, keywordEvidence, VECTOR_WEIGHTS, type KeywordEvidence, type VectorWeights } from "../search/fusion";
 import { NEIGHBOURS, withNeighbours, type Neighbour } from "./neighbours";
 import { readableByBuiltinModel } from "../embed/builtin/readable";
 import { expands, feedbackTerms } from "./expansion";
@@ -31,7 +31,14 @@ import { conceptToken, conceptsOf } from "../search/lexicon";
 const LEG_DEPTH = 50;
 /** How many of a named author's own memories the vector leg adds (docs/api.md#how-it-ranks). */
 const AUTHOR_DEPTH = 100;
-/** BM25 column weights: content, tags, hints, identifier/CJK terms. */
+/**
+ * The vector leg's weight under the first place when the query names an author: her own memories
+ * join by meaning alone (AUTHOR_DEPTH), and at the usual weight they rarely rise past others' word
+ * matches. Chosen on half of LoCoMo's conversations and checked on the other half; meaning weighed
+ * more for the first place too, or for queries naming no author, costs the top place more often
+ * than it helps (docs/benchmarks.md#recall-quality).
+ */
+const AUTHOR_VECTOR_WEIGHTS: VectorWeights = { min: 0.3, max: 0.6 };
 /** The keyword index's own top rows fetched per needed row, before filters are checked. */
 const KEYWORD_OVERFETCH = 20;
 
@@ -188,20 +195,27 @@ export class RecallService {
     await this.usage?.prepare();
     const queryTokens = new Set(tokenize(req.query));
     const found = await this.candidates(req, filter, queryTokens, excludeType);
+    const authors = this.namedAuthors(queryTokens);
     // A named author's memories have the author's lift: the graph's for the same name would count them twice.
-    const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()], this.namedAuthors(queryTokens));
+    const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()], authors);
     const orderLift = this.orderLift(queryTokens, graphOrder);
-    const fused = this.fused(found, orderLift);
-    // The strong hits' session neighbours, read first: withNeighbours weighs them in.
-    const near = await this.sessionNeighbours(fused.slice(0, NEIGHBOURS.depth).map((r) => r.row), NEIGHBOURS.window, filter);
-    const ranked = withNeighbours(
-      fused,
-      NEIGHBOURS,
-      () => near,
-      (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
-      (item) => round4(item.relevance) >= (req.minScore ?? 0),
-      orderLift,
+    const orders = [this.fused(found, orderLift, VECTOR_WEIGHTS)];
+    // Only when the named author's own memories were searched (a `who` filter has them all already).
+    if (authors.length > 0 && filter.who === undefined) orders.push(this.fused(found, orderLift, AUTHOR_VECTOR_WEIGHTS));
+    // The strong hits' session neighbours, read first (once for both orders): withNeighbours weighs them in.
+    const hits = new Map(orders.flatMap((o) => o.slice(0, NEIGHBOURS.depth).map((r) => [r.row.seq, r.row] as const)));
+    const near = await this.sessionNeighbours([...hits.values()], NEIGHBOURS.window, filter);
+    const [usual, wider] = orders.map((order) =>
+      withNeighbours(
+        order,
+        NEIGHBOURS,
+        () => near,
+        (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
+        (item) => round4(item.relevance) >= (req.minScore ?? 0),
+        orderLift,
+      ),
     );
+    const ranked = wider ? ledBy(usual!, wider) : usual!;
     if (this.graph) belowNewerEvidence(ranked, await this.graph.supersededBy(ranked.map((r) => r.row.seq)));
     const { keyword, vector } = found;
     const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
@@ -261,10 +275,10 @@ export class RecallService {
    * legs weighed by how good the keyword evidence is (search/fusion.ts), times the row's adjustment and
    * order lift; each with its calibrated relevance, which only the adjustment moves.
    */
-  private fused({ keyword, vector, keywordLeg, rows }: Candidates, orderLift: (row: CandidateRow) => number): RankedCandidate[] {
+  private fused({ keyword, vector, keywordLeg, rows }: Candidates, orderLift: (row: CandidateRow) => number, weights: VectorWeights): RankedCandidate[] {
     const now = new Date();
     const provider = this.embeddings?.provider ?? "none";
-    return fuse({ keyword, keywordRelevance: keywordLeg.relevance, evidence: keywordLeg.evidence, vector, provider })
+    return fuse({ keyword, keywordRelevance: keywordLeg.relevance, evidence: keywordLeg.evidence, vector, provider }, weights)
       .map((f): RankedCandidate => {
         const row = rows.get(f.seq)!;
         const adjust = adjustment(row, now);
@@ -595,6 +609,15 @@ function belowNewerEvidence(ranked: RankedCandidate[], supersededBy: Map<number,
     const [moved] = ranked.splice(from, 1);
     ranked.splice(last, 0, moved!);
   }
+}
+
+/**
+ * `lead`'s first item, then `rest` without it: the first place is the usual order's, where an exact
+ * match of the query's words stays first, and the places under it reach further by meaning.
+ */
+function ledBy<T extends { row: { seq: number } }>(lead: T[], rest: T[]): T[] {
+  const first = lead[0];
+  return first === undefined ? rest : [first, ...rest.filter((r) => r.row.seq !== first.row.seq)];
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

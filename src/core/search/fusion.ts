@@ -8,10 +8,16 @@ import type { MatchedBy } from "../../contracts/recall";
 import { fusedRelevance, normalized, scaledByBest, vectorRelevance, type LegHit } from "./scoring";
 import { identifierWords } from "./text";
 
-/** The vector weight when the keyword leg's best match holds the whole query, or an identifier of it. */
-const MIN_VECTOR_WEIGHT = 0.2;
-/** The vector weight when the keyword leg's best match holds none of the query's weight. */
-const MAX_VECTOR_WEIGHT = 0.5;
+/** How far the vector leg's weight in the fused order may move with the keyword leg's evidence. */
+export interface VectorWeights {
+  /** When the keyword leg's best match holds the whole query, or an identifier of it. */
+  min: number;
+  /** When the keyword leg's best match holds none of the query's weight. */
+  max: number;
+}
+
+/** The vector leg's weight for every query unless a caller has reason to weigh meaning more. */
+export const VECTOR_WEIGHTS: VectorWeights = { min: 0.2, max: 0.5 };
 
 export interface KeywordEvidence {
   /** The best calibrated keyword relevance among the leg's hits (scoring.ts keywordRelevance): 0-1. */
@@ -21,10 +27,10 @@ export interface KeywordEvidence {
 }
 
 /** The vector leg's weight in the fused order (the keyword leg has the rest), when both legs found something. */
-export function vectorWeight(evidence: KeywordEvidence): number {
-  if (evidence.identifier) return MIN_VECTOR_WEIGHT;
+export function vectorWeight(evidence: KeywordEvidence, { min, max }: VectorWeights = VECTOR_WEIGHTS): number {
+  if (evidence.identifier) return min;
   const best = Math.min(1, Math.max(0, evidence.best));
-  return MAX_VECTOR_WEIGHT - (MAX_VECTOR_WEIGHT - MIN_VECTOR_WEIGHT) * best;
+  return max - (max - min) * best;
 }
 
 /**
@@ -69,14 +75,15 @@ export interface Legs {
 }
 
 /**
- * The two legs as one list: each leg normalized, the vector leg weighed by vectorWeight when both
- * found something (alone, a leg has the whole order), each candidate with its calibrated relevance.
+ * The two legs as one list: each leg normalized, the vector leg weighed by vectorWeight within
+ * `weights` when both found something (alone, a leg has the whole order), each candidate with its
+ * calibrated relevance.
  */
-export function fuse({ keyword, keywordRelevance, evidence, vector, provider }: Legs): Fused[] {
+export function fuse({ keyword, keywordRelevance, evidence, vector, provider }: Legs, weights: VectorWeights = VECTOR_WEIGHTS): Fused[] {
   const kw = scaledByBest(keyword);
   const vec = normalized(vector);
   const cosines = new Map(vector.map((h) => [h.seq, h.raw]));
-  const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(evidence) : vector.length > 0 ? 1 : 0;
+  const wv = vector.length > 0 && keyword.length > 0 ? vectorWeight(evidence, weights) : vector.length > 0 ? 1 : 0;
   return [...new Set([...kw.keys(), ...vec.keys()])].map((seq) => {
     const k = kw.get(seq);
     const v = vec.get(seq);
