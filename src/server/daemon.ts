@@ -196,7 +196,11 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       graph,
       agents: store.agents,
     });
-    const agents = new AgentsService(store.agents, { presenceTtlS: config.crossAgent.presenceTtlS, acpAllowedOrigins: config.acp.allowedOrigins });
+    const agents = new AgentsService(store.agents, {
+      presenceTtlS: config.crossAgent.presenceTtlS,
+      acpAllowedOrigins: config.acp.allowedOrigins,
+      onError: (message) => log.warn(message),
+    });
     void agents.start();
     const mcpStreams = new McpStreamHub();
     const ledger = new ChildLedger(daemonFiles(config.dataDir).bridgeChildren);
@@ -220,7 +224,7 @@ export async function startDaemon(config: Config, options: { log?: Logger } = {}
       onServersChanged: () => void mcpStreams.toolsChanged(),
       onToolsChanged: () => void mcpStreams.toolsChanged(),
     });
-    const tokens = new TokenService(store.tokens);
+    const tokens = new TokenService(store.tokens, { onError: (message) => log.warn(message) });
     void tokens.start();
     const context: DaemonContext = {
       config,

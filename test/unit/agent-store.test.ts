@@ -10,6 +10,7 @@ import { AgentsService } from "../../src/core/agents/service";
 import { SqliteAgentStore } from "../../src/core/agents/sqlite-store";
 import type { AgentStore, NewMessage } from "../../src/core/agents/store";
 import { listeningConnections, postgresDatabases } from "../helpers/postgres-databases";
+import { listenedDatabase } from "../helpers/postgres-listeners";
 import { eventually } from "../helpers/wait";
 import { migratedDatabase } from "../helpers/sqlite";
 
@@ -180,6 +181,39 @@ describe.skipIf(!withPostgres)("two daemons on one PostgreSQL store", () => {
     await other.closeAll();
     expect(await eventually(async () => (await listening()) === 0, 2_000)).toBe(true);
   });
+
+  test("a daemon that cannot listen at its start says so, answers, and hears other daemons' messages once it can", async () => {
+    const db = await listenedDatabase(postgres);
+    const options = { presenceTtlS: 600, acpAllowedOrigins: [] };
+    // Sending needs no listening: one is never started.
+    const one = new AgentsService(new PostgresAgentStore(db.connect()), options);
+    const sql = db.connect();
+    const observer = db.connect();
+    // Their pools hold a connection each, which queries use while new connections are kept out.
+    await Promise.all([sql`SELECT 1`, observer`SELECT 1`]);
+    const errors: string[] = [];
+    const two = new AgentsService(new PostgresAgentStore(sql), { ...options, onError: (m) => errors.push(m) });
+    try {
+      const letIn = await db.cutListeners();
+      try {
+        // Neither a rejection (the daemon does not await it) nor a wait for the outage.
+        await two.start();
+        expect(errors[0]).toMatch(/^messages kept by other daemons: listening on the shared store failed \(.+\); trying again in 0\.25 s$/);
+        expect(await two.latestId()).toBe(0);
+      } finally {
+        await letIn();
+      }
+      expect(await eventually(async () => (await listeningConnections(observer)) === 1, 20_000)).toBe(true);
+      let heard = 0;
+      two.listen({ notify: () => heard++, close: () => {} });
+      await one.send("ada", { toAgentId: "bob", type: "info", content: "after the outage", via: "local", acpTimeoutMs: undefined });
+      expect(await eventually(() => heard > 0, 5_000)).toBe(true);
+    } finally {
+      await one.closeAll();
+      await two.closeAll();
+      await db.close();
+    }
+  }, 60_000);
 
   test("two prompts on two daemons racing for the same messages: each message is marked for the session once", async () => {
     const connect = await postgresDatabase();

@@ -16,7 +16,8 @@ import { PostgresMemoryStore } from "../../src/core/memory/postgres-store";
 import { MemoryService, type Caller } from "../../src/core/memory/service";
 import { SqliteMemoryStore } from "../../src/core/memory/sqlite-store";
 import type { MemoryChange, MemoryStore } from "../../src/core/memory/store";
-import { postgresDatabases } from "../helpers/postgres-databases";
+import { listeningConnections, postgresDatabases } from "../helpers/postgres-databases";
+import { listenedDatabase } from "../helpers/postgres-listeners";
 import { migratedDatabase } from "../helpers/sqlite";
 
 const postgres = postgresDatabases();
@@ -533,6 +534,40 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
     expect(await eventually(async () => (await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
     await Promise.all([one.graph.stop(), two.graph.stop()]);
   });
+
+  test("a daemon whose graph cannot listen at its start says so, extracts all the same and hears other daemons' passes once it can", async () => {
+    const db = await listenedDatabase(postgres);
+    try {
+      const one = await started(postgresDaemon(db.connect()));
+      const sql = db.connect();
+      const observer = db.connect();
+      // Their pools hold a connection each, which queries use while new connections are kept out.
+      await Promise.all([sql`SELECT 1`, observer`SELECT 1`]);
+      const two = postgresDaemon(sql);
+      const letIn = await db.cutListeners();
+      try {
+        // Resolves: a start that failed here would leave the daemon's graph never extracting.
+        await two.graph.start();
+      } finally {
+        await letIn();
+      }
+      expect(two.errors).toHaveLength(1);
+      expect(two.errors[0]).toMatch(/^graph: the passes of other daemons: listening on the shared store failed \(.+\); trying again in 0\.25 s$/);
+      // Both listen (the first's client listens again by itself after the cut).
+      expect(await eventually(async () => (await listeningConnections(observer)) === 2, 20_000)).toBe(true);
+      await two.remember(ada, { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
+      const approved = await two.remember(ada, { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
+      await two.graph.settled();
+      expect(await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).toEqual(new Map([[approved.seq, 1.2]]));
+      // A pass through the first merges Dana into Dana Weber; told by the store, the second reads its names again.
+      expect((await pass(one, ada)).counts).toMatchObject({ merge: 1 });
+      expect(await eventually(async () => (await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
+      await Promise.all([one.graph.stop(), two.graph.stop()]);
+      expect([...one.errors, ...two.errors.slice(1)]).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
 
   test("a daemon's gazetteer follows the names another daemon made", async () => {
     const connect = await postgres.database({ max: 4 });

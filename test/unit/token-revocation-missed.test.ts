@@ -85,4 +85,29 @@ describe.skipIf(!postgres.available)("a revocation made while a daemon's listeni
       await letIn();
     }
   }, 60_000);
+
+  test("a daemon that cannot listen at its start says so, answers, and follows revocations once it can", async () => {
+    const db = await database();
+    const one = await started(db.connect(), HOUR);
+    const made = await one.create({ role: "agent", agentId: "carol" });
+    const sql = db.connect();
+    // Its pool holds a connection, which queries use while new connections are kept out.
+    await sql`SELECT 1`;
+    const errors: string[] = [];
+    const two = new TokenService(new PostgresTokenStore(sql, { recheckMs: HOUR }), { onError: (m) => errors.push(m) });
+    services.push(two);
+    const letIn = await db.cutListeners();
+    try {
+      // Neither a rejection (a daemon nothing awaits it in would end) nor a wait for the outage.
+      await two.start();
+      expect(errors[0]).toMatch(/^tokens revoked by other daemons: listening on the shared store failed \(.+\); trying again in 0\.25 s$/);
+      expect(await two.check(made.token)).toMatchObject({ ok: true });
+    } finally {
+      await letIn();
+    }
+    const stream = watched(two, made.id);
+    await one.revoke(made.id);
+    // No periodic recheck within the test: only listening, tried again in the background, ends the watch.
+    expect(await endedWithin(stream, 30_000)).toBe(true);
+  }, 60_000);
 });

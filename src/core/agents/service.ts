@@ -19,9 +19,12 @@ import { SignetError, notFound } from "../../contracts/errors";
 import { sessionOfAnotherAgent } from "../sessions/holder";
 import { allowedOrigin, relayToAcp } from "./acp";
 import type { AgentStore, MessageFeed, MessageScope } from "./store";
+import { listenRetrying } from "../listening";
 
 export interface AgentsOptions {
   presenceTtlS: number;
+  /** Told when following other daemons' messages fails (it is tried again: listening.ts). */
+  onError?: (message: string) => void;
   /** acp.allowedOrigins: the only origins a message may be relayed to. */
   acpAllowedOrigins: string[];
 }
@@ -52,20 +55,28 @@ export class AgentsService {
   /** Null until started (and without start: every stored message is then taken as settled). */
   private feed: MessageFeed | null = null;
   private starting: Promise<void> | null = null;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: AgentStore,
     private readonly options: AgentsOptions,
   ) {}
 
-  /** Streams also hear the messages other daemons sharing the store keep (none on SQLite). */
+  /**
+   * Streams also hear the messages other daemons sharing the store keep (none on SQLite). Resolves
+   * after the first try to listen; one that failed is tried again in the background (listening.ts).
+   */
   start(): Promise<void> {
-    this.starting ??= (async () => {
-      const feed = await this.store.followMessages(() => this.notifyAll());
+    this.starting ??= listenRetrying(() => this.store.followMessages(() => this.notifyAll()), {
+      signal: this.stopping.signal,
       // A stop that came while the listening was set up has nothing left to end it.
-      if (this.closing) await feed.stop();
-      else this.feed = feed;
-    })();
+      onListening: async (feed) => {
+        if (this.closing) await feed.stop();
+        else this.feed = feed;
+      },
+      onError: this.options.onError ?? (() => {}),
+      what: "messages kept by other daemons",
+    });
     return this.starting;
   }
 
@@ -233,6 +244,7 @@ export class AgentsService {
   /** Ends every open stream and stops hearing other daemons: the daemon is stopping. */
   async closeAll(): Promise<void> {
     this.closing = true;
+    this.stopping.abort();
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();
     await this.feed?.stop();

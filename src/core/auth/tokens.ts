@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { notFound } from "../../contracts/errors";
 import { parseLifetime, type TokenCreateRequest, type TokenCreateResponse, type TokenInfo } from "../../contracts/auth";
 import { toTokenInfo, type TokenRow, type TokenStore } from "./token-store";
+import { listenRetrying } from "../listening";
 
 /** What every token starts with, so a leaked one is recognisable (secret scanners, logs). */
 const TOKEN_PREFIX = "sgt_";
@@ -36,22 +37,36 @@ export class TokenService {
   private readonly watches = new Map<string, Watch>();
   private unwatch: (() => Promise<void>) | null = null;
   private stopped = false;
+  private readonly stopping = new AbortController();
   /** The recheck under way, and whether another was asked for meanwhile. */
   private rechecking: Promise<void> | null = null;
   private recheckAgain = false;
 
-  constructor(private readonly store: TokenStore) {}
+  constructor(
+    private readonly store: TokenStore,
+    private readonly options: { onError?: (message: string) => void } = {},
+  ) {}
 
-  /** Streams also end when a daemon sharing the store revokes their token (none on SQLite). */
-  async start(): Promise<void> {
-    const unwatch = await this.store.watchRevocations({ revoked: (id) => this.ended(id), recheck: () => void this.recheck() });
-    // A stop that came while the listening was set up has nothing left to end it.
-    if (this.stopped) await unwatch();
-    else this.unwatch = unwatch;
+  /**
+   * Streams also end when a daemon sharing the store revokes their token (none on SQLite). Resolves
+   * after the first try to listen; one that failed is tried again in the background (listening.ts).
+   */
+  start(): Promise<void> {
+    return listenRetrying(() => this.store.watchRevocations({ revoked: (id) => this.ended(id), recheck: () => void this.recheck() }), {
+      signal: this.stopping.signal,
+      // A stop that came while the listening was set up has nothing left to end it.
+      onListening: async (unwatch) => {
+        if (this.stopped) await unwatch();
+        else this.unwatch = unwatch;
+      },
+      onError: this.options.onError ?? (() => {}),
+      what: "tokens revoked by other daemons",
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.unwatch?.();
     this.unwatch = null;
     for (const watch of this.watches.values()) clearTimeout(watch.timer);

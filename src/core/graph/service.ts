@@ -10,6 +10,7 @@ import { dream, type DreamReport } from "./dream";
 import { everydayWords } from "./everyday-words";
 import { extract, knownKeysIn, nameKey } from "./extract";
 import type { ClaimRow, DueReview, EntityRow, GraphStore, MentionedMemoryRow, RelationRow, SourceMemory } from "./store";
+import { listenRetrying } from "../listening";
 
 export interface GraphOptions {
   /** A pass runs for an agent once this many of its memories were extracted since its last one. */
@@ -134,6 +135,7 @@ export class GraphService {
   private reviewTimer: ReturnType<typeof setInterval> | null = null;
   private stopTakingOver: (() => void) | undefined;
   private unfollow: (() => Promise<void>) | undefined;
+  private readonly stopping = new AbortController();
   /** The passes, one after another (dream()). */
   private passes: Promise<unknown> = Promise.resolve();
   /** The batches of extraction, one after another: the last one asked for. */
@@ -154,7 +156,19 @@ export class GraphService {
     // A daemon stopped before its start came to the graph starts nothing.
     if (this.stopped) return;
     this.running = true;
-    this.unfollow = await this.store.follow?.();
+    // Other daemons' passes, on a shared store; a first try that failed is tried again (listening.ts).
+    const follow = this.store.follow?.bind(this.store);
+    if (follow) {
+      await listenRetrying(follow, {
+        signal: this.stopping.signal,
+        onListening: async (unfollow) => {
+          if (this.stopped) await unfollow();
+          else this.unfollow = unfollow;
+        },
+        onError: this.onError,
+        what: "graph: the passes of other daemons",
+      });
+    }
     await readInSteps(
       (after, n) => this.store.unextracted(after, n),
       (row) => this.pending.add(row.seq),
@@ -214,6 +228,7 @@ export class GraphService {
   async stop(): Promise<void> {
     this.running = false;
     this.stopped = true;
+    this.stopping.abort();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
     this.stopTakingOver?.();
