@@ -452,7 +452,10 @@ export class EmbeddingWorker {
         for (const queue of this.queues) this.readyQueue(queue, embedder);
         this.succeeded();
         await this.finishIfDone();
-        void this.loadPrevious(embedder);
+        // In the background, so nothing awaits it: a store failure here is logged, never unhandled.
+        void this.loadPrevious(embedder).catch((err: Error) =>
+          this.opts.log.warn(`embedding: loading the previous model's vectors failed, recall finds the memories not yet re-embedded by keyword only: ${err.message}`),
+        );
       } catch (err) {
         backoff = await this.backOff(err, backoff);
       }
