@@ -9,7 +9,7 @@ import { type MigrateResult, migrate as runMigrations } from "../db/migrate";
 import { openDatabase } from "../db/open";
 import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { openMigratedPostgres } from "../db/postgres";
-import { configFromFlags } from "./context";
+import { daemonStopped, storeConfig } from "./stopped-store";
 import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
@@ -34,18 +34,8 @@ export const migrate = defineCommand({
   meta: { name: "migrate", description: COMMAND_DESCRIPTIONS.migrate },
   args: outputArgs,
   async run({ args }) {
-    const config = configFromFlags({});
-    const invalid = config.storage.url ? postgresUrlProblem(config.storage.url, STORAGE_URL_KEY) : null;
-    if (invalid) throw new UsageError(invalid);
-    let lock: DaemonLock;
-    try {
-      lock = DaemonLock.acquire(config.dataDir);
-    } catch (err) {
-      if (err instanceof DaemonRunningError) {
-        throw new ExitError(EXIT.failed, `${err.message} first, or let it be: it migrates its store itself at start`);
-      }
-      throw err;
-    }
+    const config = storeConfig();
+    const lock = daemonStopped(config, "first, or let it be: it migrates its store itself at start");
     try {
       const result = config.storage.url ? await migrateShared(config.storage.url) : migrateFile(databasePath(config.dataDir));
       emit(result, args, (r) =>

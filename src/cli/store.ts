@@ -14,7 +14,7 @@ import { openDatabase } from "../db/open";
 import { displayedUrl, postgresUrlProblem, STORAGE_URL_KEY } from "../config/storage-url";
 import { newFilePlaceProblem } from "../os/new-file";
 import { openMigratedPostgres } from "../db/postgres";
-import { configFromFlags } from "./context";
+import { daemonStopped, storeConfig } from "./stopped-store";
 import { EXIT, ExitError, UsageError } from "./errors";
 import { emit, outputArgs } from "./output";
 
@@ -89,19 +89,11 @@ const copy = defineCommand({
     ...outputArgs,
   },
   async run({ args }) {
-    const config = configFromFlags({});
-    const invalid = config.storage.url ? postgresUrlProblem(config.storage.url, STORAGE_URL_KEY) : null;
-    if (invalid) throw new UsageError(invalid);
+    const config = storeConfig();
     const source = config.storage.url ?? databasePath(config.dataDir);
     const target = targetOf(args.to);
     if (target === source) throw new UsageError("--to names the store being copied");
-    let lock: DaemonLock;
-    try {
-      lock = DaemonLock.acquire(config.dataDir);
-    } catch (err) {
-      if (err instanceof DaemonRunningError) throw new ExitError(EXIT.failed, `${err.message} first, so no write lands after the copy's snapshot`);
-      throw err;
-    }
+    const lock = daemonStopped(config, "first, so no write lands after the copy's snapshot");
     let from: Opened | undefined;
     let to: Opened | undefined;
     let failed = true;

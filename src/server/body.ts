@@ -3,7 +3,7 @@
 // made well-formed so what we answer is exactly what SQLite stores.
 import { textNestsDeeperThan } from "../contracts/json-bounds";
 import { SignetError } from "../contracts/errors";
-import { readUpTo } from "../core/bounded-read";
+import { readUpTo } from "../os/bounded-read";
 
 /**
  * JSON.parse copes with any depth, but the recursive code after it (validators, JSON.stringify) runs

@@ -63,6 +63,10 @@ describe("signet hook", () => {
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toStartWith("signet hook: ");
     }
+    // More than a hook reads (32 MiB): refused by its size.
+    const huge = await hook("user-prompt-submit", "claude-code", " ".repeat(32 * 1024 * 1024 + 1));
+    expect(huge).toMatchObject({ code: 0, stdout: "" });
+    expect(huge.stderr.trim()).toBe(`signet hook: stdin is larger than ${32 * 1024 * 1024} bytes; nothing was done`);
     // A session key the daemon refuses (over 500 characters).
     const refused = await hook("user-prompt-submit", "claude-code", payload({ session_id: "k".repeat(600), prompt: "x" }));
     expect(refused).toMatchObject({ code: 0, stdout: "" });

@@ -1,7 +1,7 @@
 // Embedding providers reached over HTTP: Ollama (`POST /api/embed`) and OpenAI-compatible servers
 // (`POST /v1/embeddings`). Both return L2-normalized Float32Arrays, like the builtin model. One model
 // makes vectors of one size: an answer of another size is a failure, never stored beside the others.
-import { textUpTo } from "../bounded-read";
+import { textUpTo } from "../../os/bounded-read";
 import { redactText } from "../secrets/redactor";
 import { EmbedRejectedError, type Embedder } from "./types";
 import { credentialValues, withoutCredentials } from "../secrets/url-credentials";

@@ -5,7 +5,7 @@
 // reach any caller of a recall (a readonly token too) and the log, so they name the llm's URL
 // without its user name and password, and quote its error body with the key and password redacted.
 import type { Config } from "../../config/schema";
-import { textUpTo } from "../bounded-read";
+import { textUpTo } from "../../os/bounded-read";
 import { redactText } from "../secrets/redactor";
 import { credentialValues, withoutCredentials } from "../secrets/url-credentials";
 
