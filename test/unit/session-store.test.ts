@@ -179,6 +179,20 @@ for (const kind of STORES) {
       }
     });
 
+    test("a long transcript's excerpt is marked … where it cuts the text, on both stores alike", async () => {
+      const d = await kind.open();
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} about nothing much in particular`).join("\n");
+      const transcript = `${filler(40)}\nUser: the quokka experiment needs a kubernetes ingress\n${filler(40)}`;
+      await d.sessions.hook("session-start", ada, hook({ sessionKey: "long" }));
+      await d.sessions.hook("session-end", ada, hook({ sessionKey: "long", transcript }));
+      const [hit] = (await d.sessions.search(ada, SessionSearchRequestSchema.parse({ query: "quokka", sessionKey: "long" }))).hits;
+      expect(hit!.excerpt).toContain("quokka");
+      expect(hit!.excerpt).toStartWith("…");
+      expect(hit!.excerpt).toEndWith("…");
+      // What is between the marks is the transcript's own text.
+      expect(transcript).toContain(hit!.excerpt.slice(1, -1).trim());
+    });
+
     test("removing a session takes what was recorded under its key, whichever agent holds it; the agent's memories stay", async () => {
       const d = await kind.open();
       const m = await d.memory.remember(ada, { content: "The cache TTL is ten minutes" });

@@ -188,10 +188,15 @@ export class PostgresSessionStore implements SessionStore {
     if (scope.project !== undefined) where.push(`s.project = ${p(scope.project)}`);
     // ShortWord=0: ts_headline otherwise drops words of 3 letters or less at the excerpt's ends
     // ("Assistant: ok" ends at "Assistant"), which SQLite's snippet keeps: both stores show the same text.
+    // ts_headline marks no cut at either end, SQLite's snippet does: "…" where the excerpt starts after
+    // the transcript's first word or ends before its last.
     const hits: (TranscriptHit & { seq: number })[] = await this.sql.unsafe(
       `SELECT s.seq AS seq, s.key AS key, s.project AS project, s.updated_at AS updated_at,
-         ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, ShortWord=0, StartSel="", StopSel="", FragmentDelimiter=…') AS excerpt
-       FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q)
+         CASE WHEN c.at > 0 AND c.at > c.lead + 1 THEN '…' ELSE '' END || h.x ||
+         CASE WHEN c.at > 0 AND c.at + length(h.x) - 1 < length(rtrim(t.content, E' \t\r\n')) THEN '…' ELSE '' END AS excerpt
+       FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q),
+         LATERAL (SELECT ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, ShortWord=0, StartSel="", StopSel="", FragmentDelimiter=…') AS x) h,
+         LATERAL (SELECT strpos(t.content, h.x) AS at, length(t.content) - length(ltrim(t.content, E' \t\r\n')) AS lead) c
        WHERE ${where.join(" AND ")} ORDER BY ts_rank_cd(${TRANSCRIPT_VECTOR}, q.q) DESC, s.seq LIMIT ${p(limit)}`,
       values,
     );
