@@ -11,8 +11,10 @@ const RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000] as const;
 export interface ListeningOptions<T> {
   /** Aborted when the daemon stops: no try starts after it. */
   signal: AbortSignal;
-  /** Told what a try that took returned (also one that ends after the abort: it stops it). */
-  onListening: (subscription: T) => void | Promise<void>;
+  /** Given what a try that took returned, while the daemon runs. */
+  keep: (subscription: T) => void;
+  /** Ends what a try returned that took only after the abort (a stop while it was set up): nothing else would. */
+  end: (subscription: T) => Promise<void>;
   /** Told each failure, with what was being followed and when the next try comes. */
   onError: (message: string) => void;
   /** What is followed, for the message ("token revocations by other daemons"). */
@@ -28,7 +30,9 @@ export function listenRetrying<T>(listen: () => Promise<T>, options: ListeningOp
   const retryMs = options.retryMs ?? RETRY_MS;
   const attempt = async (n: number): Promise<boolean> => {
     try {
-      await options.onListening(await listen());
+      const subscription = await listen();
+      if (options.signal.aborted) await options.end(subscription);
+      else options.keep(subscription);
       return true;
     } catch (err) {
       if (options.signal.aborted) return true;

@@ -20,7 +20,7 @@ describe("listenRetrying (listening.ts)", () => {
     const { listen, tries } = flaky(0);
     const told: number[] = [];
     const errors: string[] = [];
-    await listenRetrying(listen, { signal: new AbortController().signal, onListening: (n) => void told.push(n), onError: (m) => errors.push(m), what: "x" });
+    await listenRetrying(listen, { signal: new AbortController().signal, keep: (n) => void told.push(n), end: async () => {}, onError: (m) => errors.push(m), what: "x" });
     expect(told).toEqual([1]);
     expect(errors).toEqual([]);
     expect(tries()).toBe(1);
@@ -33,10 +33,11 @@ describe("listenRetrying (listening.ts)", () => {
     const took = new Promise<void>((resolve) =>
       listenRetrying(listen, {
         signal: new AbortController().signal,
-        onListening: (n) => {
+        keep: (n) => {
           told.push(n);
           resolve();
         },
+        end: async () => {},
         onError: (m) => errors.push(m),
         what: "messages kept by other daemons",
         retryMs: [10, 20, 30],
@@ -59,36 +60,38 @@ describe("listenRetrying (listening.ts)", () => {
     const { listen, tries } = flaky(Infinity);
     const stop = new AbortController();
     const errors: string[] = [];
-    await listenRetrying(listen, { signal: stop.signal, onListening: () => {}, onError: (m) => errors.push(m), what: "x", retryMs: [60_000] });
+    await listenRetrying(listen, { signal: stop.signal, keep: () => {}, end: async () => {}, onError: (m) => errors.push(m), what: "x", retryMs: [60_000] });
     stop.abort();
     await Bun.sleep(50);
     expect(tries()).toBe(1);
     expect(errors).toHaveLength(1);
   });
 
-  test("a try that ends after the abort is still told, so its caller can end what it set up; its failure is not reported", async () => {
+  test("what a try that ends after the abort set up is handed to `end`, never kept; its failure is not reported", async () => {
     const stop = new AbortController();
     let release!: (ok: boolean) => void;
     const gate = new Promise<boolean>((resolve) => (release = resolve));
     const told: string[] = [];
+    const kept: string[] = [];
     const errors: string[] = [];
     const started = listenRetrying(
       async () => {
         if (!(await gate)) throw new Error("refused");
         return "subscription";
       },
-      { signal: stop.signal, onListening: (s) => void told.push(s), onError: (m) => errors.push(m), what: "x" },
+      { signal: stop.signal, keep: (s) => void kept.push(s), end: async (s) => void told.push(s), onError: (m) => errors.push(m), what: "x" },
     );
     stop.abort();
     release(true);
     await started;
     expect(told).toEqual(["subscription"]);
+    expect(kept).toEqual([]);
 
     const stopped = new AbortController();
     let fail!: () => void;
     const failing = listenRetrying(
       () => new Promise<never>((_, reject) => (fail = () => reject(new Error("refused")))),
-      { signal: stopped.signal, onListening: () => {}, onError: (m) => errors.push(m), what: "x" },
+      { signal: stopped.signal, keep: () => {}, end: async () => {}, onError: (m) => errors.push(m), what: "x" },
     );
     stopped.abort();
     fail();

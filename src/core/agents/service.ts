@@ -51,7 +51,6 @@ export interface StreamPage {
 
 export class AgentsService {
   private readonly listeners = new Set<Listener>();
-  private closing = false;
   /** Null until started (and without start: every stored message is then taken as settled). */
   private feed: MessageFeed | null = null;
   private starting: Promise<void> | null = null;
@@ -69,11 +68,8 @@ export class AgentsService {
   start(): Promise<void> {
     this.starting ??= listenRetrying(() => this.store.followMessages(() => this.notifyAll()), {
       signal: this.stopping.signal,
-      // A stop that came while the listening was set up has nothing left to end it.
-      onListening: async (feed) => {
-        if (this.closing) await feed.stop();
-        else this.feed = feed;
-      },
+      keep: (feed) => (this.feed = feed),
+      end: (feed) => feed.stop(),
       onError: this.options.onError ?? (() => {}),
       what: "messages kept by other daemons",
     });
@@ -242,8 +238,11 @@ export class AgentsService {
   }
 
   /** Ends every open stream and stops hearing other daemons: the daemon is stopping. */
+  private get closing(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
   async closeAll(): Promise<void> {
-    this.closing = true;
     this.stopping.abort();
     for (const l of [...this.listeners]) l.close();
     this.listeners.clear();

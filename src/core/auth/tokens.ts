@@ -36,7 +36,6 @@ export class TokenService {
   /** Tokens something open depends on (streams), by id. */
   private readonly watches = new Map<string, Watch>();
   private unwatch: (() => Promise<void>) | null = null;
-  private stopped = false;
   private readonly stopping = new AbortController();
   /** The recheck under way, and whether another was asked for meanwhile. */
   private rechecking: Promise<void> | null = null;
@@ -54,18 +53,18 @@ export class TokenService {
   start(): Promise<void> {
     return listenRetrying(() => this.store.watchRevocations({ revoked: (id) => this.ended(id), recheck: () => void this.recheck() }), {
       signal: this.stopping.signal,
-      // A stop that came while the listening was set up has nothing left to end it.
-      onListening: async (unwatch) => {
-        if (this.stopped) await unwatch();
-        else this.unwatch = unwatch;
-      },
+      keep: (unwatch) => (this.unwatch = unwatch),
+      end: (unwatch) => unwatch(),
       onError: this.options.onError ?? (() => {}),
       what: "tokens revoked by other daemons",
     });
   }
 
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
   async stop(): Promise<void> {
-    this.stopped = true;
     this.stopping.abort();
     await this.unwatch?.();
     this.unwatch = null;

@@ -127,7 +127,6 @@ export class GraphService {
   /** Per agent, memories extracted since its last pass. */
   private readonly fresh = new Map<string, number>();
   private running = false;
-  private stopped = false;
   private draining: Promise<void> | null = null;
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly now: () => Date;
@@ -161,10 +160,8 @@ export class GraphService {
     if (follow) {
       await listenRetrying(follow, {
         signal: this.stopping.signal,
-        onListening: async (unfollow) => {
-          if (this.stopped) await unfollow();
-          else this.unfollow = unfollow;
-        },
+        keep: (unfollow) => (this.unfollow = unfollow),
+        end: (unfollow) => unfollow(),
         onError: this.onError,
         what: "graph: the passes of other daemons",
       });
@@ -225,9 +222,12 @@ export class GraphService {
     return this.pending.size;
   }
 
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
   async stop(): Promise<void> {
     this.running = false;
-    this.stopped = true;
     this.stopping.abort();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.reviewTimer) clearInterval(this.reviewTimer);
