@@ -194,18 +194,19 @@ export class RecallService {
     const filter = memoryFilter(this.memory.readableAgents(caller), req);
     await this.usage?.prepare();
     const queryTokens = new Set(tokenize(req.query));
-    const found = await this.candidates(req, filter, queryTokens, excludeType);
     const authors = this.namedAuthors(queryTokens);
+    // Their own memories are searched too, unless a `who` filter keeps one author's alone already.
+    const searchedAuthors = filter.who === undefined ? authors : [];
+    const found = await this.candidates(req, filter, searchedAuthors, excludeType);
     // A named author's memories have the author's lift: the graph's for the same name would count them twice.
     const graphOrder = await this.graph?.orderFactors(caller.agentId, req.query, [...found.rows.keys()], authors);
     const orderLift = this.orderLift(queryTokens, graphOrder);
-    const orders = [this.fused(found, orderLift, VECTOR_WEIGHTS)];
-    // Only when the named author's own memories were searched (a `who` filter has them all already).
-    if (authors.length > 0 && filter.who === undefined) orders.push(this.fused(found, orderLift, AUTHOR_VECTOR_WEIGHTS));
+    const usual = this.fused(found, orderLift, VECTOR_WEIGHTS);
+    const wider = searchedAuthors.length > 0 ? this.fused(found, orderLift, AUTHOR_VECTOR_WEIGHTS) : null;
     // The strong hits' session neighbours, read first (once for both orders): withNeighbours weighs them in.
-    const hits = new Map(orders.flatMap((o) => o.slice(0, NEIGHBOURS.depth).map((r) => [r.row.seq, r.row] as const)));
-    const near = await this.sessionNeighbours([...hits.values()], NEIGHBOURS.window, filter);
-    const [usual, wider] = orders.map((order) =>
+    const lenders = [...usual.slice(0, NEIGHBOURS.depth), ...(wider ?? []).slice(0, NEIGHBOURS.depth)];
+    const near = await this.sessionNeighbours([...new Map(lenders.map((r) => [r.row.seq, r.row])).values()], NEIGHBOURS.window, filter);
+    const neighboured = (order: RankedCandidate[]) =>
       withNeighbours(
         order,
         NEIGHBOURS,
@@ -213,9 +214,8 @@ export class RecallService {
         (hit, row) => ({ row, rank: 0, relevance: 0, matchedBy: hit.matchedBy, keyword: 0, vector: 0, cosine: null }),
         (item) => round4(item.relevance) >= (req.minScore ?? 0),
         orderLift,
-      ),
-    );
-    const ranked = wider ? ledBy(usual!, wider) : usual!;
+      );
+    const ranked = wider ? ledBy(neighboured(usual), neighboured(wider)) : neighboured(usual);
     if (this.graph) belowNewerEvidence(ranked, await this.graph.supersededBy(ranked.map((r) => r.row.seq)));
     const { keyword, vector } = found;
     const method: MatchedBy = vector.length > 0 ? (keyword.length > 0 ? "hybrid" : "vector") : "keyword";
@@ -225,13 +225,14 @@ export class RecallService {
   }
 
   /**
-   * Both legs' hits for `req`, the vector leg's query embedding while the keyword leg runs. The
+   * Both legs' hits for `req` (the vector leg's also among `authors`' own memories), the vector leg's
+   * query embedding while the keyword leg runs. The
    * legs' hits come from in-memory indexes; reading their rows re-checks the caller's scope in SQL,
    * and a hit whose row fails it (an index out of step with the store) is dropped before it can
    * weigh in the normalization, as is a memory of `excludeType`.
    */
-  private async candidates(req: RecallRequest, filter: MemoryFilter, queryTokens: ReadonlySet<string>, excludeType: string | undefined): Promise<Candidates> {
-    const vectorPromise = this.vectorLeg(req.query, filter, queryTokens);
+  private async candidates(req: RecallRequest, filter: MemoryFilter, authors: string[], excludeType: string | undefined): Promise<Candidates> {
+    const vectorPromise = this.vectorLeg(req.query, filter, authors);
     const { leg: keywordLeg, rows } = await this.keywordSide(req.keywordQuery ?? req.query, filter);
     const { hits: vectorHits, embedding } = await vectorPromise;
     const more = [...new Set(vectorHits.map((h) => h.seq))].filter((seq) => !rows.has(seq));
@@ -468,11 +469,9 @@ export class RecallService {
    * they said, which need not share its words or say their name, and the best among everyone's are
    * spent on what mentions them or sounds like the question (docs/api.md#how-it-ranks).
    */
-  private async vectorLeg(query: string, filter: MemoryFilter, queryTokens: ReadonlySet<string>): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
+  private async vectorLeg(query: string, filter: MemoryFilter, names: string[]): Promise<{ hits: LegHit[]; embedding: RecallResponse["meta"]["embedding"] }> {
     if (!this.embeddings || this.embeddings.provider === "none") return { hits: [], embedding: "disabled" };
     if (this.embeddings.provider === "builtin" && !readableByBuiltinModel(query)) return { hits: [], embedding: "unreadable" };
-    // A `who` filter already keeps one author's memories alone.
-    const names = filter.who === undefined ? this.namedAuthors(queryTokens) : [];
     // The worker compares each vector only with the query embedded by the vector's own model (a
     // re-embedding has two: docs/api.md#re-embedding).
     const { hits, authorHits, embedding } = await this.embeddings.search(query, {
