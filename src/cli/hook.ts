@@ -7,7 +7,7 @@
 // config print nothing on stdout and exit 0 (the last three with one line on stderr); only a
 // mistake in the command itself (unknown event or harness) is a usage error.
 import { isTerminal } from "../os/terminal";
-import { readUpTo } from "../os/bounded-read";
+import { readTextUpTo } from "../os/bounded-read";
 import { ApiError, CONNECTION_REFUSED, DaemonUnreachableError, SignetClient } from "../client/client";
 import { isLoopbackHost, loopbackCandidates } from "../config/daemon-url";
 import { loadConfig } from "../config/load";
@@ -62,9 +62,9 @@ function note(message: string): void {
 /** Bun's own stdin, not process.stdin: Node's stream machinery costs milliseconds at every prompt. */
 async function readStdin(): Promise<string> {
   if (isTerminal(0)) throw new HookInputError("no hook JSON on stdin (a harness pipes it in)");
-  const bytes = await readUpTo(Bun.stdin.stream(), MAX_STDIN_BYTES);
-  if (bytes === null) throw new HookInputError(`stdin is larger than ${MAX_STDIN_BYTES} bytes`);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const text = await readTextUpTo(Bun.stdin.stream(), MAX_STDIN_BYTES);
+  if (text === null) throw new HookInputError(`stdin is larger than ${MAX_STDIN_BYTES} bytes`);
+  return text;
 }
 
 /**

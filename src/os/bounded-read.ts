@@ -25,13 +25,17 @@ export async function readUpTo(stream: ReadableStream<Uint8Array>, limit: number
   return out;
 }
 
+/** The text (UTF-8) of `stream`, or null (the rest cancelled) once its bytes pass `limit`. */
+export async function readTextUpTo(stream: ReadableStream<Uint8Array>, limit: number): Promise<string | null> {
+  const bytes = await readUpTo(stream, limit);
+  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
+
 /** A response's body as text, or null (the rest left unread) once it is longer than `maxBytes`. */
 export async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
   if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
     await res.body?.cancel();
     return null;
   }
-  if (!res.body) return "";
-  const bytes = await readUpTo(res.body, maxBytes);
-  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  return res.body ? readTextUpTo(res.body, maxBytes) : "";
 }

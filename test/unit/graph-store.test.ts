@@ -129,6 +129,22 @@ async function started(d: Daemon): Promise<Daemon> {
 }
 
 const pass = (d: Daemon, caller: Caller, dryRun = false) => d.graph.dream(caller.agentId, { dryRun, trigger: "test" });
+
+/**
+ * Dana Weber and Dana remembered through `via`; `other` finds the second memory by "dana", and still
+ * does once a pass through `merger` merges Dana into Dana Weber, told of it by the store.
+ */
+async function mergeReaches(via: Daemon, merger: Daemon, other: Daemon): Promise<void> {
+  await via.remember(ada, { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
+  const approved = await via.remember(ada, { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
+  await via.graph.settled();
+  // The other daemon reads its gazetteer now: "dana" is the lone Dana's entity.
+  expect(await other.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).toEqual(new Map([[approved.seq, 1.2]]));
+  // The merge moves the memory's mention to Dana Weber's entity.
+  expect((await pass(merger, ada)).counts).toMatchObject({ merge: 1 });
+  // Told by the store, the other reads its names again and finds the memory by "dana" still.
+  expect(await eventually(async () => (await other.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
+}
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
 
 for (const kind of STORES) {
@@ -523,15 +539,7 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
     const connect = await postgres.database({ max: 4 });
     const one = await started(postgresDaemon(connect()));
     const two = await started(postgresDaemon(connect()));
-    await one.remember(ada, { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
-    const approved = await one.remember(ada, { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
-    await one.graph.settled();
-    // The second daemon reads its gazetteer now: "dana" is the lone Dana's entity.
-    expect(await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).toEqual(new Map([[approved.seq, 1.2]]));
-    // The first merges Dana into Dana Weber: the memory's mention moves to Dana Weber's entity.
-    expect((await pass(one, ada)).counts).toMatchObject({ merge: 1 });
-    // Told by the store, the second reads its names again and finds the memory by "dana" still.
-    expect(await eventually(async () => (await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
+    await mergeReaches(one, one, two);
     await Promise.all([one.graph.stop(), two.graph.stop()]);
   });
 
@@ -555,13 +563,7 @@ describe.skipIf(!postgres.available)("the graph shared by two daemons on one Pos
       expect(two.errors[0]).toMatch(/^graph: the passes of other daemons: listening on the shared store failed \(.+\); trying again in 0\.25 s$/);
       // Both listen (the first's client listens again by itself after the cut).
       expect(await eventually(async () => (await listeningConnections(observer)) === 2, 20_000)).toBe(true);
-      await two.remember(ada, { content: "Dana Weber leads the payments team and signs off releases.", project: "payments" });
-      const approved = await two.remember(ada, { content: "Dana approved the payments rollout for Thursday.", project: "payments" });
-      await two.graph.settled();
-      expect(await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).toEqual(new Map([[approved.seq, 1.2]]));
-      // A pass through the first merges Dana into Dana Weber; told by the store, the second reads its names again.
-      expect((await pass(one, ada)).counts).toMatchObject({ merge: 1 });
-      expect(await eventually(async () => (await two.graph.orderFactors(ada.agentId, "what did dana say?", [approved.seq])).size === 1, 5_000)).toBe(true);
+      await mergeReaches(two, one, two);
       await Promise.all([one.graph.stop(), two.graph.stop()]);
       expect([...one.errors, ...two.errors.slice(1)]).toEqual([]);
     } finally {

@@ -192,7 +192,7 @@ export class PostgresSessionStore implements SessionStore {
     // the transcript's first word or ends before its last.
     const hits: (TranscriptHit & { seq: number })[] = await this.sql.unsafe(
       `SELECT s.seq AS seq, s.key AS key, s.project AS project, s.updated_at AS updated_at,
-         CASE WHEN c.at > 0 AND c.at > c.lead + 1 THEN '…' ELSE '' END || h.x ||
+         CASE WHEN c.at > c.lead + 1 THEN '…' ELSE '' END || h.x ||
          CASE WHEN c.at > 0 AND c.at + length(h.x) - 1 < length(rtrim(t.content, E' \t\r\n')) THEN '…' ELSE '' END AS excerpt
        FROM session_transcripts t JOIN sessions s ON s.seq = t.session_seq, websearch_to_tsquery('english', ${words}) AS q(q),
          LATERAL (SELECT ts_headline('english', t.content, q.q, 'MaxFragments=1, MaxWords=32, MinWords=12, ShortWord=0, StartSel="", StopSel="", FragmentDelimiter=…') AS x) h,
