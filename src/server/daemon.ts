@@ -35,6 +35,7 @@ import { lastingDaemonId, ownerCredentials } from "./credentials";
 import { secureDataDir } from "../control/data-dir";
 import { assertDataDir, DaemonLock } from "../control/lock";
 import { createLogger, type Logger } from "../logger";
+import { logUnhandledRejections } from "./rejection-guard";
 import { type DaemonStores, openStores } from "./stores";
 
 class DaemonStartError extends Error {
@@ -382,6 +383,8 @@ export async function runDaemonForeground(config: Config): Promise<void> {
   // Here, not in startDaemon: a test process running a daemon must not adopt its other children's orphans.
   const noSubreaper = becomeChildSubreaper();
   if (noSubreaper) log.info(noSubreaper);
+  // Here too, not in startDaemon: a test process keeps its runner's own handling of rejections.
+  logUnhandledRejections(log);
   // Listened for before the start: a signal while the daemon starts (its record already written, a
   // terminal closed) stops it once it has started, rather than ending it with its record left behind.
   let received: string | undefined;
