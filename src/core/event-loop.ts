@@ -7,11 +7,20 @@ export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(res
 const LOAD_STEP = 2000;
 
 /**
+ * Rows the stepwise loads have taken since the last full collection. The loads at start (the keyword
+ * index, the stored vectors) run side by side, each a step at a time: counted together, one
+ * collection per two steps' rows of them all bounds their garbage as one per step of each did, with
+ * half the collections, each of which marks the whole heap (at 100,000 memories a start took about a
+ * fifth less CPU, its peak 8–12 MiB higher: docs/benchmarks.md#daemon-start).
+ */
+let takenSinceCollection = 0;
+
+/**
  * Hands `take` the rows `page(after, n)` returns (in `seq` order, after the last seq it returned),
  * LOAD_STEP at a time, yielding to the event loop between steps so the daemon answers while a large
- * store loads. The last step's rows are garbage once taken: collected before the next step, they do
- * not pile up (a load of 100,000 memories otherwise peaks ~100 MB above what the indexes keep); a
- * store of one step needs no collection. False when `wanted()` turned false first.
+ * store loads. The rows taken are garbage once taken: collected as they add up (above), they do not
+ * pile up (a load of 100,000 memories otherwise peaks ~100 MB above what the indexes keep); a small
+ * store's load needs none. False when `wanted()` turned false first.
  */
 export async function readInSteps<R extends { seq: number }>(
   page: (after: number, n: number) => R[] | Promise<R[]>,
@@ -20,9 +29,13 @@ export async function readInSteps<R extends { seq: number }>(
 ): Promise<boolean> {
   let after = 0;
   while (wanted()) {
-    if (after > 0) Bun.gc(true);
+    if (takenSinceCollection >= 2 * LOAD_STEP) {
+      takenSinceCollection = 0;
+      Bun.gc(true);
+    }
     const rows = await page(after, LOAD_STEP);
     for (const row of rows) take(row);
+    takenSinceCollection += rows.length;
     if (rows.length < LOAD_STEP) return true;
     after = rows[rows.length - 1]!.seq;
     await yieldToLoop();
