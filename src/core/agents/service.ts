@@ -237,11 +237,11 @@ export class AgentsService {
     for (const l of this.listeners) l.notify();
   }
 
-  /** Ends every open stream and stops hearing other daemons: the daemon is stopping. */
   private get closing(): boolean {
     return this.stopping.signal.aborted;
   }
 
+  /** Ends every open stream and stops hearing other daemons: the daemon is stopping. */
   async closeAll(): Promise<void> {
     this.stopping.abort();
     for (const l of [...this.listeners]) l.close();
