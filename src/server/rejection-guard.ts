@@ -6,9 +6,7 @@
 // work is in an unknown state, and its stack says where.
 import type { Logger } from "../logger";
 
-/** Logs each unhandled rejection as an error instead of ending the process; returns the undo. */
-export function logUnhandledRejections(log: Logger): () => void {
-  const logged = (reason: unknown) => log.error("a promise was rejected with nothing to handle it (the daemon keeps running)", reason);
-  process.on("unhandledRejection", logged);
-  return () => process.off("unhandledRejection", logged);
+/** Logs each unhandled rejection as an error instead of ending the process, for the process's life. */
+export function logUnhandledRejections(log: Logger): void {
+  process.on("unhandledRejection", (reason: unknown) => log.error("a promise was rejected with nothing to handle it (the daemon keeps running)", reason));
 }
