@@ -70,7 +70,9 @@ export async function startPostgresCluster(dir: string): Promise<PostgresCluster
         "-c", "listen_addresses=127.0.0.1",
         "-c", "fsync=off",
         "-c", "full_page_writes=off",
-        "-c", "max_connections=200",
+        // A test file's clients (one pool per "daemon", up to 10 connections each) stay open until
+        // its end: the embedding store's file holds ~170 before its last test.
+        "-c", "max_connections=400",
       ],
       { stdout: "ignore", stderr: "pipe" },
     );

@@ -18,6 +18,7 @@ import type { MemoryStore } from "../../src/core/memory/store";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { tempDir } from "../helpers/temp-cleanup";
 import { migratedDatabase } from "../helpers/sqlite";
+import { eventually } from "../helpers/wait";
 
 const workers: EmbeddingWorker[] = [];
 const feeds: MemoryFeed[] = [];
@@ -89,8 +90,12 @@ const STORES: { name: string; available: boolean; open(): Promise<Stores> }[] = 
 
 for (const kind of STORES) {
   describe.skipIf(!kind.available)(`vector sizes on ${kind.name}`, () => {
+    // One database for these tests: a PostgreSQL file's clients stay open until its end.
+    let opened: Promise<Stores> | undefined;
+    const open = () => (opened ??= kind.open());
+
     test("a model's vectors are of one size: those of another are pending, stale, leased again and not read as current", async () => {
-      const stores = await kind.open();
+      const stores = await open();
       const store = stores.embedding();
       const memory = new MemoryService(stores.memory());
       for (const content of MEMORIES.slice(0, 3)) await memory.remember(ada, { content });
@@ -119,6 +124,24 @@ for (const kind of STORES) {
         expect(await store.lease(seqs, "m", 64)).toEqual([]);
         expect((await store.lease(seqs, "m", 48)).sort((x, y) => x - y)).toEqual(seqs);
       }
+    }, 60_000);
+
+    test("a worker's start clears the credentials of base URLs recorded with them, and leaves the rest", async () => {
+      const store = (await open()).embedding();
+      const at = new Date().toISOString();
+      // As recorded before URLs were recorded without their credentials.
+      await store.recordModel("old", "openai", "https://proxyuser:S3cret%40Pass@llm.example:8443/v1", 64, at);
+      await store.recordModel("token", "ollama", "http://tok3n@10.0.0.2:11434", 32, at);
+      await store.recordModel("clean", "ollama", "http://127.0.0.1:11434", 16, at);
+      await store.recordModel("builtin", "builtin", null, 512, at);
+      const w = worker(store);
+      const cleared = async () => (await store.modelUrls()).every((r) => !r.base_url.includes("@"));
+      expect(await eventually(cleared)).toBe(true);
+      expect(await store.modelRow("old")).toEqual({ provider: "openai", base_url: "https://llm.example:8443/v1", dimensions: 64 });
+      expect((await store.modelRow("token"))?.base_url).toBe("http://10.0.0.2:11434");
+      expect((await store.modelRow("clean"))?.base_url).toBe("http://127.0.0.1:11434");
+      expect((await store.modelRow("builtin"))?.base_url).toBeNull();
+      await w.stop();
     }, 60_000);
   });
 }

@@ -3,7 +3,7 @@
 import type { Config } from "../../config/schema";
 import { BUILTIN_MODEL } from "./builtin/embedder";
 import { shownUrl } from "./http";
-import type { ModelRow } from "./store";
+import type { EmbeddingStore, ModelRow } from "./store";
 import type { Embedder } from "./types";
 
 export interface ModelProfile {
@@ -47,4 +47,20 @@ export function configOf(profile: ModelProfile, sameName = false): Config["embed
     ...(profile.baseUrl ? { baseUrl: profile.baseUrl } : {}),
     ...(sameName && profile.provider !== "builtin" ? { dimensions: profile.dimensions } : {}),
   };
+}
+
+/**
+ * Leaves out the credentials of recorded base URLs: rows recorded before URLs were recorded without
+ * them may hold a proxy's password or a token. Returns how many rows it changed.
+ */
+export async function forgetRecordedCredentials(store: EmbeddingStore): Promise<number> {
+  let changed = 0;
+  for (const { model, base_url } of await store.modelUrls()) {
+    if (!URL.canParse(base_url)) continue;
+    const url = new URL(base_url);
+    if (!url.username && !url.password) continue;
+    await store.setModelUrl(model, shownUrl(base_url));
+    changed++;
+  }
+  return changed;
 }

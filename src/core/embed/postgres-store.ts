@@ -127,6 +127,14 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     return row ?? null;
   }
 
+  modelUrls(): Promise<{ model: string; base_url: string }[]> {
+    return this.sql`SELECT model, base_url FROM embedding_models WHERE base_url IS NOT NULL`;
+  }
+
+  async setModelUrl(model: string, baseUrl: string): Promise<void> {
+    await this.sql`UPDATE embedding_models SET base_url = ${baseUrl} WHERE model = ${model}`;
+  }
+
   storedModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
     return this.sql`
       SELECT v.model, v.dimensions, count(*)::int AS count FROM memory_vectors v JOIN memories m ON m.seq = v.seq

@@ -118,6 +118,14 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     return this.db.query<ModelRow, [string]>("SELECT provider, base_url, dimensions FROM embedding_models WHERE model = ?").get(model);
   }
 
+  async modelUrls(): Promise<{ model: string; base_url: string }[]> {
+    return this.db.query<{ model: string; base_url: string }, []>("SELECT model, base_url FROM embedding_models WHERE base_url IS NOT NULL").all();
+  }
+
+  async setModelUrl(model: string, baseUrl: string): Promise<void> {
+    this.db.query("UPDATE embedding_models SET base_url = ? WHERE model = ?").run(baseUrl, model);
+  }
+
   async storedModels(): Promise<{ model: string; dimensions: number; count: number }[]> {
     return this.db
       .query<{ model: string; dimensions: number; count: number }, []>(

@@ -84,6 +84,10 @@ export interface EmbeddingStore {
   /** Records how `model`'s vectors are made: the latest provider and URL serving it win. */
   recordModel(model: string, provider: string, baseUrl: string | null, dimensions: number, at: string): Promise<void>;
   modelRow(model: string): Promise<ModelRow | null>;
+  /** Every recorded model's base URL, for the models recorded with one. */
+  modelUrls(): Promise<{ model: string; base_url: string }[]>;
+  /** Replaces `model`'s recorded base URL (its provider, size and time stay). */
+  setModelUrl(model: string, baseUrl: string): Promise<void>;
   /** Stored vectors of live memories, per model, most first. */
   storedModels(): Promise<{ model: string; dimensions: number; count: number }[]>;
   currentJob(): Promise<ReindexJob | null>;

@@ -14,7 +14,7 @@ import { VectorIndex, indexOfDimensions, type AuthorSearch, type VectorHit } fro
 import type { Logger } from "../../logger";
 import { createEmbedder } from "./factory";
 import { shownUrl } from "./http";
-import { configOf, profileOf, type ModelProfile } from "./models";
+import { configOf, forgetRecordedCredentials, profileOf, type ModelProfile } from "./models";
 import { QueryVectors } from "./query";
 import type { EmbeddingStatus, ReindexStatus } from "../../contracts/embed";
 import type { ReindexJob } from "./reindex";
@@ -429,6 +429,9 @@ export class EmbeddingWorker {
 
   private async run(): Promise<void> {
     let backoff = 0;
+    await forgetRecordedCredentials(this.store).catch((err: Error) =>
+      this.opts.log.warn(`embedding: recorded provider URLs could not be cleared of credentials: ${err.message}`),
+    );
     while (!this.stopped && !this.embedder) {
       try {
         const embedder = await this.load();
