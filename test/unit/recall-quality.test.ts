@@ -314,6 +314,12 @@ describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ra
     ])
       await remember(h, { content: "Long runs by the lake help me unwind after work.", who, project, createdAt });
     await remember(h, { content: "The billing cron job runs at midnight UTC.", who: "Ana" });
+    // Stored with no author: its `who` is the storing agent's id ("default"). Ana's is the later.
+    for (const [who, createdAt] of [
+      [undefined, "2020-03-02T09:00:00.000Z"],
+      ["Ana", "2020-03-02T09:01:00.000Z"],
+    ])
+      await remember(h, { content: "The default retry budget is three attempts.", who, project: who ?? "home", createdAt });
     recall = await h.service();
   });
 
@@ -326,6 +332,13 @@ describe("the named author's lift (scoring.ts authorOrder, docs/api.md#how-it-ra
     expect(first!.who).toBe("Priya");
     expect(second!.who).toBe("Tom");
     // The same text is the same evidence: the lift moved Priya's up, not her score.
+    expect(first!.score).toBe(second!.score);
+  });
+
+  test("an agent's id is no author's name: a query saying \"default\" lifts nothing the default agent stored", async () => {
+    const [first, second] = await h.ranks(recall, "What is the default retry budget?");
+    expect(second!.who).toBe("default");
+    expect(first!.who).toBe("Ana");
     expect(first!.score).toBe(second!.score);
   });
 });

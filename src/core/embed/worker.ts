@@ -7,7 +7,7 @@
 // (document chunks) once no memory waits, through an EmbeddingQueue: one provider, one backoff, and
 // recalls first for both.
 import { type TakeOverTiming, watchForLeftovers } from "../cluster/take-over";
-import type { MemoryChange } from "../memory/store";
+import { authorOf, type MemoryChange } from "../memory/store";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { VectorIndex, indexOfDimensions, type AuthorSearch, type VectorHit } from "../search/vector-index";
@@ -419,7 +419,7 @@ export class EmbeddingWorker {
     this.restoring.delete(seq);
     if (row && embedder === this.embedder) {
       const vector = this.scratch.of(row.vector);
-      this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, row.who);
+      this.ensureIndex(vector.length).upsert(seq, row.agent_id, vector, row.project, authorOf(row));
       return;
     }
     if (!orQueue) return;
@@ -594,7 +594,7 @@ export class EmbeddingWorker {
   ): Promise<boolean> {
     return readInSteps(
       (after, n) => this.store.storedVectors(model, dimensions, after, n),
-      (row) => indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, row.who),
+      (row) => indexOf(row).upsert(row.seq, row.agent_id, this.scratch.of(row.vector), row.project, authorOf(row)),
       wanted,
     );
   }
@@ -746,7 +746,7 @@ export class EmbeddingWorker {
     for (const { row, vector } of indexed) {
       // Changed or forgotten while the vector was stored: what that change queued decides.
       if (touched.has(row.seq)) continue;
-      this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, row.who);
+      this.ensureIndex(vector.length).upsert(row.seq, row.agent_id, vector, row.project, authorOf(row));
       // Replaced: from now on this memory answers with its new vector only.
       this.previous?.index.remove(row.seq);
       if (this.job?.finishedAt === null) this.jobDone++;

@@ -6,6 +6,16 @@ import type { HistoryEntry, Memory } from "../../contracts/memory";
 import type { ExportHistoryEntry } from "../../contracts/transfer";
 import type { MemoryFilter } from "./filter";
 
+/**
+ * A memory's author as a query can name it (recall's author lift and the vector leg's search among an
+ * author's memories): its `who`, unless that is the id of the agent that stored it, which `who`
+ * defaults to. That says whose store the memory is in, not who said it: "the default port" names no
+ * one, and every memory of the agent "default" would otherwise be lifted.
+ */
+export function authorOf(m: { who: string | null; agent_id: string }): string | null {
+  return m.who === m.agent_id ? null : m.who;
+}
+
 export interface MemoryRow {
   seq: number;
   id: string;

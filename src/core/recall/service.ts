@@ -8,7 +8,7 @@ import { byTerm } from "../search/term-positions";
 import { type MatchedBy, type RecallRequest, type RecallResponse, type RecallResult, type SupportingResult } from "../../contracts/recall";
 import type { EmbeddingWorker } from "../embed/worker";
 import type { Caller, MemoryService } from "../memory/service";
-import type { KeywordText, MemoryChange } from "../memory/store";
+import { authorOf, type KeywordText, type MemoryChange } from "../memory/store";
 import { memoryFilter, type MemoryFilter } from "../memory/filter";
 import type { AccessLog } from "./access-log";
 import type { UsageBoost } from "./usage-boost";
@@ -261,7 +261,7 @@ export class RecallService {
         lift =
           Math.max(1, feedbackOrder(row)) *
           (this.usage?.order(row) ?? 1) *
-          (row.who === null ? 1 : authorOrder(this.tokensOf(row.who), queryTokens)) *
+          this.authorLift(row, queryTokens) *
           (graphOrder?.get(row.seq) ?? 1) *
           questionOrder(row.content) *
           specificOrder(this.keywords.specificity(row.seq));
@@ -494,6 +494,12 @@ export class RecallService {
     const named: string[] = [];
     for (const who of this.embeddings?.vectors?.authors() ?? []) if (namesAuthor(this.tokensOf(who), queryTokens)) named.push(who);
     return named;
+  }
+
+  /** The author factor of `row` for a query of `queryTokens` (adjustment.ts authorOrder). */
+  private authorLift(row: CandidateRow, queryTokens: ReadonlySet<string>): number {
+    const author = authorOf(row);
+    return author === null ? 1 : authorOrder(this.tokensOf(author), queryTokens);
   }
 
   /** An author's name as tokens, kept across recalls: authors are few and a memory's never changes. */
