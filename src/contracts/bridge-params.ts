@@ -142,18 +142,38 @@ function changes(written: string, value: number): boolean {
   return BigInt(`${sign === "-" ? "-" : ""}${whole || "0"}`) !== BigInt(value);
 }
 
+/** `raw` as JSON, with the first number written in it that reading changes; a SyntaxError when it is not JSON. */
+function readJson(raw: string): { value: unknown; changed?: string } {
+  let changed: string | undefined;
+  const value: unknown = JSON.parse(raw, (_key, v: unknown, context?: { source?: string }) => {
+    if (changed === undefined && typeof v === "number" && context?.source !== undefined && changes(context.source, v)) changed = context.source;
+    return v;
+  });
+  return { value, changed };
+}
+
 /** `raw` as JSON, with the first number written in it that reading changes; undefined when it is not JSON. */
 function parseJson(raw: string): { value: unknown; changed?: string } | undefined {
-  let changed: string | undefined;
   try {
-    const value: unknown = JSON.parse(raw, (_key, v: unknown, context?: { source?: string }) => {
-      if (changed === undefined && typeof v === "number" && context?.source !== undefined && changes(context.source, v)) changed = context.source;
-      return v;
-    });
-    return { value, changed };
+    return readJson(raw);
   } catch {
     return undefined;
   }
+}
+
+/** Why the number written `changed` cannot be sent as written. */
+function changedNumber(changed: string): string {
+  return `a JSON number holds every integer only up to ±${Number.MAX_SAFE_INTEGER}: ${changed} would be sent as ${Number(changed)}`;
+}
+
+/**
+ * Arguments written whole in JSON (`signet mcp ... --json`, `--batch`): a SyntaxError when `raw` is
+ * not JSON, a ParamError when a number written in it would reach the tool as another number.
+ */
+export function argumentsJson(raw: string): unknown {
+  const { value, changed } = readJson(raw);
+  if (changed !== undefined) throw new ParamError(`${changedNumber(changed)}; give it as a string`);
+  return value;
 }
 
 /** `raw` read as JSON: NONE when it is not JSON, or when reading it would change a number it writes. */
@@ -252,7 +272,7 @@ function misfit(name: string, s: Schema, root: Schema, given: string): string {
   const changed = changedNumberIn(given);
   const hint =
     changed !== undefined
-      ? ` (a JSON number holds every integer only up to ±${Number.MAX_SAFE_INTEGER}: ${changed} would be sent as ${Number(changed)})`
+      ? ` (${changedNumber(changed)})`
       : branchOf(s, root, "array", "object")
         ? " (give arrays and objects as JSON)"
         : "";

@@ -1,6 +1,6 @@
 // What `signet mcp <server>` refuses rather than change, from the compiled binary against a real daemon
 // and server-everything (docs/cli.md#mcp-bridge): a --batch line with a field other than tool and
-// arguments, and a --param number written in digits that no JSON number holds.
+// arguments, and a number written in digits that no JSON number holds, in --param, --json or --batch.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, run, sandbox, type Sandbox, startDaemonIn } from "../helpers/binary";
 import { EVERYTHING, NODE } from "../helpers/everything";
@@ -57,5 +57,28 @@ describe("--param numbers beyond what a JSON number holds", () => {
     const sum = await cli(["mcp", "everything", "get-sum", "--param", "a=9007199254740990", "--param", "b=1"]);
     expect(sum.code).toBe(0);
     expect(json(sum).content[0].text).toContain("9007199254740991");
+  });
+});
+
+describe("--json and --batch numbers beyond what a JSON number holds", () => {
+  const big = "9007199254740993";
+
+  test("--json refuses one (exit 2), saying what it would have become; nothing is called", async () => {
+    const r = await cli(["mcp", "everything", "get-sum", "--json", `{"a": ${big}, "b": 0}`]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(r.stderr).toContain(`--json: a JSON number holds every integer only up to ±9007199254740991: ${big} would be sent as 9007199254740992; give it as a string`);
+    // As text, or as a number a JSON number holds, it goes as written.
+    expect(json(await cli(["mcp", "everything", "echo", "--json", `{"message": "${big}"}`])).content[0].text).toBe(`Echo: ${big}`);
+    expect(json(await cli(["mcp", "everything", "get-sum", "--json", '{"a": 9007199254740990, "b": 1e0}'])).content[0].text).toContain("9007199254740991");
+  });
+
+  test("a --batch line with one is an error naming the line; the other lines run", async () => {
+    const input = [`{"tool": "get-sum", "arguments": {"a": ${big}, "b": 0}}`, JSON.stringify({ tool: "echo", arguments: { message: "fine" } })].join("\n");
+    const r = await cli(["mcp", "everything", "--batch", "-"], input);
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([
+      { error: `line 1: a JSON number holds every integer only up to ±9007199254740991: ${big} would be sent as 9007199254740992; give it as a string`, code: "invalid_input" },
+      { content: [{ type: "text", text: "Echo: fine" }] },
+    ]);
   });
 });

@@ -3,7 +3,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError, type SignetClient } from "../../client/client";
 import type { BridgeTool } from "../../contracts/bridge";
-import { ParamError, isPlainObject, toolNamed, validateArguments } from "../../contracts/bridge-params";
+import { ParamError, argumentsJson, isPlainObject, toolNamed, validateArguments } from "../../contracts/bridge-params";
 import { configFromFlags, clientFor } from "../context";
 import { EXIT, ExitError, UsageError } from "../errors";
 import { parseArgs, type ArgSpec } from "../parse-args";
@@ -116,9 +116,9 @@ async function argumentsFor(tool: string, params: string[], jsonArgs: string): P
   const text = jsonArgs === "-" ? await readStdinText() : jsonArgs;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = argumentsJson(text);
   } catch (err) {
-    throw new UsageError(`--json: not valid JSON (${(err as Error).message})`);
+    throw new UsageError(err instanceof ParamError ? `--json: ${err.message}` : `--json: not valid JSON (${(err as Error).message})`);
   }
   // Only the tool's name is read: the schema is never consulted.
   return asUsage(() => validateArguments({ name: tool, inputSchema: { type: "object" } }, parsed));
@@ -139,12 +139,12 @@ async function asUsageIfNoTool<T>(server: string, tool: string, f: () => Promise
   }
 }
 
-/** `f`'s answer; what the tool's schema refuses (a ParamError) is a usage error here. */
-function asUsage<T>(f: () => T): T {
+/** `f`'s answer; what the tool's schema refuses (a ParamError) is a usage error here, its message after `prefix`. */
+function asUsage<T>(f: () => T, prefix = ""): T {
   try {
     return f();
   } catch (err) {
-    throw err instanceof ParamError ? new UsageError(err.message) : err;
+    throw err instanceof ParamError ? new UsageError(prefix + err.message) : err;
   }
 }
 
@@ -230,7 +230,7 @@ async function runBatch(client: SignetClient, server: string, flags: CallFlags):
     if (line.trim() === "") continue;
     let out: unknown;
     try {
-      const item = JSON.parse(line) as { tool?: unknown; arguments?: unknown };
+      const item = asUsage(() => argumentsJson(line), `line ${index + 1}: `) as { tool?: unknown; arguments?: unknown };
       if (typeof item !== "object" || item === null || typeof item.tool !== "string") {
         throw new UsageError(`line ${index + 1}: expected {"tool": "<name>", "arguments": {...}}`);
       }
