@@ -2,7 +2,8 @@
 // the daemon's stderr is its log file when started in the background (operators and tests grep
 // it), and signet-mcp's stdout carries the protocol. So no colors or boxes, whatever the terminal.
 // A leaf: it imports nothing of ours, and nothing else imports consola (.dependency-cruiser.cjs).
-import { createConsola, LogLevels, type LogObject } from "consola/core";
+// consola is loaded with the first logger made: a command that logs nothing does not run it.
+import type { LogObject } from "consola/core";
 
 /** What the daemon's parts and core code are given; core imports this type only. */
 export interface Logger {
@@ -23,6 +24,7 @@ export function createLogger(format: LogFormat): Logger {
     const head = format === "daemon" ? `${date.toISOString()} ${type.padEnd(5)} ` : `${format}: `;
     process.stderr.write(`${head}${message}${detail(cause)}\n`);
   };
+  const { createConsola, LogLevels }: typeof import("consola/core") = require("consola/core");
   // throttle 0: consola would fold repeated records into one (held on a timer); every record counts.
   return createConsola({ level: LogLevels.info, throttle: 0, reporters: [{ log: write }] });
 }
