@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SOURCES_API } from "../../src/contracts/sources";
-import { OllamaEmbedder } from "../../src/core/embed/http";
+import { OllamaEmbedder, OpenAiEmbedder } from "../../src/core/embed/http";
+import type { Embedder } from "../../src/core/embed/types";
 import { PostgresEmbeddingStore } from "../../src/core/embed/postgres-store";
 import { SqliteEmbeddingStore } from "../../src/core/embed/sqlite-store";
 import type { EmbeddingStore } from "../../src/core/embed/store";
@@ -21,6 +22,7 @@ import type { TakeOverTiming } from "../../src/core/cluster/take-over";
 import { SqliteSourceStore } from "../../src/core/sources/sqlite-store";
 import type { SourceStore } from "../../src/core/sources/store";
 import { startFakeEmbedder, type FakeEmbedder } from "../helpers/fake-embedder";
+import { startShapedEmbedder } from "../helpers/shaped-embedder";
 import { recordingLogger } from "../helpers/log";
 import { postgresDatabases } from "../helpers/postgres-databases";
 import { migratedDatabase } from "../helpers/sqlite";
@@ -51,24 +53,30 @@ interface Daemon {
   logged: string[];
   /** The paths of the results of `query`, best first. */
   paths(query: string, extra?: Record<string, unknown>): Promise<string[]>;
+  stop(): Promise<void>;
 }
 
-/** A daemon's sources, with chunk vectors from the fake embedding service when `embed` (one text a batch, so a refusal is the refused text's alone). */
-async function daemon(stores: Stores, embed = false, takeOver?: TakeOverTiming): Promise<Daemon> {
+/**
+ * A daemon's sources, with chunk vectors when `embed`: from the fake embedding service, or from the
+ * embedder `embed` makes (one text a batch, so a refusal is the refused text's alone).
+ */
+async function daemon(stores: Stores, embed: boolean | (() => Embedder) = false, takeOver?: TakeOverTiming): Promise<Daemon> {
   const { log, lines } = recordingLogger();
-  const worker = embed
-    ? new EmbeddingWorker(stores.embeddings, "ollama", async () => new OllamaEmbedder("fake-embed", fake.url, 256), { batchSize: 1, minBackoffMs: 50 })
-    : null;
+  const make = typeof embed === "function" ? embed : () => new OllamaEmbedder("fake-embed", fake.url, 256);
+  const worker = embed ? new EmbeddingWorker(stores.embeddings, make().provider, async () => make(), { batchSize: 1, minBackoffMs: 50 }) : null;
   const sources = new SourceService(stores.sources, worker, log, takeOver);
-  stops.push(async () => {
-    await sources.stop();
-    await worker?.stop();
-  });
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await sources.stop();
+      await worker?.stop();
+    })());
+  stops.push(stop);
   worker?.start();
   await sources.start();
   const paths = async (query: string, extra: Record<string, unknown> = {}) =>
     (await sources.search(SOURCES_API.search.body.parse({ query, ...extra }))).results.map((r) => r.path);
-  return { sources, worker, logged: lines, paths };
+  return { sources, worker, logged: lines, paths, stop };
 }
 
 function sqliteStores(): Stores {
@@ -189,6 +197,30 @@ for (const kind of STORES) {
       expect(d.logged.filter((l) => l.includes("refused"))).toHaveLength(1);
       expect((await d.sources.list())[0]!.embedded).toBe(2);
     });
+
+    test("after embedding.dimensions changes, the chunks are embedded again at the new size and found by meaning", async () => {
+      const stores = await kind.open();
+      const shaped = startShapedEmbedder(64);
+      stops.push(() => shaped.stop());
+      const sized = (dimensions: number) => () => new OpenAiEmbedder("bag", shaped.url, dimensions, "sk-test");
+      const dir = notes({ "pets.md": "# Pets\n\nThe cat sleeps on the warm windowsill all afternoon.\n", "garden.md": "# Garden\n\nTomatoes need sun and water every morning.\n" });
+      const embeddedAt = (d: Daemon) => async () => (await d.sources.list())[0]?.embedded === 2;
+      const first = await daemon(stores, sized(64));
+      await first.sources.add({ path: dir });
+      expect(await eventually(embeddedAt(first))).toBe(true);
+      await first.stop();
+      const sent = shaped.requests.length;
+      const second = await daemon(stores, sized(48));
+      // The 64-dimension vectors are not current: both chunks are sent again, asking for 48.
+      expect(await eventually(async () => (await embeddedAt(second)()) && shaped.requests.length - sent >= 2)).toBe(true);
+      const again = shaped.requests.slice(sent).filter((r) => r.texts.some((t) => t.includes("Tomatoes") || t.includes("windowsill")));
+      expect(again.map((r) => r.dimensions)).toEqual([48, 48]);
+      // "feline" shares "cat"'s slot in the fake model: only the vectors, all of the new size, find it.
+      const feline = await second.sources.search(SOURCES_API.search.body.parse({ query: "feline", minScore: 0 }));
+      expect(feline.meta.embedding).toBe("ok");
+      expect(feline.results[0]).toMatchObject({ path: join(dir, "pets.md"), matchedBy: "vector" });
+      expect(second.logged).toEqual([]);
+    });
   });
 }
 
@@ -269,8 +301,8 @@ describe.skipIf(!postgres.available)("sources shared by daemons on one PostgreSQ
     await connect()`DELETE FROM work_leases WHERE kind = 'chunk' AND item = ${one}`;
     const holder = new PostgresSourceStore(connect(), tempDir(), "d_holder");
     const other = new PostgresSourceStore(connect(), tempDir(), "d_other");
-    expect(await holder.lease([one], "fake-embed")).toEqual([one]);
-    expect(await other.lease([one], "fake-embed")).toEqual([]);
+    expect(await holder.lease([one], { model: "fake-embed", dimensions: 256 })).toEqual([one]);
+    expect(await other.lease([one], { model: "fake-embed", dimensions: 256 })).toEqual([]);
   });
 
   test("two daemons adding one directory at once, then syncing it at once, write each file and chunk once", async () => {

@@ -25,6 +25,7 @@ import {
   type IngestBatch,
   type SourceRow,
   type SourceStore,
+  type ChunkVectors,
 } from "./store";
 
 type Sql = Bun.SQL;
@@ -103,12 +104,13 @@ export class PostgresSourceStore implements SourceStore {
     });
   }
 
-  async summary(row: SourceRow, model: string | null): Promise<SourceSummary> {
+  async summary(row: SourceRow, vectors: ChunkVectors | null): Promise<SourceSummary> {
     const [counts] = await this.sql<{ files: number; chunks: number; embedded: number }[]>`
       SELECT (SELECT count(*)::int FROM source_files WHERE source_id = ${row.id}) AS files,
         (SELECT count(*)::int FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE f.source_id = ${row.id}) AS chunks,
         (SELECT count(*)::int FROM source_vectors v JOIN source_chunks c ON c.seq = v.seq JOIN source_files f ON f.id = c.file_id
-           WHERE f.source_id = ${row.id} AND v.model = ${model}) AS embedded`;
+           WHERE f.source_id = ${row.id} AND v.model = ${vectors?.model ?? null}
+             AND v.dimensions = coalesce(${vectors?.dimensions ?? null}::int, v.dimensions)) AS embedded`;
     return { id: row.id, path: row.path, kind: row.kind, glob: row.glob, ...counts!, createdAt: row.created_at, syncedAt: row.synced_at };
   }
 
@@ -209,9 +211,11 @@ export class PostgresSourceStore implements SourceStore {
 
   // ---- vectors ----
 
-  async unembedded(model: string): Promise<number[]> {
+  async unembedded(vectors: ChunkVectors): Promise<number[]> {
     const rows = await this.sql<{ seq: number }[]>`
-      SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ${model} WHERE v.seq IS NULL ORDER BY c.seq`;
+      SELECT c.seq FROM source_chunks c
+        LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ${vectors.model} AND v.dimensions = coalesce(${vectors.dimensions}::int, v.dimensions)
+      WHERE v.seq IS NULL ORDER BY c.seq`;
     return rows.map((r) => r.seq);
   }
 
@@ -239,18 +243,19 @@ export class PostgresSourceStore implements SourceStore {
     });
   }
 
-  lease(seqs: number[], model: string): Promise<number[]> {
-    // Only what still lacks a vector of the model: one another daemon stored since is not embedded again.
+  lease(seqs: number[], vectors: ChunkVectors): Promise<number[]> {
+    // Only what still lacks a current vector: one another daemon stored since is not embedded again.
     return this.leases.claim("chunk", {
-      sql: `SELECT c.seq AS item FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = $2
+      sql: `SELECT c.seq AS item FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = $2 AND v.dimensions = coalesce($3::int, v.dimensions)
             WHERE c.seq = ANY($1::int[]) AND v.seq IS NULL`,
-      params: [seqs, model],
+      params: [seqs, vectors.model, vectors.dimensions],
     });
   }
 
-  async orphans(model: string, changedBefore: string): Promise<number[]> {
+  async orphans(vectors: ChunkVectors, changedBefore: string): Promise<number[]> {
     const rows = await this.sql<{ seq: number }[]>`
-      SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ${model}
+      SELECT c.seq FROM source_chunks c
+        LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ${vectors.model} AND v.dimensions = coalesce(${vectors.dimensions}::int, v.dimensions)
         LEFT JOIN work_leases l ON l.kind = 'chunk' AND l.item = c.seq AND l.lease_until >= ${this.leases.now()}
       WHERE v.seq IS NULL AND l.item IS NULL
         AND NOT EXISTS (SELECT 1 FROM source_changes s WHERE s.chunk_seq = c.seq AND s.changed_at >= ${changedBefore})
@@ -258,7 +263,9 @@ export class PostgresSourceStore implements SourceStore {
     return rows.map((r) => r.seq);
   }
 
-  async storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]> {
-    return this.sql`SELECT seq, vector FROM source_vectors WHERE model = ${model} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+  async storedVectors(vectors: ChunkVectors, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]> {
+    return this.sql`
+      SELECT seq, vector FROM source_vectors WHERE model = ${vectors.model} AND dimensions = coalesce(${vectors.dimensions}::int, dimensions)
+        AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
   }
 }

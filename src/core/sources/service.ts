@@ -376,7 +376,7 @@ export class SourceService {
   }
 
   private summary(row: SourceRow): Promise<SourceSummary> {
-    return this.store.summary(row, this.vectors.model);
+    return this.store.summary(row, this.vectors.current);
   }
 
   private async sourceOrThrow(id: number): Promise<SourceRow> {

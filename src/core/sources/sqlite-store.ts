@@ -23,6 +23,7 @@ import {
   type SourceFts,
   type SourceRow,
   type SourceStore,
+  type ChunkVectors,
 } from "./store";
 
 const BM25 = `bm25(source_chunks_fts, ${COLUMN_WEIGHTS.join(", ")})`;
@@ -134,16 +135,16 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
     return seqs;
   }
 
-  async summary(row: SourceRow, model: string | null): Promise<SourceSummary> {
+  async summary(row: SourceRow, vectors: ChunkVectors | null): Promise<SourceSummary> {
     const counts = this.db
-      .query<{ files: number; chunks: number; embedded: number }, [string | null, number]>(
+      .query<{ files: number; chunks: number; embedded: number }, [string | null, number | null, number]>(
         `SELECT (SELECT count(*) FROM source_files WHERE source_id = s.id) AS files,
            (SELECT count(*) FROM source_chunks c JOIN source_files f ON f.id = c.file_id WHERE f.source_id = s.id) AS chunks,
            (SELECT count(*) FROM source_vectors v JOIN source_chunks c ON c.seq = v.seq JOIN source_files f ON f.id = c.file_id
-              WHERE f.source_id = s.id AND v.model = ?) AS embedded
+              WHERE f.source_id = s.id AND v.model = ? AND v.dimensions = coalesce(?, v.dimensions)) AS embedded
          FROM sources s WHERE s.id = ?`,
       )
-      .get(model, row.id)!;
+      .get(vectors?.model ?? null, vectors?.dimensions ?? null, row.id)!;
     return { id: row.id, path: row.path, kind: row.kind, glob: row.glob, ...counts, createdAt: row.created_at, syncedAt: row.synced_at };
   }
 
@@ -233,12 +234,13 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
 
   // ---- vectors ----
 
-  async unembedded(model: string): Promise<number[]> {
+  async unembedded(vectors: ChunkVectors): Promise<number[]> {
     return this.db
-      .query<{ seq: number }, [string]>(
-        "SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ? WHERE v.seq IS NULL ORDER BY c.seq",
+      .query<{ seq: number }, [string, number | null]>(
+        `SELECT c.seq FROM source_chunks c LEFT JOIN source_vectors v ON v.seq = c.seq AND v.model = ?1 AND v.dimensions = coalesce(?2, v.dimensions)
+         WHERE v.seq IS NULL ORDER BY c.seq`,
       )
-      .all(model)
+      .all(vectors.model, vectors.dimensions)
       .map((r) => r.seq);
   }
 
@@ -252,7 +254,7 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
   }
 
   /** A lone daemon embeds every chunk itself. */
-  async lease(seqs: number[], _model: string): Promise<number[]> {
+  async lease(seqs: number[], _vectors: ChunkVectors): Promise<number[]> {
     return seqs;
   }
 
@@ -271,11 +273,11 @@ export class SqliteSourceStore implements SourceStore, SourceFts {
     return stored;
   }
 
-  async storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]> {
+  async storedVectors(vectors: ChunkVectors, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]> {
     return this.db
-      .query<{ seq: number; vector: Uint8Array }, [string, number, number]>(
-        "SELECT seq, vector FROM source_vectors WHERE model = ? AND seq > ? ORDER BY seq LIMIT ?",
+      .query<{ seq: number; vector: Uint8Array }, [string, number | null, number, number]>(
+        "SELECT seq, vector FROM source_vectors WHERE model = ? AND dimensions = coalesce(?, dimensions) AND seq > ? ORDER BY seq LIMIT ?",
       )
-      .all(model, afterSeq, limit);
+      .all(vectors.model, vectors.dimensions, afterSeq, limit);
   }
 }

@@ -9,6 +9,17 @@ import { indexTerms } from "../search/text";
 import type { Chunk } from "./chunk";
 
 /** BM25 weights of the keyword columns (source_chunks_fts and the in-memory index): content, heading, path (relative to the source), extra terms. */
+
+/**
+ * Which chunk vectors are current: those of the embedding model, of its size when known (null: any).
+ * A model's vectors have one size, so after a change of embedding.dimensions the others are to be
+ * made again, as the memories' are (core/embed/worker.ts).
+ */
+export interface ChunkVectors {
+  model: string;
+  dimensions: number | null;
+}
+
 export const COLUMN_WEIGHTS = [1.0, 0.8, 0.5, 0.5] as const;
 
 export interface SourceRow {
@@ -199,7 +210,8 @@ export interface SourceStore {
   updateSource(id: number, glob: string | null, syncedAt: string): Promise<void>;
   /** Removes the source with its files, chunks and vectors; returns the chunks' seqs. */
   deleteSource(id: number): Promise<number[]>;
-  summary(row: SourceRow, model: string | null): Promise<SourceSummary>;
+  /** The source's counts; `embedded`: its chunks with a vector of `vectors` (none when null). */
+  summary(row: SourceRow, vectors: ChunkVectors | null): Promise<SourceSummary>;
   filesOf(sourceId: number): Promise<FileRow[]>;
   /** The file's row whichever source holds it. */
   fileByPath(path: string): Promise<FileRow | null>;
@@ -210,24 +222,24 @@ export interface SourceStore {
   chunksAmong(seqs: number[]): Promise<ChunkRow[]>;
   /** Chunks whose file path contains `path`. */
   seqsUnder(path: string): Promise<number[]>;
-  /** Chunks without a vector of `model`, in order. */
-  unembedded(model: string): Promise<number[]>;
+  /** Chunks without a vector of `vectors`, in order. */
+  unembedded(vectors: ChunkVectors): Promise<number[]>;
   /** What is embedded of each chunk among `seqs` that still exists: its heading and content. */
   textsOf(seqs: number[]): Promise<{ seq: number; text: string }[]>;
   /** Stores vectors of chunks that still exist (one may have been replaced while it was embedded); returns their seqs. */
   storeVectors(model: string, rows: { seq: number; vector: Float32Array }[]): Promise<number[]>;
   /**
-   * Of `seqs`, the chunks this daemon embeds with `model` now: on a shared store those still without
-   * a vector of it whose lease it holds (core/cluster/leases.ts; storing the vectors ends it); on a
+   * Of `seqs`, the chunks this daemon embeds for `vectors` now: on a shared store those still without
+   * such a vector whose lease it holds (core/cluster/leases.ts; storing the vectors ends it); on a
    * lone store all of them.
    */
-  lease(seqs: number[], model: string): Promise<number[]>;
+  lease(seqs: number[], vectors: ChunkVectors): Promise<number[]>;
   /**
-   * On a shared store: chunks without a vector of `model`, last changed before `changedBefore`, that
-   * no daemon holds the lease of (the daemon that wrote them died, or lost the store). Absent on a
-   * lone store.
+   * On a shared store: chunks without a vector of `vectors`, last changed before `changedBefore`,
+   * that no daemon holds the lease of (the daemon that wrote them died, or lost the store). Absent on
+   * a lone store.
    */
-  orphans?(model: string, changedBefore: string): Promise<number[]>;
-  /** The next `limit` vectors of `model` after `afterSeq`, in seq order. */
-  storedVectors(model: string, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]>;
+  orphans?(vectors: ChunkVectors, changedBefore: string): Promise<number[]>;
+  /** The next `limit` vectors of `vectors` after `afterSeq`, in seq order. */
+  storedVectors(vectors: ChunkVectors, afterSeq: number, limit: number): Promise<{ seq: number; vector: Uint8Array }[]>;
 }

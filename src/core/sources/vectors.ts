@@ -10,7 +10,7 @@ import type { EmbedRejectedError, Embedder } from "../embed/types";
 import { readInSteps } from "../event-loop";
 import { Holds } from "../holds";
 import { indexOfDimensions, type VectorIndex } from "../search/vector-index";
-import type { ChunkChange, SourceStore } from "./store";
+import type { ChunkChange, ChunkVectors, SourceStore } from "./store";
 
 /** Every chunk vector has this owner in the index: sources belong to the owner, not to an agent. */
 export const SOURCE_OWNER = "sources";
@@ -23,8 +23,8 @@ function blobToVector(blob: Uint8Array): Float32Array {
 
 export class SourceVectors implements EmbeddingQueue {
   private embedder: Embedder | null = null;
-  /** The model whose vectors the index holds, from when they start loading. */
-  private indexed: string | null = null;
+  /** Which vectors the index holds, from when they start loading. */
+  private indexed: ChunkVectors | null = null;
   private index: VectorIndex | null = null;
   private readonly pending = new Set<number>();
   private stopped = false;
@@ -56,6 +56,11 @@ export class SourceVectors implements EmbeddingQueue {
   /** The current model, once the provider is loaded. */
   get model(): string | null {
     return this.embedder?.model ?? null;
+  }
+
+  /** Which chunk vectors are current, once the provider is loaded. */
+  get current(): ChunkVectors | null {
+    return this.embedder ? this.indexed : null;
   }
 
   /** The chunk vectors of the current model, once there is one. */
@@ -97,35 +102,44 @@ export class SourceVectors implements EmbeddingQueue {
    */
   followStored(change: ChunkChange): void {
     const { seq, columns, vector } = change;
+    const floats = vector && this.isCurrent(vector.model, vector.bytes.byteLength / 4) ? blobToVector(vector.bytes) : null;
     if (columns === null) this.changed([seq], []);
-    else if (vector && vector.model === this.indexed) {
-      const floats = blobToVector(vector.bytes);
+    else if (floats) {
       this.ensureIndex(floats.length).upsert(seq, SOURCE_OWNER, floats);
       this.pending.delete(seq);
     } else this.index?.remove(seq);
   }
 
+  /** Whether a vector of `model` of `dimensions` is of the kind the index holds. */
+  private isCurrent(model: string, dimensions: number): boolean {
+    const indexed = this.indexed;
+    return indexed !== null && model === indexed.model && (indexed.dimensions === null || dimensions === indexed.dimensions);
+  }
+
   async ready(embedder: Embedder): Promise<void> {
-    this.indexed = embedder.model;
+    // The model's size when known (configured, or that of its stored memory vectors): chunk vectors of
+    // another size, from before embedding.dimensions changed, are made again.
+    const indexed: ChunkVectors = { model: embedder.model, dimensions: embedder.dimensions || null };
+    this.indexed = indexed;
     await readInSteps(
-      (after, n) => this.store.storedVectors(embedder.model, after, n),
+      (after, n) => this.store.storedVectors(indexed, after, n),
       (row) => {
         const vector = blobToVector(row.vector);
         this.ensureIndex(vector.length).upsert(row.seq, SOURCE_OWNER, vector);
       },
       () => !this.stopped,
     );
-    for (const seq of await this.store.unembedded(embedder.model)) this.pending.add(seq);
+    for (const seq of await this.store.unembedded(indexed)) this.pending.add(seq);
     this.embedder = embedder;
-    this.watchForOrphans(embedder.model);
+    this.watchForOrphans(indexed);
   }
 
   /** On a shared store: chunks no daemon embeds (their daemon died) join the queue. */
-  private watchForOrphans(model: string): void {
+  private watchForOrphans(vectors: ChunkVectors): void {
     const orphans = this.store.orphans?.bind(this.store);
     if (!orphans || this.stopped) return;
     this.stopTakingOver = watchForLeftovers(
-      (changedBefore) => orphans(model, changedBefore),
+      (changedBefore) => orphans(vectors, changedBefore),
       (seqs) => {
         const before = this.pending.size;
         for (const seq of seqs) this.pending.add(seq);
@@ -143,7 +157,7 @@ export class SourceVectors implements EmbeddingQueue {
       const rows = await this.store.textsOf(seqs);
       // On a shared store, a chunk whose lease another daemon holds is that daemon's (its vector comes
       // through the change feed), or one another daemon already embedded.
-      const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.embedder!.model));
+      const mine = new Set(await this.store.lease(rows.map((r) => r.seq), this.indexed!));
       for (const seq of seqs) if (!mine.has(seq)) this.pending.delete(seq);
       const taken = rows.filter((r) => mine.has(r.seq));
       if (taken.length > 0) return taken;
