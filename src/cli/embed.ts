@@ -14,8 +14,10 @@ const POLL_MS = 500;
 /** How the CLI says the builtin model waits for its first text (doctor.ts too). */
 export const MODEL_NOT_LOADED = "model not loaded yet (it loads when there is first something to embed)";
 
-function reindexLine(r: ReindexStatus): string {
-  const from = r.previousModel ? ` (recall also answers from ${r.previousModel} vectors until each is replaced)` : "";
+export function reindexLine(r: ReindexStatus): string {
+  // The same model after a change of embedding.dimensions: its vectors of the old size answer.
+  const previous = r.previousModel === r.model && r.previousDimensions !== undefined ? `${r.previousModel} ${r.previousDimensions}-dimension` : r.previousModel;
+  const from = previous ? ` (recall also answers from ${previous} vectors until each is replaced)` : "";
   return r.state === "running"
     ? `re-embedding with ${r.model}: ${r.done}/${r.total} done since ${r.startedAt}${from}`
     : `last re-embedding with ${r.model}: ${r.done} memories, ${r.startedAt} to ${r.finishedAt}`;

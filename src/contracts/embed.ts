@@ -18,6 +18,7 @@ const ReindexStatusSchema = answer({
   state: z.enum(["running", "done"]),
   model: z.string().describe("The model everything is being re-embedded with"),
   previousModel: z.string().optional().describe("The model whose vectors still answer recall for memories not yet re-embedded, while one does"),
+  previousDimensions: z.number().optional().describe("The size of those vectors: after a change of embedding.dimensions the model is the same, its size not"),
   total: z.number().describe("Memories to embed: those done plus those still waiting"),
   done: z.number(),
   startedAt: z.string(),

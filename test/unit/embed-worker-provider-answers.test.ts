@@ -137,7 +137,7 @@ describe("one model, one vector size", () => {
     fake.hold = (r) => r.dimensions === 48 && r.texts.some((t) => contents.has(t));
     d = start(db, openai(48));
     await until(() => d.worker.status().reindex?.previousModel !== undefined, "the old vectors answering");
-    expect(d.worker.status()).toMatchObject({ ok: true, pending: 3, reindex: { state: "running", model: "bag-3", previousModel: "bag-3", total: 3, done: 0 } });
+    expect(d.worker.status()).toMatchObject({ ok: true, pending: 3, reindex: { state: "running", model: "bag-3", previousModel: "bag-3", previousDimensions: 64, total: 3, done: 0 } });
     const mark = fake.requests.length;
     expect(await found(d.worker, "kitten")).toContain(cat);
     // Compared with the query as the old size embeds it: OpenAI was sent that size again.

@@ -301,7 +301,10 @@ export class EmbeddingWorker {
       done: this.jobDone,
       startedAt: job.startedAt,
     };
-    if (this.previous?.queries) status.previousModel = this.previous.model;
+    if (this.previous?.queries) {
+      status.previousModel = this.previous.model;
+      status.previousDimensions = this.previous.index.dimensions;
+    }
     if (job.finishedAt) status.finishedAt = job.finishedAt;
     return status;
   }
