@@ -5,6 +5,7 @@ import { isAbsolute } from "node:path";
 import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { answeringFetch } from "./http-answers";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode as McpErrorCode,
@@ -344,6 +345,7 @@ export class ServerPool {
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
       requestInit: { headers: resolveSecretRefs(t.headers, this.options.secrets, secrets) },
+      fetch: answeringFetch(),
     });
   }
 
