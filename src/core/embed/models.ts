@@ -51,16 +51,12 @@ export function configOf(profile: ModelProfile, sameName = false): Config["embed
 
 /**
  * Leaves out the credentials of recorded base URLs: rows recorded before URLs were recorded without
- * them may hold a proxy's password or a token. Returns how many rows it changed.
+ * them may hold a proxy's password or a token.
  */
-export async function forgetRecordedCredentials(store: EmbeddingStore): Promise<number> {
-  let changed = 0;
+export async function forgetRecordedCredentials(store: EmbeddingStore): Promise<void> {
   for (const { model, base_url } of await store.modelUrls()) {
     if (!URL.canParse(base_url)) continue;
     const url = new URL(base_url);
-    if (!url.username && !url.password) continue;
-    await store.setModelUrl(model, shownUrl(base_url));
-    changed++;
+    if (url.username || url.password) await store.setModelUrl(model, shownUrl(base_url));
   }
-  return changed;
 }
