@@ -102,9 +102,9 @@ export class SourceVectors implements EmbeddingQueue {
    */
   followStored(change: ChunkChange): void {
     const { seq, columns, vector } = change;
-    const floats = vector && this.isCurrent(vector.model, vector.bytes.byteLength / 4) ? blobToVector(vector.bytes) : null;
     if (columns === null) this.changed([seq], []);
-    else if (floats) {
+    else if (vector && this.isCurrent(vector.model, vector.bytes.byteLength / 4)) {
+      const floats = blobToVector(vector.bytes);
       this.ensureIndex(floats.length).upsert(seq, SOURCE_OWNER, floats);
       this.pending.delete(seq);
     } else this.index?.remove(seq);
