@@ -27,7 +27,10 @@ export interface InjectionPolicy {
   sameSubject: number;
 }
 
-export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.3, standout: 0.15, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
+// Chosen for precision: session start already lists the project's memories and the person's global
+// rules, so a memory the prompt hook adds on weak evidence is mostly noise next to the prompt
+// (docs/benchmarks.md#what-reaches-the-model).
+export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
 
 export interface InjectionScope {
   /** The session's project; memories of another project are never injected. Null (a session that names none): any project. */
