@@ -286,7 +286,8 @@ export class SignetClient {
   }
 
   private async unreachable(detail: string, silent: boolean): Promise<DaemonUnreachableError> {
-    const explained = await this.options.explainNoAnswer?.(this.baseUrl, detail, silent);
+    // Something took the request and said nothing in time: "not running" would be wrong.
+    const explained = (await this.options.explainNoAnswer?.(this.baseUrl, detail, silent)) ?? (silent ? `the daemon at ${this.baseUrl} did not answer (${detail})` : undefined);
     return new DaemonUnreachableError(this.baseUrl, detail, explained);
   }
 

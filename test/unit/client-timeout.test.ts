@@ -1,6 +1,6 @@
 // A request the daemon does not answer in time (a stopped or swapping daemon) may still be carried
 // out when it runs again: the client's error says so for a request that changes something, not for
-// a read. A real server on loopback that holds every request past the client's timeout.
+// a read; neither says the daemon is not running. A real server on loopback that holds every request past the client's timeout.
 import { afterAll, expect, test } from "bun:test";
 import { DaemonUnreachableError, SignetClient } from "../../src/client/client";
 
@@ -33,4 +33,9 @@ test("a write with no answer in time says it may still be carried out; a read do
   expect(read).toBeInstanceOf(DaemonUnreachableError);
   expect((read as Error).message).toContain("no answer within 200 ms");
   expect((read as Error).message).not.toContain("may still carry it out");
+  // Something took each request: the daemon runs, it was slow.
+  for (const e of [write, recall, read]) {
+    expect((e as Error).message).toStartWith(`the daemon at http://127.0.0.1:${slow.port} did not answer (no answer within 200 ms`);
+    expect((e as Error).message).not.toContain("not running");
+  }
 });
