@@ -341,6 +341,21 @@ export class RecallService {
     return this.keywords.size;
   }
 
+  /**
+   * Whether the keyword index is ready, waiting up to `ms` for its load (seconds at the start of a
+   * large store). A load that failed counts as done: recall answers from what it read.
+   */
+  async readyWithin(ms: number): Promise<boolean> {
+    if (this.keywordsReady) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([this.load().then(() => true, () => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private load(): Promise<boolean> {
     this.loading ??= loadInSteps(this.keywords, (after, n) => this.store.indexChunk(after, n), indexDoc, () => this.stopped);
     return this.loading;

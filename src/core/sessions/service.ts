@@ -37,6 +37,11 @@ const CARRY_LIMIT = 20;
 /** Prompts appended to an active session's transcript, so it is searchable before it ends. */
 const PROMPT_TRANSCRIPT_CHARS = 4000;
 /**
+ * A store of 100,000 memories takes seconds to load its keyword index at the daemon's start; a prompt
+ * waits for it this long at most, then goes without memories (the harness gives up on the hook at 5 s).
+ */
+const PROMPT_INDEX_WAIT_MS = 1000;
+/**
  * Appending rewrites the session's transcript row, so it stops past this size: a long session's
  * prompts would otherwise cost each prompt hook more. Session-end stores the whole transcript.
  */
@@ -70,6 +75,8 @@ export interface SessionServiceOptions {
    * hook delivers to the session.
    */
   agents: AgentStore;
+  /** How long a prompt waits for recall's keyword index while it loads at start (default PROMPT_INDEX_WAIT_MS). */
+  promptIndexWaitMs?: number;
 }
 
 /** What sessions ask of the knowledge graph (core/graph/service.ts). */
@@ -88,6 +95,8 @@ export class SessionService {
   /** Background extractions in flight, so stop() can end them and tests can wait for them. */
   private readonly extractions = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  /** Whether the log has said that a prompt went without memories while the keyword index loads. */
+  private toldIndexLoading = false;
 
   constructor(
     private readonly store: SessionStore,
@@ -205,6 +214,11 @@ export class SessionService {
   private async promptMemories(caller: Caller, session: SessionRow, prompt: string): Promise<HookContextResponse> {
     if (!prompt) return { context: "", memoryIds: [], window: session.injection_window };
     await this.appendToTranscript(session, `user: ${prompt.slice(0, PROMPT_TRANSCRIPT_CHARS)}`);
+    if (!(await this.recall.readyWithin(this.options.promptIndexWaitMs ?? PROMPT_INDEX_WAIT_MS))) {
+      if (!this.toldIndexLoading) this.options.log.info("a prompt got no memories: recall's keyword index is still loading (the daemon has just started)");
+      this.toldIndexLoading = true;
+      return { context: "", memoryIds: [], window: session.injection_window };
+    }
     // Earlier prompts' memories are not given again. Session start's are: its block lists every
     // project memory, and the few this prompt needs are worth restating next to it.
     const given = await this.store.injectedIn(session.key, session.agent_id, session.injection_window, "session-start");
