@@ -29,7 +29,7 @@ export interface InjectionPolicy {
 
 // Chosen for precision: session start already lists the project's memories and the person's global
 // rules, so a memory the prompt hook adds on weak evidence is mostly noise next to the prompt
-// (docs/benchmarks.md#what-reaches-the-model).
+// (docs/benchmarks.md#the-prompt-hooks-thresholds).
 export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
 
 export interface InjectionScope {
