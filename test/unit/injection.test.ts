@@ -1,7 +1,8 @@
 // What the prompt hook injects (src/core/sessions/injection.ts), on rankings built by hand: nothing
-// when every memory is about as close to the prompt as the next; a memory that stands out, or holds
-// the prompt's rare words, goes in; another project's never does; of two memories on one subject
-// only the newer goes in; what the session was given is not given again; at most MAX_INJECTED.
+// when every memory is about as close to the prompt as the next; a memory that stands out (sharing a
+// term with the prompt), or holds the prompt's rare words, goes in; another project's never does; of
+// two memories on one subject only the newer goes in; what the session was given is not given again;
+// at most MAX_INJECTED.
 import { describe, expect, test } from "bun:test";
 import type { RankedCandidate, Ranking } from "../../src/core/recall/service";
 import type { CandidateRow } from "../../src/core/recall/store";
@@ -30,10 +31,17 @@ describe("chooseInjections", () => {
   });
 
   test("a memory that stands out from the store's background goes in; one holding the prompt's words does too", () => {
-    const standsOut = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.05, vector: 0.5 });
+    const standsOut = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.05, vector: 0.5, keyword: 0.1 });
     const holdsWords = candidate({ keyword: 0.8, cosine: 0.41 });
     const background = candidate({ cosine: 0.42, vector: 0.2 });
     expect(ids(chooseInjections(ranking([standsOut, holdsWords, background]), scope()))).toEqual([holdsWords.row.id, standsOut.row.id]);
+  });
+
+  test("standing out does not count for a memory that shares no term with the prompt (not a word, a part of one or a concept)", () => {
+    const sharesNothing = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.1, vector: 0.6, keyword: 0 });
+    expect(chooseInjections(ranking([sharesNothing]), scope())).toEqual([]);
+    const sharesAWord = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.1, vector: 0.6, keyword: 0.05 });
+    expect(ids(chooseInjections(ranking([sharesNothing, sharesAWord]), scope()))).toEqual([sharesAWord.row.id]);
   });
 
   test("standing out is not enough when the memory is not close to the prompt at all (an off-topic question)", () => {

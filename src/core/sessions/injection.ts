@@ -45,7 +45,9 @@ export interface InjectionScope {
 function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): number {
   const keyword = c.keyword >= policy.keyword ? c.keyword : 0;
   const above = c.cosine === null ? 0 : c.cosine - base;
-  const vector = above >= policy.standout && c.vector >= policy.vectorFloor ? Math.min(1, above / (2 * policy.standout)) : 0;
+  // A standout counts for a memory that shares a term with the prompt (a word, a part of one, a
+  // concept): with none in common it is the model's sense of paraphrase alone, too weak to go on.
+  const vector = above >= policy.standout && c.vector >= policy.vectorFloor && c.keyword > 0 ? Math.min(1, above / (2 * policy.standout)) : 0;
   return Math.max(keyword, vector);
 }
 
