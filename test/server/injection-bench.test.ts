@@ -21,7 +21,7 @@ import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 // less a margin of about one prompt: raise them as the injection policy improves.
 const MIN_RECALL = 0.13;
 const MIN_PRECISION = 0.6;
-const MIN_CLEAN = 0.86;
+const MIN_CLEAN = 0.88;
 
 const store = loadDevStore();
 

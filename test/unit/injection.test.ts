@@ -1,6 +1,7 @@
 // What the prompt hook injects (src/core/sessions/injection.ts), on rankings built by hand: nothing
 // when every memory is about as close to the prompt as the next; a memory that stands out (sharing a
-// term with the prompt), or holds the prompt's rare words, goes in; another project's never does; of
+// term with the prompt), or holds the prompt's rare words, goes in, but a prompt of a word or two must
+// name a subject; another project's never does; of
 // two memories on one subject only the newer goes in; what the session was given is not given again;
 // at most MAX_INJECTED.
 import { describe, expect, test } from "bun:test";
@@ -21,7 +22,13 @@ function ranking(ranked: RankedCandidate[], background = 0.4, others = 40): Rank
   return { ranked, candidates: ranked.length, cosines, embedding: "ok", method: "hybrid" };
 }
 
-const scope = (o: Partial<InjectionScope> = {}): InjectionScope => ({ project: null, given: new Set(), similarity: () => 0, ...o });
+const scope = (o: Partial<InjectionScope> = {}): InjectionScope => ({
+  prompt: "why does the nightly export job time out on large accounts",
+  project: null,
+  given: new Set(),
+  similarity: () => 0,
+  ...o,
+});
 const ids = (chosen: RankedCandidate[]) => chosen.map((c) => c.row.id);
 
 describe("chooseInjections", () => {
@@ -42,6 +49,26 @@ describe("chooseInjections", () => {
     expect(chooseInjections(ranking([sharesNothing]), scope())).toEqual([]);
     const sharesAWord = candidate({ cosine: 0.4 + DEFAULT_INJECTION.standout + 0.1, vector: 0.6, keyword: 0.05 });
     expect(ids(chooseInjections(ranking([sharesNothing, sharesAWord]), scope()))).toEqual([sharesAWord.row.id]);
+  });
+
+  test("a prompt of function words alone gets nothing, whatever holds them", () => {
+    const holdsThem = candidate({ keyword: 1, cosine: 0.4 + DEFAULT_INJECTION.standout + 0.1, vector: 0.6, content: "Do it in small steps" });
+    for (const prompt of ["do it", "what now?", "why?"]) expect({ prompt, chosen: chooseInjections(ranking([holdsThem]), scope({ prompt })) }).toEqual({ prompt, chosen: [] });
+  });
+
+  test("a prompt of a word or two gets only memories about a subject it names (a concept of the lexicon, or both its words)", () => {
+    const commits = candidate({ keyword: 1, content: "Commit messages follow Conventional Commits", type: "preference" });
+    const holdsRun = candidate({ keyword: 1, cosine: 0.4 + DEFAULT_INJECTION.standout + 0.1, vector: 0.6, content: "Run the whole suite before pushing" });
+    const holdsKeep = candidate({ keyword: 1, content: "Keep pull requests small" });
+    expect(chooseInjections(ranking([holdsRun]), scope({ prompt: "run it" }))).toEqual([]);
+    expect(chooseInjections(ranking([holdsKeep]), scope({ prompt: "keep going" }))).toEqual([]);
+    expect(ids(chooseInjections(ranking([commits, holdsRun]), scope({ prompt: "commit this" })))).toEqual([commits.row.id]);
+    // Two words a memory holds together are a subject; one of them alone is not.
+    const kite = candidate({ keyword: 1, content: "The yellow kite is in the garage" });
+    const yellow = candidate({ keyword: 0.5, content: "The hallway is painted yellow" });
+    expect(ids(chooseInjections(ranking([kite, yellow]), scope({ prompt: "yellow kite?" })))).toEqual([kite.row.id]);
+    // Three words or more: the words themselves are evidence, as for any prompt.
+    expect(ids(chooseInjections(ranking([holdsRun]), scope({ prompt: "run the whole suite" })))).toEqual([holdsRun.row.id]);
   });
 
   test("standing out is not enough when the memory is not close to the prompt at all (an off-topic question)", () => {

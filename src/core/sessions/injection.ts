@@ -5,12 +5,16 @@
 // store for this prompt, or that holds the prompt's rare words. Another project's memory never
 // does; of two memories on one subject, only the newer goes in.
 import { tokenize } from "../search/fts5-tokenizer";
+import { isStopword, WORD } from "../search/text";
 import { conceptsOf } from "../search/lexicon";
 import { backgroundCosine } from "../search/scoring";
 import type { RankedCandidate, Ranking } from "../recall/service";
 
 /** At most this many memories reach one prompt. */
 export const MAX_INJECTED = 5;
+
+/** A prompt of at most this many content words is short: it must name its subject (below). */
+const SHORT_PROMPT_WORDS = 2;
 
 export interface InjectionPolicy {
   /** Keyword evidence (share of the prompt's term weight a memory holds, search/scoring.ts) that counts on its own. */
@@ -33,6 +37,8 @@ export interface InjectionPolicy {
 export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
 
 export interface InjectionScope {
+  /** The prompt as the user typed it. */
+  prompt: string;
   /** The session's project; memories of another project are never injected. Null (a session that names none): any project. */
   project: string | null;
   /** Ids the session was given already in this window. */
@@ -68,16 +74,36 @@ function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionSco
   return shared && (scope.similarity(a, b) ?? 0) >= policy.sameSubject;
 }
 
+/** The prompt's content words as the keyword index has them (stopwords left out, with no fallback to them). */
+function contentTokens(prompt: string): string[] {
+  const words = (prompt.normalize("NFKC").match(WORD) ?? []).map((w) => w.toLowerCase()).filter((w) => !isStopword(w));
+  return [...new Set(words.flatMap((w) => tokenize(w)))];
+}
+
 /** The memories to inject for one prompt, best first. Of two on one subject only the newer. */
 export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy: InjectionPolicy = DEFAULT_INJECTION): RankedCandidate[] {
   const base = backgroundCosine(ranking.cosines, policy.backgroundAt);
+  const words = contentTokens(scope.prompt);
+  // A prompt of function words alone ("do it", "what now?") names nothing a memory could be about.
+  if (words.length === 0) return [];
+  const memo = new Map<number, Set<string>>();
+  // A prompt of a word or two ("run it", "keep going", "commit this") is about a subject only through
+  // a word that names one (a concept of the lexicon), or through its two words together ("yellow
+  // kite"): a lone word of it is the conversation's, and a memory that happens to hold it is no match.
+  const promptConcepts = words.length <= SHORT_PROMPT_WORDS ? new Set(conceptsOf(words)) : null;
+  const onSubject = (c: RankedCandidate) => {
+    if (promptConcepts === null || [...conceptsOfRow(c, memo)].some((id) => promptConcepts.has(id))) return true;
+    if (words.length < 2) return false;
+    const held = new Set(tokenize(c.row.content));
+    return words.every((w) => held.has(w));
+  };
   const found = ranking.ranked
     .filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project)
+    .filter(onSubject)
     .map((c) => ({ c, e: evidence(c, base, policy) }))
     .filter((x) => x.e > 0)
     .sort((a, b) => b.e - a.e);
   const given = found.filter((x) => scope.given.has(x.c.row.id)).map((x) => x.c);
-  const memo = new Map<number, Set<string>>();
   // What the window was given stays given: and a memory older than one given on its subject is not
   // brought back at a later prompt, the newer one being out of the list only because it was given.
   const scored = found.filter(

@@ -225,6 +225,7 @@ export class SessionService {
     // Saved aggregates restate memories; the memories themselves go in (injection.ts decides which).
     const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS) }), AGGREGATE_TYPE);
     const chosen = chooseInjections(ranking, {
+      prompt,
       project: session.project,
       given,
       similarity: (a, b) => this.recall.similarity(a.row.seq, b.row.seq),
