@@ -2,8 +2,9 @@
 // prompt from the evidence recall found, not by one score cut. A prompt about nothing stored
 // ("rename foo to bar") still finds memories weakly similar to it, every one about as close as the
 // next; what earns a place in the model's context is a memory that stands out from the rest of the
-// store for this prompt, or that holds the prompt's rare words. Another project's memory never
-// does; of two memories on one subject, only the newer goes in.
+// store for this prompt, or that holds the prompt's rare words. A follow-up that names no subject
+// ("do it", "run it") gets nothing. Another project's memory never goes in; of two memories on one
+// subject, only the newer.
 import { tokenize } from "../search/fts5-tokenizer";
 import { isStopword, WORD } from "../search/text";
 import { conceptsOf } from "../search/lexicon";
@@ -58,10 +59,23 @@ function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): nu
 }
 
 /** The concepts a memory's words are about (lexicon.ts), computed once per candidate. */
-function conceptsOfRow(c: RankedCandidate, memo: Map<number, Set<string>>): Set<string> {
-  let found = memo.get(c.row.seq);
-  if (!found) memo.set(c.row.seq, (found = new Set(conceptsOf(tokenize(c.row.content)))));
+function conceptsOfRow(c: RankedCandidate, memo: Memo): Set<string> {
+  let found = memo.concepts.get(c.row.seq);
+  if (!found) memo.concepts.set(c.row.seq, (found = new Set(conceptsOf(tokensOfRow(c, memo)))));
   return found;
+}
+
+/** A memory's tokens as the keyword index has them, computed once per candidate. */
+function tokensOfRow(c: RankedCandidate, memo: Memo): Set<string> {
+  let found = memo.tokens.get(c.row.seq);
+  if (!found) memo.tokens.set(c.row.seq, (found = new Set(tokenize(c.row.content))));
+  return found;
+}
+
+/** What one choice has computed of its candidates, by seq. */
+interface Memo {
+  tokens: Map<number, Set<string>>;
+  concepts: Map<number, Set<string>>;
 }
 
 /**
@@ -69,7 +83,7 @@ function conceptsOfRow(c: RankedCandidate, memo: Map<number, Set<string>>): Set<
  * alone will do: memories of one concept differ ("tests run with vitest", "integration tests need
  * Docker"), and close vectors are common between unrelated memories of one kind.
  */
-function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Map<number, Set<string>>): boolean {
+function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Memo): boolean {
   const shared = [...conceptsOfRow(a, memo)].some((id) => conceptsOfRow(b, memo).has(id));
   return shared && (scope.similarity(a, b) ?? 0) >= policy.sameSubject;
 }
@@ -86,16 +100,15 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
   const words = contentTokens(scope.prompt);
   // A prompt of function words alone ("do it", "what now?") names nothing a memory could be about.
   if (words.length === 0) return [];
-  const memo = new Map<number, Set<string>>();
+  const memo: Memo = { tokens: new Map(), concepts: new Map() };
   // A prompt of a word or two ("run it", "keep going", "commit this") is about a subject only through
   // a word that names one (a concept of the lexicon), or through its two words together ("yellow
   // kite"): a lone word of it is the conversation's, and a memory that happens to hold it is no match.
   const promptConcepts = words.length <= SHORT_PROMPT_WORDS ? new Set(conceptsOf(words)) : null;
   const onSubject = (c: RankedCandidate) => {
     if (promptConcepts === null || [...conceptsOfRow(c, memo)].some((id) => promptConcepts.has(id))) return true;
-    if (words.length < 2) return false;
-    const held = new Set(tokenize(c.row.content));
-    return words.every((w) => held.has(w));
+    const held = tokensOfRow(c, memo);
+    return words.length === 2 && words.every((w) => held.has(w));
   };
   const found = ranking.ranked
     .filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project)
