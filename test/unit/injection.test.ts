@@ -71,6 +71,11 @@ describe("chooseInjections", () => {
     expect(ids(chooseInjections(ranking([holdsRun]), scope({ prompt: "run the whole suite" })))).toEqual([holdsRun.row.id]);
   });
 
+  test("a sentence of a script written without spaces is not one word: its matches count as any prompt's", () => {
+    const deadline = candidate({ keyword: 0.6, content: "プロジェクトの締め切りは金曜日です" });
+    expect(ids(chooseInjections(ranking([deadline]), scope({ prompt: "締め切りはいつですか？" })))).toEqual([deadline.row.id]);
+  });
+
   test("standing out is not enough when the memory is not close to the prompt at all (an off-topic question)", () => {
     const nearest = candidate({ cosine: 0.3, vector: 0 });
     expect(chooseInjections(ranking([nearest], 0.1), scope())).toEqual([]);

@@ -97,14 +97,17 @@ export function identifierWords(query: string): Set<string> {
   return new Set(words.filter((w) => IDENTIFIER_SHAPE.test(w) && /\p{L}/u.test(w)).map((w) => w.toLowerCase()));
 }
 
-/** The meaningful terms of a free-text query, each searched on its own (see matchExpression). */
-export function queryTerms(query: string): string[] {
+/**
+ * The meaningful terms of a free-text query, each searched on its own (see matchExpression). A query
+ * made only of stopwords ("who is he") still searches for them rather than for nothing, unless
+ * `stopwordsOnly` is "none" (a prompt's own words: injection.ts).
+ */
+export function queryTerms(query: string, { stopwordsOnly = "searched" }: { stopwordsOnly?: "searched" | "none" } = {}): string[] {
   const normalized = query.normalize("NFKC");
   const words = normalized.match(WORD) ?? [];
   const lower = words.map((w) => w.toLowerCase());
   let terms = lower.filter((w) => !STOPWORDS.has(w));
-  // A query made only of stopwords ("who is he") still searches for them rather than for nothing.
-  if (terms.length === 0) terms = lower;
+  if (terms.length === 0 && stopwordsOnly === "searched") terms = lower;
   for (const word of words) terms.push(...identifierParts(word));
   for (const run of normalized.match(CJK) ?? []) terms.push(...cjkBigrams(run));
   return [...new Set(terms)].slice(0, MAX_QUERY_TERMS);

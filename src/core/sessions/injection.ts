@@ -6,7 +6,7 @@
 // ("do it", "run it") gets nothing. Another project's memory never goes in; of two memories on one
 // subject, only the newer.
 import { tokenize } from "../search/fts5-tokenizer";
-import { isStopword, WORD } from "../search/text";
+import { queryTerms } from "../search/text";
 import { conceptsOf } from "../search/lexicon";
 import { backgroundCosine } from "../search/scoring";
 import type { RankedCandidate, Ranking } from "../recall/service";
@@ -88,10 +88,12 @@ function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionSco
   return shared && (scope.similarity(a, b) ?? 0) >= policy.sameSubject;
 }
 
-/** The prompt's content words as the keyword index has them (stopwords left out, with no fallback to them). */
+/**
+ * The prompt's content terms as the keyword index has them: its words but stopwords, an identifier's
+ * parts, a CJK run's bigrams (a sentence without spaces is not one word).
+ */
 function contentTokens(prompt: string): string[] {
-  const words = (prompt.normalize("NFKC").match(WORD) ?? []).map((w) => w.toLowerCase()).filter((w) => !isStopword(w));
-  return [...new Set(words.flatMap((w) => tokenize(w)))];
+  return [...new Set(queryTerms(prompt, { stopwordsOnly: "none" }).flatMap((t) => tokenize(t)))];
 }
 
 /** The memories to inject for one prompt, best first. Of two on one subject only the newer. */
