@@ -223,9 +223,10 @@ export class SessionService {
     // project memory, and the few this prompt needs are worth restating next to it.
     const given = await this.store.injectedIn(session.key, session.agent_id, session.injection_window, "session-start");
     // Saved aggregates restate memories; the memories themselves go in (injection.ts decides which).
-    const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query: prompt.slice(0, RECALL_QUERY_CHARS) }), AGGREGATE_TYPE);
+    const query = prompt.slice(0, RECALL_QUERY_CHARS);
+    const ranking = await this.recall.rank(caller, RecallRequestSchema.parse({ query }), AGGREGATE_TYPE);
     const chosen = chooseInjections(ranking, {
-      prompt,
+      prompt: query,
       project: session.project,
       given,
       similarity: (a, b) => this.recall.similarity(a.row.seq, b.row.seq),
