@@ -26,14 +26,24 @@ export interface TermStats {
 }
 
 /**
+ * How many of a query's terms, the weightiest, its keyword evidence is measured against: a long
+ * query (a pasted error or test failure) is about its rarest words, not its bulk, and the memory
+ * that explains it holds only a few of its dozens of terms (docs/benchmarks.md#long-prompts).
+ */
+const EVIDENCE_TERMS = 8;
+
+/**
  * The keyword leg's relevance for one query: the share of the query's term weight a memory holds,
- * given the positions in the query's terms of those it holds (each once). A memory holding every
- * term scores 1; one holding only the query's common words scores little; how often a term occurs
- * in it and its length only rank.
+ * given the positions in the query's terms of those it holds (each once), out of the weight of its
+ * EVIDENCE_TERMS weightiest terms. A memory holding every term scores 1; one holding only the
+ * query's common words scores little; how often a term occurs in it and its length only rank.
  */
 export function keywordRelevance(stats: TermStats): (matched: readonly number[]) => number {
   const weights = stats.df.map((df) => termWeight(df, stats.n));
-  const total = weights.reduce((a, w) => a + w, 0);
+  const total = [...weights]
+    .sort((a, b) => b - a)
+    .slice(0, EVIDENCE_TERMS)
+    .reduce((a, w) => a + w, 0);
   return (matched) => {
     let held = 0;
     for (const i of matched) held += weights[i]!;
