@@ -9,6 +9,7 @@ import { indexTerms } from "../search/text";
 import type { Chunk } from "./chunk";
 
 /** BM25 weights of the keyword columns (source_chunks_fts and the in-memory index): content, heading, path (relative to the source), extra terms. */
+export const COLUMN_WEIGHTS = [1.0, 0.8, 0.5, 0.5] as const;
 
 /**
  * Which chunk vectors are current: those of the embedding model, of its size when known (null: any).
@@ -19,8 +20,6 @@ export interface ChunkVectors {
   model: string;
   dimensions: number | null;
 }
-
-export const COLUMN_WEIGHTS = [1.0, 0.8, 0.5, 0.5] as const;
 
 export interface SourceRow {
   id: number;
