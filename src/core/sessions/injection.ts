@@ -114,9 +114,9 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
   };
   const found = ranking.ranked
     .filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project)
-    .filter(onSubject)
     .map((c) => ({ c, e: evidence(c, base, policy) }))
-    .filter((x) => x.e > 0)
+    // The subject's check tokenizes a memory: only those with evidence are worth it.
+    .filter((x) => x.e > 0 && onSubject(x.c))
     .sort((a, b) => b.e - a.e);
   const given = found.filter((x) => scope.given.has(x.c.row.id)).map((x) => x.c);
   // What the window was given stays given: and a memory older than one given on its subject is not
