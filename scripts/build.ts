@@ -48,8 +48,8 @@ async function compile(outfile: string, target?: Bun.Build.CompileTarget): Promi
     naming: { entry: "[name].[ext]", chunk: "[name]-[hash].[ext]" },
     // Each dynamic import() becomes a chunk of its own in the binary's file system, loaded when it
     // runs, so `signet --version` or a hook does not load (and run) the daemon's code. No
-    // `bytecode`: it made the binary 11.5 MB larger (past the 120 MB budget) to save about a tenth
-    // of `signet list`'s start and nothing measurable of a hook's (docs/benchmarks.md#binary-size).
+    // `bytecode`: it makes the binary 8.2 MB larger, past the 120 MB budget, for a fifth of
+    // `signet list`'s start and a tenth of a hook's (docs/benchmarks.md#binary-size).
     splitting: true,
     minify: true,
     format: "esm",

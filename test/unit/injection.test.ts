@@ -89,8 +89,8 @@ describe("chooseInjections", () => {
   });
 
   test("of two memories on one subject only the newer goes in, even when it matches the prompt less well than the older", () => {
-    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere", createdAt: "2025-01-01T00:00:00.000Z" });
-    const newer = candidate({ keyword: 0.7, content: "Switched to tabs, width 4", createdAt: "2026-03-01T00:00:00.000Z" });
+    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere, no tabs.", createdAt: "2025-01-01T00:00:00.000Z" });
+    const newer = candidate({ keyword: 0.7, content: "Switched to tabs for indentation, width 4, everywhere.", createdAt: "2026-03-01T00:00:00.000Z" });
     expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.7 })))).toEqual([newer.row.id]);
     // Far apart in meaning, or about no concept in common: both stand on their own.
     expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.3 })))).toEqual([older.row.id, newer.row.id]);
@@ -98,13 +98,18 @@ describe("chooseInjections", () => {
     expect(ids(chooseInjections(ranking([older, unrelated]), scope({ similarity: () => 0.9 })))).toEqual([older.row.id, unrelated.row.id]);
   });
 
-  test("once the newer of two on one subject was given, a later prompt does not bring the older back", () => {
-    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere", createdAt: "2025-01-01T00:00:00.000Z" });
-    const newer = candidate({ keyword: 0.7, content: "Switched to tabs, width 4", createdAt: "2026-03-01T00:00:00.000Z" });
-    const alike = { similarity: () => 0.7 };
-    expect(ids(chooseInjections(ranking([older, newer]), scope({ ...alike, given: new Set([newer.row.id]) })))).toEqual([]);
-    // The older one given first does not keep the newer out.
-    expect(ids(chooseInjections(ranking([older, newer]), scope({ ...alike, given: new Set([older.row.id]) })))).toEqual([newer.row.id]);
+  test("a newer memory that touches an older one's subject without restating it does not replace it", () => {
+    // Both about money and close in meaning, but the newer says something else: both stand.
+    const rule = candidate({ keyword: 1, content: "Money is stored as integer cents with a currency column; never use floats for prices.", createdAt: "2025-02-05T00:00:00.000Z" });
+    const pages = candidate({ keyword: 0.8, content: "Product pages are rebuilt every 5 minutes, so price changes show late.", createdAt: "2025-11-02T00:00:00.000Z" });
+    expect(ids(chooseInjections(ranking([rule, pages]), scope({ similarity: () => 0.65 })))).toEqual([rule.row.id, pages.row.id]);
+    // A newer one that restates the older and is about all it is about (tests, packages) replaces it;
+    // one about less (nothing of packages) does not.
+    const runner = candidate({ keyword: 1, content: "Unit tests run with Jest (pnpm test); config in jest.config.ts.", createdAt: "2025-03-01T00:00:00.000Z" });
+    const moved = candidate({ keyword: 0.6, content: "Moved unit tests from Jest to Vitest: pnpm test runs vitest, jest.config.ts deleted.", createdAt: "2026-03-04T00:00:00.000Z" });
+    expect(ids(chooseInjections(ranking([runner, moved]), scope({ similarity: () => 0.74 })))).toEqual([moved.row.id]);
+    const aside = candidate({ keyword: 0.9, content: "Unit tests with Jest write their coverage to coverage/, see jest.config.ts.", createdAt: "2026-04-01T00:00:00.000Z" });
+    expect(ids(chooseInjections(ranking([runner, aside]), scope({ similarity: () => 0.8 })))).toEqual([runner.row.id, aside.row.id]);
   });
 
   test("what the session was given is not given again, and no more than MAX_INJECTED go in", () => {

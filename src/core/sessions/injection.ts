@@ -3,8 +3,8 @@
 // ("rename foo to bar") still finds memories weakly similar to it, every one about as close as the
 // next; what earns a place in the model's context is a memory that stands out from the rest of the
 // store for this prompt, or that holds the prompt's rare words. A follow-up that names no subject
-// ("do it", "run it") gets nothing. Another project's memory never goes in; of two memories on one
-// subject, only the newer.
+// ("do it", "run it") gets nothing. Another project's memory never goes in, nor one a newer memory
+// restates with what changed.
 import { tokenize } from "../search/fts5-tokenizer";
 import { queryTerms } from "../search/text";
 import { conceptsOf } from "../search/lexicon";
@@ -28,14 +28,16 @@ export interface InjectionPolicy {
   backgroundAt: number;
   /** A memory's evidence must be at least this share of the best one's to go in beside it. */
   nearBest: number;
-  /** Two memories about a concept in common this close (cosine) are about the same subject: the newer supersedes. */
+  /** The cosine a newer memory needs with an older one to supersede it (supersedes, below). */
   sameSubject: number;
+  /** The share of the older memory's words a newer one must restate to supersede it. */
+  restated: number;
 }
 
 // Chosen for precision: session start already lists the project's memories and the person's global
 // rules, so a memory the prompt hook adds on weak evidence is mostly noise next to the prompt
 // (docs/benchmarks.md#the-prompt-hooks-thresholds).
-export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6 };
+export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6, restated: 0.45 };
 
 export interface InjectionScope {
   /** The prompt as the user typed it. */
@@ -76,16 +78,35 @@ function tokensOfRow(c: RankedCandidate, memo: Memo): Set<string> {
 interface Memo {
   tokens: Map<number, Set<string>>;
   concepts: Map<number, Set<string>>;
+  words: Map<number, Set<string>>;
 }
 
 /**
- * Two memories about one subject: they are about a concept in common and close in meaning. Neither
- * alone will do: memories of one concept differ ("tests run with vitest", "integration tests need
- * Docker"), and close vectors are common between unrelated memories of one kind.
+ * Whether `newer` supersedes `older`: the same statement made again with what changed ("unit tests
+ * run with Jest" → "moved unit tests from Jest to Vitest"). The newer is about every concept the
+ * older is about, restates most of its words, and is close to it in meaning. No one of these alone
+ * will do: memories of one concept differ ("tests run with vitest", "integration tests need
+ * Docker"), close vectors are common between unrelated memories of one project, and a newer memory
+ * on a broader subject ("product pages show price changes after 5 minutes") does not replace a
+ * narrower rule it touches ("money is stored as integer cents").
  */
-function sameSubject(a: RankedCandidate, b: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Memo): boolean {
-  const shared = [...conceptsOfRow(a, memo)].some((id) => conceptsOfRow(b, memo).has(id));
-  return shared && (scope.similarity(a, b) ?? 0) >= policy.sameSubject;
+function supersedes(newer: RankedCandidate, older: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Memo): boolean {
+  if (newer.row.created_at <= older.row.created_at) return false;
+  const newerConcepts = conceptsOfRow(newer, memo);
+  const olderConcepts = conceptsOfRow(older, memo);
+  if (olderConcepts.size === 0 || ![...olderConcepts].every((id) => newerConcepts.has(id))) return false;
+  const olderWords = wordsOfRow(older, memo);
+  const newerWords = wordsOfRow(newer, memo);
+  let restated = 0;
+  for (const w of olderWords) if (newerWords.has(w)) restated++;
+  return olderWords.size > 0 && restated >= policy.restated * olderWords.size && (scope.similarity(newer, older) ?? 0) >= policy.sameSubject;
+}
+
+/** A memory's words that say what it is about: its content tokens but bare numbers and Latin stubs ("ts", "2"). */
+function wordsOfRow(c: RankedCandidate, memo: Memo): Set<string> {
+  let found = memo.words.get(c.row.seq);
+  if (!found) memo.words.set(c.row.seq, (found = new Set(contentTokens(c.row.content).filter((t) => !/^\d+$/.test(t) && !/^[a-z0-9]{1,2}$/.test(t)))));
+  return found;
 }
 
 /**
@@ -102,7 +123,7 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
   const words = contentTokens(scope.prompt);
   // A prompt of function words alone ("do it", "what now?") names nothing a memory could be about.
   if (words.length === 0) return [];
-  const memo: Memo = { tokens: new Map(), concepts: new Map() };
+  const memo: Memo = { tokens: new Map(), concepts: new Map(), words: new Map() };
   // A prompt of a word or two ("run it", "keep going", "commit this") is about a subject only through
   // a word that names one (a concept of the lexicon), or through its two words together ("yellow
   // kite"): a lone word of it is the conversation's, and a memory that happens to hold it is no match.
@@ -121,18 +142,16 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
   const given = found.filter((x) => scope.given.has(x.c.row.id)).map((x) => x.c);
   // What the window was given stays given: and a memory older than one given on its subject is not
   // brought back at a later prompt, the newer one being out of the list only because it was given.
-  const scored = found.filter(
-    ({ c }) => !scope.given.has(c.row.id) && !given.some((g) => g.row.created_at > c.row.created_at && sameSubject(g, c, scope, policy, memo)),
-  );
+  const scored = found.filter(({ c }) => !scope.given.has(c.row.id) && !given.some((g) => supersedes(g, c, scope, policy, memo)));
   if (scored.length === 0) return [];
   const best = scored[0]!.e;
   const chosen: RankedCandidate[] = [];
   for (const { c, e } of scored) {
-    const rival = chosen.findIndex((o) => sameSubject(o, c, scope, policy, memo));
-    // The newer memory on a subject replaces the older, however weaker its match: what was decided later holds.
-    if (rival !== -1) {
-      if (c.row.created_at > chosen[rival]!.row.created_at) chosen[rival] = c;
-    } else if (chosen.length < MAX_INJECTED && e >= policy.nearBest * best) chosen.push(c);
+    if (chosen.some((o) => supersedes(o, c, scope, policy, memo))) continue;
+    // The newer statement replaces the older, however weaker its match: what was decided later holds.
+    const older = chosen.findIndex((o) => supersedes(c, o, scope, policy, memo));
+    if (older !== -1) chosen[older] = c;
+    else if (chosen.length < MAX_INJECTED && e >= policy.nearBest * best) chosen.push(c);
   }
   return chosen;
 }
