@@ -19,9 +19,9 @@ import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 
 // The figures user-prompt-submit reaches on the dev split (scripts/bench-injection.ts --split dev),
 // less a margin of about one prompt: raise them as the injection policy improves.
-const MIN_RECALL = 0.15;
-const MIN_PRECISION = 0.6;
-const MIN_CLEAN = 0.88;
+const MIN_RECALL = 0.17;
+const MIN_PRECISION = 0.65;
+const MIN_CLEAN = 0.9;
 
 const store = loadDevStore();
 

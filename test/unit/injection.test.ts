@@ -112,6 +112,18 @@ describe("chooseInjections", () => {
     expect(ids(chooseInjections(ranking([runner, aside]), scope({ similarity: () => 0.8 })))).toEqual([runner.row.id, aside.row.id]);
   });
 
+  test("a matched memory that a newer one restates gives its place to the newer, found further down the ranking", () => {
+    const airflow = candidate({ keyword: 1, content: "The pipeline runs on Airflow 2.6; DAGs are in dags/.", createdAt: "2025-03-01T00:00:00.000Z" });
+    const filler = Array.from({ length: 5 }, () => candidate({}));
+    const dagster = candidate({ content: "The pipeline runs on Dagster since November 2025, replacing the Airflow DAGs.", createdAt: "2025-11-18T00:00:00.000Z" });
+    const alike = { prompt: "the airflow DAG for globex isn't showing up", similarity: () => 0.63 };
+    expect(ids(chooseInjections(ranking([airflow, ...filler, dagster]), scope(alike)))).toEqual([dagster.row.id]);
+    // Given already in this window: neither goes in again.
+    expect(chooseInjections(ranking([airflow, ...filler, dagster]), scope({ ...alike, given: new Set([dagster.row.id]) }))).toEqual([]);
+    // Not close in meaning: the matched memory stands.
+    expect(ids(chooseInjections(ranking([airflow, ...filler, dagster]), scope({ ...alike, similarity: () => 0.3 })))).toEqual([airflow.row.id]);
+  });
+
   test("what the session was given is not given again, and no more than MAX_INJECTED go in", () => {
     const many = Array.from({ length: MAX_INJECTED + 3 }, () => candidate({ keyword: 0.9 }));
     const given = new Set([many[0]!.row.id]);

@@ -14,6 +14,9 @@ import type { RankedCandidate, Ranking } from "../recall/service";
 /** At most this many memories reach one prompt. */
 export const MAX_INJECTED = 5;
 
+/** How deep in the ranking (in scope) a newer memory that supersedes a matched one is looked for. */
+const SUPERSEDING_DEPTH = 30;
+
 /** A prompt of at most this many content words is short: it must name its subject (below). */
 const SHORT_PROMPT_WORDS = 2;
 
@@ -133,8 +136,8 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
     const held = tokensOfRow(c, memo);
     return words.length === 2 && words.every((w) => held.has(w));
   };
-  const found = ranking.ranked
-    .filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project)
+  const inScope = ranking.ranked.filter((c) => scope.project === null || c.row.project === null || c.row.project === scope.project);
+  const found = inScope
     .map((c) => ({ c, e: evidence(c, base, policy) }))
     // The subject's check tokenizes a memory: only those with evidence are worth it.
     .filter((x) => x.e > 0 && onSubject(x.c))
@@ -146,7 +149,17 @@ export function chooseInjections(ranking: Ranking, scope: InjectionScope, policy
   if (scored.length === 0) return [];
   const best = scored[0]!.e;
   const chosen: RankedCandidate[] = [];
-  for (const { c, e } of scored) {
+  // A memory that a newer one among the ranking's first places restates gives its place to that one:
+  // its words matched the prompt, but what was decided later holds ("the airflow DAG isn't showing
+  // up" gets the move to Dagster). None goes in when the window was given the newest already.
+  const firstPlaces = inScope.slice(0, SUPERSEDING_DEPTH);
+  const newest = (c: RankedCandidate): RankedCandidate => {
+    const newer = firstPlaces.find((n) => supersedes(n, c, scope, policy, memo));
+    return newer === undefined ? c : newest(newer);
+  };
+  for (const { c: matched, e } of scored) {
+    const c = newest(matched);
+    if (scope.given.has(c.row.id) || chosen.includes(c)) continue;
     if (chosen.some((o) => supersedes(o, c, scope, policy, memo))) continue;
     // The newer statement replaces the older, however weaker its match: what was decided later holds.
     const older = chosen.findIndex((o) => supersedes(c, o, scope, policy, memo));
