@@ -11,9 +11,16 @@ const STOPWORDS = new Set(
     "more most other some such no nor not only own same so than too very s t can will just don should now i me my myself " +
     "we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they " +
     "them their theirs themselves what which who whom whose this that these those am is are was were be been being have has " +
-    "had having do does did doing would could ought let also ever get got go goes went like"
+    "had having do does did doing would could ought let lets also ever get gets getting got gotten go goes going gone went like"
   ).split(" "),
 );
+
+/**
+ * Words the stemmer turns into a stopword ("one" → "on"): a query holding one would match every
+ * memory that holds the stopword. Only queryTerms drops them; code search, whose questions name
+ * counts ("change one table in the toml config"), ranks better with them.
+ */
+const STEMMED_TO_STOPWORDS = new Set(["one", "ones"]);
 
 /** Words too common to say what a text is about. */
 export function isStopword(word: string): boolean {
@@ -106,7 +113,7 @@ export function queryTerms(query: string, { stopwordsOnly = "searched" }: { stop
   const normalized = query.normalize("NFKC");
   const words = normalized.match(WORD) ?? [];
   const lower = words.map((w) => w.toLowerCase());
-  let terms = lower.filter((w) => !STOPWORDS.has(w));
+  let terms = lower.filter((w) => !STOPWORDS.has(w) && !STEMMED_TO_STOPWORDS.has(w));
   if (terms.length === 0 && stopwordsOnly === "searched") terms = lower;
   for (const word of words) terms.push(...identifierParts(word));
   for (const run of normalized.match(CJK) ?? []) terms.push(...cjkBigrams(run));
