@@ -89,8 +89,8 @@ describe("chooseInjections", () => {
   });
 
   test("of two memories on one subject only the newer goes in, even when it matches the prompt less well than the older", () => {
-    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere, no tabs.", createdAt: "2025-01-01T00:00:00.000Z" });
-    const newer = candidate({ keyword: 0.7, content: "Switched to tabs for indentation, width 4, everywhere.", createdAt: "2026-03-01T00:00:00.000Z" });
+    const older = candidate({ keyword: 1, content: "Indentation: 2 spaces everywhere", createdAt: "2025-01-01T00:00:00.000Z" });
+    const newer = candidate({ keyword: 0.7, content: "Switched to tabs, width 4", createdAt: "2026-03-01T00:00:00.000Z" });
     expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.7 })))).toEqual([newer.row.id]);
     // Far apart in meaning, or about no concept in common: both stand on their own.
     expect(ids(chooseInjections(ranking([older, newer]), scope({ similarity: () => 0.3 })))).toEqual([older.row.id, newer.row.id]);

@@ -40,7 +40,7 @@ export interface InjectionPolicy {
 // Chosen for precision: session start already lists the project's memories and the person's global
 // rules, so a memory the prompt hook adds on weak evidence is mostly noise next to the prompt
 // (docs/benchmarks.md#the-prompt-hooks-thresholds).
-export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6, restated: 0.45 };
+export const DEFAULT_INJECTION: InjectionPolicy = { keyword: 0.35, standout: 0.17, vectorFloor: 0.1, backgroundAt: 50, nearBest: 0.6, sameSubject: 0.6, restated: 0.6 };
 
 export interface InjectionScope {
   /** The prompt as the user typed it. */
@@ -101,7 +101,9 @@ function supersedes(newer: RankedCandidate, older: RankedCandidate, scope: Injec
   const olderWords = wordsOfRow(older, memo);
   const newerWords = wordsOfRow(newer, memo);
   let restated = 0;
-  for (const w of olderWords) if (newerWords.has(w)) restated++;
+  // A word the newer one holds, or one naming a concept it is about: "spaces" is restated by "tabs
+  // for indentation", as "Airflow" by "the pipeline runs on Dagster".
+  for (const w of olderWords) if (newerWords.has(w) || conceptsOf([w]).some((id) => newerConcepts.has(id))) restated++;
   return olderWords.size > 0 && restated >= policy.restated * olderWords.size && (scope.similarity(newer, older) ?? 0) >= policy.sameSubject;
 }
 
