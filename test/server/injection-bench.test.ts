@@ -20,8 +20,8 @@ import { startTestDaemon, type TestDaemon } from "../helpers/daemon";
 // The figures user-prompt-submit reaches on the dev split (scripts/bench-injection.ts --split dev),
 // less a margin of about one prompt: raise them as the injection policy improves.
 const MIN_RECALL = 0.17;
-const MIN_PRECISION = 0.65;
-const MIN_CLEAN = 0.9;
+const MIN_PRECISION = 0.68;
+const MIN_CLEAN = 0.93;
 
 const store = loadDevStore();
 

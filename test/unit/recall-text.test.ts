@@ -10,8 +10,9 @@ describe("matchExpression", () => {
   test("a query of stopwords only still searches for them", () => {
     expect(matchExpression("who is he")).toBe('"who" OR "is" OR "he"');
   });
-  test("a stopword's other forms are stopwords too, and so is \"one\", which the stemmer makes \"on\"", () => {
+  test("words that say nothing of a subject are left out too: a stopword's other forms, \"every\", and \"one\" (stemmed \"on\")", () => {
     expect(matchExpression("one-liner that gets the rows going")).toBe('"liner" OR "rows"');
+    expect(matchExpression("count every csv")).toBe('"count" OR "csv"');
   });
   test("identifiers add their parts; quotes are escaped; empty queries give null", () => {
     expect(matchExpression("getUserName")).toBe('"getusername" OR "get" OR "user" OR "name"');

@@ -11,7 +11,7 @@ const STOPWORDS = new Set(
     "more most other some such no nor not only own same so than too very s t can will just don should now i me my myself " +
     "we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they " +
     "them their theirs themselves what which who whom whose this that these those am is are was were be been being have has " +
-    "had having do does did doing would could ought let lets also ever get gets getting got gotten go goes going gone went like"
+    "had having do does did doing would could ought let lets also ever get gets getting got gotten go goes going gone went like every"
   ).split(" "),
 );
 
