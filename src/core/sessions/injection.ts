@@ -94,7 +94,8 @@ interface Memo {
  * narrower rule it touches ("money is stored as integer cents").
  */
 function supersedes(newer: RankedCandidate, older: RankedCandidate, scope: InjectionScope, policy: InjectionPolicy, memo: Memo): boolean {
-  if (newer.row.created_at <= older.row.created_at) return false;
+  // Cheapest first: the dates, then the vectors' cosine, and only then the memories' words.
+  if (newer.row.created_at <= older.row.created_at || (scope.similarity(newer, older) ?? 0) < policy.sameSubject) return false;
   const newerConcepts = conceptsOfRow(newer, memo);
   const olderConcepts = conceptsOfRow(older, memo);
   if (olderConcepts.size === 0 || ![...olderConcepts].every((id) => newerConcepts.has(id))) return false;
@@ -104,7 +105,7 @@ function supersedes(newer: RankedCandidate, older: RankedCandidate, scope: Injec
   // A word the newer one holds, or one naming a concept it is about: "spaces" is restated by "tabs
   // for indentation", as "Airflow" by "the pipeline runs on Dagster".
   for (const w of olderWords) if (newerWords.has(w) || conceptsOf([w]).some((id) => newerConcepts.has(id))) restated++;
-  return olderWords.size > 0 && restated >= policy.restated * olderWords.size && (scope.similarity(newer, older) ?? 0) >= policy.sameSubject;
+  return olderWords.size > 0 && restated >= policy.restated * olderWords.size;
 }
 
 /** A memory's words that say what it is about: its content tokens but bare numbers and Latin stubs ("ts", "2"). */
