@@ -63,18 +63,21 @@ function evidence(c: RankedCandidate, base: number, policy: InjectionPolicy): nu
   return Math.max(keyword, vector);
 }
 
-/** The concepts a memory's words are about (lexicon.ts), computed once per candidate. */
-function conceptsOfRow(c: RankedCandidate, memo: Memo): Set<string> {
-  let found = memo.concepts.get(c.row.seq);
-  if (!found) memo.concepts.set(c.row.seq, (found = new Set(conceptsOf(tokensOfRow(c, memo)))));
+/** What `make` gives for candidate `c`, made once per choice (`memo` is one of its maps). */
+function once(memo: Map<number, Set<string>>, c: RankedCandidate, make: () => Iterable<string>): Set<string> {
+  let found = memo.get(c.row.seq);
+  if (!found) memo.set(c.row.seq, (found = new Set(make())));
   return found;
 }
 
-/** A memory's tokens as the keyword index has them, computed once per candidate. */
+/** The concepts a memory's words are about (lexicon.ts). */
+function conceptsOfRow(c: RankedCandidate, memo: Memo): Set<string> {
+  return once(memo.concepts, c, () => conceptsOf(tokensOfRow(c, memo)));
+}
+
+/** A memory's tokens as the keyword index has them. */
 function tokensOfRow(c: RankedCandidate, memo: Memo): Set<string> {
-  let found = memo.tokens.get(c.row.seq);
-  if (!found) memo.tokens.set(c.row.seq, (found = new Set(tokenize(c.row.content))));
-  return found;
+  return once(memo.tokens, c, () => tokenize(c.row.content));
 }
 
 /** What one choice has computed of its candidates, by seq. */
@@ -110,9 +113,7 @@ function supersedes(newer: RankedCandidate, older: RankedCandidate, scope: Injec
 
 /** A memory's words that say what it is about: its content tokens but bare numbers and Latin stubs ("ts", "2"). */
 function wordsOfRow(c: RankedCandidate, memo: Memo): Set<string> {
-  let found = memo.words.get(c.row.seq);
-  if (!found) memo.words.set(c.row.seq, (found = new Set(contentTokens(c.row.content).filter((t) => !/^\d+$/.test(t) && !/^[a-z0-9]{1,2}$/.test(t)))));
-  return found;
+  return once(memo.words, c, () => contentTokens(c.row.content).filter((t) => !/^\d+$/.test(t) && !/^[a-z0-9]{1,2}$/.test(t)));
 }
 
 /**
